@@ -1,0 +1,31 @@
+# docbench: `make run` starts everything, `make test` checks everything.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | md5sum | cut -c1-12)
+
+.PHONY: run test bench lint clean
+
+$(PY):
+	@PYTHON=$${PYTHON:-$$(scripts/find_python.sh)} && echo "creating $(VENV) with $$PYTHON" && "$$PYTHON" -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(PY)
+	@scripts/provision.sh
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	@rm -f $(VENV)/.installed-* && touch $@
+
+run: $(STAMP)
+	$(PY) -m workbench.samples --out out
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+bench: $(STAMP)
+	$(PY) -m benchmarks.render
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check engine api workbench tests benchmarks
+
+clean:
+	rm -rf $(VENV) out .pytest_cache
