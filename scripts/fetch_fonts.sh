@@ -1,0 +1,266 @@
+#!/usr/bin/env bash
+# Re-create the bundled font catalog in engine/fonts/.
+#
+# For maintainers only: this is never run at install or test time; the
+# resulting files are committed to the repository.
+#
+# What it does:
+#   1. `npm pack @expo-google-fonts/<slug>@<version>` for every family below
+#      (in a temporary directory outside the repo) and extracts the tarball;
+#   2. copies the static TTFs, unmodified, into engine/fonts/<slug>/ --
+#      upright weights 300..800 (900 only when a family has fewer than three
+#      of 300..800), italics for 400 and 700 -- plus the package's font
+#      licence (LICENSE_FONT) as OFL.txt;
+#   3. `apt-get install fonts-dejavu-core fonts-dejavu-extra` (DejaVu Sans
+#      Regular/Bold come from -core, Oblique/BoldOblique from -extra) and
+#      copies the four DejaVu Sans faces plus Debian's copyright file as
+#      LICENSE.txt into engine/fonts/dejavu-sans/;
+#   4. checks every TTF with ReportLab (load, draw a string, save a PDF),
+#      reads each font's `name` table (copyright, ID 0; licence, ID 13) into a
+#      NOTICE.txt, measures latin/greek/cyrillic coverage of the 400 face and
+#      writes engine/fonts/catalog.json.
+#
+# Usage:  scripts/fetch_fonts.sh
+# Env:    PYTHON  interpreter with reportlab (default: .venv/bin/python)
+#         FONTS_WORK  scratch directory (default: a new mktemp -d)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DEST="$ROOT/engine/fonts"
+PY="${PYTHON:-$ROOT/.venv/bin/python}"
+WORK="${FONTS_WORK:-$(mktemp -d /tmp/fonts-work.XXXXXX)}"
+
+# slug | pinned npm version | family id | class | tags (comma separated)
+FAMILIES='
+inter|0.4.2|Inter|sans|recommended,popular
+roboto|0.4.3|Roboto|sans|popular
+open-sans|0.4.2|Open Sans|sans|popular
+lato|0.4.1|Lato|sans|recommended,popular
+montserrat|0.4.2|Montserrat|sans|popular
+poppins|0.4.1|Poppins|sans|popular
+source-sans-3|0.4.1|Source Sans 3|sans|recommended
+nunito|0.4.2|Nunito|sans|
+work-sans|0.4.2|Work Sans|sans|
+merriweather|0.4.2|Merriweather|serif|recommended
+playfair-display|0.4.2|Playfair Display|serif|recommended,popular
+lora|0.4.2|Lora|serif|recommended
+eb-garamond|0.4.3|EB Garamond|serif|
+libre-baskerville|0.4.3|Libre Baskerville|serif|
+cormorant-garamond|0.4.1|Cormorant Garamond|serif|
+oswald|0.4.2|Oswald|display|popular
+bebas-neue|0.4.1|Bebas Neue|display|
+abril-fatface|0.4.1|Abril Fatface|display|
+cinzel|0.4.2|Cinzel|display|
+lobster|0.4.1|Lobster|display|
+dancing-script|0.4.2|Dancing Script|handwriting|
+great-vibes|0.4.1|Great Vibes|handwriting|
+pacifico|0.4.1|Pacifico|handwriting|
+caveat|0.4.2|Caveat|handwriting|
+'
+
+command -v npm >/dev/null || { echo "npm is required" >&2; exit 1; }
+"$PY" -c 'import reportlab' || { echo "$PY has no reportlab" >&2; exit 1; }
+mkdir -p "$WORK/pkg" "$DEST"
+echo "scratch: $WORK"
+
+# 1. npm pack + extract
+while IFS='|' read -r slug version _; do
+  [ -n "$slug" ] || continue
+  (cd "$WORK" && npm pack --silent "@expo-google-fonts/$slug@$version" >/dev/null)
+  rm -rf "$WORK/pkg/$slug" && mkdir -p "$WORK/pkg/$slug"
+  tar -xzf "$WORK/expo-google-fonts-$slug-$version.tgz" -C "$WORK/pkg/$slug"
+done <<<"$FAMILIES"
+
+# 3. DejaVu Sans from Debian
+DJV=/usr/share/fonts/truetype/dejavu
+if [ ! -f "$DJV/DejaVuSans.ttf" ] || [ ! -f "$DJV/DejaVuSans-Oblique.ttf" ]; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update
+  $SUDO apt-get install -y fonts-dejavu-core fonts-dejavu-extra
+fi
+DJV_CORE_VERSION="$(dpkg-query -W -f='${Version}' fonts-dejavu-core)"
+DJV_EXTRA_VERSION="$(dpkg-query -W -f='${Version}' fonts-dejavu-extra)"
+rm -rf "$DEST/dejavu-sans" && mkdir -p "$DEST/dejavu-sans"
+cp "$DJV/DejaVuSans.ttf" "$DJV/DejaVuSans-Bold.ttf" \
+   "$DJV/DejaVuSans-Oblique.ttf" "$DJV/DejaVuSans-BoldOblique.ttf" "$DEST/dejavu-sans/"
+cp /usr/share/doc/fonts-dejavu-core/copyright "$DEST/dejavu-sans/LICENSE.txt"
+
+# 2 + 4. select/copy, verify, NOTICE.txt, catalog.json
+export FAMILIES WORK DEST DJV_CORE_VERSION DJV_EXTRA_VERSION
+"$PY" - <<'PYEOF'
+import io, json, os, re, shutil, struct, sys
+
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
+from reportlab.pdfgen import canvas
+
+WORK, DEST = os.environ["WORK"], os.environ["DEST"]
+BODY = (300, 400, 500, 600, 700, 800)
+SAMPLES = {
+    "latin": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz\u00e9",
+    "greek": "\u03a9\u03b1\u03b2\u03b3",
+    "cyrillic": "\u0416\u0436\u044f",
+}
+
+
+def name_table(path):
+    """{name_id: str} from the font's `name` table (Windows English first)."""
+    data = open(path, "rb").read()
+    (num,) = struct.unpack(">H", data[4:6])
+    for i in range(num):
+        tag, _, off, _ = struct.unpack(">4sIII", data[12 + 16 * i:28 + 16 * i])
+        if tag == b"name":
+            break
+    else:
+        return {}
+    _, count, stroff = struct.unpack(">HHH", data[off:off + 6])
+    win, mac = {}, {}
+    for j in range(count):
+        pid, eid, lid, nid, ln, o = struct.unpack(
+            ">6H", data[off + 6 + 12 * j:off + 18 + 12 * j])
+        raw = data[off + stroff + o:off + stroff + o + ln]
+        if pid == 3 and eid in (1, 10) and lid == 0x409:
+            win.setdefault(nid, raw.decode("utf-16-be"))
+        elif pid == 1 and eid == 0 and lid == 0:
+            mac.setdefault(nid, raw.decode("mac_roman"))
+    return {**mac, **win}
+
+
+def licence_of(names):
+    text = names.get(13, "") + " " + names.get(14, "")
+    if "Open Font License" in text or "/OFL" in text:
+        return "OFL-1.1"
+    if "Apache" in text:
+        return "Apache-2.0"
+    if "Bitstream" in text or "Vera" in text:
+        return "Bitstream-Vera (DejaVu changes: public domain)"
+    sys.exit("cannot tell licence: %r" % text)
+
+
+def verify(path, text):
+    """Load with ReportLab, draw a string, save a PDF; returns the codepoint map."""
+    fid = "chk%d" % abs(hash(path))
+    font = TTFont(fid, path)
+    pdfmetrics.registerFont(font)
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf)
+    c.setFont(fid, 18)
+    c.drawString(40, 780, text)
+    c.showPage()
+    c.save()
+    assert buf.getvalue().startswith(b"%PDF"), path
+    return font.face.charToGlyph
+
+
+def coverage(cmap):
+    return [k for k, s in SAMPLES.items() if all(ord(ch) in cmap for ch in s)]
+
+
+def file_key(weight, italic):
+    return "%d%s" % (weight, "italic" if italic else "")
+
+
+def sort_files(files):
+    return dict(sorted(files.items(),
+                       key=lambda kv: (int(kv[0][:3]), kv[0].endswith("italic"))))
+
+
+catalog = []
+for line in os.environ["FAMILIES"].strip().splitlines():
+    slug, version, fam_id, klass, tags = line.split("|")
+    pkg = os.path.join(WORK, "pkg", slug, "package")
+    meta = json.load(open(os.path.join(pkg, "package.json")))
+    avail = {}  # (weight, italic) -> path
+    for sub in sorted(os.listdir(pkg)):
+        m = re.fullmatch(r"(\d00)[A-Za-z]+(_Italic)?", sub)
+        if not m:
+            continue
+        ttfs = [f for f in os.listdir(os.path.join(pkg, sub)) if f.endswith(".ttf")]
+        if len(ttfs) != 1:
+            continue
+        avail[(int(m.group(1)), bool(m.group(2)))] = os.path.join(pkg, sub, ttfs[0])
+    uprights = sorted(w for (w, it) in avail if not it)
+    weights = [w for w in uprights if w in BODY]
+    if len(weights) < 3:
+        weights = sorted(set(weights) | ({900} & set(uprights)))
+    if not weights:  # e.g. a single-weight face outside 300..900
+        weights = uprights
+    chosen = {(w, False) for w in weights}
+    chosen |= {(w, True) for w in (400, 700) if w in weights and (w, True) in avail}
+
+    out_dir = os.path.join(DEST, slug)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    os.makedirs(out_dir)
+    files = {}
+    for w, it in sorted(chosen):
+        src = avail[(w, it)]
+        dst = os.path.join(out_dir, os.path.basename(src))
+        shutil.copyfile(src, dst)
+        files[file_key(w, it)] = "%s/%s" % (slug, os.path.basename(src))
+    lic_src = os.path.join(pkg, "LICENSE_FONT")
+    if not os.path.exists(lic_src):
+        sys.exit("%s: no LICENSE_FONT in the npm package" % slug)
+    shutil.copyfile(lic_src, os.path.join(out_dir, "OFL.txt"))
+
+    cov = None
+    for key, rel in sort_files(files).items():
+        cmap = verify(os.path.join(DEST, rel), "%s %s Invoice \u00e9 0123" % (fam_id, key))
+        if key == "400" or (cov is None and not key.endswith("italic")):
+            cov = coverage(cmap)
+        if key == "400":
+            names = name_table(os.path.join(DEST, rel))
+    if "400" not in files:
+        names = name_table(os.path.join(DEST, next(iter(sort_files(files).values()))))
+    lic = licence_of(names)
+    if lic != "OFL-1.1" and "OFL" in open(lic_src).read(200):
+        sys.exit("%s: name table licence %s disagrees with LICENSE_FONT" % (slug, lic))
+    with open(os.path.join(out_dir, "NOTICE.txt"), "w") as fh:
+        fh.write(
+            "Font family: %s\n"
+            "Copyright (font name table, ID 0): %s\n"
+            "Licence: %s (full text in OFL.txt, as shipped in the package)\n"
+            "Source: npm package %s %s; TTF files copied unmodified.\n"
+            % (fam_id, names.get(0, "").strip(), "SIL Open Font License 1.1 (OFL-1.1)"
+               if lic == "OFL-1.1" else lic, meta["name"], meta["version"]))
+    catalog.append({
+        "id": fam_id, "class": klass, "source": "google",
+        "weights": weights,
+        "tags": [t for t in tags.split(",") if t],
+        "files": sort_files(files), "coverage": cov,
+    })
+    print("%-20s %-11s %-30s %s" % (fam_id, klass, weights, lic))
+
+# DejaVu Sans (Debian)
+dj = {"400": "dejavu-sans/DejaVuSans.ttf",
+      "400italic": "dejavu-sans/DejaVuSans-Oblique.ttf",
+      "700": "dejavu-sans/DejaVuSans-Bold.ttf",
+      "700italic": "dejavu-sans/DejaVuSans-BoldOblique.ttf"}
+for key, rel in dj.items():
+    cmap = verify(os.path.join(DEST, rel), "DejaVu Sans %s \u00e9 \u03a9 \u0416" % key)
+    if key == "400":
+        dj_cov = coverage(cmap)
+        dj_names = name_table(os.path.join(DEST, rel))
+with open(os.path.join(DEST, "dejavu-sans", "NOTICE.txt"), "w") as fh:
+    fh.write(
+        "Font family: DejaVu Sans\n"
+        "Copyright (font name table, ID 0): %s\n"
+        "Licence: Bitstream Vera Fonts licence; DejaVu changes are in the public domain.\n"
+        "  Full text in LICENSE.txt (Debian's copyright file for fonts-dejavu-core).\n"
+        "Source: Debian packages fonts-dejavu-core %s (DejaVuSans.ttf, DejaVuSans-Bold.ttf)\n"
+        "  and fonts-dejavu-extra %s (DejaVuSans-Oblique.ttf, DejaVuSans-BoldOblique.ttf);\n"
+        "  TTF files copied unmodified.\n"
+        % (dj_names.get(0, "").strip().replace("\n", " "),
+           os.environ["DJV_CORE_VERSION"], os.environ["DJV_EXTRA_VERSION"]))
+catalog.append({
+    "id": "DejaVu Sans", "class": "sans", "source": "bundled",
+    "weights": [400, 700], "tags": [], "files": dj, "coverage": dj_cov,
+})
+print("%-20s %-11s %-30s %s" % ("DejaVu Sans", "sans", [400, 700], "Bitstream-Vera"))
+
+with open(os.path.join(DEST, "catalog.json"), "w") as fh:
+    json.dump(catalog, fh, indent=2, ensure_ascii=False)
+    fh.write("\n")
+print("catalog: %d entries" % len(catalog))
+PYEOF
+
+du -sh "$DEST"
