@@ -1,0 +1,76 @@
+"""Actions: the only way a design tree changes (spec 4.3, 4.6).
+
+`apply` works on a copy and either applies every action or raises on the first
+failure with `actions[<i>] (<type>) failed: <reason>`, leaving the input untouched.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from pydantic import ValidationError
+
+from ..elements import StrictModel
+from ..errors import ActionError, EngineError
+from ..tree import DesignTree
+from .base import ActionSpec, ApplyContext, random_id
+from .element_actions import ELEMENT_ACTIONS, element_result
+from .errors import describe
+from .page_actions import PAGE_ACTIONS
+
+MAX_ACTIONS = 500
+ACTIONS: dict[str, ActionSpec] = {spec.name: spec for spec in ELEMENT_ACTIONS + PAGE_ACTIONS}
+
+
+class Action(StrictModel):
+    type: str
+    args: dict[str, Any] = {}
+
+
+def catalog() -> list[dict]:
+    """The action catalog (spec 2.11), generated from the argument models."""
+    return [{"name": s.name, "description": s.description, "args": s.json_schema()} for s in ACTIONS.values()]
+
+
+def _parse_args(spec: ActionSpec, raw: Any) -> Any:
+    if spec.parse is not None:
+        return spec.parse(raw)
+    try:
+        return spec.Args.model_validate(raw)
+    except ValidationError as exc:
+        raise ValueError(describe(exc, {"": spec.Args})) from None
+
+
+def apply(
+    tree: DesignTree,
+    actions: list[dict | Action],
+    mint_id: Callable[[str], str] = random_id,
+) -> tuple[DesignTree, list[dict]]:
+    """Apply actions in order, atomically: a new tree and one result per action."""
+    if not 1 <= len(actions) <= MAX_ACTIONS:
+        raise EngineError(f"send between 1 and {MAX_ACTIONS} actions (got {len(actions)})")
+    ctx = ApplyContext(tree.model_copy(deep=True), mint_id)
+    results: list[dict] = []
+    for index, raw in enumerate(actions):
+        action_type = raw.type if isinstance(raw, Action) else str(raw.get("type", "?")) if isinstance(raw, dict) else "?"
+        try:
+            action = raw if isinstance(raw, Action) else _parse_action(raw)
+            spec = ACTIONS.get(action.type)
+            if spec is None:
+                raise ValueError(f"unknown action type; use one of {', '.join(ACTIONS)}")
+            data = spec.run(ctx, _parse_args(spec, action.args))
+        except (ValueError, EngineError) as exc:
+            reason = exc.message if isinstance(exc, EngineError) else str(exc)
+            raise ActionError(index, action_type, reason) from None
+        results.append({"type": action.type, "status": "success", "data": data})
+    return ctx.tree, results
+
+
+def _parse_action(raw: Any) -> Action:
+    try:
+        return Action.model_validate(raw)
+    except ValidationError as exc:
+        raise ValueError(describe(exc, {"": Action})) from None
+
+
+__all__ = ["ACTIONS", "MAX_ACTIONS", "Action", "ActionSpec", "apply", "catalog", "element_result", "random_id"]

@@ -1,0 +1,238 @@
+"""Actions on elements: add, update, remove, reorder, bind and unbind (spec 4.6)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import Field, ValidationError, create_model
+
+from ..elements import ELEMENT_TYPES, ElementType, StrictModel
+from ..elements.base import ElementName
+from ..tree import DesignTree, Variable
+from .base import ActionSpec, ApplyContext, ElementAddress, check_page, find_node
+from .errors import describe
+
+ElementTypeName = Literal[tuple(ELEMENT_TYPES)]  # type: ignore[valid-type]
+
+
+def _requires_data(element: ElementType) -> bool:
+    return any(field.is_required() for field in element.Data.model_fields.values())
+
+
+def _add_args_model(element: ElementType) -> type[StrictModel]:
+    data_field = (element.Data, ...) if _requires_data(element) else (element.Data | None, None)
+    return create_model(
+        f"Add{element.name.capitalize()}Args",
+        __base__=StrictModel,
+        type=(Literal[element.name], ...),  # type: ignore[valid-type]
+        name=(ElementName, Field(..., description="Unique name; becomes the variable name when bound")),
+        page=(int, Field(0, ge=0, description="Zero-based page index")),
+        position=(element.Position, ...),
+        data=data_field,
+        styles=(element.Styles | None, None),
+        isHidden=(bool, False),
+        isLocked=(bool, False),
+    )
+
+
+ADD_MODELS = {name: _add_args_model(element) for name, element in ELEMENT_TYPES.items()}
+AddElementArgs = Annotated[Union[tuple(ADD_MODELS.values())], Field(discriminator="type")]  # type: ignore[valid-type]
+
+
+def _model_map(element: ElementType, top: type[StrictModel]) -> dict[str, Any]:
+    return {"": top, "position": element.Position, "data": element.Data, "styles": element.Styles}
+
+
+def _hints(element: ElementType) -> dict[str, dict[str, str]]:
+    return {"position": element.position_hints}
+
+
+def parse_add(raw: dict) -> Any:
+    kind = raw.get("type") if isinstance(raw, dict) else None
+    if kind not in ADD_MODELS:
+        raise ValueError(f"args.type must be one of {', '.join(ADD_MODELS)} (got {kind!r})")
+    model = ADD_MODELS[kind]
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        element = ELEMENT_TYPES[kind]
+        raise ValueError(describe(exc, _model_map(element, model), _hints(element))) from None
+
+
+def _check_unique_name(tree: DesignTree, name: str, except_id: str | None = None) -> None:
+    clash = tree.node_by_name(name)
+    if clash is not None and clash.id != except_id:
+        raise ValueError(f"an element named '{name}' already exists (names are unique in a design)")
+
+
+def element_result(node: Any) -> dict:
+    """The echo of add/update: id, name, type, page and the derived box (spec 2.4)."""
+    w, h = ELEMENT_TYPES[node.type].measure(node)
+    position = node.position.model_dump(exclude_none=True)
+    position.update(w=round(w, 3), h=round(h, 3))
+    return {"id": node.id, "name": node.name, "type": node.type, "page": node.page, "position": position}
+
+
+def run_add(ctx: ApplyContext, args: Any) -> dict:
+    tree = ctx.tree
+    element = ELEMENT_TYPES[args.type]
+    check_page(tree, args.page)
+    _check_unique_name(tree, args.name)
+    data = args.data
+    if data is None:
+        data = element.Data()
+    node = element.Node(
+        id=ctx.new_id(element.name, tree.nodes),
+        type=element.name,
+        name=args.name,
+        page=args.page,
+        position=args.position,
+        data=data,
+        styles=args.styles or element.Styles(),
+        isHidden=args.isHidden,
+        isLocked=args.isLocked,
+    )
+    tree.nodes[node.id] = node
+    tree.pages[args.page].elements.append(node.id)
+    return element_result(node)
+
+
+class UpdateElementArgs(ElementAddress):
+    newName: ElementName | None = Field(None, description="Renames the element (and its variable)")
+    position: dict[str, Any] | None = Field(None, description="Position keys to change, merged key by key")
+    data: dict[str, Any] | None = Field(None, description="Data keys to change, merged key by key; null resets")
+    styles: dict[str, Any] | None = Field(None, description="Style keys to change, merged key by key; null resets")
+    isHidden: bool | None = None
+    isLocked: bool | None = None
+
+
+def _merge(current: dict, patch: dict | None) -> dict:
+    merged = {**current, **(patch or {})}
+    return {k: v for k, v in merged.items() if v is not None}
+
+
+def run_update(ctx: ApplyContext, args: UpdateElementArgs) -> dict:
+    tree = ctx.tree
+    node = find_node(tree, args)
+    element = ELEMENT_TYPES[node.type]
+    current = node.model_dump()
+    merge_data = element.merge_data or _merge
+    candidate = {
+        **current,
+        "position": _merge(current["position"], args.position),
+        "data": merge_data(current["data"], args.data or {}) if args.data else current["data"],
+        "styles": _merge(current["styles"], args.styles),
+    }
+    for flag in ("isHidden", "isLocked"):
+        if getattr(args, flag) is not None:
+            candidate[flag] = getattr(args, flag)
+    if args.newName is not None and args.newName != node.name:
+        _check_unique_name(tree, args.newName, except_id=node.id)
+        candidate["name"] = args.newName
+    try:
+        updated = element.Node.model_validate(candidate)
+    except ValidationError as exc:
+        raise ValueError(describe(exc, _model_map(element, element.Node), _hints(element))) from None
+    if updated.name != node.name:
+        bound = tree.variables.pop(node.name, None)
+        if bound is not None:
+            tree.variables[updated.name] = bound
+    tree.nodes[node.id] = updated
+    return element_result(updated)
+
+
+def run_remove(ctx: ApplyContext, args: ElementAddress) -> dict:
+    tree = ctx.tree
+    node = find_node(tree, args)
+    del tree.nodes[node.id]
+    tree.pages[node.page].elements.remove(node.id)
+    removed_variable = node.name if tree.variables.pop(node.name, None) is not None else None
+    return {"id": node.id, "name": node.name, "removedVariable": removed_variable}
+
+
+class ReorderElementArgs(ElementAddress):
+    to: Literal["front", "back", "forward", "backward"] | Annotated[int, Field(ge=0)] = Field(
+        description="front, back, forward, backward, or an index in the page's paint order (0 is the back)"
+    )
+
+
+def run_reorder(ctx: ApplyContext, args: ReorderElementArgs) -> dict:
+    node = find_node(ctx.tree, args)
+    order = ctx.tree.pages[node.page].elements
+    index = order.index(node.id)
+    last = len(order) - 1
+    target = {"front": last, "back": 0, "forward": min(index + 1, last), "backward": max(index - 1, 0)}.get(
+        args.to, args.to  # type: ignore[arg-type]
+    )
+    if target > last:
+        raise ValueError(f"index {target} is past the page's last paint position {last}")
+    order.insert(target, order.pop(index))
+    return {"id": node.id, "name": node.name, "index": target}
+
+
+def run_bind(ctx: ApplyContext, args: ElementAddress) -> dict:
+    node = find_node(ctx.tree, args)
+    spec = ELEMENT_TYPES[node.type].variable
+    if spec is None:
+        raise ValueError(f"{node.type} elements cannot be bound")
+    # Binding twice is harmless: the element is fillable either way.
+    ctx.tree.variables[node.name] = Variable(nodeId=node.id, kind=spec.kind)
+    return {"variable": node.name, "id": node.id, "kind": spec.kind, "field": spec.field, "accepts": spec.accepts}
+
+
+def run_unbind(ctx: ApplyContext, args: ElementAddress) -> dict:
+    node = find_node(ctx.tree, args)
+    if ctx.tree.variables.pop(node.name, None) is None:
+        raise ValueError(f"element '{node.name}' is not bound to a variable")
+    return {"variable": node.name, "id": node.id}
+
+
+ELEMENT_ACTIONS = [
+    ActionSpec(
+        "add_element",
+        "Add one element (text, image, table, shape, icon, qr, barcode) with a unique name. Never send an id: "
+        "the server mints it. Text and table sizes are derived (text: position {x, y, maxWidth?}; table: "
+        "position {x, y} with data.columnWidths or data.width); qr takes position {x, y, size}; the rest "
+        "{x, y, w, h}. Coordinates are points from the page's top-left corner. The result echoes the id and "
+        "the derived box {x, y, w, h}.",
+        ADD_MODELS["text"],
+        run_add,
+        schema_source=AddElementArgs,
+        parse=parse_add,
+    ),
+    ActionSpec(
+        "update_element",
+        "Change one element addressed by name or id: position, data and styles are merged key by key "
+        "(null resets a key to its default); newName renames it (a bound variable follows); isHidden and "
+        "isLocked are set here. The result echoes the derived box.",
+        UpdateElementArgs,
+        run_update,
+    ),
+    ActionSpec(
+        "remove_element",
+        "Remove one element (by name or id) and the variable bound to it, if any.",
+        ElementAddress,
+        run_remove,
+    ),
+    ActionSpec(
+        "reorder_element",
+        "Change an element's paint order on its page: to = front, back, forward, backward, or an index "
+        "(0 is painted first, at the back).",
+        ReorderElementArgs,
+        run_reorder,
+    ),
+    ActionSpec(
+        "bind_variable",
+        "Make one element fillable at generation: the element's name becomes the variable name. Text takes "
+        "its content, image its src ref, table its cells, qr/barcode their content, icon its iconId, shape "
+        "its fill colour.",
+        ElementAddress,
+        run_bind,
+    ),
+    ActionSpec(
+        "unbind_variable",
+        "Remove the variable bound to one element; the element keeps its design-time content.",
+        ElementAddress,
+        run_unbind,
+    ),
+]

@@ -1,0 +1,26 @@
+"""The element type registry: type name -> ElementType. Adding a type is one module here."""
+
+from __future__ import annotations
+
+from typing import Annotated, Union
+
+from pydantic import Field
+
+from . import barcode, icon, image, qr, shape, table, text
+from .base import Box, DrawContext, ElementType, NodeBase, StrictModel, VariableSpec
+
+ELEMENT_TYPES: dict[str, ElementType] = {
+    module.ELEMENT.name: module.ELEMENT for module in (text, image, table, shape, icon, qr, barcode)
+}
+
+Node = Annotated[
+    Union[tuple(element.Node for element in ELEMENT_TYPES.values())],  # type: ignore[valid-type]
+    Field(discriminator="type"),
+]
+
+
+def element_type(name: str) -> ElementType:
+    return ELEMENT_TYPES[name]
+
+
+__all__ = ["ELEMENT_TYPES", "Box", "DrawContext", "ElementType", "Node", "NodeBase", "StrictModel", "VariableSpec", "element_type"]

@@ -1,0 +1,134 @@
+"""Linear barcodes drawn as vector bars, with the human-readable value beneath."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any, Literal
+
+import barcode as python_barcode
+from pydantic import Field, model_validator
+
+from .. import fonts, typeset
+from ..colors import HexColor, to_rl
+from .base import Box, BoxPosition, DrawContext, ElementType, StrictModel, VariableSpec
+
+BarcodeFormat = Literal["CODE128", "EAN13", "EAN8", "UPCA", "CODE39", "ITF", "ISBN13"]
+
+# (python-barcode class name, digits without / with the check digit)
+_CHECKED = {"EAN13": ("ean13", 12), "EAN8": ("ean8", 7), "UPCA": ("upca", 11), "ISBN13": ("isbn13", 12)}
+_CODE39 = re.compile(r"^[0-9A-Z \-.$/+%]+$")
+
+
+def _check_digit_code(fmt: str, digits: str) -> str:
+    cls_name, body = _CHECKED[fmt]
+    return python_barcode.get_barcode_class(cls_name)(digits[:body], writer=None).get_fullcode()
+
+
+def normalise(content: str, fmt: BarcodeFormat) -> str:
+    """The value as the bars encode it; ValueError naming the fix when it cannot be encoded."""
+    if not content:
+        raise ValueError("content is empty")
+    if fmt == "CODE128":
+        if len(content) > 80 or any(ord(c) > 127 for c in content):
+            raise ValueError("CODE128 takes up to 80 ASCII characters")
+        return content
+    if fmt == "CODE39":
+        if not _CODE39.match(content):
+            raise ValueError("CODE39 takes upper-case A-Z, digits, space and - . $ / + %")
+        return content
+    if fmt == "ITF":
+        if not content.isdigit() or len(content) % 2:
+            raise ValueError("ITF takes an even number of digits (prefix a 0 to an odd count)")
+        return content
+    digits = content.replace("-", "").replace(" ", "") if fmt == "ISBN13" else content
+    body = _CHECKED[fmt][1]
+    if not digits.isdigit() or len(digits) not in (body, body + 1):
+        raise ValueError(f"{fmt} takes {body} digits, or {body + 1} with the check digit")
+    if fmt == "ISBN13" and not digits.startswith(("978", "979")):
+        raise ValueError("ISBN13 starts with 978 or 979")
+    full = _check_digit_code(fmt, digits)
+    if len(digits) == body + 1 and full != digits:
+        raise ValueError(f"check digit of {content} is wrong: it should be {full[-1]}")
+    return full
+
+
+@lru_cache(maxsize=4096)
+def bars(content: str, fmt: BarcodeFormat) -> tuple[str, tuple[tuple[int, int], ...], int]:
+    """(human-readable text, dark runs as (first module, length), module count)."""
+    text = normalise(content, fmt)
+    name = {"CODE128": "code128", "CODE39": "code39", "ITF": "itf"}.get(fmt) or _CHECKED[fmt][0]
+    options = {"add_checksum": False} if fmt == "CODE39" else {}
+    code = python_barcode.get_barcode_class(name)(text if fmt != "ISBN13" else text, writer=None, **options)
+    modules = "".join(code.build())
+    runs = tuple((m.start(), m.end() - m.start()) for m in re.finditer("1+", modules))
+    return text, runs, len(modules)
+
+
+class Data(StrictModel):
+    content: str = Field(description="The value to encode, checked against the format")
+    format: BarcodeFormat = "CODE128"
+    displayValue: bool = Field(True, description="Print the human-readable value under the bars")
+    alt: str | None = Field(None, max_length=2000, description="Alternative text; none marks it decorative")
+
+    @model_validator(mode="after")
+    def _encodable(self) -> Data:
+        normalise(self.content, self.format)
+        return self
+
+
+class Styles(StrictModel):
+    color: HexColor = "#000000"
+    backgroundColor: HexColor | None = None
+    fontFamily: fonts.FontFamily = fonts.DEFAULT_FAMILY
+    fontSize: float | None = Field(None, gt=0, le=200, description="Default: a fifth of the height, at most 12")
+
+
+def measure(node: Any) -> tuple[float, float]:
+    return node.position.w, node.position.h
+
+
+def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
+    text, runs, count = bars(node.data.content, node.data.format)
+    styles = node.styles
+    canvas = ctx.canvas
+    canvas.saveState()
+    if styles.backgroundColor:
+        canvas.setFillColor(to_rl(styles.backgroundColor))
+        canvas.rect(box.x, ctx.pdf_y(box.y, box.h), box.w, box.h, stroke=0, fill=1)
+    bar_height = box.h
+    style = None
+    if node.data.displayValue:
+        size = styles.fontSize or min(box.h / 5, 12.0)
+        style = typeset.TextStyle(family=styles.fontFamily, size=size, line_height=1.15, color=styles.color, align="center")
+        bar_height = max(box.h - style.leading, box.h * 0.4)
+    module = box.w / count
+    path = canvas.beginPath()
+    bar_bottom = ctx.pdf_y(box.y, bar_height)
+    for start, length in runs:
+        path.rect(box.x + start * module, bar_bottom, length * module, bar_height)
+    canvas.setFillColor(to_rl(styles.color))
+    canvas.drawPath(path, stroke=0, fill=1)
+    if style is not None:
+        line = typeset.Line(text, typeset.width_of(text, style), True)
+        typeset.draw_lines(canvas, [line], style, box.x, box.y + bar_height, box.w, ctx.page_height)
+    canvas.restoreState()
+
+
+def bind_value(node: Any, value: Any) -> Any:
+    if not isinstance(value, str):
+        raise ValueError(f"expected a string, got {type(value).__name__}")
+    normalise(value, node.data.format)
+    return node.model_copy(update={"data": node.data.model_copy(update={"content": value})})
+
+
+ELEMENT = ElementType(
+    name="barcode",
+    summary="A linear barcode (CODE128 default, EAN13, EAN8, UPCA, CODE39, ITF, ISBN13); position {x, y, w, h}",
+    Position=BoxPosition,
+    Data=Data,
+    Styles=Styles,
+    measure=measure,
+    draw=draw,
+    variable=VariableSpec(kind="code", field="data.content", accepts="a string valid for the format", apply=bind_value),
+)

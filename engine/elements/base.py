@@ -1,0 +1,121 @@
+"""What every element type module provides, and the pieces they share.
+
+An element type is one module owning its `Position`, `Data` and `Styles` models,
+`measure()` (the derived box), its variable binding and `draw()`. The module ends by
+building an `ElementType`; the registry in `elements/__init__.py` collects them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Literal, NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
+
+if TYPE_CHECKING:
+    from reportlab.pdfgen.canvas import Canvas
+
+    from ..images import ImageLibrary
+
+
+class StrictModel(BaseModel):
+    """Unknown keys are refused (spec 4.6: args are validated strictly)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+ElementName = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=100, pattern=r"^[^\s\x00-\x1f](?:[^\x00-\x1f]*[^\s\x00-\x1f])?$"),
+]
+
+Opacity = Annotated[float, Field(ge=0, le=1)]
+NonNegative = Annotated[float, Field(ge=0)]
+
+
+class Box(NamedTuple):
+    """A box on the page: top-left corner (x, y) with y growing down, in points."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+
+    @property
+    def bottom(self) -> float:
+        return self.y + self.h
+
+
+class BoxPosition(StrictModel):
+    """An explicit box (image, barcode, shape, icon)."""
+
+    x: float
+    y: float
+    w: NonNegative
+    h: NonNegative
+
+
+@dataclass
+class DrawContext:
+    """What a draw function may use: the canvas, the page and the image library."""
+
+    canvas: Canvas
+    page_height: float
+    images: ImageLibrary
+
+    def pdf_y(self, top: float, height: float = 0.0) -> float:
+        """The PDF y (origin bottom-left) of a box's bottom edge."""
+        return self.page_height - top - height
+
+
+@dataclass(frozen=True)
+class VariableSpec:
+    """What binding an element does: which field a generation value replaces."""
+
+    kind: Literal["text", "image", "table", "code", "icon", "color"]
+    field: str  # where the value goes, e.g. "data.content"
+    accepts: str  # what the value must be, for error messages and the catalog
+    apply: Callable[[Any, Any], Any]  # (node, value) -> node; raises ValueError(reason)
+
+
+@dataclass(frozen=True)
+class ElementType:
+    name: str
+    summary: str
+    Position: type[BaseModel]
+    Data: type[BaseModel]
+    Styles: type[BaseModel]
+    measure: Callable[[Any], tuple[float, float]]
+    draw: Callable[..., None]  # (node, box, ctx, part) -> None
+    variable: VariableSpec | None
+    # Hints for keys the position refuses, e.g. {"w": "use position.maxWidth"}.
+    position_hints: dict[str, str] = field(default_factory=dict)
+    # Refs of images the element draws, so callers can resolve or ship them.
+    image_refs: Callable[[Any], list[str]] = lambda node: []
+    # Only tables split across pages: (node, first_room, page_room) -> list of parts.
+    paginate: Callable[..., list[Any]] | None = None
+    # How update_element merges a data patch into stored data (default: key by key).
+    merge_data: Callable[[dict, dict], dict] | None = None
+    Node: type[BaseModel] = field(init=False)
+
+    def __post_init__(self) -> None:
+        node = create_model(
+            f"{self.name.capitalize()}Node",
+            __base__=NodeBase,
+            type=(Literal[self.name], ...),  # type: ignore[valid-type]
+            position=(self.Position, ...),
+            data=(self.Data, ...),
+            styles=(self.Styles, Field(default_factory=self.Styles)),
+        )
+        object.__setattr__(self, "Node", node)
+
+
+class NodeBase(StrictModel):
+    """A tree node (decisions.md): id, type, name, page, position, data, styles, flags."""
+
+    id: str
+    type: str
+    name: ElementName
+    page: int = 0
+    isHidden: bool = False
+    isLocked: bool = False

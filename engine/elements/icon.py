@@ -1,0 +1,78 @@
+"""Icon: one of the bundled outline icons (Tabler), drawn as vectors."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, Field
+
+from .. import icons
+from ..colors import HexColor
+from .base import Box, BoxPosition, DrawContext, ElementType, Opacity, StrictModel, VariableSpec
+
+
+def check_icon(value: str) -> str:
+    if not icons.has_icon(value):
+        try:
+            icons.icon_svg(value)
+        except KeyError as exc:
+            raise ValueError(str(exc).strip("'\"")) from None
+    return value
+
+
+IconId = Annotated[str, AfterValidator(check_icon)]
+
+
+class Data(StrictModel):
+    iconId: IconId = Field("star", description="A bundled outline icon id, e.g. star, check, mail")
+    alt: str | None = Field(None, max_length=2000, description="Alternative text; none marks it decorative")
+
+
+class Styles(StrictModel):
+    color: HexColor = "#000000"
+    strokeWidth: float = Field(2.0, gt=0, le=10, description="Outline width in icon units (24 per side)")
+    opacity: Opacity = 1.0
+
+
+def measure(node: Any) -> tuple[float, float]:
+    return node.position.w, node.position.h
+
+
+def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
+    if box.w <= 0 or box.h <= 0:
+        return
+    canvas = ctx.canvas
+    canvas.saveState()
+    if node.styles.opacity < 1:
+        canvas.setFillAlpha(node.styles.opacity)
+        canvas.setStrokeAlpha(node.styles.opacity)
+    icons.draw_icon(
+        canvas,
+        node.data.iconId,
+        box.x,
+        ctx.pdf_y(box.y, box.h),
+        box.w,
+        box.h,
+        color=node.styles.color,
+        stroke_width=node.styles.strokeWidth,
+    )
+    canvas.restoreState()
+
+
+def bind_value(node: Any, value: Any) -> Any:
+    if not isinstance(value, str):
+        raise ValueError("expected an icon id string")
+    check_icon(value)
+    return node.model_copy(update={"data": node.data.model_copy(update={"iconId": value})})
+
+
+ELEMENT = ElementType(
+    name="icon",
+    summary="A bundled outline icon in an explicit box; position {x, y, w, h}",
+    Position=BoxPosition,
+    Data=Data,
+    Styles=Styles,
+    measure=measure,
+    draw=draw,
+    variable=VariableSpec(kind="icon", field="data.iconId", accepts="an icon id string", apply=bind_value),
+)

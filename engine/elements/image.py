@@ -1,0 +1,110 @@
+"""Image: an uploaded or library image in an explicit box, optionally cropped."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, Field, model_validator
+
+from ..images import REF_PATTERN, Crop, place
+from .base import Box, BoxPosition, DrawContext, ElementType, Opacity, StrictModel, VariableSpec
+
+Fit = Literal["contain", "cover", "fill"]
+
+
+def check_src(value: str) -> str:
+    if REF_PATTERN.match(value) or value.startswith(("data:", "https://")):
+        return value
+    raise ValueError(
+        f"'{value[:60]}' is not an image ref: use 'uploads:<id>' or 'assets:<id>' "
+        "(a data: URI or https:// URL is stored as an upload by the service)"
+    )
+
+
+ImageSrc = Annotated[str, AfterValidator(check_src)]
+
+
+class CropBox(StrictModel):
+    """The visible part of the source, as fractions 0-1 of its width and height."""
+
+    x: float = Field(0, ge=0, le=1)
+    y: float = Field(0, ge=0, le=1)
+    w: float = Field(1, gt=0, le=1)
+    h: float = Field(1, gt=0, le=1)
+
+    @model_validator(mode="after")
+    def _inside(self) -> CropBox:
+        if self.x + self.w > 1.000001 or self.y + self.h > 1.000001:
+            raise ValueError("crop must stay inside the image: x + w <= 1 and y + h <= 1")
+        return self
+
+
+class Data(StrictModel):
+    src: ImageSrc | None = Field(None, description="uploads:<id> or assets:<id>")
+    crop: CropBox | None = None
+    fit: Fit = Field("contain", description="contain keeps it whole, cover fills and clips, fill stretches")
+    alt: str | None = Field(None, max_length=2000, description="Alternative text; none marks it decorative")
+
+
+class Styles(StrictModel):
+    opacity: Opacity = 1.0
+
+
+def measure(node: Any) -> tuple[float, float]:
+    return node.position.w, node.position.h
+
+
+def _fitted(fit: Fit, box: Box, px_w: int, px_h: int) -> tuple[float, float, float, float]:
+    """The drawn rectangle (top-left x, y, w, h) of a px_w × px_h image in the box."""
+    if fit == "fill" or px_w == 0 or px_h == 0:
+        return box
+    scale_w, scale_h = box.w / px_w, box.h / px_h
+    scale = min(scale_w, scale_h) if fit == "contain" else max(scale_w, scale_h)
+    w, h = px_w * scale, px_h * scale
+    return box.x + (box.w - w) / 2, box.y + (box.h - h) / 2, w, h
+
+
+def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
+    if not node.data.src or box.w <= 0 or box.h <= 0:
+        return
+    crop = node.data.crop
+    image = ctx.images.prepared(
+        node.data.src, Crop(crop.x, crop.y, crop.w, crop.h) if crop and crop != CropBox() else None
+    )
+    x, y, w, h = _fitted(node.data.fit, box, image.width, image.height)
+    canvas = ctx.canvas
+    canvas.saveState()
+    if node.styles.opacity < 1:
+        canvas.setFillAlpha(node.styles.opacity)
+    if node.data.fit == "cover":
+        clip = canvas.beginPath()
+        clip.rect(box.x, ctx.pdf_y(box.y, box.h), box.w, box.h)
+        canvas.clipPath(clip, stroke=0, fill=0)
+    place(canvas, image, x, ctx.pdf_y(y, h), w, h)
+    canvas.restoreState()
+
+
+def bind_value(node: Any, value: Any) -> Any:
+    if not isinstance(value, str) or not REF_PATTERN.match(value):
+        raise ValueError("expected an image ref 'uploads:<id>' or 'assets:<id>'")
+    return node.model_copy(update={"data": node.data.model_copy(update={"src": value})})
+
+
+def image_refs(node: Any) -> list[str]:
+    return [node.data.src] if node.data.src else []
+
+
+ELEMENT = ElementType(
+    name="image",
+    summary="An image ref drawn into an explicit box; position {x, y, w, h}",
+    Position=BoxPosition,
+    Data=Data,
+    Styles=Styles,
+    measure=measure,
+    draw=draw,
+    variable=VariableSpec(
+        kind="image", field="data.src", accepts="an image ref 'uploads:<id>' or 'assets:<id>'", apply=bind_value
+    ),
+    position_hints={"size": "images take an explicit box: send position.w and position.h"},
+    image_refs=image_refs,
+)

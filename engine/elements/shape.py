@@ -1,0 +1,108 @@
+"""Shapes: rectangle (optionally rounded), circle/ellipse, line and arrow, as vectors."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ..colors import HexColor, to_rl
+from .base import Box, BoxPosition, DrawContext, ElementType, NonNegative, Opacity, StrictModel, VariableSpec
+
+ShapeType = Literal["rectangle", "circle", "line", "arrow"]
+
+
+class Data(StrictModel):
+    shapeType: ShapeType = "rectangle"
+    alt: str | None = Field(None, max_length=2000, description="Alternative text; none marks it decorative")
+
+
+class Styles(StrictModel):
+    fill: HexColor | None = Field(None, description="Fill colour; null for none (lines ignore it)")
+    stroke: HexColor | None = Field("#000000", description="Outline colour; null for none")
+    strokeWidth: NonNegative = 1.0
+    dash: list[float] | None = Field(None, description="Dash pattern in points, e.g. [4, 2]")
+    cornerRadius: NonNegative = Field(0.0, description="Rounds a rectangle's corners")
+    opacity: Opacity = 1.0
+
+
+def measure(node: Any) -> tuple[float, float]:
+    return node.position.w, node.position.h
+
+
+def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
+    styles = node.styles
+    canvas = ctx.canvas
+    canvas.saveState()
+    if styles.opacity < 1:
+        canvas.setFillAlpha(styles.opacity)
+        canvas.setStrokeAlpha(styles.opacity)
+    stroke = styles.stroke is not None and styles.strokeWidth > 0
+    if stroke:
+        canvas.setStrokeColor(to_rl(styles.stroke))
+        canvas.setLineWidth(styles.strokeWidth)
+        if styles.dash:
+            canvas.setDash(styles.dash)
+    bottom = ctx.pdf_y(box.y, box.h)
+    kind = node.data.shapeType
+    if kind in ("line", "arrow"):
+        _draw_line(ctx, box, styles, arrow=kind == "arrow")
+    else:
+        fill = styles.fill is not None
+        if fill:
+            canvas.setFillColor(to_rl(styles.fill))
+        if kind == "circle":
+            canvas.ellipse(box.x, bottom, box.x + box.w, bottom + box.h, stroke=int(stroke), fill=int(fill))
+        elif styles.cornerRadius > 0:
+            radius = min(styles.cornerRadius, box.w / 2, box.h / 2)
+            canvas.roundRect(box.x, bottom, box.w, box.h, radius, stroke=int(stroke), fill=int(fill))
+        else:
+            canvas.rect(box.x, bottom, box.w, box.h, stroke=int(stroke), fill=int(fill))
+    canvas.restoreState()
+
+
+def _draw_line(ctx: DrawContext, box: Box, styles: Styles, arrow: bool) -> None:
+    """A line runs from the box's top-left to its bottom-right corner (h = 0: horizontal)."""
+    canvas = ctx.canvas
+    x0, y0 = box.x, ctx.pdf_y(box.y)
+    x1, y1 = box.x + box.w, ctx.pdf_y(box.y + box.h)
+    if not arrow:
+        canvas.line(x0, y0, x1, y1)
+        return
+    colour = to_rl(styles.stroke or "#000000")
+    head = max(styles.strokeWidth * 4, 6.0)
+    angle = math.atan2(y1 - y0, x1 - x0)
+    # Stop the shaft inside the head so a thick line does not poke through its tip.
+    shaft_end = (x1 - math.cos(angle) * head * 0.8, y1 - math.sin(angle) * head * 0.8)
+    canvas.line(x0, y0, *shaft_end)
+    path = canvas.beginPath()
+    path.moveTo(x1, y1)
+    for side in (1, -1):
+        corner = angle + math.pi - side * math.radians(25)
+        path.lineTo(x1 + math.cos(corner) * head, y1 + math.sin(corner) * head)
+    path.close()
+    canvas.setDash([])
+    canvas.setFillColor(colour)
+    canvas.drawPath(path, stroke=0, fill=1)
+
+
+def bind_value(node: Any, value: Any) -> Any:
+    from ..colors import check_hex
+
+    if not isinstance(value, str):
+        raise ValueError("expected a hex colour string for a shape's fill")
+    check_hex(value)
+    return node.model_copy(update={"styles": node.styles.model_copy(update={"fill": value})})
+
+
+ELEMENT = ElementType(
+    name="shape",
+    summary="rectangle, circle, line or arrow in an explicit box; position {x, y, w, h}",
+    Position=BoxPosition,
+    Data=Data,
+    Styles=Styles,
+    measure=measure,
+    draw=draw,
+    variable=VariableSpec(kind="color", field="styles.fill", accepts="a hex colour string", apply=bind_value),
+)

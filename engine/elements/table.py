@@ -1,0 +1,356 @@
+"""Table: a grid sized from its columns and content (spec 4.4, 4.5).
+
+Width comes from `data.columnWidths` (one per column) or `data.width` split equally;
+each row is as tall as its tallest cell. A bound table grows or shrinks with its
+value, and `paginate` splits it across pages at row boundaries, repeating the header.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from .. import typeset
+from ..colors import HexColor, to_rl
+from ..fonts import DEFAULT_FAMILY, FontFamily
+from .base import Box, DrawContext, ElementType, NonNegative, StrictModel, VariableSpec
+from .text import FontWeight
+
+MAX_ROWS = 500
+MAX_COLUMNS = 50
+DEFAULT_COLUMN_WIDTH = 100.0
+
+
+class Position(StrictModel):
+    x: float
+    y: float
+
+
+class CellData(StrictModel):
+    content: str = ""
+
+
+class CellStyles(StrictModel):
+    """Per-cell overrides; anything left out comes from the table's styles."""
+
+    fontFamily: FontFamily | None = None
+    fontSize: float | None = Field(None, gt=0, le=500)
+    fontWeight: FontWeight | None = None
+    italic: bool | None = None
+    color: HexColor | None = None
+    backgroundColor: HexColor | None = None
+    align: typeset.Align | None = None
+
+
+class Cell(StrictModel):
+    type: Literal["text"] = "text"
+    data: CellData = Field(default_factory=CellData)
+    styles: CellStyles = Field(default_factory=CellStyles)
+
+
+class Data(StrictModel):
+    rows: int | None = Field(None, ge=1, le=MAX_ROWS, description="Derived from cells when omitted")
+    columns: int | None = Field(None, ge=1, le=MAX_COLUMNS, description="Derived from cells when omitted")
+    columnWidths: list[float] | None = Field(None, description="Points, one per column")
+    width: float | None = Field(None, gt=0, description="Total width, split equally between columns")
+    cells: list[list[str | Cell]] | None = Field(None, description="Rows of cells: strings or {type, data, styles}")
+    headerRow: bool = Field(True, description="The first row is a header: styled, and repeated on new pages")
+    headerColumn: bool = Field(False, description="The first column is a header column")
+
+    @model_validator(mode="after")
+    def _grid(self) -> Data:
+        if self.cells is None:
+            rows, columns = self.rows or 2, self.columns or 2
+            self.cells = [[""] * columns for _ in range(rows)]
+        if not self.cells:
+            raise ValueError("cells needs at least one row")
+        rows = len(self.cells)
+        columns = max(len(r) for r in self.cells)
+        if self.rows is not None and self.rows != rows:
+            raise ValueError(f"rows is {self.rows} but cells has {rows} rows")
+        if self.columns is not None:
+            if columns > self.columns:
+                raise ValueError(f"columns is {self.columns} but a row of cells has {columns}")
+            columns = self.columns
+        if rows > MAX_ROWS or columns > MAX_COLUMNS:
+            raise ValueError(f"a table holds at most {MAX_ROWS} rows by {MAX_COLUMNS} columns")
+        self.cells = [list(r) + [""] * (columns - len(r)) for r in self.cells]
+        self.rows, self.columns = rows, columns
+        if self.columnWidths is not None:
+            if self.width is not None:
+                raise ValueError("send data.columnWidths or data.width, not both")
+            if len(self.columnWidths) != columns or any(w <= 0 for w in self.columnWidths):
+                raise ValueError(f"columnWidths needs {columns} positive widths, one per column")
+        return self
+
+
+class Styles(StrictModel):
+    fontFamily: FontFamily = DEFAULT_FAMILY
+    fontSize: float = Field(10, gt=0, le=500)
+    fontWeight: FontWeight = 400
+    italic: bool = False
+    color: HexColor = "#000000"
+    align: typeset.Align = "left"
+    lineHeight: float = Field(1.2, gt=0, le=10)
+    cellPadding: NonNegative = 4.0
+    borderColor: HexColor | None = "#000000"
+    borderWidth: NonNegative = 0.5
+    backgroundColor: HexColor | None = None
+    stripeColor: HexColor | None = Field(None, description="Background of every other body row")
+    headerBackgroundColor: HexColor | None = "#f2f2f2"
+    headerColor: HexColor | None = None
+    headerFontWeight: FontWeight = 700
+
+
+@dataclass(frozen=True)
+class CellLayout:
+    text: str
+    style: typeset.TextStyle
+    background: str | None
+    lines: tuple[typeset.Line, ...]
+
+
+@dataclass(frozen=True)
+class Grid:
+    column_widths: tuple[float, ...]
+    row_heights: tuple[float, ...]
+    cells: tuple[tuple[CellLayout, ...], ...]
+
+
+@dataclass(frozen=True)
+class TablePart:
+    """Rows [start, end) of a table drawn on one page, after the header when repeated."""
+
+    start: int
+    end: int
+    repeat_header: bool
+    height: float
+
+
+def column_widths(data: Data) -> tuple[float, ...]:
+    if data.columnWidths is not None:
+        return tuple(data.columnWidths)
+    total = data.width if data.width is not None else DEFAULT_COLUMN_WIDTH * (data.columns or 1)
+    return (total / (data.columns or 1),) * (data.columns or 1)
+
+
+def _cell_layout(cell: str | Cell, styles: Styles, header: bool, body_index: int, width: float) -> CellLayout:
+    text, own = (cell, None) if isinstance(cell, str) else (cell.data.content, cell.styles)
+    weight = styles.headerFontWeight if header else styles.fontWeight
+    color = (styles.headerColor or styles.color) if header else styles.color
+    background = styles.headerBackgroundColor if header else styles.backgroundColor
+    if not header and styles.stripeColor and body_index % 2 == 1:
+        background = styles.stripeColor
+    style = typeset.TextStyle(
+        family=(own and own.fontFamily) or styles.fontFamily,
+        weight=(own and own.fontWeight) or weight,
+        italic=own.italic if own and own.italic is not None else styles.italic,
+        size=(own and own.fontSize) or styles.fontSize,
+        line_height=styles.lineHeight,
+        color=(own and own.color) or color,
+        align=(own and own.align) or styles.align,
+    )
+    background = (own and own.backgroundColor) or background
+    inner = max(width - 2 * styles.cellPadding, 1.0)
+    return CellLayout(text, style, background, tuple(typeset.wrap(text, style, inner)))
+
+
+def grid(node: Any) -> Grid:
+    # Models are not hashable; their JSON is, and costs far less than re-wrapping cells.
+    return _grid_cached(node.data.model_dump_json(), node.styles.model_dump_json())
+
+
+@lru_cache(maxsize=512)
+def _grid_cached(data_json: str, styles_json: str) -> Grid:
+    data = Data.model_validate_json(data_json)
+    styles = Styles.model_validate_json(styles_json)
+    widths = column_widths(data)
+    header_rows = 1 if data.headerRow else 0
+    rows: list[tuple[CellLayout, ...]] = []
+    heights: list[float] = []
+    for r, row in enumerate(data.cells or []):
+        laid = tuple(
+            _cell_layout(cell, styles, r < header_rows or (data.headerColumn and c == 0), r - header_rows, widths[c])
+            for c, cell in enumerate(row)
+        )
+        rows.append(laid)
+        tallest = max(len(cell.lines) * cell.style.leading for cell in laid)
+        heights.append(tallest + 2 * styles.cellPadding)
+    return Grid(widths, tuple(heights), tuple(rows))
+
+
+def measure(node: Any) -> tuple[float, float]:
+    layout = grid(node)
+    return sum(layout.column_widths), sum(layout.row_heights)
+
+
+def paginate(node: Any, first_room: float, page_room: float) -> list[TablePart]:
+    """Split the rows into parts fitting first_room, then page_room each.
+
+    Rows are never split and a header is never left alone at a page's foot; the
+    header row is repeated at the top of every later part. An empty first part
+    means the table starts on the next page. A row taller than a whole page gets a
+    part of its own and overflows it.
+    """
+    heights = grid(node).row_heights
+    count = len(heights)
+    header = 1 if node.data.headerRow else 0
+    header_height = sum(heights[:header])
+    parts: list[TablePart] = []
+    start, room = 0, first_room
+    while start < count:
+        repeat = start > 0 and header > 0
+        used = header_height if repeat else 0.0
+        end = start
+        while end < count and used + heights[end] <= room + 0.01:
+            used += heights[end]
+            end += 1
+        needed = min(count, start + (header + 1 if start == 0 else 1))
+        if end < needed:
+            if room < page_room - 0.01:
+                parts.append(TablePart(start, start, False, 0.0))
+                room = page_room
+                continue
+            end = needed
+            used = (header_height if repeat else 0.0) + sum(heights[start:end])
+        parts.append(TablePart(start, end, repeat, used))
+        start, room = end, page_room
+    return parts
+
+
+def draw(node: Any, box: Box, ctx: DrawContext, part: TablePart | None = None) -> None:
+    layout = grid(node)
+    styles = node.styles
+    rows = list(range(len(layout.row_heights)))
+    if part is not None:
+        rows = ([0] if part.repeat_header else []) + rows[part.start : part.end]
+    canvas = ctx.canvas
+    canvas.saveState()
+    top = box.y
+    row_tops: list[float] = []
+    for r in rows:
+        row_tops.append(top)
+        left = box.x
+        height = layout.row_heights[r]
+        for c, cell in enumerate(layout.cells[r]):
+            width = layout.column_widths[c]
+            if cell.background:
+                canvas.setFillColor(to_rl(cell.background))
+                canvas.rect(left, ctx.pdf_y(top, height), width, height, stroke=0, fill=1)
+            if cell.text:
+                typeset.draw_lines(
+                    canvas,
+                    list(cell.lines),
+                    cell.style,
+                    left + styles.cellPadding,
+                    top + styles.cellPadding,
+                    width - 2 * styles.cellPadding,
+                    ctx.page_height,
+                )
+            left += width
+        top += height
+    if styles.borderColor and styles.borderWidth > 0:
+        _draw_grid(ctx, box, layout, row_tops, top, styles)
+    canvas.restoreState()
+
+
+def _draw_grid(ctx: DrawContext, box: Box, layout: Grid, row_tops: list[float], bottom: float, styles: Styles) -> None:
+    canvas = ctx.canvas
+    canvas.setStrokeColor(to_rl(styles.borderColor))
+    canvas.setLineWidth(styles.borderWidth)
+    right = box.x + sum(layout.column_widths)
+    path = canvas.beginPath()
+    for y in [*row_tops, bottom]:
+        path.moveTo(box.x, ctx.pdf_y(y))
+        path.lineTo(right, ctx.pdf_y(y))
+    x = box.x
+    for width in (0.0, *layout.column_widths):
+        x += width
+        path.moveTo(x, ctx.pdf_y(row_tops[0] if row_tops else box.y))
+        path.lineTo(x, ctx.pdf_y(bottom))
+    canvas.drawPath(path, stroke=1, fill=0)
+
+
+def bind_value(node: Any, value: Any) -> Any:
+    """A 2-D array of strings replaces every cell (the first row is the header when
+    the table has one); new rows inherit the styling of the design's last row."""
+    data = node.data
+    if not isinstance(value, list) or not value or not all(isinstance(r, list) for r in value):
+        raise ValueError("expected a non-empty 2-D array (list of rows) of strings")
+    if len(value) > MAX_ROWS:
+        raise ValueError(f"{len(value)} rows is more than the {MAX_ROWS} a table holds")
+    design = data.cells or [[""] * (data.columns or 1)]
+    cells: list[list[str | Cell]] = []
+    for r, row in enumerate(value):
+        if len(row) != data.columns:
+            raise ValueError(f"row {r} has {len(row)} cells; the table has {data.columns} columns")
+        if r < len(design):
+            template = design[r]
+        elif data.headerRow and len(design) == 1:
+            template = [""] * (data.columns or 1)  # only a header to copy: body rows start plain
+        else:
+            template = design[-1]
+        new_row: list[str | Cell] = []
+        for c, item in enumerate(row):
+            if not isinstance(item, (str, int, float)) or isinstance(item, bool):
+                raise ValueError(f"cell [{r}][{c}] must be a string")
+            text = item if isinstance(item, str) else str(item)
+            styled = template[c]
+            new_row.append(
+                text if isinstance(styled, str) else styled.model_copy(update={"data": CellData(content=text)})
+            )
+        cells.append(new_row)
+    new_data = data.model_copy(update={"cells": cells, "rows": len(cells)})
+    return node.model_copy(update={"data": new_data})
+
+
+def merge_data(current: dict, patch: dict) -> dict:
+    """Key-by-key merge that keeps the grid consistent.
+
+    New cells re-derive rows/columns; new rows/columns without cells resize the grid
+    (padding with empty cells); width and columnWidths replace each other.
+    """
+    merged = {**current, **patch}
+    if "cells" in patch:
+        for key in ("rows", "columns"):
+            if key not in patch:
+                merged.pop(key, None)
+    elif "rows" in patch or "columns" in patch:
+        rows = merged.get("rows") or len(current["cells"])
+        columns = merged.get("columns") or len(current["cells"][0])
+        cells = [list(r[:columns]) + [""] * (columns - len(r)) for r in current["cells"][:rows]]
+        merged["cells"] = cells + [[""] * columns for _ in range(rows - len(cells))]
+        if "columns" in patch and "columnWidths" not in patch and current.get("columnWidths"):
+            old = current["columnWidths"]
+            merged["columnWidths"] = (old + [old[-1]] * columns)[:columns]
+    if "width" in patch and "columnWidths" not in patch:
+        merged["columnWidths"] = None
+    if "columnWidths" in patch and "width" not in patch:
+        merged["width"] = None
+    return {k: v for k, v in merged.items() if v is not None}
+
+
+ELEMENT = ElementType(
+    name="table",
+    summary="A grid whose size comes from columnWidths/width and its content; position {x, y}",
+    Position=Position,
+    Data=Data,
+    Styles=Styles,
+    measure=measure,
+    draw=draw,
+    variable=VariableSpec(
+        kind="table",
+        field="data.cells",
+        accepts="a 2-D array of strings, header row first when the table has one",
+        apply=bind_value,
+    ),
+    position_hints={
+        "w": "table width comes from the grid: use data.columnWidths or data.width",
+        "h": "table height follows its rows' content: it cannot be set",
+    },
+    paginate=paginate,
+    merge_data=merge_data,
+)

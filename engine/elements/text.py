@@ -1,0 +1,197 @@
+"""Text: a string or a list, sized from its content (spec 4.4: the box hugs the text
+unless `position.maxWidth` pins the width and the content wraps inside it)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BeforeValidator, Field, model_validator
+
+from .. import typeset
+from ..colors import HexColor
+from ..fonts import DEFAULT_FAMILY, FontFamily
+from ..formatting import DataType, check_locale, check_value, format_value
+from .base import Box, DrawContext, ElementType, Opacity, StrictModel, VariableSpec
+
+ListFormat = Literal["none", "ordered", "unordered"]
+TextRole = Literal["p", "h1", "h2", "h3", "h4", "h5", "h6"]
+BULLET = "\u2022"
+
+
+def _weight(value: Any) -> Any:
+    named = {"normal": 400, "regular": 400, "medium": 500, "semibold": 600, "bold": 700}
+    return named.get(value, value) if isinstance(value, str) else value
+
+
+FontWeight = Annotated[int, BeforeValidator(_weight), Field(ge=100, le=900)]
+
+
+class Position(StrictModel):
+    x: float
+    y: float
+    maxWidth: float | None = Field(None, gt=0, description="Pins the box width; the text wraps inside it")
+
+
+class Data(StrictModel):
+    content: str | list[str] = Field("", description="A string, or item strings when listFormat is a list")
+    listFormat: ListFormat = "none"
+    listStart: int = Field(1, ge=0, description="The first number of an ordered list")
+    dataType: DataType = Field("string", description="How values are read and shown")
+    format: str | None = Field(
+        None, description="LDML pattern for number/currency/date values, e.g. '#,##0.00' or 'd MMMM y'"
+    )
+    locale: Annotated[str, AfterValidator(check_locale)] = "en"
+    currency: str = Field("USD", pattern=r"^[A-Z]{3}$", description="ISO 4217 code for dataType currency")
+    role: TextRole = Field("p", description="Structure role: a paragraph or a heading level")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Data:
+        if self.listFormat == "none" and isinstance(self.content, list):
+            raise ValueError(
+                "content is a list: set data.listFormat to 'ordered' or 'unordered', or send a string"
+            )
+        if self.listFormat != "none" and isinstance(self.content, str):
+            self.content = self.content.split("\n") if self.content else []
+        if self.dataType != "string":
+            for item in self.items():
+                if item != "":
+                    check_value(item, self.dataType)
+        return self
+
+    def items(self) -> list[str]:
+        return self.content if isinstance(self.content, list) else [self.content]
+
+
+class Styles(StrictModel):
+    fontFamily: FontFamily = DEFAULT_FAMILY
+    fontSize: float = Field(12, gt=0, le=1000)
+    fontWeight: FontWeight = 400
+    italic: bool = False
+    underline: bool = False
+    color: HexColor = "#000000"
+    align: typeset.Align = "left"
+    lineHeight: float = Field(1.2, gt=0, le=10, description="A multiple of fontSize")
+    opacity: Opacity = 1.0
+
+
+def text_style(styles: Any) -> typeset.TextStyle:
+    """The typesetting style of an element's (or a table cell's) styles."""
+    return typeset.TextStyle(
+        family=styles.fontFamily,
+        weight=styles.fontWeight,
+        italic=styles.italic,
+        size=styles.fontSize,
+        line_height=styles.lineHeight,
+        color=styles.color,
+        align=styles.align,
+        underline=styles.underline,
+    )
+
+
+def display_items(data: Data) -> tuple[str, ...]:
+    """The strings shown: each value formatted by dataType/format."""
+    if data.dataType == "string":
+        return tuple(data.items())
+    return tuple(
+        format_value(item, data.dataType, data.format, data.locale, data.currency) if item else ""
+        for item in data.items()
+    )
+
+
+def _markers(data: Data, count: int) -> list[str]:
+    if data.listFormat == "unordered":
+        return [BULLET] * count
+    if data.listFormat == "ordered":
+        return [f"{data.listStart + i}." for i in range(count)]
+    return [""] * count
+
+
+@lru_cache(maxsize=4096)
+def _layout(
+    items: tuple[str, ...], markers: tuple[str, ...], style: typeset.TextStyle, max_width: float | None
+) -> tuple[float, float, tuple[tuple[str, tuple[typeset.Line, ...]], ...]]:
+    """(indent, content width, [(marker, lines)]) for a text block."""
+    indent = 0.0
+    if any(markers):
+        indent = max(typeset.width_of(m, style) for m in markers) + style.size * 0.5
+    inner = None if max_width is None else max(max_width - indent, 1.0)
+    blocks = tuple((m, tuple(typeset.wrap(item, style, inner))) for m, item in zip(markers, items))
+    widest = max((line.width for _, lines in blocks for line in lines), default=0.0)
+    return indent, widest, blocks
+
+
+def layout(node: Any):
+    items = display_items(node.data)
+    return _layout(items, tuple(_markers(node.data, len(items))), text_style(node.styles), node.position.maxWidth)
+
+
+def measure(node: Any) -> tuple[float, float]:
+    indent, widest, blocks = layout(node)
+    line_count = sum(len(lines) for _, lines in blocks)
+    width = node.position.maxWidth if node.position.maxWidth is not None else indent + widest
+    return width, line_count * node.styles.fontSize * node.styles.lineHeight
+
+
+def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
+    indent, _, blocks = layout(node)
+    style = text_style(node.styles)
+    canvas = ctx.canvas
+    canvas.saveState()
+    if node.styles.opacity < 1:
+        canvas.setFillAlpha(node.styles.opacity)
+        canvas.setStrokeAlpha(node.styles.opacity)
+    top = box.y
+    marker_style = typeset.TextStyle(style.family, style.weight, style.italic, style.size, style.line_height, style.color)
+    for marker, lines in blocks:
+        if marker:
+            marker_line = typeset.Line(marker, typeset.width_of(marker, style), True)
+            typeset.draw_lines(canvas, [marker_line], marker_style, box.x, top, indent, ctx.page_height)
+        typeset.draw_lines(canvas, list(lines), style, box.x + indent, top, box.w - indent, ctx.page_height)
+        top += len(lines) * style.leading
+    canvas.restoreState()
+
+
+def bind_value(node: Any, value: Any) -> Any:
+    data = node.data
+    if data.listFormat != "none":
+        if isinstance(value, str):
+            value = value.split("\n") if value else []
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ValueError("expected a string or a list of strings for a list text")
+    elif data.dataType == "string" and not isinstance(value, str):
+        raise ValueError(f"expected a string, got {type(value).__name__}")
+    for item in value if isinstance(value, list) else [value]:
+        check_value(item, data.dataType)
+    content = value if isinstance(value, list) else (value if isinstance(value, str) else str(value))
+    return node.model_copy(update={"data": data.model_copy(update={"content": content})})
+
+
+def merge_data(current: dict, patch: dict) -> dict:
+    """Key-by-key merge; switching a list back to plain text joins its items by lines."""
+    merged = {**current, **patch}
+    if patch.get("listFormat") == "none" and "content" not in patch and isinstance(merged.get("content"), list):
+        merged["content"] = "\n".join(merged["content"])
+    return {k: v for k, v in merged.items() if v is not None}
+
+
+ELEMENT = ElementType(
+    name="text",
+    summary="Text sized from its content; position {x, y, maxWidth?}",
+    Position=Position,
+    Data=Data,
+    Styles=Styles,
+    measure=measure,
+    draw=draw,
+    variable=VariableSpec(
+        kind="text",
+        field="data.content",
+        accepts="a string (a number or ISO date string when data.dataType says so; a list of strings for lists)",
+        apply=bind_value,
+    ),
+    position_hints={
+        "w": "text boxes are measured from their content: use position.maxWidth to fix the width",
+        "h": "text height follows the content, fontSize and lineHeight: use position.maxWidth to wrap",
+    },
+    merge_data=merge_data,
+)

@@ -1,0 +1,113 @@
+"""Page layout: where every element lands, including tables that grow.
+
+The rule (README, "Tables that grow"): elements whose top lies at or below a
+table's designed bottom edge follow that table. When the table's rows change its
+height, they move by the same amount; when it runs past the page's bottom margin,
+it continues on a new page of the same format with its header row repeated, and
+the elements that follow it come after it there. A follower that no longer fits
+moves to the next page, keeping its distance to the followers after it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .elements import ELEMENT_TYPES, Box
+from .tree import Background, DesignTree, Page
+
+FLOW_MARGIN = 36.0  # half an inch: the top and bottom margins of flowing content
+
+
+@dataclass
+class Placement:
+    node: Any
+    box: Box
+    part: Any = None  # a table's rows on this page
+
+
+@dataclass
+class LaidOutPage:
+    source: int  # index of the design page it comes from
+    page: Page
+    background: Background
+    placements: list[Placement] = field(default_factory=list)
+
+
+def effective_background(tree: DesignTree, page: Page) -> Background:
+    """Page fields override the document's, field by field."""
+    doc = tree.background
+    return Background(
+        backgroundColor=page.backgroundColor or doc.backgroundColor,
+        backgroundImage=page.backgroundImage or doc.backgroundImage,
+        backgroundSize=page.backgroundSize or doc.backgroundSize,
+    )
+
+
+def _box(node: Any) -> Box:
+    w, h = ELEMENT_TYPES[node.type].measure(node)
+    return Box(node.position.x, node.position.y, w, h)
+
+
+def layout(design: DesignTree, filled: DesignTree | None = None, pages: list[int] | None = None) -> list[LaidOutPage]:
+    """Lay out `filled` (the design with values applied) against the design's geometry."""
+    filled = filled or design
+    out: list[LaidOutPage] = []
+    for index in pages if pages is not None else range(len(design.pages)):
+        out.extend(_layout_page(design, filled, index))
+    return out
+
+
+def _layout_page(design: DesignTree, filled: DesignTree, index: int) -> list[LaidOutPage]:
+    page = filled.pages[index]
+    background = effective_background(filled, page)
+    sheets = [LaidOutPage(index, page, background)]
+    nodes = [filled.nodes[i] for i in page.elements if not filled.nodes[i].isHidden]
+    designed = {n.id: _box(design.nodes[n.id]) for n in nodes}
+    tables = [n for n in nodes if n.type == "table"]
+    limit = page.height - FLOW_MARGIN
+
+    def sheet(k: int) -> LaidOutPage:
+        while len(sheets) <= k:
+            sheets.append(LaidOutPage(index, page, background))
+        return sheets[k]
+
+    ends: dict[str, tuple[int, float]] = {}  # table id -> (sheet, bottom y)
+    spills: dict[str, tuple[int, float]] = {}  # table id -> (sheet, y offset) once followers spill over
+    placed: list[tuple[int, Placement]] = []
+    for node in sorted(nodes, key=lambda n: (designed[n.id].y, n.type != "table")):
+        own = designed[node.id]
+        actual = _box(node)
+        anchor = _anchor(node, own, tables, designed)
+        sheet_index, top = 0, own.y
+        if anchor is not None:
+            end_sheet, end_y = ends[anchor.id]
+            offset = own.y - designed[anchor.id].bottom
+            sheet_index, top = end_sheet, end_y + offset
+            spill = spills.get(anchor.id)
+            if spill is None and top + actual.h > max(limit, own.bottom) and top > FLOW_MARGIN:
+                spill = spills[anchor.id] = (end_sheet + 1, FLOW_MARGIN - offset)
+            if spill is not None:
+                sheet_index, top = spill[0], spill[1] + offset
+        box = Box(node.position.x, top, actual.w, actual.h)
+        paginate = ELEMENT_TYPES[node.type].paginate
+        if paginate is None:
+            placed.append((sheet_index, Placement(node, box)))
+            continue
+        parts = paginate(node, max(limit, own.bottom) - top, limit - FLOW_MARGIN)
+        for part in parts:
+            if part.end > part.start:
+                placed.append((sheet_index, Placement(node, Box(box.x, top, box.w, part.height), part)))
+                ends[node.id] = (sheet_index, top + part.height)
+            sheet_index, top = sheet_index + 1, FLOW_MARGIN
+    # Paint order stays the design's, whatever order elements were placed in.
+    paint_order = {node_id: i for i, node_id in enumerate(page.elements)}
+    for sheet_index, placement in sorted(placed, key=lambda p: paint_order[p[1].node.id]):
+        sheet(sheet_index).placements.append(placement)
+    return sheets
+
+
+def _anchor(node: Any, own: Box, tables: list[Any], designed: dict[str, Box]) -> Any:
+    """The table this element follows: the lowest one whose designed bottom is above it."""
+    above = [t for t in tables if t.id != node.id and designed[t.id].bottom <= own.y + 0.01]
+    return max(above, key=lambda t: designed[t.id].bottom, default=None)

@@ -1,0 +1,101 @@
+"""The design tree (spec 2.3): metadata, ordered pages, nodes by id, variables.
+
+Positions are in PDF points with the origin at the page's top-left corner and y
+growing downwards, as in every design tool; the renderer converts to PDF space.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from .colors import Fill
+from .elements import Node, StrictModel
+from .paper import MAX_PAGE_SIDE, MIN_PAGE_SIDE, Orientation, PaperSize, oriented, paper_dimensions
+
+SCHEMA_VERSION = "v1"
+BackgroundSize = Literal["cover", "contain", "stretch"]
+PageSide = float
+
+
+class Background(StrictModel):
+    """Background fields shared by pages and the document; null means not set."""
+
+    backgroundColor: Fill | None = Field(None, description="Hex colour or linear-gradient(...)")
+    backgroundImage: str | None = Field(None, description="uploads:<id> or assets:<id>")
+    backgroundSize: BackgroundSize | None = None
+
+
+class Page(Background):
+    id: str
+    name: str | None = None
+    width: float = Field(ge=MIN_PAGE_SIDE, le=MAX_PAGE_SIDE)
+    height: float = Field(ge=MIN_PAGE_SIDE, le=MAX_PAGE_SIDE)
+    elements: list[str] = Field(default_factory=list, description="Node ids in paint order, back first")
+
+
+class Metadata(StrictModel):
+    schemaVersion: Literal["v1"] = SCHEMA_VERSION
+    title: str | None = None
+    author: str | None = None
+    subject: str | None = None
+    keywords: str | None = None
+    creator: str | None = None
+    language: str | None = Field(None, description="BCP 47 language tag of the content, e.g. en-GB")
+
+
+class Variable(StrictModel):
+    """A variable is one bound element; its name is the element's name (spec 2.5)."""
+
+    nodeId: str
+    kind: str
+
+
+class DesignTree(StrictModel):
+    metadata: Metadata = Field(default_factory=Metadata)
+    background: Background = Field(default_factory=Background)
+    pages: list[Page]
+    nodes: dict[str, Node] = Field(default_factory=dict)
+    variables: dict[str, Variable] = Field(default_factory=dict)
+
+    def node_by_name(self, name: str) -> Node | None:
+        return next((n for n in self.nodes.values() if n.name == name), None)
+
+    def to_json(self) -> str:
+        return self.model_dump_json()
+
+
+def page_size(
+    size: PaperSize | None = None,
+    orientation: Orientation | None = None,
+    width: float | None = None,
+    height: float | None = None,
+) -> tuple[float, float]:
+    """Resolve a paper request (spec 4.2): a named size, or a custom sheet taken literally."""
+    if size is not None and (width is not None or height is not None):
+        raise ValueError("send either size or width/height, not both")
+    if (width is None) != (height is None):
+        raise ValueError("width and height go together: send both")
+    if width is not None and height is not None:
+        for side in (width, height):
+            if not MIN_PAGE_SIDE <= side <= MAX_PAGE_SIDE:
+                raise ValueError(f"page sides must be between {MIN_PAGE_SIDE:g} and {MAX_PAGE_SIDE:g} points")
+        return float(width), float(height)
+    return paper_dimensions(size or "A4", orientation or "portrait")
+
+
+def new_design(
+    size: PaperSize | None = None,
+    orientation: Orientation | None = None,
+    width: float | None = None,
+    height: float | None = None,
+    title: str | None = None,
+    page_id: str = "page_1",
+) -> DesignTree:
+    """A new design: one blank page at the requested format (A4 portrait by default)."""
+    w, h = page_size(size, orientation, width, height)
+    return DesignTree(metadata=Metadata(title=title), pages=[Page(id=page_id, width=w, height=h)])
+
+
+__all__ = ["Background", "DesignTree", "Metadata", "Page", "Variable", "new_design", "oriented", "page_size"]

@@ -1,0 +1,56 @@
+"""Generation values: checking them against a design's variables and applying them.
+
+A supplied value replaces the bound element's content; a variable not supplied
+renders its design-time content (spec 4.11). Unknown names and values of the wrong
+type are errors naming the variable (decisions.md, "Generation values").
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from .elements import ELEMENT_TYPES
+from .errors import ValueBindingError
+from .tree import DesignTree
+
+
+def _bound(tree: DesignTree, values: Mapping[str, Any]) -> dict[str, Any]:
+    """Each supplied value's bound node with the value applied, by node id."""
+    if not isinstance(values, Mapping):
+        raise ValueBindingError("data", "expected an object of variable name to value")
+    updated: dict[str, Any] = {}
+    for name, value in values.items():
+        variable = tree.variables.get(name)
+        if variable is None:
+            known = ", ".join(sorted(tree.variables)) or "none"
+            raise ValueBindingError(name, f"no such variable in this design (its variables: {known})")
+        node = tree.nodes[variable.nodeId]
+        spec = ELEMENT_TYPES[node.type].variable
+        assert spec is not None  # only bindable elements become variables
+        try:
+            updated[node.id] = spec.apply(node, value)
+        except ValueError as exc:
+            raise ValueBindingError(name, str(exc)) from None
+    return updated
+
+
+def check_values(tree: DesignTree, values: Mapping[str, Any]) -> None:
+    """Raise ValueBindingError unless every value fits its variable."""
+    _bound(tree, values)
+
+
+def apply_values(tree: DesignTree, values: Mapping[str, Any] | None) -> DesignTree:
+    """A copy of the tree with the values in place (the input is not changed)."""
+    if not values:
+        return tree
+    updated = _bound(tree, values)
+    return tree.model_copy(update={"nodes": {**tree.nodes, **updated}})
+
+
+def describe_variables(tree: DesignTree) -> list[dict]:
+    """What each variable takes, for catalogs, notebooks and error messages."""
+    out = []
+    for name, variable in tree.variables.items():
+        spec = ELEMENT_TYPES[tree.nodes[variable.nodeId].type].variable
+        out.append({"name": name, "kind": variable.kind, "elementId": variable.nodeId, "accepts": spec.accepts if spec else ""})
+    return out

@@ -1,0 +1,151 @@
+"""The two reference documents: a certificate and an invoice.
+
+Used by `make run` (until the server exists), the benchmarks and the tests. The
+logo is drawn here with Pillow, so no binary sample ships in the repo.
+
+    python -m workbench.samples --out out
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+from functools import cache
+from pathlib import Path
+
+from PIL import Image, ImageDraw
+
+from engine import DesignTree, apply, new_design, render_pdf, render_png
+
+LOGO_REF = "assets:sample-logo"
+CERTIFICATE_PARAGRAPH = (
+    "For outstanding commitment to the craft of document design, for clarity of layout, "
+    "care with type and an unwavering eye for detail across every page produced during the "
+    "programme, awarded with the gratitude of the whole faculty."
+)
+
+
+@cache
+def logo_png() -> bytes:
+    """A 400×400 PNG logo with transparency."""
+    image = Image.new("RGBA", (400, 400), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(image)
+    draw.ellipse((10, 10, 390, 390), fill=(31, 78, 140, 255))
+    draw.ellipse((70, 70, 330, 330), fill=(255, 255, 255, 255))
+    draw.polygon([(200, 95), (305, 290), (95, 290)], fill=(212, 160, 23, 255))
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+def resolver(ref: str) -> bytes:
+    if ref == LOGO_REF:
+        return logo_png()
+    raise KeyError(ref)
+
+
+def _add(kind: str, name: str, position: dict, data: dict | None = None, styles: dict | None = None) -> dict:
+    args = {"type": kind, "name": name, "position": position}
+    if data is not None:
+        args["data"] = data
+    if styles is not None:
+        args["styles"] = styles
+    return {"type": "add_element", "args": args}
+
+
+def _bind(*names: str) -> list[dict]:
+    return [{"type": "bind_variable", "args": {"name": n}} for n in names]
+
+
+def certificate() -> DesignTree:
+    """A4 landscape: border, title, name, paragraph, logo, QR, barcode, date."""
+    tree = new_design(size="A4", orientation="landscape", title="Certificate")
+    tree, _ = apply(
+        tree,
+        [
+            _add("shape", "border", {"x": 24, "y": 24, "w": 793.89, "h": 547.28},
+                 {"shapeType": "rectangle"}, {"stroke": "#1f4e8c", "strokeWidth": 4, "cornerRadius": 6}),
+            _add("text", "title", {"x": 60, "y": 60},
+                 {"content": "Certificate of Excellence"}, {"fontSize": 36, "fontWeight": 700, "color": "#1f4e8c"}),
+            _add("text", "recipient", {"x": 60, "y": 150},
+                 {"content": "Ada Lovelace"}, {"fontSize": 28, "fontFamily": "Playfair Display"}),
+            _add("text", "paragraph", {"x": 60, "y": 215, "maxWidth": 500},
+                 {"content": CERTIFICATE_PARAGRAPH}, {"fontSize": 12, "lineHeight": 1.4}),
+            _add("image", "logo", {"x": 640, "y": 50, "w": 150, "h": 150}, {"src": LOGO_REF}),
+            _add("qr", "verify", {"x": 690, "y": 430, "size": 100},
+                 {"content": "https://docbench.example/verify/ROW-000000"}),
+            _add("barcode", "serial", {"x": 60, "y": 470, "w": 220, "h": 60}, {"content": "ROW-000000"}),
+            _add("text", "issued", {"x": 400, "y": 500},
+                 {"content": "2026-11-21", "dataType": "date", "format": "d MMMM y"}, {"fontSize": 14}),
+            *_bind("recipient", "verify", "serial", "issued"),
+        ],
+    )
+    return tree
+
+
+def certificate_row(i: int) -> dict:
+    row_id = f"ROW-{i:06d}"
+    return {
+        "recipient": f"Recipient Number {i}",
+        "verify": f"https://docbench.example/verify/{row_id}",
+        "serial": row_id,
+        "issued": f"2026-{1 + i % 12:02d}-{1 + i % 28:02d}",
+    }
+
+
+INVOICE_HEADER = ["Description", "Quantity", "Unit price", "Amount"]
+
+
+def invoice() -> DesignTree:
+    """A4 portrait: header texts, logo, a bound 20×4 table with header, totals, QR."""
+    tree = new_design(size="A4", title="Invoice")
+    cells = [INVOICE_HEADER] + [[f"Line item {r}", "1", "10.00", "10.00"] for r in range(1, 21)]
+    tree, _ = apply(
+        tree,
+        [
+            _add("text", "heading", {"x": 50, "y": 50}, {"content": "INVOICE"}, {"fontSize": 28, "fontWeight": 700}),
+            _add("text", "number", {"x": 50, "y": 90}, {"content": "No. INV-0000"}, {"fontSize": 12}),
+            _add("text", "customer", {"x": 50, "y": 110, "maxWidth": 260},
+                 {"content": "Customer name\n1 Example Street\nSpringfield"}, {"fontSize": 11}),
+            _add("image", "logo", {"x": 445, "y": 40, "w": 100, "h": 100}, {"src": LOGO_REF}),
+            _add("table", "lines", {"x": 50, "y": 190},
+                 {"cells": cells, "columnWidths": [235, 80, 90, 90], "headerRow": True},
+                 {"fontSize": 10, "align": "left", "stripeColor": "#f6f8fb"}),
+            _add("text", "total", {"x": 355, "y": 700}, {"content": "Total: 200.00"},
+                 {"fontSize": 14, "fontWeight": 700}),
+            _add("qr", "payment", {"x": 50, "y": 700, "size": 80}, {"content": "PAY:INV-0000"}),
+            *_bind("number", "customer", "lines", "total", "payment"),
+        ],
+    )
+    return tree
+
+
+def invoice_row(i: int, lines: int = 20) -> dict:
+    rows = [INVOICE_HEADER] + [
+        [f"Service {i}-{r}", str(1 + r % 4), f"{(r * 7 + i) % 90 + 10}.00", f"{(1 + r % 4) * ((r * 7 + i) % 90 + 10)}.00"]
+        for r in range(1, lines + 1)
+    ]
+    total = sum(float(r[3]) for r in rows[1:])
+    return {
+        "number": f"No. INV-{i:04d}",
+        "customer": f"Customer {i}\n{i} Example Street\nSpringfield",
+        "lines": rows,
+        "total": f"Total: {total:,.2f}",
+        "payment": f"PAY:INV-{i:04d}",
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Render the sample designs to PDF and PNG.")
+    parser.add_argument("--out", default="out", type=Path)
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name, tree, row in (("certificate", certificate(), certificate_row(1)), ("invoice", invoice(), invoice_row(1))):
+        (args.out / f"{name}.pdf").write_bytes(render_pdf(tree, row, resolver))
+        (args.out / f"{name}.png").write_bytes(render_png(tree, 0, resolver, dpi=96))
+        (args.out / f"{name}.json").write_text(tree.model_dump_json(indent=2))
+        print(f"wrote {args.out / name}.pdf, .png and .json")
+
+
+if __name__ == "__main__":
+    main()
