@@ -11,6 +11,16 @@ GENERAL_HINTS = {
 }
 
 
+# Pydantic names union members in error locations ('str', "literal['a','b']",
+# 'constrained-int', 'function-after[...]'); they mean nothing to a client.
+_UNION_TAGS = {"str", "int", "float", "bool", "list", "dict", "none", "list[str]", "dict[str,any]"}
+
+
+def _is_field(part: object) -> bool:
+    text = str(part)
+    return isinstance(part, int) or (text not in _UNION_TAGS and "[" not in text and "-" not in text)
+
+
 def _allowed(model: type[BaseModel] | None) -> str:
     if model is None:
         return ""
@@ -31,19 +41,21 @@ def describe(
     """
     models = models or {}
     hints = hints or {}
-    messages: list[str] = []
-    for item in error.errors()[:4]:
-        loc = [str(part) for part in item["loc"]]
+    messages: dict[str, list[str]] = {}
+    for item in error.errors():
+        loc = [str(part) for part in item["loc"] if _is_field(part)]
         where = ".".join(([prefix] if prefix else []) + loc) or "args"
         head = loc[0] if len(loc) > 1 else ""
         key = loc[-1] if loc else ""
         if item["type"] == "extra_forbidden":
             fix = hints.get(head, {}).get(key) or (GENERAL_HINTS.get(key) if not head else None)
-            messages.append(f"{where}: unknown key" + (f"; {fix}" if fix else _allowed(models.get(head))))
+            message = "unknown key" + (f"; {fix}" if fix else _allowed(models.get(head)))
         elif item["type"] == "missing":
-            messages.append(f"{where}: required")
+            message = "required"
         else:
             message = str(item["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
-            messages.append(f"{where}: {message}")
-    return "; ".join(messages)
+        if message not in messages.setdefault(where, []):
+            messages[where].append(message)
+    # Failures of each member of a union share a location: read them as alternatives.
+    return "; ".join(f"{where}: {' or '.join(found)}" for where, found in list(messages.items())[:4])
 

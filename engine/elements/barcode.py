@@ -65,19 +65,19 @@ def bars(content: str, fmt: BarcodeFormat) -> tuple[str, tuple[tuple[int, int], 
     return text, runs, len(modules)
 
 
-class Data(StrictModel):
+class BarcodeData(StrictModel):
     content: str = Field(description="The value to encode, checked against the format")
     format: BarcodeFormat = "CODE128"
     displayValue: bool = Field(True, description="Print the human-readable value under the bars")
     alt: str | None = Field(None, max_length=2000, description="Alternative text; none marks it decorative")
 
     @model_validator(mode="after")
-    def _encodable(self) -> Data:
+    def _encodable(self) -> BarcodeData:
         normalise(self.content, self.format)
         return self
 
 
-class Styles(StrictModel):
+class BarcodeStyles(StrictModel):
     color: HexColor = "#000000"
     backgroundColor: HexColor | None = None
     fontFamily: fonts.FontFamily = fonts.DEFAULT_FAMILY
@@ -126,8 +126,8 @@ ELEMENT = ElementType(
     name="barcode",
     summary="A linear barcode (CODE128 default, EAN13, EAN8, UPCA, CODE39, ITF, ISBN13); position {x, y, w, h}",
     Position=BoxPosition,
-    Data=Data,
-    Styles=Styles,
+    Data=BarcodeData,
+    Styles=BarcodeStyles,
     measure=measure,
     draw=draw,
     variable=VariableSpec(kind="code", field="data.content", accepts="a string valid for the format", apply=bind_value),

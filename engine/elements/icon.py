@@ -23,12 +23,12 @@ def check_icon(value: str) -> str:
 IconId = Annotated[str, AfterValidator(check_icon)]
 
 
-class Data(StrictModel):
+class IconData(StrictModel):
     iconId: IconId = Field("star", description="A bundled outline icon id, e.g. star, check, mail")
     alt: str | None = Field(None, max_length=2000, description="Alternative text; none marks it decorative")
 
 
-class Styles(StrictModel):
+class IconStyles(StrictModel):
     color: HexColor = "#000000"
     strokeWidth: float = Field(2.0, gt=0, le=10, description="Outline width in icon units (24 per side)")
     opacity: Opacity = 1.0
@@ -70,8 +70,8 @@ ELEMENT = ElementType(
     name="icon",
     summary="A bundled outline icon in an explicit box; position {x, y, w, h}",
     Position=BoxPosition,
-    Data=Data,
-    Styles=Styles,
+    Data=IconData,
+    Styles=IconStyles,
     measure=measure,
     draw=draw,
     variable=VariableSpec(kind="icon", field="data.iconId", accepts="an icon id string", apply=bind_value),

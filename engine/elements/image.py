@@ -39,14 +39,14 @@ class CropBox(StrictModel):
         return self
 
 
-class Data(StrictModel):
+class ImageData(StrictModel):
     src: ImageSrc | None = Field(None, description="uploads:<id> or assets:<id>")
     crop: CropBox | None = None
     fit: Fit = Field("contain", description="contain keeps it whole, cover fills and clips, fill stretches")
     alt: str | None = Field(None, max_length=2000, description="Alternative text; none marks it decorative")
 
 
-class Styles(StrictModel):
+class ImageStyles(StrictModel):
     opacity: Opacity = 1.0
 
 
@@ -98,8 +98,8 @@ ELEMENT = ElementType(
     name="image",
     summary="An image ref drawn into an explicit box; position {x, y, w, h}",
     Position=BoxPosition,
-    Data=Data,
-    Styles=Styles,
+    Data=ImageData,
+    Styles=ImageStyles,
     measure=measure,
     draw=draw,
     variable=VariableSpec(

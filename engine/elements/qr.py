@@ -22,24 +22,24 @@ _LEVELS = {
 }
 
 
-class Position(StrictModel):
+class QrPosition(StrictModel):
     x: float
     y: float
     size: float = Field(gt=0, description="Side of the square in points")
 
 
-class Data(StrictModel):
+class QrData(StrictModel):
     content: str = Field(description="Text or URL to encode")
     errorCorrection: ErrorCorrection = Field("M", description="L 7%, M 15%, Q 25%, H 30% recoverable")
     alt: str | None = Field(None, max_length=2000, description="Alternative text; none marks it decorative")
 
     @model_validator(mode="after")
-    def _encodable(self) -> Data:
+    def _encodable(self) -> QrData:
         check_encodable(self.content, self.errorCorrection)
         return self
 
 
-class Styles(StrictModel):
+class QrStyles(StrictModel):
     color: HexColor = "#000000"
     backgroundColor: HexColor | None = Field("#ffffff", description="null for transparent")
     quietZone: int = Field(2, ge=0, le=8, description="Blank modules around the code (scanners want 2-4)")
@@ -69,7 +69,8 @@ def module_runs(content: str, level: ErrorCorrection) -> tuple[int, tuple[tuple[
 def check_encodable(content: str, level: ErrorCorrection) -> None:
     try:
         module_runs(content, level)
-    except DataOverflowError:
+    except (DataOverflowError, ValueError):
+        # qrcode reports overflow as DataOverflowError or, past version 40, ValueError.
         raise ValueError(
             f"content is too long for a QR code at error correction {level} "
             f"({len(content.encode())} bytes); shorten it or use level L"
@@ -110,9 +111,9 @@ def bind_value(node: Any, value: Any) -> Any:
 ELEMENT = ElementType(
     name="qr",
     summary="A QR code, always square; position {x, y, size}",
-    Position=Position,
-    Data=Data,
-    Styles=Styles,
+    Position=QrPosition,
+    Data=QrData,
+    Styles=QrStyles,
     measure=measure,
     draw=draw,
     variable=VariableSpec(kind="code", field="data.content", accepts="a string", apply=bind_value),

@@ -13,12 +13,12 @@ from .base import Box, BoxPosition, DrawContext, ElementType, NonNegative, Opaci
 ShapeType = Literal["rectangle", "circle", "line", "arrow"]
 
 
-class Data(StrictModel):
+class ShapeData(StrictModel):
     shapeType: ShapeType = "rectangle"
     alt: str | None = Field(None, max_length=2000, description="Alternative text; none marks it decorative")
 
 
-class Styles(StrictModel):
+class ShapeStyles(StrictModel):
     fill: HexColor | None = Field(None, description="Fill colour; null for none (lines ignore it)")
     stroke: HexColor | None = Field("#000000", description="Outline colour; null for none")
     strokeWidth: NonNegative = 1.0
@@ -62,7 +62,7 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     canvas.restoreState()
 
 
-def _draw_line(ctx: DrawContext, box: Box, styles: Styles, arrow: bool) -> None:
+def _draw_line(ctx: DrawContext, box: Box, styles: ShapeStyles, arrow: bool) -> None:
     """A line runs from the box's top-left to its bottom-right corner (h = 0: horizontal)."""
     canvas = ctx.canvas
     x0, y0 = box.x, ctx.pdf_y(box.y)
@@ -100,8 +100,8 @@ ELEMENT = ElementType(
     name="shape",
     summary="rectangle, circle, line or arrow in an explicit box; position {x, y, w, h}",
     Position=BoxPosition,
-    Data=Data,
-    Styles=Styles,
+    Data=ShapeData,
+    Styles=ShapeStyles,
     measure=measure,
     draw=draw,
     variable=VariableSpec(kind="color", field="styles.fill", accepts="a hex colour string", apply=bind_value),

@@ -24,7 +24,7 @@ MAX_COLUMNS = 50
 DEFAULT_COLUMN_WIDTH = 100.0
 
 
-class Position(StrictModel):
+class TablePosition(StrictModel):
     x: float
     y: float
 
@@ -51,7 +51,7 @@ class Cell(StrictModel):
     styles: CellStyles = Field(default_factory=CellStyles)
 
 
-class Data(StrictModel):
+class TableData(StrictModel):
     rows: int | None = Field(None, ge=1, le=MAX_ROWS, description="Derived from cells when omitted")
     columns: int | None = Field(None, ge=1, le=MAX_COLUMNS, description="Derived from cells when omitted")
     columnWidths: list[float] | None = Field(None, description="Points, one per column")
@@ -61,7 +61,7 @@ class Data(StrictModel):
     headerColumn: bool = Field(False, description="The first column is a header column")
 
     @model_validator(mode="after")
-    def _grid(self) -> Data:
+    def _grid(self) -> TableData:
         if self.cells is None:
             rows, columns = self.rows or 2, self.columns or 2
             self.cells = [[""] * columns for _ in range(rows)]
@@ -87,7 +87,7 @@ class Data(StrictModel):
         return self
 
 
-class Styles(StrictModel):
+class TableStyles(StrictModel):
     fontFamily: FontFamily = DEFAULT_FAMILY
     fontSize: float = Field(10, gt=0, le=500)
     fontWeight: FontWeight = 400
@@ -130,14 +130,14 @@ class TablePart:
     height: float
 
 
-def column_widths(data: Data) -> tuple[float, ...]:
+def column_widths(data: TableData) -> tuple[float, ...]:
     if data.columnWidths is not None:
         return tuple(data.columnWidths)
     total = data.width if data.width is not None else DEFAULT_COLUMN_WIDTH * (data.columns or 1)
     return (total / (data.columns or 1),) * (data.columns or 1)
 
 
-def _cell_layout(cell: str | Cell, styles: Styles, header: bool, body_index: int, width: float) -> CellLayout:
+def _cell_layout(cell: str | Cell, styles: TableStyles, header: bool, body_index: int, width: float) -> CellLayout:
     text, own = (cell, None) if isinstance(cell, str) else (cell.data.content, cell.styles)
     weight = styles.headerFontWeight if header else styles.fontWeight
     color = (styles.headerColor or styles.color) if header else styles.color
@@ -165,8 +165,8 @@ def grid(node: Any) -> Grid:
 
 @lru_cache(maxsize=512)
 def _grid_cached(data_json: str, styles_json: str) -> Grid:
-    data = Data.model_validate_json(data_json)
-    styles = Styles.model_validate_json(styles_json)
+    data = TableData.model_validate_json(data_json)
+    styles = TableStyles.model_validate_json(styles_json)
     widths = column_widths(data)
     header_rows = 1 if data.headerRow else 0
     rows: list[tuple[CellLayout, ...]] = []
@@ -257,7 +257,7 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: TablePart | None = None) -
     canvas.restoreState()
 
 
-def _draw_grid(ctx: DrawContext, box: Box, layout: Grid, row_tops: list[float], bottom: float, styles: Styles) -> None:
+def _draw_grid(ctx: DrawContext, box: Box, layout: Grid, row_tops: list[float], bottom: float, styles: TableStyles) -> None:
     canvas = ctx.canvas
     canvas.setStrokeColor(to_rl(styles.borderColor))
     canvas.setLineWidth(styles.borderWidth)
@@ -336,9 +336,9 @@ def merge_data(current: dict, patch: dict) -> dict:
 ELEMENT = ElementType(
     name="table",
     summary="A grid whose size comes from columnWidths/width and its content; position {x, y}",
-    Position=Position,
-    Data=Data,
-    Styles=Styles,
+    Position=TablePosition,
+    Data=TableData,
+    Styles=TableStyles,
     measure=measure,
     draw=draw,
     variable=VariableSpec(

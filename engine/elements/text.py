@@ -27,13 +27,13 @@ def _weight(value: Any) -> Any:
 FontWeight = Annotated[int, BeforeValidator(_weight), Field(ge=100, le=900)]
 
 
-class Position(StrictModel):
+class TextPosition(StrictModel):
     x: float
     y: float
     maxWidth: float | None = Field(None, gt=0, description="Pins the box width; the text wraps inside it")
 
 
-class Data(StrictModel):
+class TextData(StrictModel):
     content: str | list[str] = Field("", description="A string, or item strings when listFormat is a list")
     listFormat: ListFormat = "none"
     listStart: int = Field(1, ge=0, description="The first number of an ordered list")
@@ -46,7 +46,7 @@ class Data(StrictModel):
     role: TextRole = Field("p", description="Structure role: a paragraph or a heading level")
 
     @model_validator(mode="after")
-    def _consistent(self) -> Data:
+    def _consistent(self) -> TextData:
         if self.listFormat == "none" and isinstance(self.content, list):
             raise ValueError(
                 "content is a list: set data.listFormat to 'ordered' or 'unordered', or send a string"
@@ -63,7 +63,7 @@ class Data(StrictModel):
         return self.content if isinstance(self.content, list) else [self.content]
 
 
-class Styles(StrictModel):
+class TextStyles(StrictModel):
     fontFamily: FontFamily = DEFAULT_FAMILY
     fontSize: float = Field(12, gt=0, le=1000)
     fontWeight: FontWeight = 400
@@ -89,7 +89,7 @@ def text_style(styles: Any) -> typeset.TextStyle:
     )
 
 
-def display_items(data: Data) -> tuple[str, ...]:
+def display_items(data: TextData) -> tuple[str, ...]:
     """The strings shown: each value formatted by dataType/format."""
     if data.dataType == "string":
         return tuple(data.items())
@@ -99,7 +99,7 @@ def display_items(data: Data) -> tuple[str, ...]:
     )
 
 
-def _markers(data: Data, count: int) -> list[str]:
+def _markers(data: TextData, count: int) -> list[str]:
     if data.listFormat == "unordered":
         return [BULLET] * count
     if data.listFormat == "ordered":
@@ -178,9 +178,9 @@ def merge_data(current: dict, patch: dict) -> dict:
 ELEMENT = ElementType(
     name="text",
     summary="Text sized from its content; position {x, y, maxWidth?}",
-    Position=Position,
-    Data=Data,
-    Styles=Styles,
+    Position=TextPosition,
+    Data=TextData,
+    Styles=TextStyles,
     measure=measure,
     draw=draw,
     variable=VariableSpec(

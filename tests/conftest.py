@@ -1,0 +1,105 @@
+"""Shared helpers: real PDFs opened with pypdfium2/pikepdf, real PNG decoding."""
+
+from __future__ import annotations
+
+import io
+import itertools
+from typing import Any
+
+import pikepdf
+import pypdfium2 as pdfium
+import pytest
+from PIL import Image
+
+from engine import DesignTree, apply, new_design
+
+
+def add(kind: str, name: str, position: dict, data: dict | None = None, styles: dict | None = None, **extra: Any) -> dict:
+    args: dict[str, Any] = {"type": kind, "name": name, "position": position, **extra}
+    if data is not None:
+        args["data"] = data
+    if styles is not None:
+        args["styles"] = styles
+    return {"type": "add_element", "args": args}
+
+
+def action(kind: str, **args: Any) -> dict:
+    return {"type": kind, "args": args}
+
+
+def counter_ids():
+    """Deterministic ids, so two runs of the same actions give the same tree."""
+    numbers = itertools.count(1)
+    return lambda prefix: f"{prefix}_{next(numbers):04d}"
+
+
+def build(actions: list[dict], tree: DesignTree | None = None, **design: Any) -> DesignTree:
+    tree = tree or new_design(**design)
+    if actions:
+        tree, _ = apply(tree, actions, mint_id=counter_ids())
+    return tree
+
+
+def pdf_text(pdf: bytes) -> list[str]:
+    """The text of every page, extracted by PDFium."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        return [page.get_textpage().get_text_range() for page in document]
+    finally:
+        document.close()
+
+
+def page_count(pdf: bytes) -> int:
+    document = pdfium.PdfDocument(pdf)
+    try:
+        return len(document)
+    finally:
+        document.close()
+
+
+def page_image(pdf: bytes, index: int = 0, dpi: float = 144) -> Image.Image:
+    document = pdfium.PdfDocument(pdf)
+    try:
+        return document[index].render(scale=dpi / 72).to_pil().convert("RGB")
+    finally:
+        document.close()
+
+
+def crop_points(image: Image.Image, box: tuple[float, float, float, float], dpi: float = 144) -> Image.Image:
+    """Crop a page image to a box given in points (x, y from the top-left, w, h)."""
+    scale = dpi / 72
+    x, y, w, h = box
+    return image.crop((round(x * scale), round(y * scale), round((x + w) * scale), round((y + h) * scale)))
+
+
+def ink_ratio(image: Image.Image, threshold: int = 128) -> float:
+    """Share of pixels darker than the threshold."""
+    grey = image.convert("L")
+    dark = sum(1 for v in grey.getdata() if v < threshold)
+    return dark / (grey.width * grey.height)
+
+
+def font_report(pdf: bytes) -> list[dict]:
+    """Every font resource in the PDF: its name and whether its program is embedded."""
+    fonts = []
+    seen: set[tuple[int, int]] = set()
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        for obj in document.objects:
+            if not isinstance(obj, pikepdf.Dictionary) or obj.get("/Type") != "/Font":
+                continue
+            if obj.get("/Subtype") == "/CIDFontType2":
+                continue  # a descendant: reported through its Type0 parent
+            key = obj.objgen
+            if key in seen:
+                continue
+            seen.add(key)
+            descriptor_owner = obj.DescendantFonts[0] if obj.get("/Subtype") == "/Type0" else obj
+            descriptor = descriptor_owner.get("/FontDescriptor")
+            embedded = descriptor is not None and any(k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3"))
+            fonts.append({"name": str(obj.get("/BaseFont")), "embedded": embedded})
+    return fonts
+
+
+@pytest.fixture
+def a4() -> DesignTree:
+    return new_design()
