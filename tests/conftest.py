@@ -75,7 +75,7 @@ def crop_points(image: Image.Image, box: tuple[float, float, float, float], dpi:
 def ink_ratio(image: Image.Image, threshold: int = 128) -> float:
     """Share of pixels darker than the threshold."""
     grey = image.convert("L")
-    dark = sum(1 for v in grey.getdata() if v < threshold)
+    dark = sum(1 for v in grey.get_flattened_data() if v < threshold)
     return dark / (grey.width * grey.height)
 
 

@@ -67,7 +67,7 @@ FontFamily = Annotated[str, AfterValidator(check_family)]
 
 def nearest_weight(available: list[int], wanted: int) -> int:
     """CSS-like fallback: the closest weight; ties go lighter below 500, heavier above."""
-    return min(available, key=lambda w: (abs(w - wanted), w if wanted >= 500 else -w))
+    return min(available, key=lambda w: (abs(w - wanted), w if wanted < 500 else -w))
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,6 +112,9 @@ def fallback_face(primary: Face) -> Face:
     return face(FALLBACK_FAMILY, 700 if primary.weight >= 600 else 400, primary.italic)
 
 
+_NEUTRAL = frozenset(" \u00a0.,;:!?-\u2013\u2014'\"()/")
+
+
 @lru_cache(maxsize=16384)
 def runs(text: str, primary: Face) -> tuple[tuple[str, Face], ...]:
     """Split text into runs of one face each: the primary, or the fallback where it lacks glyphs."""
@@ -120,7 +123,11 @@ def runs(text: str, primary: Face) -> tuple[tuple[str, Face], ...]:
     backup = fallback_face(primary)
     out: list[tuple[str, Face]] = []
     for char in text:
-        chosen = primary if primary.covers(char) or not backup.covers(char) else backup
+        current = out[-1][1] if out else None
+        if current is not None and char in _NEUTRAL and current.covers(char):
+            chosen = current  # spaces and punctuation stay in the run: fewer font switches
+        else:
+            chosen = primary if primary.covers(char) or not backup.covers(char) else backup
         if out and out[-1][1] is chosen:
             out[-1] = (out[-1][0] + char, chosen)
         else:
