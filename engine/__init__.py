@@ -1,9 +1,9 @@
 """docbench's document engine: pure and deterministic, no HTTP, database, clock or network.
 
-    from engine import new_design, apply, render_pdf
-    tree = new_design(size="A4")
-    tree, results = apply(tree, [{"type": "add_element", "args": {...}}])
-    pdf = render_pdf(tree, {"name": "Ada"})
+from engine import new_design, apply, render_pdf
+tree = new_design(size="A4")
+tree, results = apply(tree, [{"type": "add_element", "args": {...}}])
+pdf = render_pdf(tree, {"name": "Ada"})
 """
 
 from __future__ import annotations

@@ -88,10 +88,8 @@ def parse_gradient(value: str) -> LinearGradient:
     if len(colors) < 2:
         raise ValueError(f"a gradient needs at least two colours; {hint}")
     # Stops without a position are spread evenly, as CSS does.
-    filled = [
-        p if p is not None else i / (len(colors) - 1) for i, p in enumerate(positions)
-    ]
-    for earlier, later in zip(filled, filled[1:]):
+    filled = [p if p is not None else i / (len(colors) - 1) for i, p in enumerate(positions)]
+    for earlier, later in zip(filled, filled[1:], strict=False):
         if later < earlier:
             raise ValueError(f"gradient stop positions must not decrease; {hint}")
     return LinearGradient(angle % 360, tuple(colors), tuple(filled))

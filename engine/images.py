@@ -18,8 +18,9 @@ import re
 import threading
 import warnings
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Literal
 
 from PIL import Image, ImageOps
 from reportlab.lib.utils import ImageReader
@@ -65,9 +66,7 @@ def rasterize_svg(data: bytes, scale: float = 2.0) -> bytes:
     import cairosvg
 
     try:
-        return cairosvg.svg2png(
-            bytestring=data, scale=scale, unsafe=False, url_fetcher=_refuse_fetch
-        )
+        return cairosvg.svg2png(bytestring=data, scale=scale, unsafe=False, url_fetcher=_refuse_fetch)
     except ImageError:
         raise
     except Exception as exc:  # cairosvg raises many types for malformed input

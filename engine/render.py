@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import io
 import threading
-from typing import Any, Literal, Mapping
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from reportlab import rl_config
 from reportlab.pdfgen.canvas import Canvas

@@ -150,23 +150,19 @@ def _draw_runs(canvas: Canvas, text: str, style: TextStyle, x: float, y: float) 
     canvas.drawText(text_object)
 
 
-def _draw_justified(
-    canvas: Canvas, line: Line, style: TextStyle, left: float, y: float, box_width: float
-) -> None:
+def _draw_justified(canvas: Canvas, line: Line, style: TextStyle, left: float, y: float, box_width: float) -> None:
     # Word by word: PDF word spacing (Tw) only acts on single-byte code 32, which
     # subset TrueType fonts do not use, so the gaps are placed explicitly.
     words = line.text.split(" ")
     widths = [width_of(w, style) for w in words]
     gap = (box_width - sum(widths)) / (len(words) - 1)
     x = left
-    for word, width in zip(words, widths):
+    for word, width in zip(words, widths, strict=True):
         _draw_runs(canvas, word, style, x, y)
         x += width + gap
 
 
-def _underline(
-    canvas: Canvas, style: TextStyle, left: float, y: float, box_width: float, line: Line
-) -> None:
+def _underline(canvas: Canvas, style: TextStyle, left: float, y: float, box_width: float, line: Line) -> None:
     justified = style.align == "justify" and not line.ends_paragraph and " " in line.text
     width = box_width if justified else line.width
     x = left if justified else left + _align_offset(style.align, box_width - line.width)

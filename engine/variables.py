@@ -7,7 +7,8 @@ type are errors naming the variable (decisions.md, "Generation values").
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .elements import ELEMENT_TYPES
 from .errors import ValueBindingError
@@ -52,5 +53,7 @@ def describe_variables(tree: DesignTree) -> list[dict]:
     out = []
     for name, variable in tree.variables.items():
         spec = ELEMENT_TYPES[tree.nodes[variable.nodeId].type].variable
-        out.append({"name": name, "kind": variable.kind, "elementId": variable.nodeId, "accepts": spec.accepts if spec else ""})
+        out.append(
+            {"name": name, "kind": variable.kind, "elementId": variable.nodeId, "accepts": spec.accepts if spec else ""}
+        )
     return out

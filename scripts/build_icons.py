@@ -201,13 +201,9 @@ def main() -> int:
             dropped.append((r["id"], r["error"]))
         elif r["local"] > THRESHOLD_LOCAL and 'opacity="' in path.read_text(encoding="utf-8"):
             # The only known cause so far: svglib ignores the opacity attribute.
-            dropped.append(
-                (r["id"], f"uses opacity=, which svglib ignores (local {r['local']:.2f})")
-            )
+            dropped.append((r["id"], f"uses opacity=, which svglib ignores (local {r['local']:.2f})"))
         elif r["local"] > THRESHOLD_LOCAL:
-            why = (
-                f"render mismatch (local {r['local']:.2f}, IoU {r['iou']:.3f}, mean {r['mad']:.4f})"
-            )
+            why = f"render mismatch (local {r['local']:.2f}, IoU {r['iou']:.3f}, mean {r['mad']:.4f})"
             dropped.append((r["id"], why))
         else:
             kept[r["id"]] = minify(path.read_text(encoding="utf-8"))
@@ -222,9 +218,7 @@ def main() -> int:
     (args.out / "tabler-outline.json").write_text(
         json.dumps(catalog, separators=(",", ":"), ensure_ascii=False), encoding="utf-8"
     )
-    (args.out / "LICENSE.txt").write_text(
-        (args.package / "LICENSE").read_text(encoding="utf-8"), encoding="utf-8"
-    )
+    (args.out / "LICENSE.txt").write_text((args.package / "LICENSE").read_text(encoding="utf-8"), encoding="utf-8")
 
     noise = max((r["local"] for r in results if r["id"] in kept), default=0.0)
     (args.out / "README.md").write_text(
@@ -241,10 +235,7 @@ def main() -> int:
         ),
         encoding="utf-8",
     )
-    print(
-        f"@tabler/icons {meta['version']}: {len(files)} outline icons, kept {len(kept)}, "
-        f"left out {len(dropped)}"
-    )
+    print(f"@tabler/icons {meta['version']}: {len(files)} outline icons, kept {len(kept)}, left out {len(dropped)}")
     for icon_id, why in dropped:
         print(f"  - {icon_id}: {why}")
     return 0

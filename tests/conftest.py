@@ -14,7 +14,9 @@ from PIL import Image
 from engine import DesignTree, apply, new_design
 
 
-def add(kind: str, name: str, position: dict, data: dict | None = None, styles: dict | None = None, **extra: Any) -> dict:
+def add(
+    kind: str, name: str, position: dict, data: dict | None = None, styles: dict | None = None, **extra: Any
+) -> dict:
     args: dict[str, Any] = {"type": kind, "name": name, "position": position, **extra}
     if data is not None:
         args["data"] = data
@@ -95,7 +97,9 @@ def font_report(pdf: bytes) -> list[dict]:
             seen.add(key)
             descriptor_owner = obj.DescendantFonts[0] if obj.get("/Subtype") == "/Type0" else obj
             descriptor = descriptor_owner.get("/FontDescriptor")
-            embedded = descriptor is not None and any(k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3"))
+            embedded = descriptor is not None and any(
+                k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3")
+            )
             fonts.append({"name": str(obj.get("/BaseFont")), "embedded": embedded})
     return fonts
 

@@ -23,17 +23,23 @@ def test_a_failing_batch_leaves_the_tree_byte_for_byte_unchanged():
 
 
 def test_actions_apply_in_order_and_later_ones_see_earlier_ones():
-    tree, results = apply(new_design(), [
-        add("text", "a", {"x": 0, "y": 0}),
-        action("update_element", name="a", newName="b"),
-        action("bind_variable", name="b"),
-    ])
+    tree, results = apply(
+        new_design(),
+        [
+            add("text", "a", {"x": 0, "y": 0}),
+            action("update_element", name="a", newName="b"),
+            action("bind_variable", name="b"),
+        ],
+    )
     assert [r["type"] for r in results] == ["add_element", "update_element", "bind_variable"]
     assert list(tree.variables) == ["b"]
 
 
 def test_the_same_actions_with_the_same_ids_give_the_same_tree():
-    batch = [add("text", "a", {"x": 0, "y": 0}, {"content": "x"}), add("qr", "q", {"x": 0, "y": 0, "size": 9}, {"content": "y"})]
+    batch = [
+        add("text", "a", {"x": 0, "y": 0}, {"content": "x"}),
+        add("qr", "q", {"x": 0, "y": 0, "size": 9}, {"content": "y"}),
+    ]
     assert build(batch).model_dump_json() == build(batch).model_dump_json()
 
 
@@ -64,9 +70,18 @@ def test_malformed_actions_are_refused(raw, fragment):
 def test_catalog_lists_all_twelve_actions_with_schemas():
     entries = {entry["name"]: entry for entry in catalog()}
     assert set(entries) == {
-        "add_element", "update_element", "remove_element", "reorder_element", "bind_variable",
-        "unbind_variable", "add_page", "update_page", "remove_page", "set_page_background",
-        "set_document_background", "set_metadata",
+        "add_element",
+        "update_element",
+        "remove_element",
+        "reorder_element",
+        "bind_variable",
+        "unbind_variable",
+        "add_page",
+        "update_page",
+        "remove_page",
+        "set_page_background",
+        "set_document_background",
+        "set_metadata",
     }
     for entry in entries.values():
         assert entry["description"] and isinstance(entry["args"], dict)

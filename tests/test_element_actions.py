@@ -43,11 +43,14 @@ def test_add_each_type_mints_a_typed_id_and_echoes_the_box(act):
 
 
 def test_text_box_hugs_content_and_wraps_at_max_width():
-    _, results = apply(new_design(), [
-        add("text", "short", {"x": 0, "y": 0}, {"content": "Hi"}),
-        add("text", "long", {"x": 0, "y": 0}, {"content": "Hi"}, {"fontSize": 24}),
-        add("text", "wrapped", {"x": 0, "y": 0, "maxWidth": 100}, {"content": "word " * 30}),
-    ])
+    _, results = apply(
+        new_design(),
+        [
+            add("text", "short", {"x": 0, "y": 0}, {"content": "Hi"}),
+            add("text", "long", {"x": 0, "y": 0}, {"content": "Hi"}, {"fontSize": 24}),
+            add("text", "wrapped", {"x": 0, "y": 0, "maxWidth": 100}, {"content": "word " * 30}),
+        ],
+    )
     short, long_, wrapped = (r["data"]["position"] for r in results)
     assert 0 < short["w"] < 20 and short["h"] == pytest.approx(12 * 1.2)
     assert long_["w"] == pytest.approx(short["w"] * 2, rel=0.01)
@@ -55,10 +58,13 @@ def test_text_box_hugs_content_and_wraps_at_max_width():
 
 
 def test_table_box_comes_from_the_grid():
-    _, results = apply(new_design(), [
-        add("table", "t", {"x": 0, "y": 0}, {"cells": [["a", "b", "c"]] * 3, "columnWidths": [50, 60, 70]}),
-        add("table", "u", {"x": 0, "y": 0}, {"rows": 4, "columns": 2, "width": 300}),
-    ])
+    _, results = apply(
+        new_design(),
+        [
+            add("table", "t", {"x": 0, "y": 0}, {"cells": [["a", "b", "c"]] * 3, "columnWidths": [50, 60, 70]}),
+            add("table", "u", {"x": 0, "y": 0}, {"rows": 4, "columns": 2, "width": 300}),
+        ],
+    )
     t, u = (r["data"]["position"] for r in results)
     assert t["w"] == 180 and t["h"] == pytest.approx(3 * (10 * 1.2 + 8))
     assert u["w"] == 300 and u["h"] == pytest.approx(4 * (10 * 1.2 + 8))
@@ -70,7 +76,12 @@ def test_qr_is_always_square():
 
 
 def test_add_refuses_an_id():
-    fails(new_design(), [add("text", "t", {"x": 0, "y": 0}, id="text_1")], "actions[0] (add_element) failed", "minted by the server")
+    fails(
+        new_design(),
+        [add("text", "t", {"x": 0, "y": 0}, id="text_1")],
+        "actions[0] (add_element) failed",
+        "minted by the server",
+    )
 
 
 def test_add_refuses_width_on_text_naming_the_fix():
@@ -78,7 +89,9 @@ def test_add_refuses_width_on_text_naming_the_fix():
 
 
 def test_add_refuses_width_on_table_naming_the_fix():
-    fails(new_design(), [add("table", "t", {"x": 0, "y": 0, "w": 100})], "position.w", "data.columnWidths or data.width")
+    fails(
+        new_design(), [add("table", "t", {"x": 0, "y": 0, "w": 100})], "position.w", "data.columnWidths or data.width"
+    )
 
 
 def test_add_refuses_w_on_qr_naming_size():
@@ -86,7 +99,13 @@ def test_add_refuses_w_on_qr_naming_size():
 
 
 def test_unknown_style_key_lists_the_allowed_ones():
-    fails(new_design(), [add("text", "t", {"x": 0, "y": 0}, styles={"colour": "#000"})], "styles.colour: unknown key", "allowed keys", "color")
+    fails(
+        new_design(),
+        [add("text", "t", {"x": 0, "y": 0}, styles={"colour": "#000"})],
+        "styles.colour: unknown key",
+        "allowed keys",
+        "color",
+    )
 
 
 def test_add_refuses_a_duplicate_name():
@@ -106,7 +125,10 @@ def test_add_refuses_an_unknown_type():
     [
         (add("image", "i", {"x": 0, "y": 0, "w": 1, "h": 1}, {"src": "/etc/passwd"}), "not an image ref"),
         (add("icon", "i", {"x": 0, "y": 0, "w": 1, "h": 1}, {"iconId": "stra"}), "star"),
-        (add("barcode", "b", {"x": 0, "y": 0, "w": 1, "h": 1}, {"content": "5901234123458", "format": "EAN13"}), "should be 7"),
+        (
+            add("barcode", "b", {"x": 0, "y": 0, "w": 1, "h": 1}, {"content": "5901234123458", "format": "EAN13"}),
+            "should be 7",
+        ),
         (add("barcode", "b", {"x": 0, "y": 0, "w": 1, "h": 1}, {"content": "abc", "format": "CODE39"}), "upper-case"),
         (add("qr", "q", {"x": 0, "y": 0, "size": 10}, {"content": "x" * 5000}), "too long"),
         (add("qr", "q", {"x": 0, "y": 0, "size": 10}), "data: required"),
@@ -124,6 +146,7 @@ def test_add_validates_each_type(act, fragment):
 
 
 # update_element
+
 
 def test_update_merges_data_and_styles_key_by_key():
     tree = build([add("text", "t", {"x": 0, "y": 0}, {"content": "a"}, {"fontSize": 20, "color": "#ff0000"})])
@@ -179,6 +202,7 @@ def test_update_refusals(args, fragment):
 
 # remove_element
 
+
 def test_remove_deletes_the_element_and_its_variable():
     tree = build([TEXT, action("bind_variable", name="title")])
     tree, results = apply(tree, [action("remove_element", name="title")])
@@ -191,6 +215,7 @@ def test_remove_unknown_element_is_refused():
 
 
 # reorder_element
+
 
 @pytest.mark.parametrize(
     "to,order",
@@ -209,6 +234,7 @@ def test_reorder_past_the_end_is_refused():
 
 
 # bind_variable / unbind_variable
+
 
 def test_bind_makes_a_variable_named_after_the_element():
     tree = build([TEXT])

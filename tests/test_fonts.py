@@ -61,14 +61,16 @@ def test_every_family_renders_latin_greek_cyrillic_without_notdef(family):
 
 
 def test_no_pdf_carries_an_unembedded_font():
-    tree = build([
-        add("text", "t", {"x": 20, "y": 20}, {"content": "Text ✓ ★"}),
-        add("barcode", "b", {"x": 20, "y": 100, "w": 200, "h": 60}, {"content": "ABC-1"}),
-        add("icon", "i", {"x": 20, "y": 200, "w": 30, "h": 30}, {"iconId": "mail"}),
-        add("table", "tb", {"x": 20, "y": 300}, {"cells": [["a", "b"]], "width": 100}),
-        add("qr", "q", {"x": 300, "y": 20, "size": 60}, {"content": "x"}),
-        add("shape", "s", {"x": 300, "y": 100, "w": 60, "h": 60}),
-    ])
+    tree = build(
+        [
+            add("text", "t", {"x": 20, "y": 20}, {"content": "Text ✓ ★"}),
+            add("barcode", "b", {"x": 20, "y": 100, "w": 200, "h": 60}, {"content": "ABC-1"}),
+            add("icon", "i", {"x": 20, "y": 200, "w": 30, "h": 30}, {"iconId": "mail"}),
+            add("table", "tb", {"x": 20, "y": 300}, {"cells": [["a", "b"]], "width": 100}),
+            add("qr", "q", {"x": 300, "y": 20, "size": 60}, {"content": "x"}),
+            add("shape", "s", {"x": 300, "y": 100, "w": 60, "h": 60}),
+        ]
+    )
     report = font_report(render_pdf(tree))
     assert report and all(f["embedded"] for f in report), report
     assert not any(name in f["name"] for f in report for name in ("Helvetica", "Courier", "Times"))

@@ -13,14 +13,16 @@ HEADER = ["Item", "Amount"]
 
 @pytest.fixture(scope="module")
 def invoice():
-    return build([
-        add("text", "title", {"x": 40, "y": 40}, {"content": "Invoice"}),
-        add("table", "lines", {"x": 40, "y": 100}, {"cells": [HEADER, ["first", "1"]], "columnWidths": [300, 100]}),
-        add("text", "aside", {"x": 460, "y": 110}, {"content": "Beside the table"}),
-        add("text", "total", {"x": 40, "y": 160}, {"content": "Total: 1"}),
-        add("text", "footer", {"x": 40, "y": 190}, {"content": "Thank you"}),
-        action("bind_variable", name="lines"),
-    ])
+    return build(
+        [
+            add("text", "title", {"x": 40, "y": 40}, {"content": "Invoice"}),
+            add("table", "lines", {"x": 40, "y": 100}, {"cells": [HEADER, ["first", "1"]], "columnWidths": [300, 100]}),
+            add("text", "aside", {"x": 460, "y": 110}, {"content": "Beside the table"}),
+            add("text", "total", {"x": 40, "y": 160}, {"content": "Total: 1"}),
+            add("text", "footer", {"x": 40, "y": 190}, {"content": "Thank you"}),
+            action("bind_variable", name="lines"),
+        ]
+    )
 
 
 def rows(count: int) -> list[list[str]]:
@@ -73,12 +75,14 @@ def test_a_long_table_continues_on_new_pages_with_its_header_repeated(invoice):
 
 
 def test_followers_that_do_not_fit_move_to_the_next_page_together():
-    tree = build([
-        add("table", "t", {"x": 40, "y": 40}, {"cells": [HEADER, ["a", "1"]], "width": 300}),
-        add("text", "note", {"x": 40, "y": 90}, {"content": "note"}),
-        add("shape", "sign", {"x": 40, "y": 300, "w": 200, "h": 100}),
-        action("bind_variable", name="t"),
-    ])
+    tree = build(
+        [
+            add("table", "t", {"x": 40, "y": 40}, {"cells": [HEADER, ["a", "1"]], "width": 300}),
+            add("text", "note", {"x": 40, "y": 90}, {"content": "note"}),
+            add("shape", "sign", {"x": 40, "y": 300, "w": 200, "h": 100}),
+            action("bind_variable", name="t"),
+        ]
+    )
     page_height = tree.pages[0].height
     # grow until the table ends ~150 pt above the margin: the note fits, the signature box does not
     fitting = int((page_height - FLOW_MARGIN - 150 - 40) // 20) - 1
@@ -88,12 +92,14 @@ def test_followers_that_do_not_fit_move_to_the_next_page_together():
 
 
 def test_a_table_that_does_not_fit_where_it_starts_moves_whole_to_the_next_page():
-    tree = build([
-        add("text", "spacer", {"x": 40, "y": 40}, {"content": "top"}),
-        add("table", "first", {"x": 40, "y": 60}, {"cells": [HEADER, ["a", "1"]], "width": 300}),
-        add("table", "second", {"x": 40, "y": 110}, {"cells": [HEADER, ["b", "2"]], "width": 300}),
-        action("bind_variable", name="first"),
-    ])
+    tree = build(
+        [
+            add("text", "spacer", {"x": 40, "y": 40}, {"content": "top"}),
+            add("table", "first", {"x": 40, "y": 60}, {"cells": [HEADER, ["a", "1"]], "width": 300}),
+            add("table", "second", {"x": 40, "y": 110}, {"cells": [HEADER, ["b", "2"]], "width": 300}),
+            action("bind_variable", name="first"),
+        ]
+    )
     page_height = tree.pages[0].height
     count = int((page_height - FLOW_MARGIN - 60) // 20) - 2
     by_sheet, _ = placements(tree, {"first": rows(count)})
@@ -102,11 +108,13 @@ def test_a_table_that_does_not_fit_where_it_starts_moves_whole_to_the_next_page(
 
 
 def test_design_time_pages_stay_in_order_after_continuations():
-    tree = build([
-        add("table", "t", {"x": 40, "y": 40}, {"cells": [HEADER, ["a", "1"]], "width": 300}),
-        action("add_page"),
-        add("text", "second page", {"x": 40, "y": 40}, {"content": "Page two"}, page=1),
-        action("bind_variable", name="t"),
-    ])
+    tree = build(
+        [
+            add("table", "t", {"x": 40, "y": 40}, {"cells": [HEADER, ["a", "1"]], "width": 300}),
+            action("add_page"),
+            add("text", "second page", {"x": 40, "y": 40}, {"content": "Page two"}, page=1),
+            action("bind_variable", name="t"),
+        ]
+    )
     texts = pdf_text(render_pdf(tree, {"t": rows(60)}))
     assert len(texts) == 3 and "Page two" in texts[2] and "item 059" in texts[1]

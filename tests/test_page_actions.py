@@ -22,10 +22,13 @@ def test_add_page_with_orientation_turns_the_last_format():
 
 
 def test_add_page_with_size_custom_and_background():
-    tree, _ = apply(new_design(), [
-        action("add_page", size="Letter"),
-        action("add_page", width=500, height=500, backgroundColor="#eeeeee"),
-    ])
+    tree, _ = apply(
+        new_design(),
+        [
+            action("add_page", size="Letter"),
+            action("add_page", width=500, height=500, backgroundColor="#eeeeee"),
+        ],
+    )
     assert (tree.pages[1].width, tree.pages[1].height) == pytest.approx(LETTER)
     assert (tree.pages[2].width, tree.pages[2].height, tree.pages[2].backgroundColor) == (500, 500, "#eeeeee")
 
@@ -58,13 +61,15 @@ def test_update_page_refuses_a_missing_page():
 
 
 def test_remove_page_drops_its_elements_and_renumbers_the_rest():
-    tree = build([
-        action("add_page"),
-        action("add_page"),
-        add("text", "on1", {"x": 0, "y": 0}, page=1),
-        add("text", "on2", {"x": 0, "y": 0}, page=2),
-        action("bind_variable", name="on1"),
-    ])
+    tree = build(
+        [
+            action("add_page"),
+            action("add_page"),
+            add("text", "on1", {"x": 0, "y": 0}, page=1),
+            add("text", "on2", {"x": 0, "y": 0}, page=2),
+            action("bind_variable", name="on1"),
+        ]
+    )
     tree, results = apply(tree, [action("remove_page", page=1)])
     assert len(tree.pages) == 2 and tree.node_by_name("on1") is None and "on1" not in tree.variables
     assert tree.node_by_name("on2").page == 1 and tree.pages[1].elements == [tree.node_by_name("on2").id]
@@ -76,11 +81,14 @@ def test_removing_the_last_page_is_refused():
 
 
 def test_set_page_background_merges_fields_and_null_clears():
-    tree, _ = apply(new_design(), [
-        action("set_page_background", page=0, backgroundColor="#ff0000", backgroundImage="assets:bg"),
-        action("set_page_background", page=0, backgroundSize="contain"),
-        action("set_page_background", page=0, backgroundImage=None),
-    ])
+    tree, _ = apply(
+        new_design(),
+        [
+            action("set_page_background", page=0, backgroundColor="#ff0000", backgroundImage="assets:bg"),
+            action("set_page_background", page=0, backgroundSize="contain"),
+            action("set_page_background", page=0, backgroundImage=None),
+        ],
+    )
     page = tree.pages[0]
     assert (page.backgroundColor, page.backgroundImage, page.backgroundSize) == ("#ff0000", None, "contain")
 
@@ -100,18 +108,33 @@ def test_set_page_background_refusals(args, fragment):
 
 
 def test_set_document_background_and_gradient():
-    tree, results = apply(new_design(), [action("set_document_background", backgroundColor="linear-gradient(to right, #000000, #ffffff 80%)")])
+    tree, results = apply(
+        new_design(),
+        [action("set_document_background", backgroundColor="linear-gradient(to right, #000000, #ffffff 80%)")],
+    )
     assert tree.background.backgroundColor.startswith("linear-gradient")
     assert results[0]["data"]["backgroundColor"] == tree.background.backgroundColor
 
 
 def test_set_metadata_sets_and_clears_fields():
-    tree, _ = apply(new_design(), [
-        action("set_metadata", title="T", author="A", subject="S", keywords="k1, k2", creator="C", language="en-GB"),
-        action("set_metadata", creator=None),
-    ])
+    tree, _ = apply(
+        new_design(),
+        [
+            action(
+                "set_metadata", title="T", author="A", subject="S", keywords="k1, k2", creator="C", language="en-GB"
+            ),
+            action("set_metadata", creator=None),
+        ],
+    )
     meta = tree.metadata
-    assert (meta.title, meta.author, meta.subject, meta.keywords, meta.creator, meta.language) == ("T", "A", "S", "k1, k2", None, "en-GB")
+    assert (meta.title, meta.author, meta.subject, meta.keywords, meta.creator, meta.language) == (
+        "T",
+        "A",
+        "S",
+        "k1, k2",
+        None,
+        "en-GB",
+    )
 
 
 def test_set_metadata_refusals():

@@ -26,28 +26,71 @@ def resolver(ref: str) -> bytes:
 
 def decode(image: Image.Image) -> dict[str, str]:
     """Decoded symbols by format name, normalised ('EAN-13' -> 'EAN13', 'QR Code' -> 'QRCODE')."""
+
     def name(fmt) -> str:
         return str(fmt).split(".")[-1].replace("-", "").replace(" ", "").upper()
+
     return {name(r.format): r.text for r in zxingcpp.read_barcodes(image)}
 
 
 def test_text_is_extractable_with_lists_and_formats():
-    tree = build([
-        add("text", "plain", {"x": 40, "y": 40}, {"content": "Plain words here"}),
-        add("text", "bullets", {"x": 40, "y": 80}, {"content": ["first", "second"], "listFormat": "unordered"}),
-        add("text", "numbers", {"x": 40, "y": 140}, {"content": ["alpha", "beta"], "listFormat": "ordered", "listStart": 3}),
-        add("text", "money", {"x": 40, "y": 200}, {"content": "1234.5", "dataType": "currency", "currency": "EUR", "locale": "de_DE"}),
-        add("text", "when", {"x": 40, "y": 230}, {"content": "2026-11-21", "dataType": "date", "format": "d MMMM y"}),
-        add("text", "count", {"x": 40, "y": 260}, {"content": "1234567.891", "dataType": "number", "format": "#,##0.00"}),
-    ])
+    tree = build(
+        [
+            add("text", "plain", {"x": 40, "y": 40}, {"content": "Plain words here"}),
+            add("text", "bullets", {"x": 40, "y": 80}, {"content": ["first", "second"], "listFormat": "unordered"}),
+            add(
+                "text",
+                "numbers",
+                {"x": 40, "y": 140},
+                {"content": ["alpha", "beta"], "listFormat": "ordered", "listStart": 3},
+            ),
+            add(
+                "text",
+                "money",
+                {"x": 40, "y": 200},
+                {"content": "1234.5", "dataType": "currency", "currency": "EUR", "locale": "de_DE"},
+            ),
+            add(
+                "text", "when", {"x": 40, "y": 230}, {"content": "2026-11-21", "dataType": "date", "format": "d MMMM y"}
+            ),
+            add(
+                "text",
+                "count",
+                {"x": 40, "y": 260},
+                {"content": "1234567.891", "dataType": "number", "format": "#,##0.00"},
+            ),
+        ]
+    )
     text = pdf_text(render_pdf(tree))[0]
-    for expected in ("Plain words here", "\u2022", "first", "second", "3.", "alpha", "4.", "beta",
-                     "1.234,50", "€", "21 November 2026", "1,234,567.89"):
+    for expected in (
+        "Plain words here",
+        "\u2022",
+        "first",
+        "second",
+        "3.",
+        "alpha",
+        "4.",
+        "beta",
+        "1.234,50",
+        "€",
+        "21 November 2026",
+        "1,234,567.89",
+    ):
         assert expected in text, (expected, text)
 
 
 def test_wrapped_text_stays_inside_max_width():
-    tree = build([add("text", "p", {"x": 100, "y": 100, "maxWidth": 150}, {"content": "lorem ipsum dolor sit amet " * 8}, {"fontSize": 14})])
+    tree = build(
+        [
+            add(
+                "text",
+                "p",
+                {"x": 100, "y": 100, "maxWidth": 150},
+                {"content": "lorem ipsum dolor sit amet " * 8},
+                {"fontSize": 14},
+            )
+        ]
+    )
     page = page_image(render_pdf(tree))
     assert ink_ratio(crop_points(page, (100, 100, 150, 120))) > 0.03
     assert ink_ratio(crop_points(page, (252, 90, 200, 200)), threshold=250) == 0
@@ -55,14 +98,26 @@ def test_wrapped_text_stays_inside_max_width():
 
 @pytest.mark.parametrize("align", ["left", "center", "right"])
 def test_alignment_moves_the_ink(align):
-    tree = build([add("text", "t", {"x": 100, "y": 100, "maxWidth": 300}, {"content": "IIII"}, {"fontSize": 20, "align": align})])
+    tree = build(
+        [add("text", "t", {"x": 100, "y": 100, "maxWidth": 300}, {"content": "IIII"}, {"fontSize": 20, "align": align})]
+    )
     page = page_image(render_pdf(tree))
     thirds = [ink_ratio(crop_points(page, (100 + i * 100, 100, 100, 24))) for i in range(3)]
     assert thirds.index(max(thirds)) == {"left": 0, "center": 1, "right": 2}[align]
 
 
 def test_colour_italic_and_underline_are_drawn():
-    tree = build([add("text", "t", {"x": 50, "y": 50}, {"content": "Styled"}, {"color": "#00aa00", "italic": True, "underline": True, "fontSize": 30})])
+    tree = build(
+        [
+            add(
+                "text",
+                "t",
+                {"x": 50, "y": 50},
+                {"content": "Styled"},
+                {"color": "#00aa00", "italic": True, "underline": True, "fontSize": 30},
+            )
+        ]
+    )
     pdf = render_pdf(tree)
     assert "Inter-400i" in str(font_report(pdf)) or any("Italic" in f["name"] for f in font_report(pdf))
     region = crop_points(page_image(pdf), (50, 50, 120, 40)).convert("RGB")
@@ -70,11 +125,13 @@ def test_colour_italic_and_underline_are_drawn():
 
 
 def test_image_is_drawn_with_its_pixels_and_fit():
-    tree = build([
-        add("image", "contain", {"x": 50, "y": 50, "w": 100, "h": 100}, {"src": "uploads:red", "fit": "contain"}),
-        add("image", "fill", {"x": 200, "y": 50, "w": 100, "h": 100}, {"src": "uploads:red", "fit": "fill"}),
-        add("image", "faded", {"x": 350, "y": 50, "w": 100, "h": 100}, {"src": "assets:blue"}, {"opacity": 0.3}),
-    ])
+    tree = build(
+        [
+            add("image", "contain", {"x": 50, "y": 50, "w": 100, "h": 100}, {"src": "uploads:red", "fit": "contain"}),
+            add("image", "fill", {"x": 200, "y": 50, "w": 100, "h": 100}, {"src": "uploads:red", "fit": "fill"}),
+            add("image", "faded", {"x": 350, "y": 50, "w": 100, "h": 100}, {"src": "assets:blue"}, {"opacity": 0.3}),
+        ]
+    )
     page = page_image(render_pdf(tree, resolver=resolver))
     red = lambda px: px[0] > 150 and px[1] < 80
     # contain: a 2:1 image in a square box leaves bands above and below
@@ -90,7 +147,16 @@ def test_image_crop_selects_part_of_the_source():
     halves.paste((0, 0, 255), (50, 0, 100, 50))
     out = io.BytesIO()
     halves.save(out, format="PNG")
-    tree = build([add("image", "i", {"x": 50, "y": 50, "w": 100, "h": 100}, {"src": "uploads:h", "crop": {"x": 0.5, "y": 0, "w": 0.5, "h": 1}, "fit": "fill"})])
+    tree = build(
+        [
+            add(
+                "image",
+                "i",
+                {"x": 50, "y": 50, "w": 100, "h": 100},
+                {"src": "uploads:h", "crop": {"x": 0.5, "y": 0, "w": 0.5, "h": 1}, "fit": "fill"},
+            )
+        ]
+    )
     page = page_image(render_pdf(tree, resolver={"uploads:h": out.getvalue()}.__getitem__))
     pixel = crop_points(page, (100, 100, 4, 4)).getpixel((2, 2))
     assert pixel[2] > 200 and pixel[0] < 50
@@ -103,14 +169,33 @@ def test_unresolvable_image_is_a_clear_error():
 
 
 def test_table_cells_are_drawn_in_reading_order():
-    tree = build([add("table", "t", {"x": 40, "y": 40}, {"cells": [["Name", "Qty"], ["Apples", "3"], ["Pears", "5"]], "width": 300})])
+    tree = build(
+        [
+            add(
+                "table",
+                "t",
+                {"x": 40, "y": 40},
+                {"cells": [["Name", "Qty"], ["Apples", "3"], ["Pears", "5"]], "width": 300},
+            )
+        ]
+    )
     text = pdf_text(render_pdf(tree))[0]
     assert text.split() == ["Name", "Qty", "Apples", "3", "Pears", "5"]
 
 
 @pytest.mark.parametrize("shape", ["rectangle", "circle", "line", "arrow"])
 def test_shapes_put_ink_in_their_box(shape):
-    tree = build([add("shape", "s", {"x": 100, "y": 100, "w": 120, "h": 60 if shape not in ("line", "arrow") else 0}, {"shapeType": shape}, {"stroke": "#000000", "strokeWidth": 4, "fill": "#000000"})])
+    tree = build(
+        [
+            add(
+                "shape",
+                "s",
+                {"x": 100, "y": 100, "w": 120, "h": 60 if shape not in ("line", "arrow") else 0},
+                {"shapeType": shape},
+                {"stroke": "#000000", "strokeWidth": 4, "fill": "#000000"},
+            )
+        ]
+    )
     page = page_image(render_pdf(tree))
     inside = ink_ratio(crop_points(page, (95, 95, 130, 70)))
     assert inside > (0.3 if shape in ("rectangle", "circle") else 0.01)
@@ -118,7 +203,17 @@ def test_shapes_put_ink_in_their_box(shape):
 
 
 def test_rounded_rectangle_leaves_its_corners_empty():
-    tree = build([add("shape", "s", {"x": 100, "y": 100, "w": 100, "h": 100}, {}, {"fill": "#000000", "stroke": None, "cornerRadius": 30})])
+    tree = build(
+        [
+            add(
+                "shape",
+                "s",
+                {"x": 100, "y": 100, "w": 100, "h": 100},
+                {},
+                {"fill": "#000000", "stroke": None, "cornerRadius": 30},
+            )
+        ]
+    )
     page = page_image(render_pdf(tree))
     assert ink_ratio(crop_points(page, (100, 100, 5, 5))) == 0
     assert ink_ratio(crop_points(page, (140, 140, 20, 20))) == 1
@@ -133,7 +228,16 @@ def test_icon_is_vector_ink_in_its_colour():
 
 
 def test_qr_decodes_back_to_its_content():
-    tree = build([add("qr", "q", {"x": 100, "y": 100, "size": 150}, {"content": "https://example.org/c/42", "errorCorrection": "H"})])
+    tree = build(
+        [
+            add(
+                "qr",
+                "q",
+                {"x": 100, "y": 100, "size": 150},
+                {"content": "https://example.org/c/42", "errorCorrection": "H"},
+            )
+        ]
+    )
     assert decode(page_image(render_pdf(tree)))["QRCODE"] == "https://example.org/c/42"
 
 
@@ -158,27 +262,33 @@ def test_barcodes_decode_back_to_their_content(fmt, content, zxing_name, expecte
 
 
 def test_barcode_without_display_value_has_no_text():
-    tree = build([add("barcode", "b", {"x": 100, "y": 100, "w": 200, "h": 60}, {"content": "ABC", "displayValue": False})])
+    tree = build(
+        [add("barcode", "b", {"x": 100, "y": 100, "w": 200, "h": 60}, {"content": "ABC", "displayValue": False})]
+    )
     assert pdf_text(render_pdf(tree))[0].strip() == ""
 
 
 def test_hidden_elements_are_left_out():
-    tree = build([
-        add("text", "shown", {"x": 40, "y": 40}, {"content": "Visible"}),
-        add("text", "secret", {"x": 40, "y": 80}, {"content": "Hidden"}, isHidden=True),
-        add("shape", "box", {"x": 300, "y": 300, "w": 50, "h": 50}, {}, {"fill": "#000000"}),
-        action("update_element", name="box", isHidden=True),
-    ])
+    tree = build(
+        [
+            add("text", "shown", {"x": 40, "y": 40}, {"content": "Visible"}),
+            add("text", "secret", {"x": 40, "y": 80}, {"content": "Hidden"}, isHidden=True),
+            add("shape", "box", {"x": 300, "y": 300, "w": 50, "h": 50}, {}, {"fill": "#000000"}),
+            action("update_element", name="box", isHidden=True),
+        ]
+    )
     pdf = render_pdf(tree)
     assert "Visible" in pdf_text(pdf)[0] and "Hidden" not in pdf_text(pdf)[0]
     assert ink_ratio(crop_points(page_image(pdf), (300, 300, 50, 50))) == 0
 
 
 def test_paint_order_follows_reorder():
-    red_over_blue = build([
-        add("shape", "blue", {"x": 100, "y": 100, "w": 50, "h": 50}, {}, {"fill": "#0000ff"}),
-        add("shape", "red", {"x": 100, "y": 100, "w": 50, "h": 50}, {}, {"fill": "#ff0000"}),
-    ])
+    red_over_blue = build(
+        [
+            add("shape", "blue", {"x": 100, "y": 100, "w": 50, "h": 50}, {}, {"fill": "#0000ff"}),
+            add("shape", "red", {"x": 100, "y": 100, "w": 50, "h": 50}, {}, {"fill": "#ff0000"}),
+        ]
+    )
     blue_over_red = build([action("reorder_element", name="blue", to="front")], tree=red_over_blue)
     centre = lambda tree: crop_points(page_image(render_pdf(tree)), (120, 120, 4, 4)).getpixel((2, 2))
     assert centre(red_over_blue)[0] > 200 and centre(blue_over_red)[2] > 200
@@ -203,13 +313,29 @@ def test_png_of_a_missing_page_is_refused():
 def test_metadata_reaches_the_pdf():
     import pikepdf
 
-    tree = build([action("set_metadata", title="Report Q3", author="Ada", subject="Sales", keywords="q3, sales", creator="Studio")])
+    tree = build(
+        [
+            action(
+                "set_metadata", title="Report Q3", author="Ada", subject="Sales", keywords="q3, sales", creator="Studio"
+            )
+        ]
+    )
     with pikepdf.open(io.BytesIO(render_pdf(tree))) as pdf:
         info = pdf.docinfo
-        assert (str(info["/Title"]), str(info["/Author"]), str(info["/Subject"]), str(info["/Keywords"]), str(info["/Creator"])) == (
-            "Report Q3", "Ada", "Sales", "q3, sales", "Studio")
+        assert (
+            str(info["/Title"]),
+            str(info["/Author"]),
+            str(info["/Subject"]),
+            str(info["/Keywords"]),
+            str(info["/Creator"]),
+        ) == ("Report Q3", "Ada", "Sales", "q3, sales", "Studio")
 
 
 def test_rendering_is_deterministic():
-    tree = build([add("text", "t", {"x": 0, "y": 0}, {"content": "same"}), add("qr", "q", {"x": 0, "y": 50, "size": 40}, {"content": "x"})])
+    tree = build(
+        [
+            add("text", "t", {"x": 0, "y": 0}, {"content": "same"}),
+            add("qr", "q", {"x": 0, "y": 50, "size": 40}, {"content": "x"}),
+        ]
+    )
     assert render_pdf(tree) == render_pdf(tree)

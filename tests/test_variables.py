@@ -81,12 +81,28 @@ def test_wrong_values_name_the_variable(design, values, variable, fragment):
 
 
 def test_table_values_shrink_and_new_rows_inherit_the_last_rows_styling():
-    tree = build([
-        add("table", "t", {"x": 40, "y": 40}, {"cells": [["H"], [{"data": {"content": "styled"}, "styles": {"color": "#ff0000", "fontWeight": 700}}]], "width": 200}),
-        action("bind_variable", name="t"),
-    ])
+    tree = build(
+        [
+            add(
+                "table",
+                "t",
+                {"x": 40, "y": 40},
+                {
+                    "cells": [
+                        ["H"],
+                        [{"data": {"content": "styled"}, "styles": {"color": "#ff0000", "fontWeight": 700}}],
+                    ],
+                    "width": 200,
+                },
+            ),
+            action("bind_variable", name="t"),
+        ]
+    )
     grown = apply_values(tree, {"t": [["H"], ["r1"], ["r2"], ["r3"]]}).node_by_name("t")
     assert grown.data.rows == 4
-    assert all(cell[0].styles.color == "#ff0000" and cell[0].data.content == f"r{i}" for i, cell in enumerate(grown.data.cells[1:], 1))
+    assert all(
+        cell[0].styles.color == "#ff0000" and cell[0].data.content == f"r{i}"
+        for i, cell in enumerate(grown.data.cells[1:], 1)
+    )
     shrunk = apply_values(tree, {"t": [["Only header"]]}).node_by_name("t")
     assert shrunk.data.rows == 1 and shrunk.data.cells == [["Only header"]]

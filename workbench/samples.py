@@ -63,20 +63,49 @@ def certificate() -> DesignTree:
     tree, _ = apply(
         tree,
         [
-            _add("shape", "border", {"x": 24, "y": 24, "w": 793.89, "h": 547.28},
-                 {"shapeType": "rectangle"}, {"stroke": "#1f4e8c", "strokeWidth": 4, "cornerRadius": 6}),
-            _add("text", "title", {"x": 60, "y": 60},
-                 {"content": "Certificate of Excellence"}, {"fontSize": 36, "fontWeight": 700, "color": "#1f4e8c"}),
-            _add("text", "recipient", {"x": 60, "y": 150},
-                 {"content": "Ada Lovelace"}, {"fontSize": 28, "fontFamily": "Playfair Display"}),
-            _add("text", "paragraph", {"x": 60, "y": 215, "maxWidth": 500},
-                 {"content": CERTIFICATE_PARAGRAPH}, {"fontSize": 12, "lineHeight": 1.4}),
+            _add(
+                "shape",
+                "border",
+                {"x": 24, "y": 24, "w": 793.89, "h": 547.28},
+                {"shapeType": "rectangle"},
+                {"stroke": "#1f4e8c", "strokeWidth": 4, "cornerRadius": 6},
+            ),
+            _add(
+                "text",
+                "title",
+                {"x": 60, "y": 60},
+                {"content": "Certificate of Excellence"},
+                {"fontSize": 36, "fontWeight": 700, "color": "#1f4e8c"},
+            ),
+            _add(
+                "text",
+                "recipient",
+                {"x": 60, "y": 150},
+                {"content": "Ada Lovelace"},
+                {"fontSize": 28, "fontFamily": "Playfair Display"},
+            ),
+            _add(
+                "text",
+                "paragraph",
+                {"x": 60, "y": 215, "maxWidth": 500},
+                {"content": CERTIFICATE_PARAGRAPH},
+                {"fontSize": 12, "lineHeight": 1.4},
+            ),
             _add("image", "logo", {"x": 640, "y": 50, "w": 150, "h": 150}, {"src": LOGO_REF}),
-            _add("qr", "verify", {"x": 690, "y": 430, "size": 100},
-                 {"content": "https://docbench.example/verify/ROW-000000"}),
+            _add(
+                "qr",
+                "verify",
+                {"x": 690, "y": 430, "size": 100},
+                {"content": "https://docbench.example/verify/ROW-000000"},
+            ),
             _add("barcode", "serial", {"x": 60, "y": 470, "w": 220, "h": 60}, {"content": "ROW-000000"}),
-            _add("text", "issued", {"x": 400, "y": 500},
-                 {"content": "2026-11-21", "dataType": "date", "format": "d MMMM y"}, {"fontSize": 14}),
+            _add(
+                "text",
+                "issued",
+                {"x": 400, "y": 500},
+                {"content": "2026-11-21", "dataType": "date", "format": "d MMMM y"},
+                {"fontSize": 14},
+            ),
             *_bind("recipient", "verify", "serial", "issued"),
         ],
     )
@@ -105,14 +134,24 @@ def invoice() -> DesignTree:
         [
             _add("text", "heading", {"x": 50, "y": 50}, {"content": "INVOICE"}, {"fontSize": 28, "fontWeight": 700}),
             _add("text", "number", {"x": 50, "y": 90}, {"content": "No. INV-0000"}, {"fontSize": 12}),
-            _add("text", "customer", {"x": 50, "y": 110, "maxWidth": 260},
-                 {"content": "Customer name\n1 Example Street\nSpringfield"}, {"fontSize": 11}),
+            _add(
+                "text",
+                "customer",
+                {"x": 50, "y": 110, "maxWidth": 260},
+                {"content": "Customer name\n1 Example Street\nSpringfield"},
+                {"fontSize": 11},
+            ),
             _add("image", "logo", {"x": 445, "y": 40, "w": 100, "h": 100}, {"src": LOGO_REF}),
-            _add("table", "lines", {"x": 50, "y": 190},
-                 {"cells": cells, "columnWidths": [235, 80, 90, 90], "headerRow": True},
-                 {"fontSize": 10, "align": "left", "stripeColor": "#f6f8fb"}),
-            _add("text", "total", {"x": 355, "y": 700}, {"content": "Total: 200.00"},
-                 {"fontSize": 14, "fontWeight": 700}),
+            _add(
+                "table",
+                "lines",
+                {"x": 50, "y": 190},
+                {"cells": cells, "columnWidths": [235, 80, 90, 90], "headerRow": True},
+                {"fontSize": 10, "align": "left", "stripeColor": "#f6f8fb"},
+            ),
+            _add(
+                "text", "total", {"x": 355, "y": 700}, {"content": "Total: 200.00"}, {"fontSize": 14, "fontWeight": 700}
+            ),
             _add("qr", "payment", {"x": 50, "y": 700, "size": 80}, {"content": "PAY:INV-0000"}),
             *_bind("number", "customer", "lines", "total", "payment"),
         ],
@@ -122,7 +161,12 @@ def invoice() -> DesignTree:
 
 def invoice_row(i: int, lines: int = 20) -> dict:
     rows = [INVOICE_HEADER] + [
-        [f"Service {i}-{r}", str(1 + r % 4), f"{(r * 7 + i) % 90 + 10}.00", f"{(1 + r % 4) * ((r * 7 + i) % 90 + 10)}.00"]
+        [
+            f"Service {i}-{r}",
+            str(1 + r % 4),
+            f"{(r * 7 + i) % 90 + 10}.00",
+            f"{(1 + r % 4) * ((r * 7 + i) % 90 + 10)}.00",
+        ]
         for r in range(1, lines + 1)
     ]
     total = sum(float(r[3]) for r in rows[1:])

@@ -6,7 +6,8 @@ failure with `actions[<i>] (<type>) failed: <reason>`, leaving the input untouch
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -52,7 +53,9 @@ def apply(
     ctx = ApplyContext(tree.model_copy(deep=True), mint_id)
     results: list[dict] = []
     for index, raw in enumerate(actions):
-        action_type = raw.type if isinstance(raw, Action) else str(raw.get("type", "?")) if isinstance(raw, dict) else "?"
+        action_type = (
+            raw.type if isinstance(raw, Action) else str(raw.get("type", "?")) if isinstance(raw, dict) else "?"
+        )
         try:
             action = raw if isinstance(raw, Action) else _parse_action(raw)
             spec = ACTIONS.get(action.type)

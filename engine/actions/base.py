@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import secrets
 import string
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import BaseModel, Field, TypeAdapter, model_validator
 

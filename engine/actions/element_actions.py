@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, create_model
 
-from ..elements import ELEMENT_TYPES, ElementType, StrictModel
+from ..elements import ELEMENT_TYPES, ElementType, StrictModel, union_of
 from ..elements.base import ElementName
 from ..tree import DesignTree, Variable
 from .base import ActionSpec, ApplyContext, ElementAddress, check_page, find_node
 from .errors import describe
-
-ElementTypeName = Literal[tuple(ELEMENT_TYPES)]  # type: ignore[valid-type]
 
 
 def _requires_data(element: ElementType) -> bool:
@@ -36,7 +34,7 @@ def _add_args_model(element: ElementType) -> type[StrictModel]:
 
 
 ADD_MODELS = {name: _add_args_model(element) for name, element in ELEMENT_TYPES.items()}
-AddElementArgs = Annotated[Union[tuple(ADD_MODELS.values())], Field(discriminator="type")]  # type: ignore[valid-type]
+AddElementArgs = Annotated[union_of(list(ADD_MODELS.values())), Field(discriminator="type")]
 
 
 def _model_map(element: ElementType, top: type[StrictModel]) -> dict[str, Any]:
@@ -161,9 +159,8 @@ def run_reorder(ctx: ApplyContext, args: ReorderElementArgs) -> dict:
     order = ctx.tree.pages[node.page].elements
     index = order.index(node.id)
     last = len(order) - 1
-    target = {"front": last, "back": 0, "forward": min(index + 1, last), "backward": max(index - 1, 0)}.get(
-        args.to, args.to  # type: ignore[arg-type]
-    )
+    named = {"front": last, "back": 0, "forward": min(index + 1, last), "backward": max(index - 1, 0)}
+    target = args.to if isinstance(args.to, int) else named[args.to]
     if target > last:
         raise ValueError(f"index {target} is past the page's last paint position {last}")
     order.insert(target, order.pop(index))

@@ -58,4 +58,3 @@ def describe(
             messages[where].append(message)
     # Failures of each member of a union share a location: read them as alternatives.
     return "; ".join(f"{where}: {' or '.join(found)}" for where, found in list(messages.items())[:4])
-

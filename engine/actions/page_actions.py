@@ -18,7 +18,9 @@ BackgroundRef = Annotated[str, AfterValidator(check_src)]
 
 
 class BackgroundArgs(StrictModel):
-    backgroundColor: Fill | None = Field(None, description="Hex colour or 'linear-gradient(90deg, #a, #b)'; null clears")
+    backgroundColor: Fill | None = Field(
+        None, description="Hex colour or 'linear-gradient(90deg, #a, #b)'; null clears"
+    )
     backgroundImage: BackgroundRef | None = Field(None, description="uploads:<id> or assets:<id>; null clears")
     backgroundSize: BackgroundSize | None = Field(None, description="cover (default), contain or stretch; null clears")
 
@@ -127,7 +129,9 @@ class SetMetadataArgs(StrictModel):
     subject: str | None = Field(None, max_length=1000)
     keywords: str | None = Field(None, max_length=2000, description="Comma-separated")
     creator: str | None = Field(None, max_length=1000)
-    language: str | None = Field(None, pattern=r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$", description="BCP 47 tag, e.g. en-GB")
+    language: str | None = Field(
+        None, pattern=r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$", description="BCP 47 tag, e.g. en-GB"
+    )
 
 
 def run_set_metadata(ctx: ApplyContext, args: SetMetadataArgs) -> dict:

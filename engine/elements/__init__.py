@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Union
+import operator
+from functools import reduce
+from typing import Annotated
 
 from pydantic import Field
 
@@ -13,14 +15,28 @@ ELEMENT_TYPES: dict[str, ElementType] = {
     module.ELEMENT.name: module.ELEMENT for module in (text, image, table, shape, icon, qr, barcode)
 }
 
-Node = Annotated[
-    Union[tuple(element.Node for element in ELEMENT_TYPES.values())],  # type: ignore[valid-type]
-    Field(discriminator="type"),
-]
+
+def union_of(models: list[type]) -> object:
+    """A | B | C of the given models, for a discriminated union built at import time."""
+    return reduce(operator.or_, models)
+
+
+Node = Annotated[union_of([element.Node for element in ELEMENT_TYPES.values()]), Field(discriminator="type")]
 
 
 def element_type(name: str) -> ElementType:
     return ELEMENT_TYPES[name]
 
 
-__all__ = ["ELEMENT_TYPES", "Box", "DrawContext", "ElementType", "Node", "NodeBase", "StrictModel", "VariableSpec", "element_type"]
+__all__ = [
+    "ELEMENT_TYPES",
+    "Box",
+    "DrawContext",
+    "ElementType",
+    "Node",
+    "NodeBase",
+    "StrictModel",
+    "VariableSpec",
+    "element_type",
+    "union_of",
+]

@@ -100,7 +100,9 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     style = None
     if node.data.displayValue:
         size = styles.fontSize or min(box.h / 5, 12.0)
-        style = typeset.TextStyle(family=styles.fontFamily, size=size, line_height=1.15, color=styles.color, align="center")
+        style = typeset.TextStyle(
+            family=styles.fontFamily, size=size, line_height=1.15, color=styles.color, align="center"
+        )
         bar_height = max(box.h - style.leading, box.h * 0.4)
     module = box.w / count
     path = canvas.beginPath()

@@ -257,7 +257,9 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: TablePart | None = None) -
     canvas.restoreState()
 
 
-def _draw_grid(ctx: DrawContext, box: Box, layout: Grid, row_tops: list[float], bottom: float, styles: TableStyles) -> None:
+def _draw_grid(
+    ctx: DrawContext, box: Box, layout: Grid, row_tops: list[float], bottom: float, styles: TableStyles
+) -> None:
     canvas = ctx.canvas
     canvas.setStrokeColor(to_rl(styles.borderColor))
     canvas.setLineWidth(styles.borderWidth)

@@ -48,9 +48,7 @@ class TextData(StrictModel):
     @model_validator(mode="after")
     def _consistent(self) -> TextData:
         if self.listFormat == "none" and isinstance(self.content, list):
-            raise ValueError(
-                "content is a list: set data.listFormat to 'ordered' or 'unordered', or send a string"
-            )
+            raise ValueError("content is a list: set data.listFormat to 'ordered' or 'unordered', or send a string")
         if self.listFormat != "none" and isinstance(self.content, str):
             self.content = self.content.split("\n") if self.content else []
         if self.dataType != "string":
@@ -116,7 +114,7 @@ def _layout(
     if any(markers):
         indent = max(typeset.width_of(m, style) for m in markers) + style.size * 0.5
     inner = None if max_width is None else max(max_width - indent, 1.0)
-    blocks = tuple((m, tuple(typeset.wrap(item, style, inner))) for m, item in zip(markers, items))
+    blocks = tuple((m, tuple(typeset.wrap(item, style, inner))) for m, item in zip(markers, items, strict=True))
     widest = max((line.width for _, lines in blocks for line in lines), default=0.0)
     return indent, widest, blocks
 
@@ -142,7 +140,9 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
         canvas.setFillAlpha(node.styles.opacity)
         canvas.setStrokeAlpha(node.styles.opacity)
     top = box.y
-    marker_style = typeset.TextStyle(style.family, style.weight, style.italic, style.size, style.line_height, style.color)
+    marker_style = typeset.TextStyle(
+        style.family, style.weight, style.italic, style.size, style.line_height, style.color
+    )
     for marker, lines in blocks:
         if marker:
             marker_line = typeset.Line(marker, typeset.width_of(marker, style), True)

@@ -86,7 +86,7 @@ class Face:
         return ord(char) in self.glyphs
 
 
-@lru_cache(maxsize=None)
+@cache
 def face(family: str = DEFAULT_FAMILY, weight: int = 400, italic: bool = False) -> Face:
     entry = _catalog()[check_family(family)]
     resolved = nearest_weight(entry.weights, weight)

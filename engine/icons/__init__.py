@@ -104,9 +104,7 @@ def _svg_to_drawing(svg: str) -> Drawing:
 
 
 @functools.lru_cache(maxsize=512)
-def icon_drawing(
-    icon_id: str, color: str = "#000000", stroke_width: float | None = None
-) -> Drawing:
+def icon_drawing(icon_id: str, color: str = "#000000", stroke_width: float | None = None) -> Drawing:
     """A cached reportlab Drawing of the icon in 24x24 viewBox units. Treat it as read-only."""
     return _svg_to_drawing(icon_svg(icon_id, color, stroke_width))
 
