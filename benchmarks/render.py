@@ -1,0 +1,306 @@
+"""PDF throughput of docbench against a hand-written ReportLab canvas, and preview latency.
+
+    .venv/bin/python -m benchmarks.render [--quick] [--json]
+
+Both sides draw the same rows of the two reference documents (workbench.samples)
+with the same fonts, compression and settings, in the same process, interleaved.
+benchmarks/README.md explains what is measured and how to read the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import io
+import json
+import math
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import qrcode
+import qrcode.constants
+from reportlab import rl_config
+from reportlab.graphics.barcode.code128 import Code128
+from reportlab.lib.colors import Color, HexColor, black
+from reportlab.lib.utils import ImageReader, simpleSplit
+from reportlab.pdfgen.canvas import Canvas
+
+from engine import DesignTree, fonts, render_pdf, render_png
+from workbench import samples
+
+# engine.render sets this at import already; set it here too so the comparison does
+# not hang on import order: both sides write Flate streams without ASCII85 on top.
+rl_config.useA85 = 0
+
+PDF_RUNS = {"certificate": 200, "invoice": 100}
+PREVIEW_RUNS = 30
+PREVIEW_DPIS = (96, 150)
+WARMUP = 3
+RATIO_TARGET = 0.9
+PREVIEW_TARGET_MS = 40.0  # median at 96 dpi
+# Warm-up and cold renders use row numbers far from the timed ones (0..199), so no
+# timed render finds its text, QR or barcode already in docbench's caches.
+WARMUP_ROW, COLD_ROW = 1_000_000, 2_000_000
+
+Row = dict[str, Any]
+Rect = tuple[float, float, float, float]  # PDF space: x, y of the bottom-left corner, w, h
+
+
+# --- Baseline: what a developer writes against ReportLab without docbench -----------
+
+
+@dataclass(frozen=True)
+class Text:
+    """One text element of the design, as the baseline draws it."""
+
+    font: str  # registered ReportLab font name (the same TTF docbench embeds)
+    size: float
+    color: Color
+    x: float
+    y: float  # PDF y of the first baseline
+    leading: float
+    width: float | None  # wrap width, None for a single line
+
+    def draw(self, c: Canvas, text: str) -> None:
+        c.setFont(self.font, self.size)
+        c.setFillColor(self.color)
+        lines = simpleSplit(text, self.font, self.size, self.width) if self.width else [text]
+        for k, line in enumerate(lines):
+            c.drawString(self.x, self.y - k * self.leading, line)
+
+
+def first_baseline(face: fonts.Face, size: float, leading: float) -> float:
+    """Top of a line to its baseline, placed as docbench places it (glyph box centred)."""
+    return (leading - (face.ascent - face.descent) * size / 1000) / 2 + face.ascent * size / 1000
+
+
+class Layout:
+    """Positions and styles read once from a design tree, like constants in app code."""
+
+    def __init__(self, tree: DesignTree):
+        page = tree.pages[0]
+        self.page = (page.width, page.height)
+        self.title = tree.metadata.title or ""
+        self.nodes = {node.name: node for node in tree.nodes.values()}
+        self.texts: dict[str, Text] = {}
+        self.rects: dict[str, Rect] = {}
+        for name, node in self.nodes.items():
+            pos = node.position
+            if node.type == "text":
+                st = node.styles
+                face = fonts.face(st.fontFamily, st.fontWeight)
+                leading = st.fontSize * st.lineHeight
+                y = page.height - pos.y - first_baseline(face, st.fontSize, leading)
+                self.texts[name] = Text(face.name, st.fontSize, HexColor(st.color), pos.x, y, leading, pos.maxWidth)
+            elif node.type != "table":
+                w, h = (pos.size, pos.size) if node.type == "qr" else (pos.w, pos.h)
+                self.rects[name] = (pos.x, page.height - pos.y - h, w, h)
+
+
+def draw_logo(c: Canvas, rect: Rect) -> None:
+    # A new reader per document over the same bytes, as an app handed the logo would.
+    c.drawImage(ImageReader(io.BytesIO(samples.logo_png())), *rect, mask="auto")
+
+
+def draw_qr(c: Canvas, rect: Rect, value: str) -> None:
+    """The qrcode library's matrix as one canvas path: the fast way to draw a QR code.
+
+    ReportLab's own QrCodeWidget is about three times slower (an encoder in pure
+    Python and one checked shape per module run); a baseline built on it would flatter
+    docbench, so the baseline uses the same encoder docbench does.
+    """
+    x, y, size, _ = rect
+    c.setFillColor(HexColor("#ffffff"))  # docbench's default white QR background
+    c.rect(*rect, stroke=0, fill=1)
+    code = qrcode.QRCode(error_correction=qrcode.constants.ERROR_CORRECT_M, border=0)
+    code.add_data(value)
+    code.make(fit=True)
+    matrix = code.get_matrix()
+    module = size / (len(matrix) + 4)  # two modules of quiet zone on each side
+    top = y + size - 2 * module
+    path = c.beginPath()
+    for r, cells in enumerate(matrix):
+        for col, dark in enumerate(cells):
+            if dark:
+                path.rect(x + (col + 2) * module, top - (r + 1) * module, module, module)
+    c.setFillColor(black)
+    c.drawPath(path, stroke=0, fill=1)
+
+
+def draw_barcode(c: Canvas, rect: Rect, value: str, font: str) -> None:
+    x, y, w, h = rect
+    label = min(h / 5, 12.0)  # docbench's default label size, under the bars
+    modules = Code128(value, barWidth=1, quiet=0).width  # to stretch the bars to the box
+    code = Code128(
+        value, barWidth=w / modules, barHeight=h - 1.15 * label, quiet=0, humanReadable=1, fontName=font, fontSize=label
+    )
+    c.setFillColor(black)
+    code.drawOn(c, x, y + 1.15 * label)
+
+
+def baseline_pdf(lay: Layout, row: Row, draw: Callable[[Canvas, Layout, Row], None]) -> bytes:
+    buffer = io.BytesIO()
+    c = Canvas(buffer, pagesize=lay.page, invariant=1, pageCompression=1)
+    c.setTitle(lay.title)
+    draw(c, lay, row)
+    c.showPage()
+    c.save()
+    return buffer.getvalue()
+
+
+def certificate(c: Canvas, lay: Layout, row: Row) -> None:
+    border = lay.nodes["border"].styles
+    c.setStrokeColor(HexColor(border.stroke))
+    c.setLineWidth(border.strokeWidth)
+    c.roundRect(*lay.rects["border"], border.cornerRadius, stroke=1, fill=0)
+    lay.texts["title"].draw(c, lay.nodes["title"].data.content)
+    lay.texts["recipient"].draw(c, row["recipient"])
+    lay.texts["paragraph"].draw(c, lay.nodes["paragraph"].data.content)
+    issued = dt.date.fromisoformat(row["issued"])
+    lay.texts["issued"].draw(c, f"{issued.day} {issued:%B %Y}")
+    draw_logo(c, lay.rects["logo"])
+    draw_qr(c, lay.rects["verify"], row["verify"])
+    draw_barcode(c, lay.rects["serial"], row["serial"], fonts.face().name)
+
+
+def invoice(c: Canvas, lay: Layout, row: Row) -> None:
+    for name in ("heading", "number", "customer", "total"):
+        lay.texts[name].draw(c, row.get(name, lay.nodes[name].data.content))
+    draw_logo(c, lay.rects["logo"])
+    draw_qr(c, lay.rects["payment"], row["payment"])
+    table = lay.nodes["lines"]
+    st = table.styles
+    pad, row_h = st.cellPadding, st.fontSize * st.lineHeight + 2 * st.cellPadding
+    body_font, head_font = fonts.face(st.fontFamily, st.fontWeight), fonts.face(st.fontFamily, st.headerFontWeight)
+    text_dy = pad + first_baseline(body_font, st.fontSize, st.fontSize * st.lineHeight)
+    c.setStrokeColor(HexColor(st.borderColor))
+    c.setLineWidth(st.borderWidth)
+    header_fill, stripe = HexColor(st.headerBackgroundColor), HexColor(st.stripeColor)
+    top = lay.page[1] - table.position.y
+    for r, cells in enumerate(row["lines"]):
+        fill = header_fill if r == 0 else (stripe if r % 2 == 0 else None)  # every other body row
+        c.setFont(head_font.name if r == 0 else body_font.name, st.fontSize)
+        y, x = top - (r + 1) * row_h, table.position.x
+        for width, text in zip(table.data.columnWidths, cells, strict=True):
+            if fill:
+                c.setFillColor(fill)
+            c.rect(x, y, width, row_h, stroke=1, fill=1 if fill else 0)
+            c.setFillColor(black)
+            c.drawString(x + pad, y + row_h - text_dy, text)
+            x += width
+
+
+# --- Measurement ---------------------------------------------------------------------
+
+
+@dataclass
+class Document:
+    name: str
+    tree: DesignTree
+    row: Callable[[int], Row]
+    baseline: Callable[[Canvas, Layout, Row], None]  # draws the page
+
+
+def cols(first: object, *rest: object) -> str:
+    """One line of a printed table: the first cell left-aligned, then right-aligned ones."""
+    return f"{first!s:<12}" + "".join(f"{c:>12.1f}" if isinstance(c, float) else f"{c!s:>12}" for c in rest)
+
+
+def ms_since(start: float) -> float:
+    return (time.perf_counter() - start) * 1000
+
+
+def throughput(doc: Document, runs: int) -> dict[str, float]:
+    """PDFs/s and mean size of each side over the same rows, alternating who goes first."""
+    layout = Layout(doc.tree)
+    sides: dict[str, Callable[[Row], bytes]] = {
+        "docbench": lambda row: render_pdf(doc.tree, row, samples.resolver),
+        "baseline": lambda row: baseline_pdf(layout, row, doc.baseline),
+    }
+    for k in range(WARMUP):
+        for render in sides.values():
+            render(doc.row(WARMUP_ROW + k))
+    spent, size = dict.fromkeys(sides, 0.0), dict.fromkeys(sides, 0)
+    for i in range(runs):
+        row = doc.row(i)  # built outside the timed section, shared by both sides
+        for side in sorted(sides, reverse=i % 2 == 1):
+            start = time.perf_counter()
+            pdf = sides[side](row)
+            spent[side] += time.perf_counter() - start
+            size[side] += len(pdf)
+    out: dict[str, float] = {"runs": runs, "ratio": spent["baseline"] / spent["docbench"]}
+    for side in sides:
+        out |= {f"{side}_pdfs_per_s": runs / spent[side], f"{side}_avg_bytes": size[side] / runs}
+    return out
+
+
+def preview(tree: DesignTree, dpi: int, runs: int) -> dict[str, float]:
+    """Median and p95 (nearest rank) of a warm render_png of page 0, in ms."""
+    for _ in range(WARMUP):
+        render_png(tree, 0, samples.resolver, dpi)
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        render_png(tree, 0, samples.resolver, dpi)
+        times.append(ms_since(start))
+    times.sort()
+    return {"median_ms": statistics.median(times), "p95_ms": times[math.ceil(0.95 * len(times)) - 1]}
+
+
+def cold_start() -> tuple[list[Document], dict[str, float]]:
+    """Build the designs and render each once, timing it: nothing has rendered before."""
+    cold: dict[str, float] = {}
+    start = time.perf_counter()
+    docs = [
+        Document("certificate", samples.certificate(), samples.certificate_row, certificate),
+        Document("invoice", samples.invoice(), samples.invoice_row, invoice),
+    ]
+    cold["build both designs (registers their fonts)"] = ms_since(start)
+    for doc in docs:  # the first render_png also imports pypdfium2
+        start = time.perf_counter()
+        render_pdf(doc.tree, doc.row(COLD_ROW), samples.resolver)
+        cold[f"first render_pdf {doc.name}"] = ms_since(start)
+        start = time.perf_counter()
+        render_png(doc.tree, 0, samples.resolver, 96)
+        cold[f"first render_png {doc.name} 96 dpi"] = ms_since(start)
+    return docs, cold
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="10%% of the iterations, for a fast check")
+    parser.add_argument("--json", action="store_true", help="also print every figure as one JSON object")
+    args = parser.parse_args()
+    scale = 0.1 if args.quick else 1.0
+
+    docs, cold = cold_start()
+    assert rl_config.useA85 == 0, "both sides must write the same stream encoding"
+    pdf = {d.name: throughput(d, max(3, round(PDF_RUNS[d.name] * scale))) for d in docs}
+    runs = max(3, round(PREVIEW_RUNS * scale))
+    png = {d.name: {str(dpi): preview(d.tree, dpi, runs) for dpi in PREVIEW_DPIS} for d in docs}
+
+    print(f"PDF generation, warm ({WARMUP} warm-up renders first): docbench vs plain ReportLab canvas")
+    print(cols("document", "runs", "docbench/s", "baseline/s", "ratio", "docbench KB", "baseline KB"))
+    for name, r in pdf.items():
+        rates = (r["docbench_pdfs_per_s"], r["baseline_pdfs_per_s"])
+        sizes = (r["docbench_avg_bytes"] / 1024, r["baseline_avg_bytes"] / 1024)
+        flag = "  ok" if r["ratio"] >= RATIO_TARGET else f"  BELOW {RATIO_TARGET}"
+        print(cols(name, r["runs"], *rates, f"{r['ratio']:.2f}", *sizes) + flag)
+    print(f"\nPreview, warm render_png(page 0): {runs} runs after {WARMUP} warm-up renders")
+    print(cols("document", "dpi", "median ms", "p95 ms"))
+    for name, by_dpi in png.items():
+        for dpi, p in by_dpi.items():
+            flag = "  ok" if p["median_ms"] < PREVIEW_TARGET_MS else f"  OVER {PREVIEW_TARGET_MS:g} ms"
+            print(cols(name, dpi, p["median_ms"], p["p95_ms"]) + (flag if dpi == "96" else ""))
+    print("\nCold (once, the first renders in this process)")
+    for label, ms in cold.items():
+        print(f"  {label:<44} {ms:>7.1f} ms")
+    if args.json:
+        print(json.dumps({"quick": args.quick, "pdf": pdf, "preview": png, "cold_ms": cold}))
+
+
+if __name__ == "__main__":
+    main()
