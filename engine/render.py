@@ -16,7 +16,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from . import fonts
 from .colors import parse_gradient, to_rl
-from .elements import ELEMENT_TYPES, Box, DrawContext
+from .elements import ELEMENT_TYPES, DrawContext
 from .errors import EngineError
 from .images import ImageLibrary, Resolver, place
 from .layout import LaidOutPage, layout
@@ -149,4 +149,4 @@ def rasterize(pdf: bytes, page_index: int = 0, dpi: float = 96) -> bytes:
     return out.getvalue()
 
 
-__all__ = ["PageNotFound", "Profile", "Box", "rasterize", "render_pdf", "render_png"]
+__all__ = ["PageNotFound", "Profile", "rasterize", "render_pdf", "render_png"]

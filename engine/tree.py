@@ -16,7 +16,6 @@ from .paper import MAX_PAGE_SIDE, MIN_PAGE_SIDE, Orientation, PaperSize, oriente
 
 SCHEMA_VERSION = "v1"
 BackgroundSize = Literal["cover", "contain", "stretch"]
-PageSide = float
 
 
 class Background(StrictModel):

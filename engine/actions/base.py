@@ -36,17 +36,14 @@ class ApplyContext:
 class ActionSpec:
     name: str
     description: str
-    Args: type[BaseModel]
+    # The args model, or (add_element) an annotated union of one model per element type.
+    Args: Any
     run: Callable[[ApplyContext, Any], dict]
-    # The schema shown in the catalog when it differs from Args (add_element's union).
-    schema_source: Any = None
-    # Custom parsing (add_element picks its model by element type).
+    # Custom parsing (add_element picks its model by element type for sharper errors).
     parse: Callable[[dict], Any] | None = None
 
     def json_schema(self) -> dict:
-        if self.schema_source is not None:
-            return TypeAdapter(self.schema_source).json_schema()
-        return self.Args.model_json_schema()
+        return TypeAdapter(self.Args).json_schema()
 
 
 class ElementAddress(StrictModel):

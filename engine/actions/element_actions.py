@@ -192,9 +192,8 @@ ELEMENT_ACTIONS = [
         "position {x, y} with data.columnWidths or data.width); qr takes position {x, y, size}; the rest "
         "{x, y, w, h}. Coordinates are points from the page's top-left corner. The result echoes the id and "
         "the derived box {x, y, w, h}.",
-        ADD_MODELS["text"],
+        AddElementArgs,
         run_add,
-        schema_source=AddElementArgs,
         parse=parse_add,
     ),
     ActionSpec(

@@ -11,7 +11,17 @@ from pydantic import Field, model_validator
 
 from .. import fonts, typeset
 from ..colors import HexColor, to_rl
-from .base import Box, BoxPosition, DrawContext, ElementType, StrictModel, VariableSpec
+from .base import (
+    Box,
+    BoxPosition,
+    DrawContext,
+    ElementType,
+    StrictModel,
+    VariableSpec,
+    box_size,
+    require_string,
+    with_data,
+)
 
 BarcodeFormat = Literal["CODE128", "EAN13", "EAN8", "UPCA", "CODE39", "ITF", "ISBN13"]
 
@@ -84,10 +94,6 @@ class BarcodeStyles(StrictModel):
     fontSize: float | None = Field(None, gt=0, le=200, description="Default: a fifth of the height, at most 12")
 
 
-def measure(node: Any) -> tuple[float, float]:
-    return node.position.w, node.position.h
-
-
 def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     text, runs, count = bars(node.data.content, node.data.format)
     styles = node.styles
@@ -118,10 +124,8 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
 
 
 def bind_value(node: Any, value: Any) -> Any:
-    if not isinstance(value, str):
-        raise ValueError(f"expected a string, got {type(value).__name__}")
-    normalise(value, node.data.format)
-    return node.model_copy(update={"data": node.data.model_copy(update={"content": value})})
+    normalise(require_string(value), node.data.format)
+    return with_data(node, content=value)
 
 
 ELEMENT = ElementType(
@@ -130,7 +134,7 @@ ELEMENT = ElementType(
     Position=BoxPosition,
     Data=BarcodeData,
     Styles=BarcodeStyles,
-    measure=measure,
+    measure=box_size,
     draw=draw,
     variable=VariableSpec(kind="code", field="data.content", accepts="a string valid for the format", apply=bind_value),
 )

@@ -111,6 +111,22 @@ class ElementType:
         object.__setattr__(self, "Node", node)
 
 
+def box_size(node: Any) -> tuple[float, float]:
+    """measure() of the types whose box is explicit: {x, y, w, h}."""
+    return node.position.w, node.position.h
+
+
+def with_data(node: Any, **changes: Any) -> Any:
+    """A copy of the node with data fields replaced (values are checked by the caller)."""
+    return node.model_copy(update={"data": node.data.model_copy(update=changes)})
+
+
+def require_string(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
 class NodeBase(StrictModel):
     """A tree node (decisions.md): id, type, name, page, position, data, styles, flags."""
 

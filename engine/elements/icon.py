@@ -8,7 +8,18 @@ from pydantic import AfterValidator, Field
 
 from .. import icons
 from ..colors import HexColor
-from .base import Box, BoxPosition, DrawContext, ElementType, Opacity, StrictModel, VariableSpec
+from .base import (
+    Box,
+    BoxPosition,
+    DrawContext,
+    ElementType,
+    Opacity,
+    StrictModel,
+    VariableSpec,
+    box_size,
+    require_string,
+    with_data,
+)
 
 
 def check_icon(value: str) -> str:
@@ -34,10 +45,6 @@ class IconStyles(StrictModel):
     opacity: Opacity = 1.0
 
 
-def measure(node: Any) -> tuple[float, float]:
-    return node.position.w, node.position.h
-
-
 def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     if box.w <= 0 or box.h <= 0:
         return
@@ -60,10 +67,7 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
 
 
 def bind_value(node: Any, value: Any) -> Any:
-    if not isinstance(value, str):
-        raise ValueError("expected an icon id string")
-    check_icon(value)
-    return node.model_copy(update={"data": node.data.model_copy(update={"iconId": value})})
+    return with_data(node, iconId=check_icon(require_string(value)))
 
 
 ELEMENT = ElementType(
@@ -72,7 +76,7 @@ ELEMENT = ElementType(
     Position=BoxPosition,
     Data=IconData,
     Styles=IconStyles,
-    measure=measure,
+    measure=box_size,
     draw=draw,
     variable=VariableSpec(kind="icon", field="data.iconId", accepts="an icon id string", apply=bind_value),
 )

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, model_validator
 
 from ..images import REF_PATTERN, Crop, place
-from .base import Box, BoxPosition, DrawContext, ElementType, Opacity, StrictModel, VariableSpec
+from .base import Box, BoxPosition, DrawContext, ElementType, Opacity, StrictModel, VariableSpec, box_size, with_data
 
 Fit = Literal["contain", "cover", "fill"]
 
@@ -50,10 +50,6 @@ class ImageStyles(StrictModel):
     opacity: Opacity = 1.0
 
 
-def measure(node: Any) -> tuple[float, float]:
-    return node.position.w, node.position.h
-
-
 def _fitted(fit: Fit, box: Box, px_w: int, px_h: int) -> tuple[float, float, float, float]:
     """The drawn rectangle (top-left x, y, w, h) of a px_w × px_h image in the box."""
     if fit == "fill" or px_w == 0 or px_h == 0:
@@ -87,7 +83,7 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
 def bind_value(node: Any, value: Any) -> Any:
     if not isinstance(value, str) or not REF_PATTERN.match(value):
         raise ValueError("expected an image ref 'uploads:<id>' or 'assets:<id>'")
-    return node.model_copy(update={"data": node.data.model_copy(update={"src": value})})
+    return with_data(node, src=value)
 
 
 def image_refs(node: Any) -> list[str]:
@@ -100,7 +96,7 @@ ELEMENT = ElementType(
     Position=BoxPosition,
     Data=ImageData,
     Styles=ImageStyles,
-    measure=measure,
+    measure=box_size,
     draw=draw,
     variable=VariableSpec(
         kind="image", field="data.src", accepts="an image ref 'uploads:<id>' or 'assets:<id>'", apply=bind_value

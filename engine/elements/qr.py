@@ -11,7 +11,7 @@ from pydantic import Field, model_validator
 from qrcode.exceptions import DataOverflowError
 
 from ..colors import HexColor, to_rl
-from .base import Box, DrawContext, ElementType, StrictModel, VariableSpec
+from .base import Box, DrawContext, ElementType, StrictModel, VariableSpec, require_string, with_data
 
 ErrorCorrection = Literal["L", "M", "Q", "H"]
 _LEVELS = {
@@ -102,10 +102,8 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
 
 
 def bind_value(node: Any, value: Any) -> Any:
-    if not isinstance(value, str):
-        raise ValueError(f"expected a string, got {type(value).__name__}")
-    check_encodable(value, node.data.errorCorrection)
-    return node.model_copy(update={"data": node.data.model_copy(update={"content": value})})
+    check_encodable(require_string(value), node.data.errorCorrection)
+    return with_data(node, content=value)
 
 
 ELEMENT = ElementType(

@@ -8,7 +8,18 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ..colors import HexColor, to_rl
-from .base import Box, BoxPosition, DrawContext, ElementType, NonNegative, Opacity, StrictModel, VariableSpec
+from .base import (
+    Box,
+    BoxPosition,
+    DrawContext,
+    ElementType,
+    NonNegative,
+    Opacity,
+    StrictModel,
+    VariableSpec,
+    box_size,
+    require_string,
+)
 
 ShapeType = Literal["rectangle", "circle", "line", "arrow"]
 
@@ -25,10 +36,6 @@ class ShapeStyles(StrictModel):
     dash: list[float] | None = Field(None, description="Dash pattern in points, e.g. [4, 2]")
     cornerRadius: NonNegative = Field(0.0, description="Rounds a rectangle's corners")
     opacity: Opacity = 1.0
-
-
-def measure(node: Any) -> tuple[float, float]:
-    return node.position.w, node.position.h
 
 
 def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
@@ -90,9 +97,7 @@ def _draw_line(ctx: DrawContext, box: Box, styles: ShapeStyles, arrow: bool) -> 
 def bind_value(node: Any, value: Any) -> Any:
     from ..colors import check_hex
 
-    if not isinstance(value, str):
-        raise ValueError("expected a hex colour string for a shape's fill")
-    check_hex(value)
+    check_hex(require_string(value))
     return node.model_copy(update={"styles": node.styles.model_copy(update={"fill": value})})
 
 
@@ -102,7 +107,7 @@ ELEMENT = ElementType(
     Position=BoxPosition,
     Data=ShapeData,
     Styles=ShapeStyles,
-    measure=measure,
+    measure=box_size,
     draw=draw,
     variable=VariableSpec(kind="color", field="styles.fill", accepts="a hex colour string", apply=bind_value),
 )

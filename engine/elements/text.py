@@ -12,7 +12,7 @@ from .. import typeset
 from ..colors import HexColor
 from ..fonts import DEFAULT_FAMILY, FontFamily
 from ..formatting import DataType, check_locale, check_value, format_value
-from .base import Box, DrawContext, ElementType, Opacity, StrictModel, VariableSpec
+from .base import Box, DrawContext, ElementType, Opacity, StrictModel, VariableSpec, with_data
 
 ListFormat = Literal["none", "ordered", "unordered"]
 TextRole = Literal["p", "h1", "h2", "h3", "h4", "h5", "h6"]
@@ -164,7 +164,7 @@ def bind_value(node: Any, value: Any) -> Any:
     for item in value if isinstance(value, list) else [value]:
         check_value(item, data.dataType)
     content = value if isinstance(value, list) else (value if isinstance(value, str) else str(value))
-    return node.model_copy(update={"data": data.model_copy(update={"content": content})})
+    return with_data(node, content=content)
 
 
 def merge_data(current: dict, patch: dict) -> dict:
