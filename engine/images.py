@@ -34,8 +34,11 @@ MimeType = Literal["image/png", "image/jpeg", "image/webp", "image/svg+xml"]
 
 REF_PATTERN = re.compile(r"^(uploads|assets):[A-Za-z0-9_-]{1,64}$")
 DATA_URI = re.compile(r"^data:(?P<mime>[\w/+.-]+)?(?P<b64>;base64)?,(?P<payload>.*)$", re.DOTALL)
-# Pillow warns past ~89 Mpx and errors past twice that; we refuse at the warning.
-MAX_PIXELS = 60_000_000
+RASTER_TYPES = ("image/png", "image/jpeg", "image/webp")
+_LABELS = {"image/png": "PNG", "image/jpeg": "JPEG", "image/webp": "WebP", "image/svg+xml": "SVG"}
+MAX_SIDE = 16_384
+MAX_PIXELS = 40_000_000
+# Pillow warns past MAX_IMAGE_PIXELS and errors past twice that; decode() refuses at the warning.
 Image.MAX_IMAGE_PIXELS = MAX_PIXELS
 
 
@@ -57,20 +60,39 @@ def sniff(data: bytes) -> MimeType | None:
     return None
 
 
-def _refuse_fetch(url: str, *args: object, **kwargs: object) -> None:
-    raise ImageError(f"SVG may not load external resources ({url[:80]})")
-
-
 def rasterize_svg(data: bytes, scale: float = 2.0) -> bytes:
-    """An SVG as PNG bytes; external files and URLs are refused (no I/O from an SVG)."""
-    import cairosvg
+    """An SVG as PNG bytes, with no file or network access and a bounded size (engine.svg)."""
+    from .svg import rasterize_svg as rasterize
 
+    return rasterize(data, scale)
+
+
+def corrupt_message(kind: str) -> str:
+    return f"the file is not a valid {_LABELS[kind]} image (it is corrupt or truncated): re-export it and upload again"
+
+
+def _too_large_message(size: tuple[int, int] | None) -> str:
+    limits = f"at most {MAX_SIDE} px on a side and {MAX_PIXELS // 1_000_000} megapixels"
+    found = f"{size[0]} × {size[1]} px" if size else f"over {MAX_PIXELS // 1_000_000} megapixels"
+    return f"image is too large to process ({found}); images may be {limits}: scale it down and upload it again"
+
+
+def check_raster_size(data: bytes, kind: str) -> None:
+    """Refuse oversized raster images from their header, before any pixel is decoded."""
     try:
-        return cairosvg.svg2png(bytestring=data, scale=scale, unsafe=False, url_fetcher=_refuse_fetch)
-    except ImageError:
-        raise
-    except Exception as exc:  # cairosvg raises many types for malformed input
-        raise ImageError(f"not a readable SVG: {exc}") from exc
+        with warnings.catch_warnings():
+            # Only the header is read here; the size check below gives the clearer message.
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as probe:
+                width, height = probe.size
+    except Image.DecompressionBombError:
+        raise ImageError(_too_large_message(None)) from None
+    except Exception:
+        raise ImageError(corrupt_message(kind)) from None
+    if width < 1 or height < 1:
+        raise ImageError(corrupt_message(kind))
+    if width > MAX_SIDE or height > MAX_SIDE or width * height > MAX_PIXELS:
+        raise ImageError(_too_large_message((width, height)))
 
 
 def decode(data: bytes) -> Image.Image:
@@ -93,12 +115,10 @@ def decode(data: bytes) -> Image.Image:
 
 
 def is_blank(image: Image.Image) -> bool:
-    """True when nothing would be visible: fully transparent, or one flat colour."""
-    rgba = image.convert("RGBA")
-    alpha_min, alpha_max = rgba.getchannel("A").getextrema()
-    if alpha_max == 0:
-        return True
-    return alpha_min == alpha_max and all(lo == hi for lo, hi in rgba.getextrema()[:3])
+    """True when nothing would be visible: every pixel fully transparent."""
+    if "A" not in image.getbands() and "transparency" not in image.info:
+        return False
+    return image.convert("RGBA").getchannel("A").getextrema()[1] == 0
 
 
 def decode_data_uri(uri: str) -> bytes:

@@ -107,3 +107,57 @@ def font_report(pdf: bytes) -> list[dict]:
 @pytest.fixture
 def a4() -> DesignTree:
     return new_design()
+
+
+# The API: one real server for the session, with workspaces of every kind.
+
+
+class Workspaces(dict):
+    """name -> (workspace id, api key)."""
+
+
+@pytest.fixture(scope="session")
+def api_server(tmp_path_factory):
+    from api.service import Service, Settings
+
+    from .server import Server
+
+    data_dir = tmp_path_factory.mktemp("api-data")
+    service = Service(Settings(data_dir=data_dir))
+    workspaces = Workspaces()
+    for name, plan, credits in [
+        ("alpha", "pro", 1000),
+        ("beta", "pro", 1000),
+        ("starter", "starter", 100),
+        ("free", "free", 100),
+        ("broke", "pro", 0),
+        ("metered", "pro", 10),
+    ]:
+        workspace, key = service.accounts.create_workspace(name, plan, credits)
+        workspaces[name] = (workspace.id, key)
+    service.close()
+    server = Server(data_dir).start()
+    server.workspaces = workspaces
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def alpha(api_server):
+    with api_server.client(api_server.workspaces["alpha"][1]) as client:
+        yield client
+
+
+@pytest.fixture
+def beta(api_server):
+    with api_server.client(api_server.workspaces["beta"][1]) as client:
+        yield client
+
+
+def png(colour=(200, 30, 30, 255), size=(80, 40), fmt="PNG") -> bytes:
+    from PIL import Image
+
+    out = io.BytesIO()
+    image = Image.new("RGBA" if fmt == "PNG" else "RGB", size, colour if fmt == "PNG" else colour[:3])
+    image.save(out, format=fmt)
+    return out.getvalue()

@@ -1,0 +1,43 @@
+"""Errors the service raises: a stable code (spec 7, decisions.md) and an HTTP status.
+
+Raised anywhere in the service, mapped to the response envelope in exactly one place
+(`api.rest.base`). Messages may change; codes are stable.
+"""
+
+from __future__ import annotations
+
+STATUS_BY_CODE = {
+    "VALIDATION_ERROR": 400,
+    "UNAUTHORIZED": 401,
+    "INSUFFICIENT_CREDITS": 402,
+    "INSUFFICIENT_PERMISSIONS": 403,
+    "URL_EXPIRED": 403,
+    "URL_INVALID": 403,
+    "NOT_FOUND": 404,
+    "DESIGN_NOT_FOUND": 404,
+    "ASSET_NOT_FOUND": 404,
+    "JOB_NOT_FOUND": 404,
+    "PAGE_NOT_FOUND": 404,
+    "METHOD_NOT_ALLOWED": 405,
+    "JOB_NOT_COMPLETED": 409,
+    "PAYLOAD_TOO_LARGE": 413,
+    "UNSUPPORTED_MEDIA_TYPE": 415,
+    "INTERNAL_ERROR": 500,
+    "SERVICE_UNAVAILABLE": 503,
+}
+
+
+class ApiError(Exception):
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = STATUS_BY_CODE[code]
+
+
+def validation(message: str) -> ApiError:
+    return ApiError("VALIDATION_ERROR", message)
+
+
+def design_not_found(design_id: str) -> ApiError:
+    return ApiError("DESIGN_NOT_FOUND", f"no design '{design_id}' in this workspace")

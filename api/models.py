@@ -1,0 +1,219 @@
+"""Request bodies and response data of the REST API (spec 2, 4), as pydantic models.
+
+These are the single source of the API's shapes: handlers validate with them, the
+OpenAPI document and the MCP tool schemas are generated from them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from engine.actions import MAX_ACTIONS, Action
+from engine.paper import Orientation, PaperSize
+
+PdfProfile = Literal["standard", "accessible", "pdf-a"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# Requests
+
+
+class CreateDesignBody(Strict):
+    name: str = Field(min_length=1, max_length=200)
+    description: str | None = Field(None, max_length=2000)
+    size: PaperSize | None = Field(None, description="A4 (default), A3, A5, Letter or Legal")
+    orientation: Orientation | None = Field(None, description="portrait (default) or landscape")
+    width: float | None = Field(None, gt=0, description="Custom width in points; with height, not with size")
+    height: float | None = Field(None, gt=0, description="Custom height in points; with width")
+
+    @model_validator(mode="after")
+    def _one_format(self) -> CreateDesignBody:
+        if self.size is not None and (self.width is not None or self.height is not None):
+            raise ValueError("send either size or width/height, not both")
+        if (self.width is None) != (self.height is None):
+            raise ValueError("width and height go together: send both")
+        return self
+
+
+class UpdateDesignBody(Strict):
+    name: str | None = Field(None, min_length=1, max_length=200)
+    description: str | None = Field(None, max_length=2000)
+
+    @model_validator(mode="after")
+    def _something(self) -> UpdateDesignBody:
+        if not self.model_fields_set & {"name", "description"}:
+            raise ValueError("send name and/or description")
+        if "name" in self.model_fields_set and self.name is None:
+            raise ValueError("name cannot be null")
+        return self
+
+
+class PatchTreeBody(Strict):
+    actions: list[Action] = Field(min_length=1, max_length=MAX_ACTIONS)
+
+
+class GenerateBody(Strict):
+    data: dict[str, Any] | None = Field(None, description="Variable name to value")
+    pdfProfile: PdfProfile | None = Field(None, description="standard (default), accessible or pdf-a")
+
+
+class PlaceholderBody(Strict):
+    name: str = Field(min_length=1, max_length=200)
+    label: str | None = Field(None, max_length=40, description="Defaults to name")
+    width: int = Field(400, ge=16, le=2000)
+    height: int = Field(300, ge=16, le=2000)
+
+
+class ListQuery(Strict):
+    cursor: str | None = None
+    limit: int = Field(50, ge=1, le=200)
+    parentId: str | None = None
+
+
+class PreviewQuery(Strict):
+    page: int = Field(0, ge=0)
+
+
+# Responses (the `data` of the envelope)
+
+
+class Dimensions(BaseModel):
+    width: int
+    height: int
+
+
+class DesignCreated(BaseModel):
+    designId: str
+    name: str
+    description: str | None = None
+    createdAt: str
+
+
+class Design(BaseModel):
+    designId: str
+    name: str
+    description: str | None = None
+    fileSize: int
+    createdAt: str
+    modifiedAt: str
+
+
+class DesignUpdated(BaseModel):
+    designId: str
+    name: str
+    description: str | None = None
+    fileSize: int
+    modifiedAt: str
+
+
+class DesignList(BaseModel):
+    items: list[Design]
+    nextCursor: str | None
+
+
+class ActionResult(BaseModel):
+    type: str
+    status: Literal["success"]
+    data: dict[str, Any]
+
+
+class PatchResult(BaseModel):
+    designId: str
+    name: str | None = None
+    fileSize: int
+    modifiedAt: str
+    results: list[ActionResult]
+
+
+class Upload(BaseModel):
+    uploadId: str
+    ref: str
+    name: str
+    mimeType: str
+    fileSize: int
+    dimensions: Dimensions
+    thumbnailUrl: str
+    createdAt: str
+
+
+class Asset(BaseModel):
+    id: str
+    ref: str
+    name: str
+    mimeType: str
+    fileSize: int
+    dimensions: Dimensions
+    thumbnailUrl: str
+    isPlaceholder: bool
+    createdAt: str
+
+
+class AssetList(BaseModel):
+    items: list[Asset]
+    nextCursor: str | None
+
+
+class Generation(BaseModel):
+    generationId: str
+    designId: str
+    filename: str
+    downloadUrl: str
+    expiresIn: int
+    status: Literal["completed"]
+
+
+class Preview(BaseModel):
+    previewUrl: str
+    expiresIn: int
+    page: int
+
+
+class Features(BaseModel):
+    useApiKeys: bool
+    batchGenerate: bool
+
+
+class Me(BaseModel):
+    workspaceId: str
+    workspaceName: str
+    plan: str
+    features: Features
+    credits: int
+
+
+class FontEntry(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+    id: str
+    font_class: Literal["sans", "serif", "display", "handwriting"] = Field(alias="class")
+    source: Literal["google", "bundled"]
+    weights: list[int]
+    tags: list[str] = []
+
+
+class FontList(BaseModel):
+    fonts: list[FontEntry]
+
+
+class ActionCatalogEntry(BaseModel):
+    name: str
+    description: str
+    args: dict[str, Any]
+
+
+class ActionCatalog(BaseModel):
+    actions: list[ActionCatalogEntry]
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+    schemaVersion: int
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str

@@ -1,0 +1,169 @@
+"""The OpenAPI 3.1 document, generated from the operations and their pydantic models."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
+import engine
+
+from . import models as m
+from .errors import STATUS_BY_CODE
+from .operations import OPERATIONS, Operation
+
+REF = "#/components/schemas/{model}"
+PATH_PARAM = re.compile(r"{(\w+)}")
+
+
+def _error_response(codes: list[str]) -> dict:
+    return {
+        "description": "Error: " + ", ".join(codes),
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}},
+    }
+
+
+def _success_schema(operation: Operation) -> dict:
+    if operation.raw:
+        return {"$ref": REF.format(model="DesignTree")}
+    data = {"$ref": REF.format(model=operation.response.__name__)} if operation.response else {"type": "object"}
+    return {
+        "type": "object",
+        "required": ["status", "data", "error"],
+        "properties": {"status": {"const": "success"}, "data": data, "error": {"type": "null"}},
+    }
+
+
+def _parameters(operation: Operation, schemas: dict) -> list[dict]:
+    params = [
+        {"name": name, "in": "path", "required": True, "schema": {"type": "string", "minLength": 1}}
+        for name in PATH_PARAM.findall(operation.path)
+    ]
+    if operation.query is not None:
+        schema = operation.query.model_json_schema()
+        for name, prop in schema["properties"].items():
+            prop = {k: v for k, v in prop.items() if k != "title"}
+            if "anyOf" in prop:  # Optional[str]: query parameters are absent rather than null
+                prop = next(p for p in prop["anyOf"] if p.get("type") != "null") | {
+                    k: v for k, v in prop.items() if k not in ("anyOf", "default")
+                }
+            params.append({"name": name, "in": "query", "required": False, "schema": prop})
+    return params
+
+
+def _request_body(operation: Operation) -> dict | None:
+    if operation.body is not None:
+        return {
+            "required": True,
+            "content": {"application/json": {"schema": {"$ref": REF.format(model=operation.body.__name__)}}},
+        }
+    if operation.multipart is not None:
+        properties: dict[str, Any] = {"file": {"type": "string", "format": "binary"}}
+        for field in operation.multipart.fields:
+            properties[field] = {"type": "string", "minLength": 1, "maxLength": 200}
+        return {
+            "required": True,
+            "content": {
+                "multipart/form-data": {
+                    "schema": {
+                        "type": "object",
+                        "required": ["file"],
+                        "properties": properties,
+                        "additionalProperties": False,
+                    }
+                }
+            },
+        }
+    return None
+
+
+def _operation(operation: Operation, schemas: dict) -> dict:
+    codes = ["VALIDATION_ERROR", "UNAUTHORIZED", "INSUFFICIENT_PERMISSIONS", *operation.errors]
+    if operation.body is not None or operation.multipart is not None:
+        codes += ["UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE"]
+    responses: dict[str, Any] = {
+        str(operation.status): {
+            "description": operation.summary,
+            "content": {"application/json": {"schema": _success_schema(operation)}},
+        }
+    }
+    by_status: dict[int, list[str]] = {}
+    for code in codes:
+        by_status.setdefault(STATUS_BY_CODE[code], []).append(code)
+    for status, grouped in sorted(by_status.items()):
+        responses[str(status)] = _error_response(grouped)
+    spec: dict[str, Any] = {
+        "operationId": operation.name,
+        "summary": operation.summary,
+        "parameters": _parameters(operation, schemas),
+        "responses": responses,
+        "security": [{"ApiKey": []}],
+    }
+    if operation.description:
+        spec["description"] = operation.description
+    body = _request_body(operation)
+    if body:
+        spec["requestBody"] = body
+    return spec
+
+
+def document(base_url: str = "") -> dict:
+    models: list[type[BaseModel]] = [engine.DesignTree, m.ErrorBody, m.Health]
+    for operation in OPERATIONS:
+        models += [x for x in (operation.body, operation.response) if x is not None]
+    _, defs = models_json_schema(
+        [
+            (model, "validation" if model in {op.body for op in OPERATIONS} else "serialization")
+            for model in dict.fromkeys(models)
+        ],
+        ref_template=REF,
+    )
+    schemas = defs.get("$defs", {})
+    schemas["ErrorEnvelope"] = {
+        "type": "object",
+        "required": ["status", "data", "error"],
+        "properties": {
+            "status": {"const": "error"},
+            "data": {"type": "null"},
+            "error": {"$ref": REF.format(model="ErrorBody")},
+        },
+    }
+    paths: dict[str, dict] = {}
+    for operation in OPERATIONS:
+        paths.setdefault(operation.path, {})[operation.method.lower()] = _operation(operation, schemas)
+    paths["/health"] = {
+        "get": {
+            "operationId": "health",
+            "summary": "Readiness: 200 once the server can serve; no API key needed",
+            "security": [],
+            "responses": {
+                "200": {
+                    "description": "ready",
+                    "content": {
+                        "application/json": {
+                            "schema": {
+                                "type": "object",
+                                "properties": {
+                                    "status": {"const": "success"},
+                                    "data": {"$ref": REF.format(model="Health")},
+                                    "error": {"type": "null"},
+                                },
+                            }
+                        }
+                    },
+                }
+            },
+        }
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "docbench document generation API", "version": "1.0.0"},
+        "servers": [{"url": f"{base_url.rstrip('/')}/api/v1"}],
+        "paths": paths,
+        "components": {
+            "schemas": schemas,
+            "securitySchemes": {"ApiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"}},
+        },
+    }

@@ -1,0 +1,239 @@
+"""Every operation of the API, declared once: REST routes, OpenAPI and MCP tools come from here.
+
+An operation names its input models and its result model and calls the service;
+the faces (REST handlers, MCP tools) only parse, call and wrap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+import engine
+
+from . import models as m
+from .service import Service, Workspace
+from .settings import ASSET_LIMIT, UPLOAD_LIMIT
+
+
+@dataclass
+class Upload:
+    data: bytes
+    filename: str | None
+
+
+@dataclass
+class Call:
+    """One parsed request: path parameters, validated body/query, an uploaded file."""
+
+    params: dict[str, str] = field(default_factory=dict)
+    body: Any = None
+    query: Any = None
+    file: Upload | None = None
+    form: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Multipart:
+    limit: int
+    fields: tuple[str, ...] = ("name",)
+
+
+@dataclass(frozen=True)
+class Operation:
+    name: str  # snake_case; also the MCP tool's name (decisions.md)
+    method: str
+    path: str  # OpenAPI style: /designs/{designId}
+    summary: str
+    run: Callable[[Service, Workspace, Call], Any]
+    body: type[BaseModel] | None = None
+    query: type[BaseModel] | None = None
+    multipart: Multipart | None = None
+    response: type[BaseModel] | None = None
+    status: int = 200
+    errors: tuple[str, ...] = ()
+    raw: bool = False  # the success body is not enveloped (GET /designs/:id/tree)
+    feature: str | None = None  # a plan feature beyond useApiKeys
+    description: str = ""
+
+
+def _fonts(service: Service, ws: Workspace, call: Call) -> dict:
+    return {"fonts": [entry.public() for entry in engine.fonts.families()]}
+
+
+def _upload(service: Service, ws: Workspace, call: Call) -> dict:
+    assert call.file is not None
+    return service.media.create_upload(ws, call.file.data, call.file.filename, call.form.get("name"))
+
+
+def _asset(service: Service, ws: Workspace, call: Call) -> dict:
+    assert call.file is not None
+    return service.media.create_asset(ws, call.file.data, call.file.filename, call.form.get("name"))
+
+
+def _replace(service: Service, ws: Workspace, call: Call) -> dict:
+    assert call.file is not None
+    return service.media.replace_asset_content(ws, call.params["assetId"], call.file.data)
+
+
+DESIGN = ("DESIGN_NOT_FOUND",)
+OPERATIONS: list[Operation] = [
+    Operation(
+        "me",
+        "GET",
+        "/me",
+        "The workspace behind the API key: plan, features and credits",
+        lambda s, ws, c: s.accounts.me(ws),
+        response=m.Me,
+    ),
+    Operation(
+        "create_design",
+        "POST",
+        "/designs",
+        "Create a design with one blank page (it does not author content)",
+        lambda s, ws, c: s.designs.create(ws, c.body),
+        body=m.CreateDesignBody,
+        response=m.DesignCreated,
+        status=201,
+    ),
+    Operation(
+        "list_designs",
+        "GET",
+        "/designs",
+        "List the workspace's designs, newest first, with cursor pagination",
+        lambda s, ws, c: s.designs.list(ws, c.query),
+        query=m.ListQuery,
+        response=m.DesignList,
+    ),
+    Operation(
+        "get_design",
+        "GET",
+        "/designs/{designId}",
+        "A design's metadata (no tree)",
+        lambda s, ws, c: s.designs.get(ws, c.params["designId"]),
+        response=m.Design,
+        errors=DESIGN,
+    ),
+    Operation(
+        "get_design_tree",
+        "GET",
+        "/designs/{designId}/tree",
+        "The full design tree, raw (not enveloped)",
+        lambda s, ws, c: s.designs.tree_json(ws, c.params["designId"]),
+        raw=True,
+        errors=DESIGN,
+    ),
+    Operation(
+        "update_design",
+        "PATCH",
+        "/designs/{designId}",
+        "Rename or re-describe a design (never touches the tree)",
+        lambda s, ws, c: s.designs.update(ws, c.params["designId"], c.body),
+        body=m.UpdateDesignBody,
+        response=m.DesignUpdated,
+        errors=DESIGN,
+    ),
+    Operation(
+        "patch_design_tree",
+        "PATCH",
+        "/designs/{designId}/tree",
+        "Apply 1-500 actions in order, atomically: all are saved or none",
+        lambda s, ws, c: s.designs.patch_tree(ws, c.params["designId"], c.body),
+        body=m.PatchTreeBody,
+        response=m.PatchResult,
+        errors=DESIGN,
+    ),
+    Operation(
+        "list_actions",
+        "GET",
+        "/actions",
+        "The action catalog: every action's name, description and args schema",
+        lambda s, ws, c: {"actions": engine.catalog()},
+        response=m.ActionCatalog,
+    ),
+    Operation("list_fonts", "GET", "/fonts", "The closed font catalog", _fonts, response=m.FontList),
+    Operation(
+        "upload_image",
+        "POST",
+        "/uploads",
+        "Upload an image (PNG, JPEG, WebP, SVG; at most 1 MB)",
+        _upload,
+        multipart=Multipart(UPLOAD_LIMIT),
+        response=m.Upload,
+        status=201,
+    ),
+    Operation(
+        "create_asset",
+        "POST",
+        "/assets",
+        "Add an image to the asset library (at most 10 MB)",
+        _asset,
+        multipart=Multipart(ASSET_LIMIT),
+        response=m.Asset,
+        status=201,
+    ),
+    Operation(
+        "create_placeholder_asset",
+        "POST",
+        "/assets/placeholder",
+        "Create a placeholder asset drawn with its label",
+        lambda s, ws, c: s.media.create_placeholder(ws, c.body),
+        body=m.PlaceholderBody,
+        response=m.Asset,
+        status=201,
+    ),
+    Operation(
+        "replace_asset_content",
+        "PUT",
+        "/assets/{assetId}/content",
+        "Replace an asset's image; its ref stays",
+        _replace,
+        multipart=Multipart(ASSET_LIMIT, ()),
+        response=m.Asset,
+        errors=("ASSET_NOT_FOUND",),
+    ),
+    Operation(
+        "list_assets",
+        "GET",
+        "/assets",
+        "List the asset library, newest first, with cursor pagination",
+        lambda s, ws, c: s.media.list_assets(ws, c.query),
+        query=m.ListQuery,
+        response=m.AssetList,
+    ),
+    Operation(
+        "get_asset",
+        "GET",
+        "/assets/{assetId}",
+        "One asset",
+        lambda s, ws, c: s.media.get_asset(ws, c.params["assetId"]),
+        response=m.Asset,
+        errors=("ASSET_NOT_FOUND",),
+    ),
+    Operation(
+        "generate_pdf",
+        "POST",
+        "/designs/{designId}/generate",
+        "Render one PDF with variable values (1 credit)",
+        lambda s, ws, c: s.generation.generate(ws, c.params["designId"], c.body),
+        body=m.GenerateBody,
+        response=m.Generation,
+        status=201,
+        errors=(*DESIGN, "INSUFFICIENT_CREDITS"),
+    ),
+    Operation(
+        "preview_page",
+        "GET",
+        "/designs/{designId}/preview",
+        "Render one page to PNG with design-time content (free)",
+        lambda s, ws, c: s.generation.preview(ws, c.params["designId"], c.query.page),
+        query=m.PreviewQuery,
+        response=m.Preview,
+        errors=(*DESIGN, "PAGE_NOT_FOUND"),
+    ),
+]
+
+BY_NAME = {op.name: op for op in OPERATIONS}

@@ -1,0 +1,45 @@
+"""The REST face: Tornado routes for /api/v1 and /files."""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import Executor
+
+from tornado.web import URLSpec
+
+from ..openapi import document
+from ..operations import OPERATIONS, Operation
+from ..service import Service
+from .base import NotFoundHandler
+from .files import FileHandler
+from .meta import HealthHandler, OpenApiHandler
+from .operation import OperationHandler
+
+PREFIX = "/api/v1"
+
+
+def _pattern(path: str) -> str:
+    return PREFIX + re.sub(r"{(\w+)}", r"(?P<\1>[^/]+)", path) + "$"
+
+
+def routes(service: Service, executor: Executor) -> list[URLSpec]:
+    by_path: dict[str, dict[str, Operation]] = {}
+    for operation in OPERATIONS:
+        by_path.setdefault(operation.path, {})[operation.method] = operation
+    # Literal segments before parameters: /assets/placeholder must not be read as an asset id.
+    ordered = sorted(by_path, key=lambda p: ("{" in p, p))
+    specs = [
+        URLSpec(PREFIX + "/health$", HealthHandler, {"service": service}),
+        URLSpec(PREFIX + "/openapi.json$", OpenApiHandler, {"document": document(service.settings.public_url)}),
+        *[
+            URLSpec(
+                _pattern(path),
+                OperationHandler,
+                {"service": service, "executor": executor, "operations": by_path[path]},
+            )
+            for path in ordered
+        ],
+        URLSpec(r"/files/(.+)$", FileHandler, {"blobs": service.blobs, "signer": service.signer}),
+        URLSpec(PREFIX + "(?:/.*)?$", NotFoundHandler),
+    ]
+    return specs

@@ -1,0 +1,82 @@
+"""The envelope (spec 2.1) and the one place where errors become HTTP responses."""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from typing import Any
+
+from tornado.web import HTTPError, RequestHandler
+
+from ..errors import ApiError
+
+log = logging.getLogger("docbench.api")
+
+HTTP_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE"}
+
+
+def envelope(data: Any) -> str:
+    return json.dumps({"status": "success", "data": data, "error": None}, separators=(",", ":"))
+
+
+def error_envelope(code: str, message: str) -> str:
+    return json.dumps({"status": "error", "data": None, "error": {"code": code, "message": message}})
+
+
+class EnvelopeHandler(RequestHandler):
+    """Answers in the envelope, errors included; never a stack trace."""
+
+    request_id: str
+
+    def prepare(self) -> None:
+        self.request_id = uuid.uuid4().hex[:12]
+        self.set_header("X-Request-Id", self.request_id)
+
+    def set_default_headers(self) -> None:
+        self.set_header("Content-Type", "application/json; charset=utf-8")
+        self.set_header("Cache-Control", "no-store")
+
+    def respond(self, data: Any, status: int = 200) -> None:
+        self.set_status(status)
+        self.finish(envelope(data))
+
+    def fail(self, error: ApiError) -> None:
+        self.clear()
+        self.set_status(error.status)
+        self.set_header("X-Request-Id", getattr(self, "request_id", ""))
+        self.finish(error_envelope(error.code, error.message))
+
+    def log_exception(self, typ, value, tb) -> None:  # noqa: ANN001
+        if isinstance(value, ApiError) or (isinstance(value, HTTPError) and value.status_code < 500):
+            return
+        log.error(
+            "request %s failed: %s %s",
+            getattr(self, "request_id", "-"),
+            self.request.method,
+            self.request.uri,
+            exc_info=(typ, value, tb),
+        )
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        exc = kwargs.get("exc_info", (None, None, None))[1]
+        if isinstance(exc, ApiError):
+            return self.fail(exc)
+        if status_code in HTTP_CODES:
+            reason = exc.log_message if isinstance(exc, HTTPError) and exc.log_message else self._reason
+            if status_code == 405:
+                reason = f"{self.request.method} is not allowed on {self.request.path}"
+            return self.fail(ApiError(HTTP_CODES[status_code], reason))
+        if status_code == 400:
+            return self.fail(ApiError("VALIDATION_ERROR", self._reason or "bad request"))
+        request_id = getattr(self, "request_id", "-")
+        self.fail(ApiError("INTERNAL_ERROR", f"something went wrong on our side; request id {request_id}"))
+
+
+class NotFoundHandler(EnvelopeHandler):
+    """Any path under /api/v1 that is not a route: 404 NOT_FOUND, in the envelope."""
+
+    def _not_found(self, *args: Any) -> None:
+        raise ApiError("NOT_FOUND", f"no route {self.request.path}; see /api/v1/openapi.json")
+
+    get = post = put = patch = delete = head = options = _not_found

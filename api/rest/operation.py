@@ -1,0 +1,138 @@
+"""One Tornado handler per path, dispatching each method to its declared Operation.
+
+Bodies are streamed so size limits are enforced before a large body is buffered;
+parsing, auth and plan checks happen here; the work runs on the executor so the
+event loop stays free while a document renders.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import Executor
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from tornado.httputil import HTTPFile, parse_body_arguments
+from tornado.ioloop import IOLoop
+from tornado.web import stream_request_body
+
+from engine.actions.errors import describe
+
+from ..errors import ApiError, validation
+from ..operations import Call, Operation, Upload
+from ..service import Service
+from ..settings import JSON_LIMIT
+from .base import EnvelopeHandler
+
+MULTIPART_SLACK = 64 * 1024  # headers and boundaries around the file part
+HARD_LIMIT_FACTOR = 2  # past twice a limit the connection is dropped instead of drained
+
+
+def _too_large(operation: Operation, size: int) -> ApiError:
+    if operation.multipart is not None:
+        megabytes = operation.multipart.limit / (1024 * 1024)
+        return validation(f"the file is larger than the {megabytes:g} MB this endpoint accepts")
+    return ApiError("PAYLOAD_TOO_LARGE", f"the request body is {size} bytes; JSON bodies are limited to 10 MB")
+
+
+def parse_model(model: type[BaseModel], raw: Any, where: str) -> BaseModel:
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        raise validation(describe(exc, {"": model}, prefix=where if where != "body" else "")) from None
+
+
+@stream_request_body
+class OperationHandler(EnvelopeHandler):
+    def initialize(self, service: Service, executor: Executor, operations: dict[str, Operation]) -> None:
+        self.service = service
+        self.executor = executor
+        self.operations = operations
+
+    def prepare(self) -> None:
+        super().prepare()
+        self._chunks: list[bytes] = []
+        self._size = 0
+        self.operation = self.operations.get(self.request.method or "")
+        if self.operation is None:
+            self.request.connection.set_max_body_size(MULTIPART_SLACK)
+            allowed = ", ".join(sorted(self.operations))
+            raise ApiError("METHOD_NOT_ALLOWED", f"{self.request.method} is not allowed on this path (use {allowed})")
+        limit = self._limit()
+        self.request.connection.set_max_body_size(limit * HARD_LIMIT_FACTOR + MULTIPART_SLACK)
+        self.workspace = self.service.accounts.authenticate(self.request.headers.get("X-API-Key"))
+        self.workspace.require("useApiKeys")
+        if self.operation.feature:
+            self.workspace.require(self.operation.feature)
+        self._check_content_type()
+        declared = self.request.headers.get("Content-Length", "0")
+        if declared.isdigit() and int(declared) > limit:
+            raise _too_large(self.operation, int(declared))
+
+    def _limit(self) -> int:
+        assert self.operation is not None
+        return self.operation.multipart.limit + MULTIPART_SLACK if self.operation.multipart else JSON_LIMIT
+
+    def _check_content_type(self) -> None:
+        assert self.operation is not None
+        content_type = self.request.headers.get("Content-Type", "").split(";")[0].strip().lower()
+        if self.operation.multipart and content_type != "multipart/form-data":
+            raise ApiError("UNSUPPORTED_MEDIA_TYPE", "send the file as multipart/form-data with a 'file' field")
+        if self.operation.body and content_type != "application/json":
+            raise ApiError("UNSUPPORTED_MEDIA_TYPE", "send the body as JSON with Content-Type: application/json")
+
+    def data_received(self, chunk: bytes) -> None:
+        self._size += len(chunk)
+        if self.operation is not None and self._size <= self._limit():
+            self._chunks.append(chunk)
+
+    async def _dispatch(self, **params: str) -> None:
+        operation = self.operation
+        assert operation is not None
+        if self._size > self._limit():
+            raise _too_large(operation, self._size)
+        call = self._parse(operation, params)
+        result = await IOLoop.current().run_in_executor(
+            self.executor, operation.run, self.service, self.workspace, call
+        )
+        if operation.raw:
+            self.set_status(operation.status)
+            self.finish(result)
+        else:
+            self.respond(result, operation.status)
+
+    def _parse(self, operation: Operation, params: dict[str, str]) -> Call:
+        call = Call(params=params)
+        body = b"".join(self._chunks)
+        if operation.query is not None:
+            raw = {k: self.get_query_argument(k) for k in self.request.query_arguments}
+            call.query = parse_model(operation.query, raw, "query")
+        if operation.body is not None:
+            try:
+                raw_body = json.loads(body or b"null")
+            except (ValueError, UnicodeDecodeError):
+                raise validation("the body is not valid JSON") from None
+            if not isinstance(raw_body, dict):
+                raise validation("the body must be a JSON object")
+            call.body = parse_model(operation.body, raw_body, "body")
+        if operation.multipart is not None:
+            call.file, call.form = self._multipart(operation, body)
+        return call
+
+    def _multipart(self, operation: Operation, body: bytes) -> tuple[Upload, dict[str, str]]:
+        assert operation.multipart is not None
+        arguments: dict[str, list[bytes]] = {}
+        files: dict[str, list[HTTPFile]] = {}
+        parse_body_arguments(self.request.headers.get("Content-Type", ""), body, arguments, files)
+        if not files.get("file"):
+            raise validation("the 'file' field is missing: send the image as multipart form field 'file'")
+        unknown = set(arguments) - set(operation.multipart.fields) | set(files) - {"file"}
+        if unknown:
+            raise validation(f"unknown form field(s): {', '.join(sorted(unknown))}")
+        part = files["file"][0]
+        form = {k: v[0].decode("utf-8", "replace").strip() for k, v in arguments.items()}
+        if "name" in form and not (1 <= len(form["name"]) <= 200):
+            raise validation("name must be 1 to 200 characters")
+        return Upload(part.body, part.filename or None), form
+
+    get = post = put = patch = delete = head = options = _dispatch

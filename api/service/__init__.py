@@ -1,0 +1,41 @@
+"""The service layer: the one place with business rules (credits, plans, limits, ownership).
+
+REST handlers, MCP tools, the workbench and the notebook API all call a `Service`.
+"""
+
+from __future__ import annotations
+
+from ..blobs import BlobStore, UrlSigner
+from ..settings import Settings
+from ..store import Store
+from .accounts import Accounts
+from .common import PLANS, Workspace
+from .designs import Designs
+from .generation import Generation
+from .media import Media
+
+
+class Service:
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        self.store = Store(settings.database_path)
+        self.blobs = BlobStore(settings.data_dir / "blobs")
+        self.signer = UrlSigner(settings.data_dir / "url-secret", settings.public_url)
+        self.accounts = Accounts(self.store)
+        self.media = Media(self.store, self.blobs, self.signer, settings)
+        self.designs = Designs(self.store, self.media)
+        self.generation = Generation(self.store, self.blobs, self.signer, self.accounts, self.designs, self.media)
+
+    def ensure_default_workspace(self) -> str | None:
+        """On first start, a `default` workspace (pro, 100 credits); returns its key once."""
+        if self.accounts.list_workspaces():
+            return None
+        _, key = self.accounts.create_workspace("default", "pro", 100)
+        return key
+
+    def close(self) -> None:
+        self.store.close()
+
+
+__all__ = ["PLANS", "Service", "Settings", "Workspace"]

@@ -1,0 +1,131 @@
+"""Workspaces, API keys, plans and the credit ledger."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from ..errors import ApiError, validation
+from ..store import Store
+from .common import PLANS, Workspace, new_id, now
+
+KEY_PREFIX = "dbk_live_"
+
+
+def hash_key(key: str) -> str:
+    # Keys carry 190 bits of randomness: a plain SHA-256 cannot be brute-forced,
+    # and it lets a lookup be one indexed equality.
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def _check_covered(amount: int, available: int) -> None:
+    if available < amount:
+        plural = "s" if amount != 1 else ""
+        raise ApiError("INSUFFICIENT_CREDITS", f"this needs {amount} credit{plural} and the workspace has {available}")
+
+
+class Accounts:
+    def __init__(self, store: Store):
+        self.store = store
+
+    def create_workspace(self, name: str, plan: str = "pro", credits: int = 100) -> tuple[Workspace, str]:
+        """A new workspace with its first API key (returned once, stored hashed)."""
+        if plan not in PLANS:
+            raise validation(f"plan must be one of {', '.join(PLANS)}")
+        if credits < 0:
+            raise validation("credits cannot be negative")
+        workspace = Workspace(new_id("ws"), name, plan)
+        with self.store.transaction() as cursor:
+            cursor.execute("INSERT INTO workspaces VALUES (?, ?, ?, ?)", [workspace.id, name, plan, now()])
+            key = self._insert_key(cursor, workspace.id)
+            if credits:
+                self._ledger(cursor, workspace.id, credits, "grant", None)
+        return workspace, key
+
+    def create_key(self, workspace_id: str) -> str:
+        self.get_workspace(workspace_id)
+        with self.store.transaction() as cursor:
+            return self._insert_key(cursor, workspace_id)
+
+    def revoke_key(self, key: str) -> None:
+        with self.store.transaction() as cursor:
+            cursor.execute("UPDATE api_keys SET revoked_at = ? WHERE key_hash = ?", [now(), hash_key(key)])
+
+    def _insert_key(self, cursor, workspace_id: str) -> str:
+        key = KEY_PREFIX + secrets.token_urlsafe(24)
+        cursor.execute(
+            "INSERT INTO api_keys VALUES (?, ?, ?, ?, ?, NULL)",
+            [new_id("key"), workspace_id, hash_key(key), key[: len(KEY_PREFIX) + 4], now()],
+        )
+        return key
+
+    def authenticate(self, key: str | None) -> Workspace:
+        """The workspace of a live key; 401 for a missing, unknown or revoked one."""
+        if not key:
+            raise ApiError("UNAUTHORIZED", "send your workspace API key in the X-API-Key header")
+        row = self.store.one(
+            "SELECT w.id, w.name, w.plan FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id "
+            "WHERE k.key_hash = ? AND k.revoked_at IS NULL",
+            [hash_key(key)],
+        )
+        if row is None:
+            raise ApiError("UNAUTHORIZED", "this API key is not valid (unknown or revoked)")
+        return Workspace(*row)
+
+    def get_workspace(self, workspace_id: str) -> Workspace:
+        row = self.store.one("SELECT id, name, plan FROM workspaces WHERE id = ?", [workspace_id])
+        if row is None:
+            raise validation(f"no workspace '{workspace_id}'")
+        return Workspace(*row)
+
+    def list_workspaces(self) -> list[Workspace]:
+        return [Workspace(*row) for row in self.store.all("SELECT id, name, plan FROM workspaces ORDER BY created_at")]
+
+    def set_plan(self, workspace_id: str, plan: str) -> Workspace:
+        if plan not in PLANS:
+            raise validation(f"plan must be one of {', '.join(PLANS)}")
+        self.get_workspace(workspace_id)
+        with self.store.transaction() as cursor:
+            cursor.execute("UPDATE workspaces SET plan = ? WHERE id = ?", [plan, workspace_id])
+        return self.get_workspace(workspace_id)
+
+    # Credits: a ledger, so a balance is a sum anyone can audit.
+
+    def balance(self, workspace_id: str, cursor=None) -> int:
+        query = "SELECT coalesce(sum(delta), 0) FROM credit_ledger WHERE workspace_id = ?"
+        row = (cursor or self.store.cursor()).execute(query, [workspace_id]).fetchone()
+        return int(row[0]) if row else 0
+
+    def add_credits(self, workspace_id: str, amount: int, reason: str = "grant") -> int:
+        self.get_workspace(workspace_id)
+        if amount == 0:
+            raise validation("amount must not be zero")
+        with self.store.transaction() as cursor:
+            if amount < 0 and self.balance(workspace_id, cursor) + amount < 0:
+                raise validation("that would make the balance negative")
+            self._ledger(cursor, workspace_id, amount, reason, None)
+            return self.balance(workspace_id, cursor)
+
+    def debit(self, cursor, workspace_id: str, amount: int, reason: str, reference: str) -> None:
+        """Spend credits inside the caller's transaction, or raise 402 (nothing spent)."""
+        _check_covered(amount, self.balance(workspace_id, cursor))
+        self._ledger(cursor, workspace_id, -amount, reason, reference)
+
+    def require_credits(self, workspace_id: str, amount: int) -> None:
+        """A cheap check before expensive work; the debit checks again in its transaction."""
+        _check_covered(amount, self.balance(workspace_id))
+
+    def _ledger(self, cursor, workspace_id: str, delta: int, reason: str, reference: str | None) -> None:
+        cursor.execute(
+            "INSERT INTO credit_ledger VALUES (?, ?, ?, ?, ?, ?)",
+            [new_id("cr"), workspace_id, delta, reason, reference, now()],
+        )
+
+    def me(self, workspace: Workspace) -> dict:
+        return {
+            "workspaceId": workspace.id,
+            "workspaceName": workspace.name,
+            "plan": workspace.plan,
+            "features": dict(workspace.features),
+            "credits": self.balance(workspace.id),
+        }

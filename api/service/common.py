@@ -1,0 +1,77 @@
+"""What every service shares: the caller's workspace, ids, time and cursors."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import json
+import secrets
+import string
+from dataclasses import dataclass
+
+from ..errors import ApiError, validation
+
+PLANS: dict[str, dict[str, bool]] = {
+    "free": {"useApiKeys": False, "batchGenerate": False},
+    "starter": {"useApiKeys": True, "batchGenerate": False},
+    "pro": {"useApiKeys": True, "batchGenerate": True},
+}
+
+_ALPHABET = string.ascii_lowercase + string.digits
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """The caller: the workspace behind the API key (or the workbench's session)."""
+
+    id: str
+    name: str
+    plan: str
+
+    @property
+    def features(self) -> dict[str, bool]:
+        return PLANS[self.plan]
+
+    def require(self, feature: str) -> None:
+        if not self.features.get(feature):
+            raise ApiError(
+                "INSUFFICIENT_PERMISSIONS",
+                f"the {self.plan} plan does not include {feature}; upgrade the workspace's plan",
+            )
+
+
+def new_id(prefix: str, length: int = 16) -> str:
+    return f"{prefix}_{''.join(secrets.choice(_ALPHABET) for _ in range(length))}"
+
+
+def now() -> dt.datetime:
+    """UTC now, naive (DuckDB TIMESTAMP), to the microsecond."""
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+def iso(moment: dt.datetime | None) -> str | None:
+    if moment is None:
+        return None
+    return moment.replace(tzinfo=dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def encode_cursor(created_at: dt.datetime, item_id: str) -> str:
+    raw = json.dumps([created_at.isoformat(), item_id]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[dt.datetime, str]:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        created, item_id = json.loads(base64.urlsafe_b64decode(padded))
+        return dt.datetime.fromisoformat(created), str(item_id)
+    except (ValueError, TypeError) as exc:
+        raise validation("cursor is not one this API returned; pass nextCursor back unchanged") from exc
+
+
+def page_of(rows: list[tuple], limit: int, created_index: int, id_index: int) -> tuple[list[tuple], str | None]:
+    """Keyset pagination: rows were fetched with limit + 1 to know if a next page exists."""
+    if len(rows) <= limit:
+        return rows, None
+    last = rows[limit - 1]
+    return rows[:limit], encode_cursor(last[created_index], last[id_index])

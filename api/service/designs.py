@@ -1,0 +1,136 @@
+"""Designs: create, list, read, rename, and author through atomic action batches."""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+import engine
+from engine.errors import ActionError, EngineError
+
+from ..errors import design_not_found, validation
+from ..models import CreateDesignBody, ListQuery, PatchTreeBody, UpdateDesignBody
+from ..store import Store
+from .common import Workspace, decode_cursor, iso, new_id, now, page_of
+
+if TYPE_CHECKING:
+    from .media import Media
+
+COLUMNS = "id, name, description, file_size, created_at, modified_at"
+
+
+def _design(row: tuple) -> dict:
+    design_id, name, description, file_size, created, modified = row
+    return {
+        "designId": design_id,
+        "name": name,
+        "description": description,
+        "fileSize": file_size,
+        "createdAt": iso(created),
+        "modifiedAt": iso(modified),
+    }
+
+
+class Designs:
+    def __init__(self, store: Store, media: Media):
+        self.store = store
+        self.media = media
+        # Tree patches on one design run one at a time, so none is lost (read, apply, write).
+        self._locks: dict[str, threading.Lock] = defaultdict(threading.Lock)
+        self._locks_guard = threading.Lock()
+
+    def _lock(self, design_id: str) -> threading.Lock:
+        with self._locks_guard:
+            return self._locks[design_id]
+
+    def create(self, ws: Workspace, body: CreateDesignBody) -> dict:
+        tree = engine.new_design(body.size, body.orientation, body.width, body.height, title=body.name)
+        tree_json = tree.model_dump_json()
+        design_id, created = new_id("dsg"), now()
+        with self.store.transaction() as cursor:
+            cursor.execute(
+                "INSERT INTO designs VALUES (?, ?, NULL, false, ?, ?, ?, ?, ?, ?)",
+                [design_id, ws.id, body.name, body.description, tree_json, len(tree_json.encode()), created, created],
+            )
+        result = {"designId": design_id, "name": body.name, "createdAt": iso(created)}
+        if body.description is not None:
+            result["description"] = body.description
+        return result
+
+    def list(self, ws: Workspace, query: ListQuery) -> dict:
+        sql = f"SELECT {COLUMNS} FROM designs WHERE workspace_id = ? AND NOT is_folder"
+        params: list = [ws.id]
+        if query.parentId is not None:
+            sql += " AND parent_id = ?"
+            params.append(query.parentId)
+        if query.cursor:
+            created, last_id = decode_cursor(query.cursor)
+            sql += " AND (created_at < ? OR (created_at = ? AND id < ?))"
+            params += [created, created, last_id]
+        sql += " ORDER BY created_at DESC, id DESC LIMIT ?"
+        rows, next_cursor = page_of(self.store.all(sql, [*params, query.limit + 1]), query.limit, 4, 0)
+        return {"items": [_design(r) for r in rows], "nextCursor": next_cursor}
+
+    def _row(self, ws: Workspace, design_id: str, columns: str = COLUMNS) -> tuple:
+        row = self.store.one(
+            f"SELECT {columns} FROM designs WHERE id = ? AND workspace_id = ? AND NOT is_folder", [design_id, ws.id]
+        )
+        if row is None:
+            raise design_not_found(design_id)
+        return row
+
+    def get(self, ws: Workspace, design_id: str) -> dict:
+        return _design(self._row(ws, design_id))
+
+    def tree_json(self, ws: Workspace, design_id: str) -> str:
+        return self._row(ws, design_id, "tree")[0]
+
+    def tree(self, ws: Workspace, design_id: str) -> engine.DesignTree:
+        return engine.DesignTree.model_validate_json(self.tree_json(ws, design_id))
+
+    def update(self, ws: Workspace, design_id: str, body: UpdateDesignBody) -> dict:
+        self._row(ws, design_id)
+        changes = {k: getattr(body, k) for k in ("name", "description") if k in body.model_fields_set}
+        with self.store.transaction() as cursor:
+            assignments = ", ".join(f"{column} = ?" for column in changes)
+            cursor.execute(
+                f"UPDATE designs SET {assignments}, modified_at = ? WHERE id = ?",
+                [*changes.values(), now(), design_id],
+            )
+        design = self.get(ws, design_id)
+        design.pop("createdAt")
+        return design
+
+    def patch_tree(self, ws: Workspace, design_id: str, body: PatchTreeBody) -> dict:
+        """Apply the actions atomically (spec 4.3): all of them are saved, or nothing."""
+        actions = [a.model_dump() for a in body.actions]
+        with self._lock(design_id):
+            tree = self.tree(ws, design_id)
+            try:
+                actions, pending = self.media.inline_sources(ws, actions)
+                new_tree, results = engine.apply(tree, actions)
+            except ActionError as exc:
+                raise validation(exc.message) from None
+            except EngineError as exc:
+                raise validation(exc.message) from None
+            tree_json = new_tree.model_dump_json()
+            modified = now()
+            with self.store.transaction() as cursor:
+                self.media.save_pending(cursor, ws, pending)
+                cursor.execute(
+                    "UPDATE designs SET tree = ?, file_size = ?, modified_at = ? WHERE id = ?",
+                    [tree_json, len(tree_json.encode()), modified, design_id],
+                )
+        name = self._row(ws, design_id, "name")[0]
+        return {
+            "designId": design_id,
+            "name": name,
+            "fileSize": len(tree_json.encode()),
+            "modifiedAt": iso(modified),
+            "results": results,
+        }
+
+    def row_for_render(self, ws: Workspace, design_id: str) -> dict:
+        name, tree_json, modified = self._row(ws, design_id, "name, tree, modified_at")
+        return {"name": name, "tree": tree_json, "modified_at": modified}

@@ -1,0 +1,257 @@
+"""Uploads (`uploads:` refs) and assets (`assets:` refs): images stored as blobs.
+
+Both resolve identically at render time (spec 2.7). Uploads are programmatic images;
+assets are the editor's library, with placeholders and in-place replacement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any
+
+from engine.errors import ActionError
+from engine.images import REF_PATTERN, ImageError, decode_data_uri
+
+from ..blobs import BlobStore, UrlSigner
+from ..errors import ApiError, validation
+from ..fetch import FetchRefused, fetch_image
+from ..imaging import ImageRejected, ProcessedImage, draw_placeholder, process_image
+from ..models import ListQuery, PlaceholderBody
+from ..settings import ASSET_LIMIT, UPLOAD_LIMIT, URL_LIFETIME, Settings
+from ..store import Store
+from .common import Workspace, decode_cursor, iso, new_id, now, page_of
+
+COLUMNS = "id, kind, name, mime_type, file_size, width, height, thumbnail_key, is_placeholder, created_at"
+KIND_OF_REF = {"uploads": "upload", "assets": "asset"}
+# Fields of action args that hold an image source, by action type.
+SOURCE_FIELDS: dict[str, tuple[str, ...]] = {
+    "add_element": ("data", "src"),
+    "update_element": ("data", "src"),
+    "add_page": ("backgroundImage",),
+    "update_page": ("backgroundImage",),
+    "set_page_background": ("backgroundImage",),
+    "set_document_background": ("backgroundImage",),
+}
+
+
+@dataclass
+class PendingUpload:
+    """An upload made from a data: URI or https:// source, saved only if its batch is."""
+
+    id: str
+    name: str
+    image: ProcessedImage
+    keys: tuple[str, str, str]  # original, render, thumbnail blob keys
+
+
+def _default_name(filename: str | None, fallback: str) -> str:
+    name = PurePath((filename or "").replace("\\", "/")).name.strip()
+    return name[:200] or fallback
+
+
+class Media:
+    def __init__(self, store: Store, blobs: BlobStore, signer: UrlSigner, settings: Settings):
+        self.store = store
+        self.blobs = blobs
+        self.signer = signer
+        self.settings = settings
+
+    # Records
+
+    def _record(self, row: tuple) -> dict:
+        media_id, kind, name, mime, size, width, height, thumb, placeholder, created = row
+        record: dict[str, Any] = {
+            "ref": f"{'uploads' if kind == 'upload' else 'assets'}:{media_id}",
+            "name": name,
+            "mimeType": mime,
+            "fileSize": size,
+            "dimensions": {"width": width, "height": height},
+            "thumbnailUrl": self.signer.url(thumb, URL_LIFETIME),
+            "createdAt": iso(created),
+        }
+        if kind == "upload":
+            return {"uploadId": media_id, **record}
+        return {"id": media_id, **record, "isPlaceholder": bool(placeholder)}
+
+    def _store_blobs(self, image: ProcessedImage) -> tuple[str, str, str]:
+        original = self.blobs.put(image.original, image.mime_type)
+        render = original if image.render is image.original else self.blobs.put(image.render, image.render_mime_type)
+        return original, render, self.blobs.put(image.thumbnail, "image/png")
+
+    def _insert(
+        self,
+        cursor,
+        ws: Workspace,
+        media_id: str,
+        kind: str,
+        name: str,
+        image: ProcessedImage,
+        keys: tuple[str, str, str],
+        placeholder: bool = False,
+    ) -> None:
+        moment = now()
+        cursor.execute(
+            "INSERT INTO media VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                media_id,
+                ws.id,
+                kind,
+                name,
+                image.mime_type,
+                len(image.original),
+                image.width,
+                image.height,
+                *keys,
+                placeholder,
+                moment,
+                moment,
+            ],
+        )
+
+    def _row(self, ws: Workspace, kind: str, media_id: str) -> tuple | None:
+        return self.store.one(
+            f"SELECT {COLUMNS} FROM media WHERE id = ? AND workspace_id = ? AND kind = ?", [media_id, ws.id, kind]
+        )
+
+    @staticmethod
+    def _process(data: bytes, limit: int) -> ProcessedImage:
+        try:
+            return process_image(data, limit)
+        except ImageRejected as exc:
+            raise validation(str(exc)) from None
+
+    # Uploads (spec 4.9)
+
+    def create_upload(self, ws: Workspace, data: bytes, filename: str | None, name: str | None) -> dict:
+        image = self._process(data, UPLOAD_LIMIT)
+        media_id = new_id("upl")
+        keys = self._store_blobs(image)
+        with self.store.transaction() as cursor:
+            self._insert(cursor, ws, media_id, "upload", name or _default_name(filename, "upload"), image, keys)
+        return self._record(self._row(ws, "upload", media_id))
+
+    # Assets (spec 4.10)
+
+    def create_asset(self, ws: Workspace, data: bytes, filename: str | None, name: str | None) -> dict:
+        image = self._process(data, ASSET_LIMIT)
+        media_id = new_id("ast")
+        keys = self._store_blobs(image)
+        with self.store.transaction() as cursor:
+            self._insert(cursor, ws, media_id, "asset", name or _default_name(filename, "asset"), image, keys)
+        return self.get_asset(ws, media_id)
+
+    def create_placeholder(self, ws: Workspace, body: PlaceholderBody) -> dict:
+        png = draw_placeholder(body.label or body.name[:40], body.width, body.height)
+        image = self._process(png, ASSET_LIMIT)
+        media_id = new_id("ast")
+        keys = self._store_blobs(image)
+        with self.store.transaction() as cursor:
+            self._insert(cursor, ws, media_id, "asset", body.name, image, keys, placeholder=True)
+        return self.get_asset(ws, media_id)
+
+    def replace_asset_content(self, ws: Workspace, asset_id: str, data: bytes) -> dict:
+        self.get_asset(ws, asset_id)
+        image = self._process(data, ASSET_LIMIT)
+        keys = self._store_blobs(image)
+        with self.store.transaction() as cursor:
+            cursor.execute(
+                "UPDATE media SET mime_type = ?, file_size = ?, width = ?, height = ?, original_key = ?, "
+                "render_key = ?, thumbnail_key = ?, is_placeholder = false, modified_at = ? WHERE id = ?",
+                [image.mime_type, len(image.original), image.width, image.height, *keys, now(), asset_id],
+            )
+        return self.get_asset(ws, asset_id)
+
+    def get_asset(self, ws: Workspace, asset_id: str) -> dict:
+        row = self._row(ws, "asset", asset_id)
+        if row is None:
+            raise ApiError("ASSET_NOT_FOUND", f"no asset '{asset_id}' in this workspace")
+        return self._record(row)
+
+    def list_assets(self, ws: Workspace, query: ListQuery) -> dict:
+        sql = f"SELECT {COLUMNS} FROM media WHERE workspace_id = ? AND kind = 'asset'"
+        params: list = [ws.id]
+        if query.cursor:
+            created, last_id = decode_cursor(query.cursor)
+            sql += " AND (created_at < ? OR (created_at = ? AND id < ?))"
+            params += [created, created, last_id]
+        sql += " ORDER BY created_at DESC, id DESC LIMIT ?"
+        rows, next_cursor = page_of(self.store.all(sql, [*params, query.limit + 1]), query.limit, 9, 0)
+        return {"items": [self._record(r) for r in rows], "nextCursor": next_cursor}
+
+    # Rendering
+
+    def resolver(self, ws: Workspace) -> Callable[[str], bytes]:
+        """Turns `uploads:`/`assets:` refs of this workspace into the bytes to draw."""
+
+        def resolve(ref: str) -> bytes:
+            scheme, _, media_id = ref.partition(":")
+            row = self.store.one(
+                "SELECT render_key FROM media WHERE id = ? AND workspace_id = ? AND kind = ?",
+                [media_id, ws.id, KIND_OF_REF.get(scheme, "")],
+            )
+            if row is None:
+                raise KeyError(f"no image {ref} in this workspace")
+            return self.blobs.get(row[0])
+
+        return resolve
+
+    def ref_exists(self, ws: Workspace, ref: str) -> bool:
+        scheme, _, media_id = ref.partition(":")
+        return self._row(ws, KIND_OF_REF.get(scheme, ""), media_id) is not None
+
+    # Sources inside tree patches
+
+    def inline_sources(self, ws: Workspace, actions: list[dict]) -> tuple[list[dict], list[PendingUpload]]:
+        """Check image refs, and turn data: URIs and https:// URLs into pending uploads.
+
+        Nothing is saved here: the caller saves the pending uploads in the same
+        transaction as the tree, so a failed batch leaves no upload behind.
+        """
+        pending: list[PendingUpload] = []
+        for index, action in enumerate(actions):
+            path = SOURCE_FIELDS.get(action.get("type", ""))
+            holder = action.get("args")
+            for key in (path or ())[:-1]:
+                holder = holder.get(key) if isinstance(holder, dict) else None
+            if not path or not isinstance(holder, dict) or not isinstance(holder.get(path[-1]), str):
+                continue
+            source = holder[path[-1]]
+            where = ".".join(path)
+            try:
+                if source.startswith(("data:", "https://")):
+                    upload = self._pending_upload(source)
+                    pending.append(upload)
+                    holder[path[-1]] = f"uploads:{upload.id}"
+                elif REF_PATTERN.match(source) and not self.ref_exists(ws, source):
+                    raise ValueError(f"no image {source} in this workspace (upload it first)")
+            except (ValueError, ApiError) as exc:
+                reason = exc.message if isinstance(exc, ApiError) else str(exc)
+                raise ActionError(index, action["type"], f"{where}: {reason}") from None
+        return actions, pending
+
+    def _pending_upload(self, source: str) -> PendingUpload:
+        if source.startswith("data:"):
+            try:
+                data = decode_data_uri(source)
+            except ImageError as exc:
+                raise ValueError(str(exc)) from None
+            name = "inline image"
+        else:
+            try:
+                data = fetch_image(
+                    source,
+                    max_bytes=UPLOAD_LIMIT,
+                    allow_private=self.settings.fetch_allow_private,
+                    cafile=self.settings.fetch_cafile,
+                )
+            except FetchRefused as exc:
+                raise ValueError(str(exc)) from None
+            name = _default_name(source.split("?")[0], "fetched image")
+        image = self._process(data, UPLOAD_LIMIT)
+        return PendingUpload(new_id("upl"), name, image, self._store_blobs(image))
+
+    def save_pending(self, cursor, ws: Workspace, pending: list[PendingUpload]) -> None:
+        for upload in pending:
+            self._insert(cursor, ws, upload.id, "upload", upload.name, upload.image, upload.keys)

@@ -1,0 +1,34 @@
+"""Where the service keeps its state and how it is reached."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+UPLOAD_LIMIT = 1 * 1024 * 1024  # spec 4.9
+ASSET_LIMIT = 10 * 1024 * 1024  # spec 4.10
+JSON_LIMIT = 10 * 1024 * 1024  # decisions.md: 413 past this
+URL_LIFETIME = 3600  # seconds (spec 8)
+
+
+@dataclass
+class Settings:
+    data_dir: Path = field(default_factory=lambda: Path(os.environ.get("DOCBENCH_DATA_DIR", "data")))
+    host: str = "127.0.0.1"
+    port: int = 5006
+    base_url: str | None = field(default_factory=lambda: os.environ.get("DOCBENCH_BASE_URL"))
+    redis_url: str | None = field(default_factory=lambda: os.environ.get("DOCBENCH_REDIS_URL"))
+    render_workers: int = 4
+    # Fetching https:// image sources from private addresses is refused; tests that
+    # serve images on loopback turn this on.
+    fetch_allow_private: bool = field(default_factory=lambda: os.environ.get("DOCBENCH_FETCH_ALLOW_PRIVATE") == "1")
+    fetch_cafile: str | None = field(default_factory=lambda: os.environ.get("DOCBENCH_FETCH_CAFILE"))
+
+    @property
+    def public_url(self) -> str:
+        return (self.base_url or f"http://{self.host}:{self.port}").rstrip("/")
+
+    @property
+    def database_path(self) -> Path:
+        return self.data_dir / "docbench.duckdb"

@@ -1,0 +1,144 @@
+"""A real `docbench serve` process on a free loopback port with its own data dir."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until(predicate, timeout: float = 20.0, interval: float = 0.05, what: str = "condition"):
+    """Poll until predicate() is truthy; no sleeping as synchronisation."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = predicate()
+        if result:
+            return result
+        time.sleep(interval)
+    raise TimeoutError(f"timed out after {timeout}s waiting for {what}")
+
+
+def docbench(*args: str, data_dir: Path, check: bool = True) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "workbench.cli", *args, "--data-dir", str(data_dir)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=check,
+        timeout=60,
+    )
+
+
+class Server:
+    def __init__(self, data_dir: Path, env: dict[str, str] | None = None):
+        self.data_dir = data_dir
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.api = f"{self.url}/api/v1"
+        self.env = {**os.environ, **(env or {})}
+        self.process: subprocess.Popen | None = None
+        self.first_key: str | None = None
+        self.output: list[str] = []
+
+    def start(self) -> Server:
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "workbench.cli",
+                "serve",
+                "--port",
+                str(self.port),
+                "--data-dir",
+                str(self.data_dir),
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        wait_until(self._ready, what=f"docbench serve on port {self.port}")
+        return self
+
+    def _ready(self) -> bool:
+        if self.process and self.process.poll() is not None:
+            raise RuntimeError(f"server exited with {self.process.returncode}: {self.process.stdout.read()}")
+        try:
+            return httpx.get(f"{self.api}/health", timeout=1).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def read_key(self) -> str:
+        """The default workspace's key, printed once on first start."""
+        assert self.process and self.process.stdout
+        while True:
+            line = self.process.stdout.readline()
+            self.output.append(line)
+            match = re.search(r"(dbk_live_\S+)", line)
+            if match:
+                return match.group(1)
+            if "API keys were shown" in line or not line:
+                raise AssertionError("no key was printed: " + "".join(self.output))
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def kill(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def client(self, key: str | None) -> Client:
+        return Client(self.api, key)
+
+
+class Client(httpx.Client):
+    """An API client: the key header set, JSON helpers that keep the raw response."""
+
+    def __init__(self, base: str, key: str | None):
+        headers = {"X-API-Key": key} if key else {}
+        super().__init__(base_url=base, headers=headers, timeout=60)
+
+    def data(self, response: httpx.Response, status: int) -> Any:
+        assert response.status_code == status, (response.status_code, response.text)
+        body = response.json()
+        assert body["status"] == "success" and body["error"] is None, body
+        return body["data"]
+
+    def error(self, response: httpx.Response, status: int, code: str) -> str:
+        assert response.status_code == status, (response.status_code, response.text)
+        body = response.json()
+        assert body == {"status": "error", "data": None, "error": {"code": code, "message": body["error"]["message"]}}
+        assert "Traceback" not in response.text
+        return body["error"]["message"]
+
+
+def create_workspace(data_dir: Path, name: str, plan: str = "pro", credits: int = 100) -> tuple[str, str]:
+    out = json.loads(
+        docbench("workspace", "create", name, "--plan", plan, "--credits", str(credits), data_dir=data_dir).stdout
+    )
+    return out["workspaceId"], out["apiKey"]

@@ -1,0 +1,177 @@
+"""`docbench`: serve, manage workspaces and credits (decisions.md, "Running it")."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from pathlib import Path
+
+from api.errors import ApiError
+from api.service import Service
+from api.settings import Settings
+from api.store import DatabaseLocked
+
+
+def _data_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data-dir", type=Path, default=None, help="where the database and files live (./data)")
+
+
+def _settings(args: argparse.Namespace, **extra) -> Settings:
+    settings = Settings(**extra)
+    if args.data_dir is not None:
+        settings.data_dir = args.data_dir
+    return settings
+
+
+def serve(args: argparse.Namespace) -> int:
+    from tornado.httpserver import HTTPServer
+
+    from api.settings import ASSET_LIMIT
+
+    from .server import configure_logging, make_app
+
+    configure_logging()
+    settings = _settings(args, host=args.host, port=args.port)
+    if args.base_url:
+        settings.base_url = args.base_url
+    service = Service(settings)
+    first_key = service.ensure_default_workspace()
+
+    async def run() -> None:
+        # The largest accepted body is an asset; handlers enforce each route's own limit.
+        server = HTTPServer(make_app(service), max_body_size=ASSET_LIMIT * 2 + 65536, xheaders=True)
+        server.listen(settings.port, settings.host)
+        print(f"docbench is serving on {settings.public_url}/  (API: {settings.public_url}/api/v1)", flush=True)
+        if first_key:
+            print("A 'default' workspace was created (plan pro, 100 credits). Its API key, shown only once:")
+            print(f"    {first_key}", flush=True)
+        else:
+            print("API keys were shown when created; make another with: docbench key create WORKSPACE_ID", flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        server.stop()
+
+    try:
+        asyncio.run(run())
+    finally:
+        service.close()
+    return 0
+
+
+def workspace_create(args: argparse.Namespace) -> int:
+    service = Service(_settings(args))
+    try:
+        workspace, key = service.accounts.create_workspace(args.name, args.plan, args.credits)
+    finally:
+        service.close()
+    print(json.dumps({"workspaceId": workspace.id, "apiKey": key}))
+    return 0
+
+
+def workspace_set_plan(args: argparse.Namespace) -> int:
+    service = Service(_settings(args))
+    try:
+        workspace = service.accounts.set_plan(args.workspace_id, args.plan)
+    finally:
+        service.close()
+    print(json.dumps({"workspaceId": workspace.id, "plan": workspace.plan}))
+    return 0
+
+
+def workspace_list(args: argparse.Namespace) -> int:
+    service = Service(_settings(args))
+    try:
+        rows = [
+            {"workspaceId": w.id, "name": w.name, "plan": w.plan, "credits": service.accounts.balance(w.id)}
+            for w in service.accounts.list_workspaces()
+        ]
+    finally:
+        service.close()
+    print(json.dumps(rows, indent=2))
+    return 0
+
+
+def credits_add(args: argparse.Namespace) -> int:
+    service = Service(_settings(args))
+    try:
+        balance = service.accounts.add_credits(args.workspace_id, args.amount)
+    finally:
+        service.close()
+    print(json.dumps({"workspaceId": args.workspace_id, "credits": balance}))
+    return 0
+
+
+def key_create(args: argparse.Namespace) -> int:
+    service = Service(_settings(args))
+    try:
+        key = service.accounts.create_key(args.workspace_id)
+    finally:
+        service.close()
+    print(json.dumps({"workspaceId": args.workspace_id, "apiKey": key}))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="docbench", description="Document-generation workbench and API.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    p = commands.add_parser("serve", help="run the workbench, the API and file downloads on one server")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=5006)
+    p.add_argument("--base-url", default=None, help="public URL that signed links start with (DOCBENCH_BASE_URL)")
+    _data_dir(p)
+    p.set_defaults(func=serve)
+
+    workspace = commands.add_parser("workspace", help="create and manage workspaces").add_subparsers(
+        dest="action", required=True
+    )
+    p = workspace.add_parser("create", help="create a workspace and print its first API key as JSON")
+    p.add_argument("name")
+    p.add_argument("--plan", choices=["free", "starter", "pro"], default="pro")
+    p.add_argument("--credits", type=int, default=100)
+    _data_dir(p)
+    p.set_defaults(func=workspace_create)
+    p = workspace.add_parser("set-plan", help="change a workspace's plan")
+    p.add_argument("workspace_id")
+    p.add_argument("plan", choices=["free", "starter", "pro"])
+    _data_dir(p)
+    p.set_defaults(func=workspace_set_plan)
+    p = workspace.add_parser("list", help="list workspaces with their plans and credits")
+    _data_dir(p)
+    p.set_defaults(func=workspace_list)
+
+    credits = commands.add_parser("credits", help="manage credits").add_subparsers(dest="action", required=True)
+    p = credits.add_parser("add", help="grant credits to a workspace (negative to remove)")
+    p.add_argument("workspace_id")
+    p.add_argument("amount", type=int)
+    _data_dir(p)
+    p.set_defaults(func=credits_add)
+
+    key = commands.add_parser("key", help="manage API keys").add_subparsers(dest="action", required=True)
+    p = key.add_parser("create", help="issue another API key for a workspace (printed once)")
+    p.add_argument("workspace_id")
+    _data_dir(p)
+    p.set_defaults(func=key_create)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except DatabaseLocked as exc:
+        print(f"docbench: {exc}", file=sys.stderr)
+        return 2
+    except ApiError as exc:
+        print(f"docbench: {exc.message}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
