@@ -76,7 +76,10 @@ def parse_gradient(value: str) -> LinearGradient:
     angle = 180.0
     if parts and (_ANGLE.match(parts[0]) or parts[0].lower() in _DIRECTIONS):
         head = parts.pop(0)
-        angle = _DIRECTIONS.get(head.lower()) or float(_ANGLE.match(head).group(1))  # type: ignore[union-attr]
+        if head.lower() in _DIRECTIONS:
+            angle = _DIRECTIONS[head.lower()]
+        else:
+            angle = float(_ANGLE.match(head).group(1))  # type: ignore[union-attr]
     colors: list[str] = []
     positions: list[float | None] = []
     for part in parts:

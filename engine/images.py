@@ -24,7 +24,7 @@ from typing import Literal
 
 from PIL import Image, ImageOps
 from reportlab.lib.utils import ImageReader
-from reportlab.pdfbase.pdfdoc import PDFImageXObject
+from reportlab.pdfbase.pdfdoc import PDFImageXObject, PDFObjectReference
 from reportlab.pdfgen.canvas import Canvas
 
 from .errors import RenderError
@@ -136,6 +136,15 @@ def decode_data_uri(uri: str) -> bytes:
         raise ImageError(f"data: URI is not valid base64 ({exc})") from exc
 
 
+def _upright(jpeg: bytes) -> bool:
+    """True when a JPEG needs no EXIF rotation, so its bytes can be embedded as they are."""
+    try:
+        with Image.open(io.BytesIO(jpeg)) as probe:
+            return probe.getexif().get(0x0112, 1) == 1
+    except Exception:
+        return False
+
+
 @dataclass(frozen=True)
 class Crop:
     """A crop as fractions of the source: left, top, width, height in 0..1."""
@@ -190,7 +199,10 @@ class ImageLibrary:
     def load_bytes(self, ref: str) -> bytes:
         if ref not in self._bytes:
             if ref.startswith("data:"):
-                self._bytes[ref] = decode_data_uri(ref)
+                try:
+                    self._bytes[ref] = decode_data_uri(ref)
+                except ImageError as exc:
+                    raise RenderError(f"image data: URI: {exc}") from None
             elif self._resolver is None:
                 raise RenderError(f"no resolver was given to load image '{ref}'")
             else:
@@ -215,7 +227,7 @@ class ImageLibrary:
             image = decode(data)
         except ImageError as exc:
             raise RenderError(f"image '{ref[:60]}': {exc}") from exc
-        untouched_jpeg = sniff(data) == "image/jpeg" and crop is None and image.mode in ("RGB", "L")
+        untouched_jpeg = sniff(data) == "image/jpeg" and crop is None and image.mode in ("RGB", "L") and _upright(data)
         if crop is not None:
             image = image.crop(
                 (
@@ -249,9 +261,14 @@ def place(canvas: Canvas, image: PreparedImage, x: float, y: float, w: float, h:
         doc.Reference(xobject, reg_name)
         doc.addForm(image.digest, xobject)
         if image.smask is not None:
-            smask = copy.copy(image.smask)
-            canvas._setXObjects(smask)
-            xobject.smask = doc.Reference(smask, doc.getXObjectName(smask.name))
+            # Masks are named by their alpha data: images with the same alpha share one.
+            mask_name = doc.getXObjectName(image.smask.name)
+            if mask_name in doc.idToObject:
+                xobject.smask = PDFObjectReference(mask_name)
+            else:
+                smask = copy.copy(image.smask)
+                canvas._setXObjects(smask)
+                xobject.smask = doc.Reference(smask, mask_name)
     canvas._currentPageHasImages = 1
     canvas.saveState()
     canvas.translate(x, y)

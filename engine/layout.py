@@ -16,7 +16,7 @@ from typing import Any
 from .elements import ELEMENT_TYPES, Box
 from .tree import Background, DesignTree, Page
 
-FLOW_MARGIN = 36.0  # half an inch: the top and bottom margins of flowing content
+FLOW_MARGIN = 36.0  # half an inch: the top and bottom margins of flowing content (less on small pages)
 
 
 @dataclass
@@ -58,6 +58,11 @@ def layout(design: DesignTree, filled: DesignTree | None = None, pages: list[int
     return out
 
 
+def flow_margin(page: Page) -> float:
+    """Top and bottom margin of flowing content: half an inch, less on label-sized pages."""
+    return min(FLOW_MARGIN, page.height / 20)
+
+
 def _layout_page(design: DesignTree, filled: DesignTree, index: int) -> list[LaidOutPage]:
     page = filled.pages[index]
     background = effective_background(filled, page)
@@ -65,7 +70,8 @@ def _layout_page(design: DesignTree, filled: DesignTree, index: int) -> list[Lai
     nodes = [filled.nodes[i] for i in page.elements if not filled.nodes[i].isHidden]
     designed = {n.id: _box(design.nodes[n.id]) for n in nodes}
     tables = [n for n in nodes if n.type == "table"]
-    limit = page.height - FLOW_MARGIN
+    margin = flow_margin(page)
+    limit = page.height - margin
 
     def sheet(k: int) -> LaidOutPage:
         while len(sheets) <= k:
@@ -73,33 +79,40 @@ def _layout_page(design: DesignTree, filled: DesignTree, index: int) -> list[Lai
         return sheets[k]
 
     ends: dict[str, tuple[int, float]] = {}  # table id -> (sheet, bottom y)
-    spills: dict[str, tuple[int, float]] = {}  # table id -> (sheet, y offset) once followers spill over
+    spills: dict[str, tuple[int, float]] = {}  # table id -> (sheet, y origin) once its followers spill over
     placed: list[tuple[int, Placement]] = []
     for node in sorted(nodes, key=lambda n: (designed[n.id].y, n.type != "table")):
         own = designed[node.id]
         actual = _box(node)
-        anchor = _anchor(node, own, tables, designed)
-        sheet_index, top = 0, own.y
-        if anchor is not None:
-            end_sheet, end_y = ends[anchor.id]
-            offset = own.y - designed[anchor.id].bottom
-            sheet_index, top = end_sheet, end_y + offset
-            spill = spills.get(anchor.id)
-            if spill is None and top + actual.h > max(limit, own.bottom) and top > FLOW_MARGIN:
-                spill = spills[anchor.id] = (end_sheet + 1, FLOW_MARGIN - offset)
-            if spill is not None:
-                sheet_index, top = spill[0], spill[1] + offset
-        box = Box(node.position.x, top, actual.w, actual.h)
         paginate = ELEMENT_TYPES[node.type].paginate
+        anchors = _anchors(node, own, tables, designed)
+        if not anchors:
+            sheet_index, top = 0, own.y
+            # A table designed to reach into the margin may keep its designed extent, never past the sheet.
+            bottom = max(limit, min(own.bottom, page.height))
+        else:
+            # Follow whichever table above ends lowest, keeping the designed distance to it.
+            sheet_index, top, anchor = max(
+                ((ends[t.id][0], ends[t.id][1] + own.y - designed[t.id].bottom, t) for t in anchors),
+                key=lambda c: (c[0], c[1]),
+            )
+            bottom = limit
+            offset = own.y - designed[anchor.id].bottom
+            if paginate is None:  # tables split across sheets instead of jumping whole
+                spill = spills.get(anchor.id)
+                if spill is None and top + actual.h > max(limit, own.bottom) and top > margin:
+                    spill = spills[anchor.id] = (sheet_index + 1, margin - offset)
+                if spill is not None:
+                    sheet_index, top = spill[0], spill[1] + offset
+        box = Box(node.position.x, top, actual.w, actual.h)
         if paginate is None:
             placed.append((sheet_index, Placement(node, box)))
             continue
-        parts = paginate(node, max(limit, own.bottom) - top, limit - FLOW_MARGIN)
-        for part in parts:
+        for part in paginate(node, bottom - top, limit - margin):
             if part.end > part.start:
                 placed.append((sheet_index, Placement(node, Box(box.x, top, box.w, part.height), part)))
                 ends[node.id] = (sheet_index, top + part.height)
-            sheet_index, top = sheet_index + 1, FLOW_MARGIN
+            sheet_index, top = sheet_index + 1, margin
     # Paint order stays the design's, whatever order elements were placed in.
     paint_order = {node_id: i for i, node_id in enumerate(page.elements)}
     for sheet_index, placement in sorted(placed, key=lambda p: paint_order[p[1].node.id]):
@@ -107,7 +120,6 @@ def _layout_page(design: DesignTree, filled: DesignTree, index: int) -> list[Lai
     return sheets
 
 
-def _anchor(node: Any, own: Box, tables: list[Any], designed: dict[str, Box]) -> Any:
-    """The table this element follows: the lowest one whose designed bottom is above it."""
-    above = [t for t in tables if t.id != node.id and designed[t.id].bottom <= own.y + 0.01]
-    return max(above, key=lambda t: designed[t.id].bottom, default=None)
+def _anchors(node: Any, own: Box, tables: list[Any], designed: dict[str, Box]) -> list[Any]:
+    """The tables this element follows: those that start above it and end at or above its top."""
+    return [t for t in tables if t.id != node.id and designed[t.id].y < own.y and designed[t.id].bottom <= own.y + 0.01]

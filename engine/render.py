@@ -47,6 +47,9 @@ def render_pdf(
     """Render the design with the values filled in; hidden elements are left out."""
     if profile != "standard":
         raise EngineError(f"pdfProfile '{profile}' is not available yet; use 'standard'")
+    for page in pages or []:
+        if not 0 <= page < len(tree.pages):
+            raise PageNotFound(f"page {page} does not exist; the design has {len(tree.pages)} page(s), numbered from 0")
     filled = apply_values(tree, values)
     sheets = layout(tree, filled, pages)
     base_face = fonts.install_defaults()
@@ -129,6 +132,8 @@ def render_png(
     """One design page as PNG at the given resolution (the first sheet of that page)."""
     if not 0 <= page < len(tree.pages):
         raise PageNotFound(f"page {page} does not exist; the design has {len(tree.pages)} page(s), numbered from 0")
+    if not 10 <= dpi <= 1200:
+        raise EngineError(f"dpi must be between 10 and 1200 (got {dpi})")
     pdf = render_pdf(tree, values, resolver, pages=[page])
     return rasterize(pdf, 0, dpi)
 

@@ -57,6 +57,8 @@ def wrap(text: str, style: TextStyle, max_width: float | None) -> list[Line]:
 @lru_cache(maxsize=8192)
 def _wrap_cached(text: str, style: TextStyle, max_width: float | None) -> tuple[Line, ...]:
     lines: list[Line] = []
+    # No font has glyphs for carriage returns or tabs: normalise them before measuring.
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", "    ")
     for paragraph in text.split("\n"):
         if max_width is None:
             lines.append(Line(paragraph, width_of(paragraph, style), True))

@@ -5,7 +5,10 @@ import pytest
 
 from .conftest import png
 
-SVG = b'<svg xmlns="http://www.w3.org/2000/svg" width="120" height="60"><rect width="120" height="60" fill="#1f4e8c"/></svg>'
+SVG = (
+    b'<svg xmlns="http://www.w3.org/2000/svg" width="120" height="60">'
+    b'<rect width="120" height="60" fill="#1f4e8c"/></svg>'
+)
 
 
 def upload(client, data, filename="image.png", content_type="image/png", **form):

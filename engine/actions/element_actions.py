@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, ValidationError, create_model
 
 from ..elements import ELEMENT_TYPES, ElementType, StrictModel, union_of
-from ..elements.base import ElementName
+from ..elements.base import ElementName, merge_keys
 from ..tree import DesignTree, Variable
 from .base import ActionSpec, ApplyContext, ElementAddress, check_page, find_node
 from .errors import describe
@@ -104,22 +104,17 @@ class UpdateElementArgs(ElementAddress):
     isLocked: bool | None = None
 
 
-def _merge(current: dict, patch: dict | None) -> dict:
-    merged = {**current, **(patch or {})}
-    return {k: v for k, v in merged.items() if v is not None}
-
-
 def run_update(ctx: ApplyContext, args: UpdateElementArgs) -> dict:
     tree = ctx.tree
     node = find_node(tree, args)
     element = ELEMENT_TYPES[node.type]
     current = node.model_dump()
-    merge_data = element.merge_data or _merge
+    merge_data = element.merge_data or merge_keys
     candidate = {
         **current,
-        "position": _merge(current["position"], args.position),
-        "data": merge_data(current["data"], args.data or {}) if args.data else current["data"],
-        "styles": _merge(current["styles"], args.styles),
+        "position": merge_keys(current["position"], args.position or {}),
+        "data": merge_data(current["data"], args.data) if args.data else current["data"],
+        "styles": merge_keys(current["styles"], args.styles or {}),
     }
     for flag in ("isHidden", "isLocked"):
         if getattr(args, flag) is not None:

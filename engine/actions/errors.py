@@ -18,7 +18,10 @@ _UNION_TAGS = {"str", "int", "float", "bool", "list", "dict", "none", "list[str]
 
 def _is_field(part: object) -> bool:
     text = str(part)
-    return isinstance(part, int) or (text not in _UNION_TAGS and "[" not in text and "-" not in text)
+    if isinstance(part, int):
+        return True
+    # Model names (capitalised) tag union members too; field names here are camelCase.
+    return text not in _UNION_TAGS and "[" not in text and "-" not in text and not text[:1].isupper()
 
 
 def _allowed(model: type[BaseModel] | None) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
 if TYPE_CHECKING:
     from reportlab.pdfgen.canvas import Canvas
@@ -22,16 +22,23 @@ if TYPE_CHECKING:
 class StrictModel(BaseModel):
     """Unknown keys are refused (spec 4.6: args are validated strictly)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
-ElementName = Annotated[
-    str,
-    StringConstraints(min_length=1, max_length=100, pattern=r"^[^\s\x00-\x1f](?:[^\x00-\x1f]*[^\s\x00-\x1f])?$"),
-]
+def _check_name(value: str) -> str:
+    if not 1 <= len(value) <= 100 or value != value.strip() or any(ord(c) < 32 for c in value):
+        raise ValueError("a name is 1 to 100 characters, with no leading or trailing spaces or control characters")
+    return value
 
+
+ElementName = Annotated[str, AfterValidator(_check_name)]
+
+# Bounds keep every number drawable: PDF viewers cap a page side at 14,400 units.
+MAX_LENGTH = 14_400.0
+Coordinate = Annotated[float, Field(ge=-MAX_LENGTH, le=MAX_LENGTH)]
+Length = Annotated[float, Field(ge=0, le=MAX_LENGTH)]
 Opacity = Annotated[float, Field(ge=0, le=1)]
-NonNegative = Annotated[float, Field(ge=0)]
+NonNegative = Annotated[float, Field(ge=0, le=MAX_LENGTH)]
 
 
 class Box(NamedTuple):
@@ -50,10 +57,10 @@ class Box(NamedTuple):
 class BoxPosition(StrictModel):
     """An explicit box (image, barcode, shape, icon)."""
 
-    x: float
-    y: float
-    w: NonNegative
-    h: NonNegative
+    x: Coordinate
+    y: Coordinate
+    w: Length
+    h: Length
 
 
 @dataclass
@@ -109,6 +116,17 @@ class ElementType:
             styles=(self.Styles, Field(default_factory=self.Styles)),
         )
         object.__setattr__(self, "Node", node)
+
+
+def merge_keys(current: dict, patch: dict) -> dict:
+    """Key-by-key merge: a key the patch sets to null returns to its default; the rest stay."""
+    merged = dict(current)
+    for key, value in patch.items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = value
+    return merged
 
 
 def box_size(node: Any) -> tuple[float, float]:

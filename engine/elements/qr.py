@@ -11,7 +11,17 @@ from pydantic import Field, model_validator
 from qrcode.exceptions import DataOverflowError
 
 from ..colors import HexColor, to_rl
-from .base import Box, DrawContext, ElementType, StrictModel, VariableSpec, require_string, with_data
+from .base import (
+    MAX_LENGTH,
+    Box,
+    Coordinate,
+    DrawContext,
+    ElementType,
+    StrictModel,
+    VariableSpec,
+    require_string,
+    with_data,
+)
 
 ErrorCorrection = Literal["L", "M", "Q", "H"]
 _LEVELS = {
@@ -23,9 +33,9 @@ _LEVELS = {
 
 
 class QrPosition(StrictModel):
-    x: float
-    y: float
-    size: float = Field(gt=0, description="Side of the square in points")
+    x: Coordinate
+    y: Coordinate
+    size: float = Field(gt=0, le=MAX_LENGTH, description="Side of the square in points")
 
 
 class QrData(StrictModel):

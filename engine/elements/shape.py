@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from ..colors import HexColor, to_rl
 from .base import (
@@ -33,9 +33,18 @@ class ShapeStyles(StrictModel):
     fill: HexColor | None = Field(None, description="Fill colour; null for none (lines ignore it)")
     stroke: HexColor | None = Field("#000000", description="Outline colour; null for none")
     strokeWidth: NonNegative = 1.0
-    dash: list[float] | None = Field(None, description="Dash pattern in points, e.g. [4, 2]")
+    dash: list[Annotated[float, Field(ge=0, le=1000)]] | None = Field(
+        None, max_length=16, description="Dash pattern in points, e.g. [4, 2]"
+    )
     cornerRadius: NonNegative = Field(0.0, description="Rounds a rectangle's corners")
     opacity: Opacity = 1.0
+
+    @field_validator("dash")
+    @classmethod
+    def _visible_dash(cls, dash: list[float] | None) -> list[float] | None:
+        if dash is not None and dash and sum(dash) <= 0:
+            raise ValueError("a dash pattern needs at least one length above 0, e.g. [4, 2]")
+        return dash or None
 
 
 def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:

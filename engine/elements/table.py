@@ -9,14 +9,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
 from .. import typeset
 from ..colors import HexColor, to_rl
 from ..fonts import DEFAULT_FAMILY, FontFamily
-from .base import Box, DrawContext, ElementType, NonNegative, StrictModel, VariableSpec
+from .base import (
+    MAX_LENGTH,
+    Box,
+    Coordinate,
+    DrawContext,
+    ElementType,
+    NonNegative,
+    StrictModel,
+    VariableSpec,
+    merge_keys,
+)
 from .text import FontWeight
 
 MAX_ROWS = 500
@@ -25,8 +35,8 @@ DEFAULT_COLUMN_WIDTH = 100.0
 
 
 class TablePosition(StrictModel):
-    x: float
-    y: float
+    x: Coordinate
+    y: Coordinate
 
 
 class CellData(StrictModel):
@@ -54,8 +64,10 @@ class Cell(StrictModel):
 class TableData(StrictModel):
     rows: int | None = Field(None, ge=1, le=MAX_ROWS, description="Derived from cells when omitted")
     columns: int | None = Field(None, ge=1, le=MAX_COLUMNS, description="Derived from cells when omitted")
-    columnWidths: list[float] | None = Field(None, description="Points, one per column")
-    width: float | None = Field(None, gt=0, description="Total width, split equally between columns")
+    columnWidths: list[Annotated[float, Field(gt=0, le=MAX_LENGTH)]] | None = Field(
+        None, description="Points, one per column"
+    )
+    width: float | None = Field(None, gt=0, le=MAX_LENGTH, description="Total width, split equally between columns")
     cells: list[list[str | Cell]] | None = Field(None, description="Rows of cells: strings or {type, data, styles}")
     headerRow: bool = Field(True, description="The first row is a header: styled, and repeated on new pages")
     headerColumn: bool = Field(False, description="The first column is a header column")
@@ -65,8 +77,8 @@ class TableData(StrictModel):
         if self.cells is None:
             rows, columns = self.rows or 2, self.columns or 2
             self.cells = [[""] * columns for _ in range(rows)]
-        if not self.cells:
-            raise ValueError("cells needs at least one row")
+        if not self.cells or not all(self.cells):
+            raise ValueError("cells needs at least one row, and every row at least one cell")
         rows = len(self.cells)
         columns = max(len(r) for r in self.cells)
         if self.rows is not None and self.rows != rows:
@@ -309,30 +321,46 @@ def bind_value(node: Any, value: Any) -> Any:
     return node.model_copy(update={"data": new_data})
 
 
+def _count(value: Any, maximum: int) -> int | None:
+    """A row/column count fit to resize with, or None to leave the value to validation."""
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= maximum:
+        return value
+    return None
+
+
+def _resized_widths(widths: list[float], columns: int) -> list[float]:
+    return (list(widths) + [widths[-1]] * columns)[:columns]
+
+
 def merge_data(current: dict, patch: dict) -> dict:
     """Key-by-key merge that keeps the grid consistent.
 
     New cells re-derive rows/columns; new rows/columns without cells resize the grid
-    (padding with empty cells); width and columnWidths replace each other.
+    (padding with empty cells); width and columnWidths replace each other; existing
+    columnWidths follow a change in the number of columns.
     """
-    merged = {**current, **patch}
+    merged = merge_keys(current, patch)
     if "cells" in patch:
         for key in ("rows", "columns"):
             if key not in patch:
                 merged.pop(key, None)
     elif "rows" in patch or "columns" in patch:
-        rows = merged.get("rows") or len(current["cells"])
-        columns = merged.get("columns") or len(current["cells"][0])
-        cells = [list(r[:columns]) + [""] * (columns - len(r)) for r in current["cells"][:rows]]
-        merged["cells"] = cells + [[""] * columns for _ in range(rows - len(cells))]
-        if "columns" in patch and "columnWidths" not in patch and current.get("columnWidths"):
-            old = current["columnWidths"]
-            merged["columnWidths"] = (old + [old[-1]] * columns)[:columns]
+        rows = _count(merged.get("rows"), MAX_ROWS) if "rows" in patch else len(current["cells"])
+        columns = _count(merged.get("columns"), MAX_COLUMNS) if "columns" in patch else len(current["cells"][0])
+        if rows is not None and columns is not None:
+            cells = [list(r[:columns]) + [""] * (columns - len(r)) for r in current["cells"][:rows]]
+            merged["cells"] = cells + [[""] * columns for _ in range(rows - len(cells))]
     if "width" in patch and "columnWidths" not in patch:
-        merged["columnWidths"] = None
+        merged.pop("columnWidths", None)
     if "columnWidths" in patch and "width" not in patch:
-        merged["width"] = None
-    return {k: v for k, v in merged.items() if v is not None}
+        merged.pop("width", None)
+    cells = merged.get("cells")
+    widths = merged.get("columnWidths")
+    if "columnWidths" not in patch and widths and isinstance(cells, list) and cells and isinstance(cells[0], list):
+        columns = merged.get("columns") if "columns" in patch else max(len(r) for r in cells if isinstance(r, list))
+        if isinstance(columns, int) and columns >= 1:
+            merged["columnWidths"] = _resized_widths(widths, columns)
+    return merged
 
 
 ELEMENT = ElementType(

@@ -11,8 +11,19 @@ from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 from .. import typeset
 from ..colors import HexColor
 from ..fonts import DEFAULT_FAMILY, FontFamily
-from ..formatting import DataType, check_locale, check_value, format_value
-from .base import Box, DrawContext, ElementType, Opacity, StrictModel, VariableSpec, with_data
+from ..formatting import DataType, check_format, check_locale, check_value, format_value
+from .base import (
+    MAX_LENGTH,
+    Box,
+    Coordinate,
+    DrawContext,
+    ElementType,
+    Opacity,
+    StrictModel,
+    VariableSpec,
+    merge_keys,
+    with_data,
+)
 
 ListFormat = Literal["none", "ordered", "unordered"]
 TextRole = Literal["p", "h1", "h2", "h3", "h4", "h5", "h6"]
@@ -28,9 +39,11 @@ FontWeight = Annotated[int, BeforeValidator(_weight), Field(ge=100, le=900)]
 
 
 class TextPosition(StrictModel):
-    x: float
-    y: float
-    maxWidth: float | None = Field(None, gt=0, description="Pins the box width; the text wraps inside it")
+    x: Coordinate
+    y: Coordinate
+    maxWidth: float | None = Field(
+        None, gt=0, le=MAX_LENGTH, description="Pins the box width; the text wraps inside it"
+    )
 
 
 class TextData(StrictModel):
@@ -52,9 +65,10 @@ class TextData(StrictModel):
         if self.listFormat != "none" and isinstance(self.content, str):
             self.content = self.content.split("\n") if self.content else []
         if self.dataType != "string":
+            check_format(self.dataType, self.format, self.locale, self.currency)
             for item in self.items():
                 if item != "":
-                    check_value(item, self.dataType)
+                    check_value(item, self.dataType, self.format, self.locale, self.currency)
         return self
 
     def items(self) -> list[str]:
@@ -159,20 +173,22 @@ def bind_value(node: Any, value: Any) -> Any:
             value = value.split("\n") if value else []
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ValueError("expected a string or a list of strings for a list text")
-    elif data.dataType == "string" and not isinstance(value, str):
-        raise ValueError(f"expected a string, got {type(value).__name__}")
+    elif isinstance(value, list):
+        raise ValueError("expected a single value: this text is not a list (its listFormat is none)")
     for item in value if isinstance(value, list) else [value]:
-        check_value(item, data.dataType)
+        if item != "" or data.dataType == "string":
+            check_value(item, data.dataType, data.format, data.locale, data.currency)
     content = value if isinstance(value, list) else (value if isinstance(value, str) else str(value))
     return with_data(node, content=content)
 
 
 def merge_data(current: dict, patch: dict) -> dict:
     """Key-by-key merge; switching a list back to plain text joins its items by lines."""
-    merged = {**current, **patch}
-    if patch.get("listFormat") == "none" and "content" not in patch and isinstance(merged.get("content"), list):
+    merged = merge_keys(current, patch)
+    turned_plain = "listFormat" in patch and patch["listFormat"] in (None, "none")
+    if turned_plain and "content" not in patch and isinstance(merged.get("content"), list):
         merged["content"] = "\n".join(merged["content"])
-    return {k: v for k, v in merged.items() if v is not None}
+    return merged
 
 
 ELEMENT = ElementType(
