@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | md5sum | cut -c1-12)
 
-.PHONY: run test bench lint clean
+.PHONY: run samples test bench lint clean
 
 $(PY):
 	@PYTHON=$${PYTHON:-$$(scripts/find_python.sh)} && echo "creating $(VENV) with $$PYTHON" && "$$PYTHON" -m venv $(VENV)
@@ -16,9 +16,13 @@ $(STAMP): pyproject.toml | $(PY)
 	@rm -f $(VENV)/.installed-* && touch $@
 
 run: $(STAMP)
+	$(VENV)/bin/docbench serve $(if $(PORT),--port $(PORT))
+
+samples: $(STAMP)
 	$(PY) -m workbench.samples --out out
 
 test: $(STAMP)
+	$(VENV)/bin/ruff check engine api workbench tests benchmarks
 	$(PY) -m pytest
 
 bench: $(STAMP)

@@ -6,7 +6,7 @@ OpenAPI document and the MCP tool schemas are generated from them.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -23,13 +23,29 @@ class Strict(BaseModel):
 # Requests
 
 
+# Optional fields are left out rather than sent as null: `field: T = None` keeps null out of
+# the schema and refuses it. Constraints live on the types, so they never meet the default.
+Name = Annotated[str, Field(min_length=1, max_length=200)]
+Description = Annotated[str, Field(max_length=2000)]
+PageSide = Annotated[float, Field(ge=36, le=14400)]
+
+
 class CreateDesignBody(Strict):
-    name: str = Field(min_length=1, max_length=200)
-    description: str | None = Field(None, max_length=2000)
-    size: PaperSize | None = Field(None, description="A4 (default), A3, A5, Letter or Legal")
-    orientation: Orientation | None = Field(None, description="portrait (default) or landscape")
-    width: float | None = Field(None, gt=0, description="Custom width in points; with height, not with size")
-    height: float | None = Field(None, gt=0, description="Custom height in points; with width")
+    # The cross-field rules, for generated clients and schema-driven tests too.
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "dependentRequired": {"width": ["height"], "height": ["width"]},
+            "not": {"anyOf": [{"required": ["size", "width"]}, {"required": ["size", "height"]}]},
+        },
+    )
+
+    name: Name
+    description: Description = None
+    size: PaperSize = Field(None, description="A4 (default), A3, A5, Letter or Legal")
+    orientation: Orientation = Field(None, description="portrait (default) or landscape")
+    width: PageSide = Field(None, description="Custom width in points; with height, not with size")
+    height: PageSide = Field(None, description="Custom height in points; with width")
 
     @model_validator(mode="after")
     def _one_format(self) -> CreateDesignBody:
@@ -41,15 +57,17 @@ class CreateDesignBody(Strict):
 
 
 class UpdateDesignBody(Strict):
-    name: str | None = Field(None, min_length=1, max_length=200)
-    description: str | None = Field(None, max_length=2000)
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"anyOf": [{"required": ["name"]}, {"required": ["description"]}]}
+    )
+
+    name: Name = None
+    description: Description | None = None
 
     @model_validator(mode="after")
     def _something(self) -> UpdateDesignBody:
         if not self.model_fields_set & {"name", "description"}:
             raise ValueError("send name and/or description")
-        if "name" in self.model_fields_set and self.name is None:
-            raise ValueError("name cannot be null")
         return self
 
 
@@ -58,21 +76,21 @@ class PatchTreeBody(Strict):
 
 
 class GenerateBody(Strict):
-    data: dict[str, Any] | None = Field(None, description="Variable name to value")
-    pdfProfile: PdfProfile | None = Field(None, description="standard (default), accessible or pdf-a")
+    data: dict[str, Any] = Field(None, description="Variable name to value")
+    pdfProfile: PdfProfile = Field(None, description="standard (default), accessible or pdf-a")
 
 
 class PlaceholderBody(Strict):
-    name: str = Field(min_length=1, max_length=200)
-    label: str | None = Field(None, max_length=40, description="Defaults to name")
+    name: Name
+    label: Annotated[str, Field(max_length=40)] = Field(None, description="Defaults to name")
     width: int = Field(400, ge=16, le=2000)
     height: int = Field(300, ge=16, le=2000)
 
 
 class ListQuery(Strict):
-    cursor: str | None = None
+    cursor: str = Field(None, description="nextCursor of the previous page")
     limit: int = Field(50, ge=1, le=200)
-    parentId: str | None = None
+    parentId: str = Field(None, description="Only the children of this folder")
 
 
 class PreviewQuery(Strict):

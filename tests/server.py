@@ -54,49 +54,44 @@ class Server:
         self.api = f"{self.url}/api/v1"
         self.env = {**os.environ, **(env or {})}
         self.process: subprocess.Popen | None = None
-        self.first_key: str | None = None
-        self.output: list[str] = []
+        # Output goes to a file: a pipe nobody drains fills up and blocks the server.
+        self.log_path = data_dir / f"server-{self.port}.log"
+        self._log_offset = 0
 
     def start(self) -> Server:
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "workbench.cli",
-                "serve",
-                "--port",
-                str(self.port),
-                "--data-dir",
-                str(self.data_dir),
-            ],
-            cwd=ROOT,
-            env=self.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
+        self._log_offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+        command = [sys.executable, "-m", "workbench.cli", "serve", "--port", str(self.port)]
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(
+                [*command, "--data-dir", str(self.data_dir)], cwd=ROOT, env=self.env, stdout=log, stderr=log
+            )
         wait_until(self._ready, what=f"docbench serve on port {self.port}")
         return self
 
     def _ready(self) -> bool:
         if self.process and self.process.poll() is not None:
-            raise RuntimeError(f"server exited with {self.process.returncode}: {self.process.stdout.read()}")
+            raise RuntimeError(f"server exited with {self.process.returncode}: {self.output()}")
         try:
             return httpx.get(f"{self.api}/health", timeout=1).status_code == 200
         except httpx.HTTPError:
             return False
 
+    def output(self) -> str:
+        """What this run of the server has printed so far."""
+        with open(self.log_path, "rb") as log:
+            log.seek(self._log_offset)
+            return log.read().decode(errors="replace")
+
     def read_key(self) -> str:
         """The default workspace's key, printed once on first start."""
-        assert self.process and self.process.stdout
-        while True:
-            line = self.process.stdout.readline()
-            self.output.append(line)
-            match = re.search(r"(dbk_live_\S+)", line)
-            if match:
-                return match.group(1)
-            if "API keys were shown" in line or not line:
-                raise AssertionError("no key was printed: " + "".join(self.output))
+        printed = wait_until(
+            lambda: (lambda out: out if "dbk_live_" in out or "API keys were shown" in out else "")(self.output()),
+            what="the first-start message",
+        )
+        match = re.search(r"(dbk_live_\S+)", printed)
+        if not match:
+            raise AssertionError("no key was printed: " + printed)
+        return match.group(1)
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:

@@ -22,8 +22,8 @@ def test_first_start_creates_a_default_workspace_and_prints_its_key_once(tmp_pat
         server.stop()
     again = Server(tmp_path).start()
     try:
-        again.process.stdout.readline()
-        assert "API keys were shown" in again.process.stdout.readline()
+        assert "API keys were shown" in wait_until(again.output, what="the start message")
+        assert "dbk_live_" not in again.output()
         with again.client(key) as client:
             assert client.get("/me").status_code == 200
     finally:

@@ -38,5 +38,6 @@ def make_app(service: Service) -> Application:
 
 def configure_logging() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    # Access logs for every request drown what matters; errors still show.
-    logging.getLogger("tornado.access").setLevel(logging.WARNING)
+    # Client errors (4xx) are answered in the envelope and are not the server's problem;
+    # logging each one drowns what matters. Server errors are logged with their request id.
+    logging.getLogger("tornado.access").setLevel(logging.ERROR)

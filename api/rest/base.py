@@ -41,10 +41,15 @@ class EnvelopeHandler(RequestHandler):
         self.set_status(status)
         self.finish(envelope(data))
 
+    def allowed_methods(self) -> list[str]:
+        return ["GET"]
+
     def fail(self, error: ApiError) -> None:
         self.clear()
         self.set_status(error.status)
         self.set_header("X-Request-Id", getattr(self, "request_id", ""))
+        if error.code == "METHOD_NOT_ALLOWED":
+            self.set_header("Allow", ", ".join(self.allowed_methods()))  # RFC 9110 asks for it
         self.finish(error_envelope(error.code, error.message))
 
     def log_exception(self, typ, value, tb) -> None:  # noqa: ANN001

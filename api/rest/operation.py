@@ -39,7 +39,7 @@ def parse_model(model: type[BaseModel], raw: Any, where: str) -> BaseModel:
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
-        raise validation(describe(exc, {"": model}, prefix=where if where != "body" else "")) from None
+        raise validation(describe(exc, {"": model}, prefix=where if where != "body" else "", root=where)) from None
 
 
 @stream_request_body
@@ -48,6 +48,9 @@ class OperationHandler(EnvelopeHandler):
         self.service = service
         self.executor = executor
         self.operations = operations
+
+    def allowed_methods(self) -> list[str]:
+        return sorted(self.operations)
 
     def prepare(self) -> None:
         super().prepare()
@@ -78,6 +81,8 @@ class OperationHandler(EnvelopeHandler):
         content_type = self.request.headers.get("Content-Type", "").split(";")[0].strip().lower()
         if self.operation.multipart and content_type != "multipart/form-data":
             raise ApiError("UNSUPPORTED_MEDIA_TYPE", "send the file as multipart/form-data with a 'file' field")
+        if self.operation.multipart and "boundary=" not in self.request.headers.get("Content-Type", ""):
+            raise validation("the multipart Content-Type has no boundary parameter")
         if self.operation.body and content_type != "application/json":
             raise ApiError("UNSUPPORTED_MEDIA_TYPE", "send the body as JSON with Content-Type: application/json")
 

@@ -35,6 +35,7 @@ def describe(
     models: dict[str, type[BaseModel]] | None = None,
     hints: dict[str, dict[str, str]] | None = None,
     prefix: str = "",
+    root: str = "args",
 ) -> str:
     """One readable sentence for the first few problems.
 
@@ -47,7 +48,7 @@ def describe(
     messages: dict[str, list[str]] = {}
     for item in error.errors():
         loc = [str(part) for part in item["loc"] if _is_field(part)]
-        where = ".".join(([prefix] if prefix else []) + loc) or "args"
+        where = ".".join(([prefix] if prefix else []) + loc) or root
         head = loc[0] if len(loc) > 1 else ""
         key = loc[-1] if loc else ""
         if item["type"] == "extra_forbidden":
@@ -57,6 +58,8 @@ def describe(
             message = "required"
         else:
             message = str(item["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
+        if message == "Input should be None":
+            continue  # the null branch of an optional field: never the helpful alternative
         if message not in messages.setdefault(where, []):
             messages[where].append(message)
     # Failures of each member of a union share a location: read them as alternatives.
