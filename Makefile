@@ -27,6 +27,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.render
+	$(PY) -m benchmarks.api
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check engine api workbench tests benchmarks

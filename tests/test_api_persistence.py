@@ -112,3 +112,21 @@ def test_cli_says_clearly_when_the_server_holds_the_database(tmp_path):
         assert "in use by another process" in result.stderr and "Traceback" not in result.stderr
     finally:
         server.stop()
+
+
+def test_a_revoked_key_is_refused(tmp_path):
+    server = Server(tmp_path).start()
+    key = server.read_key()
+    with server.client(key) as client:
+        workspace = client.data(client.get("/me"), 200)["workspaceId"]
+    server.stop()
+    other = json.loads(docbench("key", "create", workspace, data_dir=tmp_path).stdout)["apiKey"]
+    assert json.loads(docbench("key", "revoke", key, data_dir=tmp_path).stdout) == {"revoked": True}
+    server.start()
+    try:
+        with server.client(key) as client:
+            assert "revoked" in client.error(client.get("/me"), 401, "UNAUTHORIZED")
+        with server.client(other) as client:
+            assert client.data(client.get("/me"), 200)["workspaceId"] == workspace
+    finally:
+        server.stop()

@@ -117,6 +117,16 @@ def key_create(args: argparse.Namespace) -> int:
     return 0
 
 
+def key_revoke(args: argparse.Namespace) -> int:
+    service = Service(_settings(args))
+    try:
+        revoked = service.accounts.revoke_key(args.key)
+    finally:
+        service.close()
+    print(json.dumps({"revoked": revoked}))
+    return 0 if revoked else 2
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="docbench", description="Document-generation workbench and API.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -158,6 +168,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("workspace_id")
     _data_dir(p)
     p.set_defaults(func=key_create)
+    p = key.add_parser("revoke", help="revoke an API key; requests with it then answer 401")
+    p.add_argument("key")
+    _data_dir(p)
+    p.set_defaults(func=key_revoke)
     return parser
 
 

@@ -57,59 +57,60 @@ def _bind(*names: str) -> list[dict]:
     return [{"type": "bind_variable", "args": {"name": n}} for n in names]
 
 
+def certificate_actions(logo_ref: str = LOGO_REF) -> list[dict]:
+    """The actions that author the certificate (also sent over the API by the benchmark)."""
+    return [
+        _add(
+            "shape",
+            "border",
+            {"x": 24, "y": 24, "w": 793.89, "h": 547.28},
+            {"shapeType": "rectangle"},
+            {"stroke": "#1f4e8c", "strokeWidth": 4, "cornerRadius": 6},
+        ),
+        _add(
+            "text",
+            "title",
+            {"x": 60, "y": 60},
+            {"content": "Certificate of Excellence"},
+            {"fontSize": 36, "fontWeight": 700, "color": "#1f4e8c"},
+        ),
+        _add(
+            "text",
+            "recipient",
+            {"x": 60, "y": 150},
+            {"content": "Ada Lovelace"},
+            {"fontSize": 28, "fontFamily": "Playfair Display"},
+        ),
+        _add(
+            "text",
+            "paragraph",
+            {"x": 60, "y": 215, "maxWidth": 500},
+            {"content": CERTIFICATE_PARAGRAPH},
+            {"fontSize": 12, "lineHeight": 1.4},
+        ),
+        _add("image", "logo", {"x": 640, "y": 50, "w": 150, "h": 150}, {"src": logo_ref}),
+        _add(
+            "qr",
+            "verify",
+            {"x": 690, "y": 430, "size": 100},
+            {"content": "https://docbench.example/verify/ROW-000000"},
+        ),
+        _add("barcode", "serial", {"x": 60, "y": 470, "w": 220, "h": 60}, {"content": "ROW-000000"}),
+        _add(
+            "text",
+            "issued",
+            {"x": 400, "y": 500},
+            {"content": "2026-11-21", "dataType": "date", "format": "d MMMM y"},
+            {"fontSize": 14},
+        ),
+        *_bind("recipient", "verify", "serial", "issued"),
+    ]
+
+
 def certificate() -> DesignTree:
     """A4 landscape: border, title, name, paragraph, logo, QR, barcode, date."""
     tree = new_design(size="A4", orientation="landscape", title="Certificate")
-    tree, _ = apply(
-        tree,
-        [
-            _add(
-                "shape",
-                "border",
-                {"x": 24, "y": 24, "w": 793.89, "h": 547.28},
-                {"shapeType": "rectangle"},
-                {"stroke": "#1f4e8c", "strokeWidth": 4, "cornerRadius": 6},
-            ),
-            _add(
-                "text",
-                "title",
-                {"x": 60, "y": 60},
-                {"content": "Certificate of Excellence"},
-                {"fontSize": 36, "fontWeight": 700, "color": "#1f4e8c"},
-            ),
-            _add(
-                "text",
-                "recipient",
-                {"x": 60, "y": 150},
-                {"content": "Ada Lovelace"},
-                {"fontSize": 28, "fontFamily": "Playfair Display"},
-            ),
-            _add(
-                "text",
-                "paragraph",
-                {"x": 60, "y": 215, "maxWidth": 500},
-                {"content": CERTIFICATE_PARAGRAPH},
-                {"fontSize": 12, "lineHeight": 1.4},
-            ),
-            _add("image", "logo", {"x": 640, "y": 50, "w": 150, "h": 150}, {"src": LOGO_REF}),
-            _add(
-                "qr",
-                "verify",
-                {"x": 690, "y": 430, "size": 100},
-                {"content": "https://docbench.example/verify/ROW-000000"},
-            ),
-            _add("barcode", "serial", {"x": 60, "y": 470, "w": 220, "h": 60}, {"content": "ROW-000000"}),
-            _add(
-                "text",
-                "issued",
-                {"x": 400, "y": 500},
-                {"content": "2026-11-21", "dataType": "date", "format": "d MMMM y"},
-                {"fontSize": 14},
-            ),
-            *_bind("recipient", "verify", "serial", "issued"),
-        ],
-    )
-    return tree
+    return apply(tree, certificate_actions())[0]
 
 
 def certificate_row(i: int) -> dict:

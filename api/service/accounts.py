@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import threading
+import time
 
 from ..errors import ApiError, validation
 from ..store import Store
 from .common import PLANS, Workspace, new_id, now
 
 KEY_PREFIX = "dbk_live_"
+# Every request authenticates; a key's workspace is remembered this long. Plans change
+# only through the CLI, with the server stopped, and revocation here clears the entry.
+AUTH_CACHE_SECONDS = 10.0
 
 
 def hash_key(key: str) -> str:
@@ -27,6 +32,8 @@ def _check_covered(amount: int, available: int) -> None:
 class Accounts:
     def __init__(self, store: Store):
         self.store = store
+        self._auth_cache: dict[str, tuple[float, Workspace]] = {}
+        self._auth_guard = threading.Lock()
 
     def create_workspace(self, name: str, plan: str = "pro", credits: int = 100) -> tuple[Workspace, str]:
         """A new workspace with its first API key (returned once, stored hashed)."""
@@ -47,9 +54,16 @@ class Accounts:
         with self.store.transaction() as cursor:
             return self._insert_key(cursor, workspace_id)
 
-    def revoke_key(self, key: str) -> None:
+    def revoke_key(self, key: str) -> bool:
+        """Revoke a live key; False when no live key matches."""
         with self.store.transaction() as cursor:
+            found = cursor.execute(
+                "SELECT count(*) FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL", [hash_key(key)]
+            ).fetchone()[0]
             cursor.execute("UPDATE api_keys SET revoked_at = ? WHERE key_hash = ?", [now(), hash_key(key)])
+        with self._auth_guard:
+            self._auth_cache.pop(hash_key(key), None)
+        return bool(found)
 
     def _insert_key(self, cursor, workspace_id: str) -> str:
         key = KEY_PREFIX + secrets.token_urlsafe(24)
@@ -63,14 +77,22 @@ class Accounts:
         """The workspace of a live key; 401 for a missing, unknown or revoked one."""
         if not key:
             raise ApiError("UNAUTHORIZED", "send your workspace API key in the X-API-Key header")
+        digest = hash_key(key)
+        with self._auth_guard:
+            cached = self._auth_cache.get(digest)
+        if cached is not None and cached[0] > time.monotonic():
+            return cached[1]
         row = self.store.one(
             "SELECT w.id, w.name, w.plan FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id "
             "WHERE k.key_hash = ? AND k.revoked_at IS NULL",
-            [hash_key(key)],
+            [digest],
         )
         if row is None:
             raise ApiError("UNAUTHORIZED", "this API key is not valid (unknown or revoked)")
-        return Workspace(*row)
+        workspace = Workspace(*row)
+        with self._auth_guard:
+            self._auth_cache[digest] = (time.monotonic() + AUTH_CACHE_SECONDS, workspace)
+        return workspace
 
     def get_workspace(self, workspace_id: str) -> Workspace:
         row = self.store.one("SELECT id, name, plan FROM workspaces WHERE id = ?", [workspace_id])
@@ -87,6 +109,8 @@ class Accounts:
         self.get_workspace(workspace_id)
         with self.store.transaction() as cursor:
             cursor.execute("UPDATE workspaces SET plan = ? WHERE id = ?", [plan, workspace_id])
+        with self._auth_guard:
+            self._auth_cache.clear()
         return self.get_workspace(workspace_id)
 
     # Credits: a ledger, so a balance is a sum anyone can audit.

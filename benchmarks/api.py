@@ -1,0 +1,185 @@
+"""What the service costs on top of the engine: requests/s and latency over real HTTP.
+
+    .venv/bin/python -m benchmarks.api [--quick] [--json]
+
+Starts `docbench serve` on a free loopback port with a fresh data dir, authors the
+certificate over the API, then measures GET /designs/:id and POST .../generate with 1
+and 8 concurrent clients (threads with keep-alive connections), and the engine's own
+render rate for the same rows in this process, so the ratio shows the service's cost.
+The clients run on the same 2-core machine as the server and take CPU from it, so the
+figures are a floor for what the server alone can do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+from engine import render_pdf
+from workbench import samples
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self) -> None:
+        from api.service import Service, Settings
+
+        self.data_dir = Path(tempfile.mkdtemp(prefix="docbench-bench-"))
+        service = Service(Settings(data_dir=self.data_dir))
+        _, self.key = service.accounts.create_workspace("bench", "pro", 100_000)
+        service.close()
+        self.port = free_port()
+        self.api = f"http://127.0.0.1:{self.port}/api/v1"
+        self.log = open(self.data_dir / "server.log", "wb")  # noqa: SIM115 (closed in stop)
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "workbench.cli",
+                "serve",
+                "--port",
+                str(self.port),
+                "--data-dir",
+                str(self.data_dir),
+            ],
+            cwd=ROOT,
+            stdout=self.log,
+            stderr=self.log,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.api}/health", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.05)  # the server is still starting; poll again
+        raise RuntimeError("the server did not start")
+
+    def client(self) -> httpx.Client:
+        return httpx.Client(base_url=self.api, headers={"X-API-Key": self.key}, timeout=60)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=15)
+        self.log.close()
+
+
+def author_certificate(server: Server) -> str:
+    with server.client() as client:
+        logo = client.post("/assets", files={"file": ("logo.png", samples.logo_png(), "image/png")}).json()["data"]
+        design_id = client.post(
+            "/designs", json={"name": "Certificate", "size": "A4", "orientation": "landscape"}
+        ).json()["data"]["designId"]
+        response = client.patch(
+            f"/designs/{design_id}/tree", json={"actions": samples.certificate_actions(logo["ref"])}
+        )
+        response.raise_for_status()
+    return design_id
+
+
+def load(server: Server, clients: int, total: int, request) -> dict[str, float]:
+    """`total` requests split over `clients` threads; each checks its status code."""
+    latencies: list[float] = []
+    lock = threading.Lock()
+    counter = iter(range(total))
+
+    def work() -> None:
+        with server.client() as client:
+            mine: list[float] = []
+            while True:
+                with lock:
+                    i = next(counter, None)
+                if i is None:
+                    break
+                start = time.perf_counter()
+                request(client, i)
+                mine.append(time.perf_counter() - start)
+            with lock:
+                latencies.extend(mine)
+
+    threads = [threading.Thread(target=work) for _ in range(clients)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - started
+    latencies.sort()
+    return {
+        "requests": total,
+        "per_s": total / elapsed,
+        "p50_ms": statistics.median(latencies) * 1000,
+        "p99_ms": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000,
+    }
+
+
+def engine_rate(runs: int) -> float:
+    tree = samples.certificate()
+    for i in range(3):
+        render_pdf(tree, samples.certificate_row(900_000 + i), samples.resolver)
+    started = time.perf_counter()
+    for i in range(runs):
+        render_pdf(tree, samples.certificate_row(i), samples.resolver)
+    return runs / (time.perf_counter() - started)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a tenth of the requests")
+    parser.add_argument("--json", action="store_true", help="also print the figures as one JSON object")
+    args = parser.parse_args()
+    scale = 0.1 if args.quick else 1.0
+    server = Server()
+    try:
+        design_id = author_certificate(server)
+
+        def get(client: httpx.Client, i: int) -> None:
+            assert client.get(f"/designs/{design_id}").status_code == 200
+
+        def generate(client: httpx.Client, i: int) -> None:
+            response = client.post(f"/designs/{design_id}/generate", json={"data": samples.certificate_row(i)})
+            assert response.status_code == 201, response.text
+
+        load(server, 2, 40, get)  # warm-up: connections, caches, fonts
+        load(server, 2, 6, generate)
+        results: dict[str, dict] = {}
+        for clients in (1, 8):
+            results[f"GET /designs/:id, {clients} client(s)"] = load(server, clients, int(2000 * scale), get)
+            results[f"POST generate, {clients} client(s)"] = load(server, clients, int(200 * scale), generate)
+    finally:
+        server.stop()
+    engine = engine_rate(int(200 * scale))
+    print("API over real HTTP (server and clients share this machine's 2 cores)")
+    print(f"{'operation':34} {'requests':>9} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8}")
+    for name, figures in results.items():
+        print(
+            f"{name:34} {figures['requests']:>9} {figures['per_s']:>8.1f} {figures['p50_ms']:>8.1f} "
+            f"{figures['p99_ms']:>8.1f}"
+        )
+    print(f"\nengine render_pdf(certificate) in-process: {engine:.1f} PDFs/s")
+    for clients in (1, 8):
+        rate = results[f"POST generate, {clients} client(s)"]["per_s"]
+        print(f"generate over HTTP, {clients} client(s), against the engine: {rate / engine:.2f}")
+    if args.json:
+        print(json.dumps({"api": results, "engine_pdfs_per_s": engine}))
+
+
+if __name__ == "__main__":
+    main()
