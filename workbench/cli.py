@@ -7,6 +7,8 @@ import asyncio
 import json
 import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from api.errors import ApiError
@@ -24,6 +26,15 @@ def _settings(args: argparse.Namespace, **extra) -> Settings:
     if args.data_dir is not None:
         settings.data_dir = args.data_dir
     return settings
+
+
+@contextmanager
+def _service(args: argparse.Namespace) -> Iterator[Service]:
+    service = Service(_settings(args))
+    try:
+        yield service
+    finally:
+        service.close()
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -65,64 +76,46 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def workspace_create(args: argparse.Namespace) -> int:
-    service = Service(_settings(args))
-    try:
+    with _service(args) as service:
         workspace, key = service.accounts.create_workspace(args.name, args.plan, args.credits)
-    finally:
-        service.close()
     print(json.dumps({"workspaceId": workspace.id, "apiKey": key}))
     return 0
 
 
 def workspace_set_plan(args: argparse.Namespace) -> int:
-    service = Service(_settings(args))
-    try:
+    with _service(args) as service:
         workspace = service.accounts.set_plan(args.workspace_id, args.plan)
-    finally:
-        service.close()
     print(json.dumps({"workspaceId": workspace.id, "plan": workspace.plan}))
     return 0
 
 
 def workspace_list(args: argparse.Namespace) -> int:
-    service = Service(_settings(args))
-    try:
+    with _service(args) as service:
         rows = [
             {"workspaceId": w.id, "name": w.name, "plan": w.plan, "credits": service.accounts.balance(w.id)}
             for w in service.accounts.list_workspaces()
         ]
-    finally:
-        service.close()
     print(json.dumps(rows, indent=2))
     return 0
 
 
 def credits_add(args: argparse.Namespace) -> int:
-    service = Service(_settings(args))
-    try:
+    with _service(args) as service:
         balance = service.accounts.add_credits(args.workspace_id, args.amount)
-    finally:
-        service.close()
     print(json.dumps({"workspaceId": args.workspace_id, "credits": balance}))
     return 0
 
 
 def key_create(args: argparse.Namespace) -> int:
-    service = Service(_settings(args))
-    try:
+    with _service(args) as service:
         key = service.accounts.create_key(args.workspace_id)
-    finally:
-        service.close()
     print(json.dumps({"workspaceId": args.workspace_id, "apiKey": key}))
     return 0
 
 
 def key_revoke(args: argparse.Namespace) -> int:
-    service = Service(_settings(args))
-    try:
+    with _service(args) as service:
         revoked = service.accounts.revoke_key(args.key)
-    finally:
-        service.close()
     print(json.dumps({"revoked": revoked}))
     return 0 if revoked else 2
 

@@ -8,6 +8,7 @@ import json
 import secrets
 import string
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import ApiError, validation
 
@@ -69,9 +70,21 @@ def decode_cursor(cursor: str) -> tuple[dt.datetime, str]:
         raise validation("cursor is not one this API returned; pass nextCursor back unchanged") from exc
 
 
-def page_of(rows: list[tuple], limit: int, created_index: int, id_index: int) -> tuple[list[tuple], str | None]:
-    """Keyset pagination: rows were fetched with limit + 1 to know if a next page exists."""
-    if len(rows) <= limit:
+def newest_first(
+    store: Any, sql: str, params: list, query: Any, created_index: int, id_index: int
+) -> tuple[list[tuple], str | None]:
+    """Keyset pagination, newest first: the page after `query.cursor`, and the next cursor.
+
+    Keyed on (created_at, id), so rows created while a client pages never cause a gap
+    or a duplicate, as offsets would.
+    """
+    if query.cursor:
+        created, last_id = decode_cursor(query.cursor)
+        sql += " AND (created_at < ? OR (created_at = ? AND id < ?))"
+        params = [*params, created, created, last_id]
+    sql += " ORDER BY created_at DESC, id DESC LIMIT ?"
+    rows = store.all(sql, [*params, query.limit + 1])
+    if len(rows) <= query.limit:
         return rows, None
-    last = rows[limit - 1]
-    return rows[:limit], encode_cursor(last[created_index], last[id_index])
+    last = rows[query.limit - 1]
+    return rows[: query.limit], encode_cursor(last[created_index], last[id_index])

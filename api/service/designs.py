@@ -12,7 +12,7 @@ from engine.errors import ActionError, EngineError
 from ..errors import design_not_found, validation
 from ..models import CreateDesignBody, ListQuery, PatchTreeBody, UpdateDesignBody
 from ..store import Store
-from .common import Workspace, decode_cursor, iso, new_id, now, page_of
+from .common import Workspace, iso, new_id, newest_first, now
 
 if TYPE_CHECKING:
     from .media import Media
@@ -64,12 +64,7 @@ class Designs:
         if query.parentId is not None:
             sql += " AND parent_id = ?"
             params.append(query.parentId)
-        if query.cursor:
-            created, last_id = decode_cursor(query.cursor)
-            sql += " AND (created_at < ? OR (created_at = ? AND id < ?))"
-            params += [created, created, last_id]
-        sql += " ORDER BY created_at DESC, id DESC LIMIT ?"
-        rows, next_cursor = page_of(self.store.all(sql, [*params, query.limit + 1]), query.limit, 4, 0)
+        rows, next_cursor = newest_first(self.store, sql, params, query, 4, 0)
         return {"items": [_design(r) for r in rows], "nextCursor": next_cursor}
 
     def _row(self, ws: Workspace, design_id: str, columns: str = COLUMNS) -> tuple:

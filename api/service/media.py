@@ -21,7 +21,7 @@ from ..imaging import ImageRejected, ProcessedImage, draw_placeholder, process_i
 from ..models import ListQuery, PlaceholderBody
 from ..settings import ASSET_LIMIT, UPLOAD_LIMIT, URL_LIFETIME, Settings
 from ..store import Store
-from .common import Workspace, decode_cursor, iso, new_id, now, page_of
+from .common import Workspace, iso, new_id, newest_first, now
 
 COLUMNS = "id, kind, name, mime_type, file_size, width, height, thumbnail_key, is_placeholder, created_at"
 KIND_OF_REF = {"uploads": "upload", "assets": "asset"}
@@ -171,13 +171,7 @@ class Media:
 
     def list_assets(self, ws: Workspace, query: ListQuery) -> dict:
         sql = f"SELECT {COLUMNS} FROM media WHERE workspace_id = ? AND kind = 'asset'"
-        params: list = [ws.id]
-        if query.cursor:
-            created, last_id = decode_cursor(query.cursor)
-            sql += " AND (created_at < ? OR (created_at = ? AND id < ?))"
-            params += [created, created, last_id]
-        sql += " ORDER BY created_at DESC, id DESC LIMIT ?"
-        rows, next_cursor = page_of(self.store.all(sql, [*params, query.limit + 1]), query.limit, 9, 0)
+        rows, next_cursor = newest_first(self.store, sql, [ws.id], query, 9, 0)
         return {"items": [self._record(r) for r in rows], "nextCursor": next_cursor}
 
     # Rendering
