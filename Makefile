@@ -22,10 +22,12 @@ samples: $(STAMP)
 	$(PY) -m workbench.samples --out out
 
 test: $(STAMP)
+	@scripts/provision.sh redis-server
 	$(VENV)/bin/ruff check engine api workbench tests benchmarks
 	$(PY) -m pytest
 
 bench: $(STAMP)
+	@scripts/provision.sh redis-server
 	$(PY) -m benchmarks.render
 	$(PY) -m benchmarks.api
 

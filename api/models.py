@@ -80,6 +80,11 @@ class GenerateBody(Strict):
     pdfProfile: PdfProfile = Field(None, description="standard (default), accessible or pdf-a")
 
 
+class BatchBody(Strict):
+    rows: list[dict[str, Any]] = Field(min_length=1, max_length=100, description="One object of values per PDF")
+    pdfProfile: PdfProfile = Field(None, description="Applies to every row")
+
+
 class PlaceholderBody(Strict):
     name: Name
     label: Annotated[str, Field(max_length=40)] = Field(None, description="Defaults to name")
@@ -183,6 +188,28 @@ class Generation(BaseModel):
     downloadUrl: str
     expiresIn: int
     status: Literal["completed"]
+
+
+class BatchSubmitted(BaseModel):
+    jobId: str
+    status: Literal["queued"]
+    total: int
+    designId: str
+
+
+class BatchJob(BaseModel):
+    jobId: str
+    status: Literal["queued", "processing", "completed", "failed"]
+    total: int
+    completed: int
+    failed: int
+    createdAt: str
+    updatedAt: str
+
+
+class BatchDownload(BaseModel):
+    downloadUrl: str
+    expiresIn: int
 
 
 class Preview(BaseModel):

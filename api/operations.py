@@ -236,4 +236,39 @@ OPERATIONS: list[Operation] = [
     ),
 ]
 
+OPERATIONS += [
+    Operation(
+        "submit_batch",
+        "POST",
+        "/designs/{designId}/batch",
+        "Queue 1-100 PDFs from rows of values (1 credit per row, taken now; failed rows are refunded)",
+        lambda s, ws, c: s.batches.submit(ws, c.params["designId"], c.body),
+        body=m.BatchBody,
+        response=m.BatchSubmitted,
+        status=202,
+        feature="batchGenerate",
+        errors=(*DESIGN, "INSUFFICIENT_CREDITS", "SERVICE_UNAVAILABLE"),
+    ),
+    Operation(
+        "get_batch",
+        "GET",
+        "/batches/{jobId}",
+        "A batch job's state and its completed/failed counts",
+        lambda s, ws, c: s.batches.get(ws, c.params["jobId"]),
+        response=m.BatchJob,
+        feature="batchGenerate",
+        errors=("JOB_NOT_FOUND",),
+    ),
+    Operation(
+        "get_batch_download",
+        "GET",
+        "/batches/{jobId}/download",
+        "A signed URL to the ZIP of a finished batch (row-0001.pdf…, errors.json when rows failed)",
+        lambda s, ws, c: s.batches.download(ws, c.params["jobId"]),
+        response=m.BatchDownload,
+        feature="batchGenerate",
+        errors=("JOB_NOT_FOUND", "JOB_NOT_COMPLETED"),
+    ),
+]
+
 BY_NAME = {op.name: op for op in OPERATIONS}

@@ -49,6 +49,20 @@ MIGRATIONS: list[str] = [
         created_at TIMESTAMP NOT NULL, expires_at TIMESTAMP NOT NULL
     );
     """,
+    # 2: batch jobs (spec 4.13) and the result of each of their rows
+    """
+    CREATE TABLE batch_jobs (
+        id VARCHAR PRIMARY KEY, workspace_id VARCHAR NOT NULL, design_id VARCHAR NOT NULL,
+        backend VARCHAR NOT NULL, status VARCHAR NOT NULL, total INTEGER NOT NULL,
+        completed INTEGER NOT NULL DEFAULT 0, failed INTEGER NOT NULL DEFAULT 0, profile VARCHAR NOT NULL,
+        payload VARCHAR NOT NULL, zip_key VARCHAR, settled BOOLEAN NOT NULL DEFAULT false,
+        created_at TIMESTAMP NOT NULL, updated_at TIMESTAMP NOT NULL
+    );
+    CREATE TABLE batch_rows (
+        job_id VARCHAR NOT NULL, row_index INTEGER NOT NULL, ok BOOLEAN NOT NULL,
+        blob_key VARCHAR, error VARCHAR, PRIMARY KEY (job_id, row_index)
+    );
+    """,
 ]
 
 

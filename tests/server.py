@@ -47,12 +47,13 @@ def docbench(*args: str, data_dir: Path, check: bool = True) -> subprocess.Compl
 
 
 class Server:
-    def __init__(self, data_dir: Path, env: dict[str, str] | None = None):
+    def __init__(self, data_dir: Path, env: dict[str, str] | None = None, args: tuple[str, ...] = ()):
         self.data_dir = data_dir
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.api = f"{self.url}/api/v1"
         self.env = {**os.environ, **(env or {})}
+        self.args = list(args)
         self.process: subprocess.Popen | None = None
         # Output goes to a file: a pipe nobody drains fills up and blocks the server.
         self.log_path = data_dir / f"server-{self.port}.log"
@@ -60,7 +61,7 @@ class Server:
 
     def start(self) -> Server:
         self._log_offset = self.log_path.stat().st_size if self.log_path.exists() else 0
-        command = [sys.executable, "-m", "workbench.cli", "serve", "--port", str(self.port)]
+        command = [sys.executable, "-m", "workbench.cli", "serve", "--port", str(self.port), *self.args]
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
                 [*command, "--data-dir", str(self.data_dir)], cwd=ROOT, env=self.env, stdout=log, stderr=log
@@ -137,3 +138,77 @@ def create_workspace(data_dir: Path, name: str, plan: str = "pro", credits: int 
         docbench("workspace", "create", name, "--plan", plan, "--credits", str(credits), data_dir=data_dir).stdout
     )
     return out["workspaceId"], out["apiKey"]
+
+
+class RedisServer:
+    """A real redis-server on a free loopback port, no persistence, for one test session."""
+
+    def __init__(self, directory: Path):
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process = subprocess.Popen(
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(directory),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+
+        def ready() -> bool:
+            import redis
+
+            try:
+                return redis.Redis.from_url(self.url).ping()
+            except redis.RedisError:
+                return False
+
+        wait_until(ready, what="redis-server")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+class Worker:
+    """A real `docbench worker` process."""
+
+    def __init__(self, redis_url: str, data_dir: Path):
+        self.log_path = data_dir / f"worker-{free_port()}.log"
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "workbench.cli",
+                    "worker",
+                    "--redis-url",
+                    redis_url,
+                    "--data-dir",
+                    str(data_dir),
+                ],
+                cwd=ROOT,
+                stdout=log,
+                stderr=log,
+            )
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()

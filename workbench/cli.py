@@ -48,14 +48,19 @@ def serve(args: argparse.Namespace) -> int:
     settings = _settings(args, host=args.host, port=args.port)
     if args.base_url:
         settings.base_url = args.base_url
+    if args.redis_url:
+        settings.redis_url = args.redis_url
     service = Service(settings)
     first_key = service.ensure_default_workspace()
+    service.start_jobs()
 
     async def run() -> None:
         # The largest accepted body is an asset; handlers enforce each route's own limit.
         server = HTTPServer(make_app(service), max_body_size=ASSET_LIMIT * 2 + 65536, xheaders=True)
         server.listen(settings.port, settings.host)
         print(f"docbench is serving on {settings.public_url}/  (API: {settings.public_url}/api/v1)", flush=True)
+        where = f"RQ on {settings.redis_url} (run `docbench worker`)" if settings.redis_url else "in-process"
+        print(f"Batches run {where}.", flush=True)
         if first_key:
             print("A 'default' workspace was created (plan pro, 100 credits). Its API key, shown only once:")
             print(f"    {first_key}", flush=True)
@@ -72,6 +77,22 @@ def serve(args: argparse.Namespace) -> int:
         asyncio.run(run())
     finally:
         service.close()
+    return 0
+
+
+def worker(args: argparse.Namespace) -> int:
+    from api.jobs.redis_backend import worker_main
+
+    from .server import configure_logging
+
+    configure_logging()
+    redis_url = args.redis_url or Settings().redis_url
+    if not redis_url:
+        print("docbench: worker needs --redis-url (or DOCBENCH_REDIS_URL)", file=sys.stderr)
+        return 2
+    data_dir = args.data_dir or Settings().data_dir
+    # Workers never open the database: only the shared blob directory.
+    worker_main(redis_url, data_dir / "blobs", burst=args.burst)
     return 0
 
 
@@ -128,8 +149,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=5006)
     p.add_argument("--base-url", default=None, help="public URL that signed links start with (DOCBENCH_BASE_URL)")
+    p.add_argument("--redis-url", default=None, help="send batches to RQ on this Redis (DOCBENCH_REDIS_URL)")
     _data_dir(p)
     p.set_defaults(func=serve)
+
+    p = commands.add_parser("worker", help="run batch jobs from the RQ queue (needs the server's blob directory)")
+    p.add_argument("--redis-url", default=None, help="the Redis the server sends batches to (DOCBENCH_REDIS_URL)")
+    p.add_argument("--burst", action="store_true", help="exit when the queue is empty")
+    _data_dir(p)
+    p.set_defaults(func=worker)
 
     workspace = commands.add_parser("workspace", help="create and manage workspaces").add_subparsers(
         dest="action", required=True

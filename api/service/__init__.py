@@ -9,6 +9,7 @@ from ..blobs import BlobStore, UrlSigner
 from ..settings import Settings
 from ..store import Store
 from .accounts import Accounts
+from .batches import Batches
 from .common import PLANS, Workspace
 from .designs import Designs
 from .generation import Generation
@@ -26,6 +27,19 @@ class Service:
         self.media = Media(self.store, self.blobs, self.signer, settings)
         self.designs = Designs(self.store, self.media)
         self.generation = Generation(self.store, self.blobs, self.signer, self.accounts, self.designs, self.media)
+        self.batches = Batches(self.store, self.signer, self.accounts, self.designs, self.media)
+
+    def start_jobs(self) -> None:
+        """Start the batch back-end (only a serving process runs jobs) and resume unfinished ones."""
+        if self.settings.redis_url:
+            from ..jobs.redis_backend import RedisBackend
+
+            self.batches.backend = RedisBackend(self.settings.redis_url, self.blobs.root, self.batches)
+        else:
+            from ..jobs.embedded import EmbeddedBackend
+
+            self.batches.backend = EmbeddedBackend(self.blobs.root, self.batches)
+        self.batches.resume_unsettled()
 
     def ensure_default_workspace(self) -> str | None:
         """On first start, a `default` workspace (pro, 100 credits); returns its key once."""
@@ -35,6 +49,8 @@ class Service:
         return key
 
     def close(self) -> None:
+        if self.batches.backend is not None:
+            self.batches.backend.close()
         self.store.close()
 
 

@@ -135,6 +135,10 @@ class Accounts:
         _check_covered(amount, self.balance(workspace_id, cursor))
         self._ledger(cursor, workspace_id, -amount, reason, reference)
 
+    def refund(self, cursor, workspace_id: str, amount: int, reason: str, reference: str) -> None:
+        """Give credits back inside the caller's transaction (failed batch rows)."""
+        self._ledger(cursor, workspace_id, amount, reason, reference)
+
     def require_credits(self, workspace_id: str, amount: int) -> None:
         """A cheap check before expensive work; the debit checks again in its transaction."""
         _check_covered(amount, self.balance(workspace_id))

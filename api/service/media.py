@@ -191,6 +191,22 @@ class Media:
 
         return resolve
 
+    def render_keys(self, ws: Workspace, refs: set[str]) -> dict[str, str]:
+        """The blob key of the bytes to draw for each ref: what a batch worker needs."""
+        keys: dict[str, str] = {}
+        for ref in refs:
+            if ref.startswith("data:"):
+                continue  # decoded by the engine itself
+            scheme, _, media_id = ref.partition(":")
+            row = self.store.one(
+                "SELECT render_key FROM media WHERE id = ? AND workspace_id = ? AND kind = ?",
+                [media_id, ws.id, KIND_OF_REF.get(scheme, "")],
+            )
+            if row is None:
+                raise validation(f"the design uses image {ref}, which is not in this workspace")
+            keys[ref] = row[0]
+        return keys
+
     def ref_exists(self, ws: Workspace, ref: str) -> bool:
         scheme, _, media_id = ref.partition(":")
         return self._row(ws, KIND_OF_REF.get(scheme, ""), media_id) is not None

@@ -1,0 +1,45 @@
+"""Batch execution behind one interface, with two back-ends (architecture: "jobs").
+
+- `EmbeddedBackend`: a pool of worker processes inside the web process (the default).
+- `RedisBackend`: RQ on Redis; `docbench worker` processes anywhere that share the blob
+  directory run the rows and report progress through Redis.
+
+Either way the service hears about each finished row and about the finished job (its
+ZIP written to the blob store) through a `JobListener`, and settles credits then.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from .runner import JobPayload, RowResult
+
+
+class BackendUnavailable(RuntimeError):
+    """The queue cannot take work right now (Redis unreachable)."""
+
+
+class JobListener(Protocol):
+    def job_started(self, job_id: str) -> None: ...
+
+    def row_done(self, job_id: str, result: RowResult) -> None: ...
+
+    def job_done(self, job_id: str, zip_key: str) -> None: ...
+
+
+class JobBackend(Protocol):
+    name: str
+
+    def check(self) -> None:
+        """Raise BackendUnavailable when a job submitted now could not be queued."""
+
+    def submit(self, payload: JobPayload, done: dict[int, RowResult]) -> None:
+        """Run the rows of `payload` not already in `done`; raise BackendUnavailable if it cannot."""
+
+    def resume(self, payload: JobPayload, done: dict[int, RowResult]) -> None:
+        """After a restart of the web process: carry on with a job that had not ended."""
+
+    def close(self) -> None: ...
+
+
+__all__ = ["BackendUnavailable", "JobBackend", "JobListener", "JobPayload", "RowResult"]

@@ -1,0 +1,84 @@
+"""The embedded back-end: rows render in a pool of worker processes of the web process.
+
+Processes, not threads, so a batch uses every core; they are started with `spawn`
+(never fork a process holding a DuckDB connection and an event loop) on the first
+batch, and each row is its own task, so progress rises row by row.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import threading
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+from . import JobListener
+from .runner import JobPayload, RowResult, assemble_zip, render_row
+
+log = logging.getLogger("docbench.jobs")
+
+
+class EmbeddedBackend:
+    name = "embedded"
+
+    def __init__(self, blob_root: Path, listener: JobListener, workers: int | None = None):
+        self.blob_root = blob_root
+        self.listener = listener
+        self.workers = workers or os.cpu_count() or 1
+        self._pool: ProcessPoolExecutor | None = None
+        self._pool_guard = threading.Lock()
+        # One orchestrating thread per running job; the rows themselves run in the pool.
+        self._jobs = ThreadPoolExecutor(max_workers=8, thread_name_prefix="docbench-batch")
+
+    def _processes(self) -> ProcessPoolExecutor:
+        with self._pool_guard:
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+            return self._pool
+
+    def check(self) -> None:
+        """The in-process pool is always there."""
+
+    def submit(self, payload: JobPayload, done: dict[int, RowResult]) -> None:
+        self._jobs.submit(self._run, payload, dict(done))
+
+    resume = submit  # the rows not done yet simply run again
+
+    def _run(self, payload: JobPayload, results: dict[int, RowResult]) -> None:
+        try:
+            self.listener.job_started(payload.job_id)
+            pending = [i for i in range(len(payload.rows)) if i not in results]
+            futures: dict[Future, int] = {}
+            for index in pending:
+                futures[self._submit_row(payload, index)] = index
+            for future in as_completed(futures):
+                result = self._result(future, futures[future])
+                results[result.index] = result
+                self.listener.row_done(payload.job_id, result)
+            self.listener.job_done(payload.job_id, assemble_zip(self.blob_root, list(results.values())))
+        except Exception:
+            log.exception("batch %s could not be run; it will be resumed on the next start", payload.job_id)
+
+    def _submit_row(self, payload: JobPayload, index: int) -> Future:
+        try:
+            return self._processes().submit(render_row, payload, index, self.blob_root)
+        except BrokenProcessPool:
+            with self._pool_guard:  # a worker died (killed, out of memory): start a fresh pool
+                self._pool = None
+            return self._processes().submit(render_row, payload, index, self.blob_root)
+
+    @staticmethod
+    def _result(future: Future, index: int) -> RowResult:
+        try:
+            return future.result()
+        except Exception as exc:  # the worker process died under this row
+            log.error("batch row %d lost its worker: %s", index, exc)
+            return RowResult(index=index, ok=False, error="the worker rendering this row stopped unexpectedly")
+
+    def close(self) -> None:
+        self._jobs.shutdown(wait=False, cancel_futures=True)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)

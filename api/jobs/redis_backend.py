@@ -1,0 +1,237 @@
+"""The RQ back-end: a batch becomes chunks of rows on an RQ queue; `docbench worker`s run them.
+
+Workers never open DuckDB. They read the job's payload from Redis, write row PDFs to
+the shared blob store, record each row's result in Redis (HSETNX, so a row counts
+once even if a chunk runs twice), and the worker that finishes the last chunk writes
+the ZIP. A worker holds a lease on its chunk, renewed by a heartbeat; the web process
+re-queues a chunk whose lease lapsed (its worker died) once, then fails its remaining
+rows, so no job stays `processing` for longer than LEASE_SECONDS + one poll.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+from redis import Redis
+from redis.exceptions import RedisError
+
+from . import BackendUnavailable, JobListener
+from .runner import JobPayload, RowResult, assemble_zip, render_row
+
+log = logging.getLogger("docbench.jobs")
+
+QUEUE = "docbench-batches"
+CHUNK_ROWS = 4
+LEASE_SECONDS = 10
+MAX_ATTEMPTS = 2
+KEY_TTL = 7 * 24 * 3600
+POLL_SECONDS = 0.25
+
+
+def _key(job_id: str, *parts: object) -> str:
+    return ":".join(["docbench", "batch", job_id, *map(str, parts)])
+
+
+def chunks(total: int) -> list[tuple[int, int]]:
+    return [(start, min(start + CHUNK_ROWS, total)) for start in range(0, total, CHUNK_ROWS)]
+
+
+def _record(redis: Redis, job_id: str, result: RowResult) -> None:
+    """Count a row once, whoever reports it (a chunk may run twice after a lost lease)."""
+    if redis.hsetnx(_key(job_id, "rows"), result.index, result.model_dump_json()):
+        redis.hincrby(_key(job_id), "completed" if result.ok else "failed", 1)
+
+
+def _finish_chunk(redis: Redis, job_id: str, chunk: int, blob_root: Path) -> None:
+    """Mark a chunk done once; whoever finishes the last chunk writes the ZIP."""
+    if not redis.hsetnx(_key(job_id, "done"), chunk, 1):
+        return
+    done = redis.hincrby(_key(job_id), "chunks_done", 1)
+    if done == int(redis.hget(_key(job_id), "chunks") or 0):
+        results = [RowResult.model_validate_json(v) for v in redis.hvals(_key(job_id, "rows"))]
+        zip_key = assemble_zip(blob_root, results)
+        status = "completed" if any(r.ok for r in results) else "failed"
+        redis.hset(_key(job_id), mapping={"zip_key": zip_key, "status": status})
+
+
+def run_chunk(job_id: str, chunk: int, start: int, end: int, redis_url: str, blob_root: str) -> None:
+    """The RQ job: render rows [start, end) of a batch. Runs in `docbench worker`."""
+    redis = Redis.from_url(redis_url)
+    payload = JobPayload.model_validate_json(redis.get(_key(job_id, "payload")) or b"{}")
+    lease = _key(job_id, "lease", chunk)
+    stop = threading.Event()
+
+    def heartbeat() -> None:
+        while not stop.wait(LEASE_SECONDS / 3):
+            redis.set(lease, 1, ex=LEASE_SECONDS)
+
+    redis.set(lease, 1, ex=LEASE_SECONDS)
+    redis.hset(_key(job_id, "chunk", chunk), "state", "running")
+    redis.hsetnx(_key(job_id), "started", 1)
+    beat = threading.Thread(target=heartbeat, daemon=True)
+    beat.start()
+    try:
+        for index in range(start, end):
+            if redis.hexists(_key(job_id, "rows"), index):
+                continue  # done by an earlier attempt of this chunk
+            _record(redis, job_id, render_row(payload, index, Path(blob_root)))
+        _finish_chunk(redis, job_id, chunk, Path(blob_root))
+    finally:
+        stop.set()
+        redis.delete(lease)
+
+
+class RedisBackend:
+    name = "rq"
+
+    def __init__(self, redis_url: str, blob_root: Path, listener: JobListener):
+        from rq import Queue
+
+        self.redis_url = redis_url
+        self.blob_root = blob_root
+        self.listener = listener
+        self.redis = Redis.from_url(redis_url, socket_connect_timeout=2, socket_timeout=5)
+        self.queue = Queue(QUEUE, connection=self.redis)
+        self._tracked: dict[str, set[int]] = {}  # job id -> rows already reported to the listener
+        self._started: set[str] = set()
+        self._guard = threading.Lock()
+        self._stop = threading.Event()
+        self._poller = threading.Thread(target=self._poll_forever, daemon=True, name="docbench-rq-poll")
+        self._poller.start()
+
+    def submit(self, payload: JobPayload, done: dict[int, RowResult]) -> None:
+        job_id = payload.job_id
+        parts = chunks(len(payload.rows))
+        try:
+            pipe = self.redis.pipeline()
+            pipe.set(_key(job_id, "payload"), payload.model_dump_json(), ex=KEY_TTL)
+            state: dict[str, Any] = {
+                "total": len(payload.rows),
+                "completed": 0,
+                "failed": 0,
+                "chunks": len(parts),
+                "chunks_done": 0,
+                "status": "queued",
+            }
+            pipe.hset(_key(job_id), mapping=state)
+            for key in ("", "rows", "done"):
+                pipe.expire(_key(job_id, *([key] if key else [])), KEY_TTL)
+            for result in done.values():
+                pipe.hsetnx(_key(job_id, "rows"), result.index, result.model_dump_json())
+            pipe.execute()
+            for chunk, (start, end) in enumerate(parts):
+                self._enqueue(job_id, chunk, start, end, attempt=1)
+        except RedisError as exc:
+            raise BackendUnavailable(f"the batch queue (Redis) is unreachable: {exc}") from None
+        with self._guard:
+            self._tracked[job_id] = set()
+
+    def resume(self, payload: JobPayload, done: dict[int, RowResult]) -> None:
+        """After a web restart: follow a job that Redis still has, or submit it again."""
+        try:
+            known = self.redis.exists(_key(payload.job_id))
+        except RedisError:
+            known = False
+        if not known:
+            self.submit(payload, done)
+            return
+        with self._guard:
+            self._tracked[payload.job_id] = set(done)
+
+    def _enqueue(self, job_id: str, chunk: int, start: int, end: int, attempt: int) -> None:
+        self.redis.hset(
+            _key(job_id, "chunk", chunk), mapping={"state": "queued", "attempt": attempt, "start": start, "end": end}
+        )
+        self.redis.expire(_key(job_id, "chunk", chunk), KEY_TTL)
+        self.queue.enqueue(
+            run_chunk,
+            job_id,
+            chunk,
+            start,
+            end,
+            self.redis_url,
+            str(self.blob_root),
+            job_timeout=600,
+            result_ttl=600,
+            failure_ttl=KEY_TTL,
+        )
+
+    def _poll_forever(self) -> None:
+        while not self._stop.wait(POLL_SECONDS):
+            with self._guard:
+                jobs = list(self._tracked)
+            for job_id in jobs:
+                try:
+                    self._poll(job_id)
+                except RedisError as exc:
+                    log.warning("cannot reach Redis to follow batch %s: %s", job_id, exc)
+                except Exception:
+                    log.exception("following batch %s failed", job_id)
+
+    def _poll(self, job_id: str) -> None:
+        # The state first: a ZIP is only written after every row's result, so rows read
+        # after seeing zip_key are complete, whatever a worker does in between.
+        state = {k.decode(): v.decode() for k, v in self.redis.hgetall(_key(job_id)).items()}
+        reported = self._tracked[job_id]
+        if state.get("started") and job_id not in self._started:
+            self._started.add(job_id)
+            self.listener.job_started(job_id)
+        for index, raw in self.redis.hgetall(_key(job_id, "rows")).items():
+            if int(index) not in reported:
+                reported.add(int(index))
+                self.listener.row_done(job_id, RowResult.model_validate_json(raw))
+        if state.get("zip_key"):
+            self.listener.job_done(job_id, state["zip_key"])
+            with self._guard:
+                self._tracked.pop(job_id, None)
+            self._started.discard(job_id)
+            return
+        self._recover_lost_chunks(job_id, int(state.get("chunks", 0)))
+
+    def _recover_lost_chunks(self, job_id: str, count: int) -> None:
+        for chunk in range(count):
+            info = {k.decode(): v.decode() for k, v in self.redis.hgetall(_key(job_id, "chunk", chunk)).items()}
+            if info.get("state") != "running" or self.redis.exists(_key(job_id, "lease", chunk)):
+                continue
+            if self.redis.hexists(_key(job_id, "done"), chunk):
+                continue
+            start, end, attempt = int(info["start"]), int(info["end"]), int(info["attempt"])
+            if attempt < MAX_ATTEMPTS:
+                log.warning("batch %s chunk %d lost its worker; running it again", job_id, chunk)
+                self._enqueue(job_id, chunk, start, end, attempt + 1)
+                continue
+            log.error("batch %s chunk %d lost its worker %d times; failing its rows", job_id, chunk, attempt)
+            for index in range(start, end):
+                _record(
+                    self.redis,
+                    job_id,
+                    RowResult(index=index, ok=False, error="the worker rendering this row stopped unexpectedly, twice"),
+                )
+            _finish_chunk(self.redis, job_id, chunk, self.blob_root)
+
+    def check(self) -> None:
+        try:
+            self.redis.ping()
+        except RedisError as exc:
+            raise BackendUnavailable(f"the batch queue (Redis) is unreachable: {exc}") from None
+
+    def close(self) -> None:
+        self._stop.set()
+
+
+def worker_main(redis_url: str, blob_root: Path, burst: bool = False) -> None:
+    """`docbench worker`: run batch chunks from the queue until stopped."""
+    from rq import Queue, SimpleWorker
+
+    import engine
+
+    engine.fonts.install_defaults()  # register the base face before the first job, not during it
+    redis = Redis.from_url(redis_url)
+    # SimpleWorker runs jobs in this process (no fork per job), so fonts, images and
+    # QR matrices stay cached from one chunk to the next.
+    worker = SimpleWorker([Queue(QUEUE, connection=redis)], connection=redis)
+    log.info("docbench worker on %s, blobs in %s", redis_url, blob_root)
+    worker.work(burst=burst, with_scheduler=False)

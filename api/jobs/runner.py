@@ -1,0 +1,86 @@
+"""Rendering a batch's rows and packing its ZIP: the work both back-ends share.
+
+Runs in worker processes (in-process pool or `docbench worker`), so it touches only
+the engine and the blob store, never DuckDB: a job carries everything it needs.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import zipfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+import engine
+from engine.errors import EngineError
+
+from ..blobs import BlobStore
+
+log = logging.getLogger("docbench.jobs")
+
+
+class JobPayload(BaseModel):
+    """Everything a worker needs to render a batch, with no database at hand."""
+
+    job_id: str
+    tree: str  # the design tree's JSON, as it was when the batch was submitted
+    rows: list[dict[str, Any]]
+    profile: str
+    images: dict[str, str]  # image ref -> blob key of the bytes to draw
+
+
+class RowResult(BaseModel):
+    index: int
+    ok: bool
+    blob_key: str | None = None
+    error: str | None = None
+
+
+@lru_cache(maxsize=8)
+def _tree(tree_json: str) -> engine.DesignTree:
+    return engine.DesignTree.model_validate_json(tree_json)
+
+
+def render_row(payload: JobPayload, index: int, blob_root: Path) -> RowResult:
+    """Render one row into the blob store; a failing row is a result, not an exception."""
+    blobs = BlobStore(blob_root)
+
+    def resolve(ref: str) -> bytes:
+        if ref not in payload.images:
+            raise KeyError(f"image {ref} was not part of the batch")
+        return blobs.get(payload.images[ref])
+
+    try:
+        pdf = engine.render_pdf(_tree(payload.tree), payload.rows[index], resolve, payload.profile)  # type: ignore[arg-type]
+    except EngineError as exc:
+        return RowResult(index=index, ok=False, error=exc.message)
+    except Exception:  # a bug must not take the batch down with it
+        log.exception("batch %s row %d failed unexpectedly", payload.job_id, index)
+        return RowResult(index=index, ok=False, error="internal error while rendering this row")
+    return RowResult(index=index, ok=True, blob_key=blobs.put(pdf, "application/pdf"))
+
+
+def row_name(index: int) -> str:
+    return f"row-{index + 1:04d}.pdf"
+
+
+def assemble_zip(blob_root: Path, results: list[RowResult]) -> str:
+    """The batch's ZIP: row-0001.pdf… for rows that succeeded, errors.json when some failed."""
+    blobs = BlobStore(blob_root)
+    buffer = io.BytesIO()
+    failures = []
+    # PDFs are compressed already: storing them is as small and much faster.
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
+        for result in sorted(results, key=lambda r: r.index):
+            if result.ok and result.blob_key:
+                archive.writestr(row_name(result.index), blobs.get(result.blob_key))
+            else:
+                failures.append({"row": result.index + 1, "file": row_name(result.index), "error": result.error})
+        if failures:
+            archive.writestr("errors.json", json.dumps({"failed": failures}, indent=2))
+    return blobs.put(buffer.getvalue(), "application/zip")

@@ -1,0 +1,225 @@
+"""Batch generation (spec 4.13, decisions.md "Batches"): accept, follow, settle.
+
+Credits for every row are taken when a batch is accepted (402 and nothing queued when
+they cannot be); the rows that fail give their credit back, once, when the job ends.
+The back-end (in-process pool or RQ) runs the rows; this service hears about each row
+and about the end, and is the only one that writes the database.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import engine
+from engine.errors import EngineError
+
+from ..blobs import UrlSigner
+from ..errors import ApiError, validation
+from ..jobs import BackendUnavailable, JobBackend
+from ..jobs.runner import JobPayload, RowResult
+from ..models import BatchBody
+from ..settings import URL_LIFETIME
+from ..store import Store
+from .accounts import Accounts
+from .common import Workspace, iso, new_id, now
+from .designs import Designs
+from .media import Media
+
+log = logging.getLogger("docbench.batches")
+COLUMNS = "id, workspace_id, design_id, status, total, completed, failed, zip_key, created_at, updated_at"
+
+
+def _image_refs(tree: engine.DesignTree) -> set[str]:
+    refs = {ref for node in tree.nodes.values() for ref in engine.ELEMENT_TYPES[node.type].image_refs(node)}
+    backgrounds = [tree.background, *tree.pages]
+    return refs | {b.backgroundImage for b in backgrounds if b.backgroundImage}
+
+
+class Batches:
+    def __init__(self, store: Store, signer: UrlSigner, accounts: Accounts, designs: Designs, media: Media):
+        self.store = store
+        self.signer = signer
+        self.accounts = accounts
+        self.designs = designs
+        self.media = media
+        self.backend: JobBackend | None = None  # set by Service once the back-end exists
+
+    # Submission
+
+    def submit(self, ws: Workspace, design_id: str, body: BatchBody) -> dict:
+        row = self.designs.row_for_render(ws, design_id)
+        tree = engine.DesignTree.model_validate_json(row["tree"])
+        rows = [self._checked_row(ws, tree, i, values) for i, values in enumerate(body.rows)]
+        refs = _image_refs(tree) | {
+            v for values in rows for name, v in values.items() if tree.variables[name].kind == "image"
+        }
+        job_id = new_id("job")
+        payload = JobPayload(
+            job_id=job_id,
+            tree=row["tree"],
+            rows=rows,
+            profile=body.pdfProfile or "standard",
+            images=self.media.render_keys(ws, refs),
+        )
+        assert self.backend is not None
+        try:
+            self.backend.check()
+        except BackendUnavailable as exc:
+            raise ApiError("SERVICE_UNAVAILABLE", f"{exc}; try again shortly") from None
+        created = now()
+        with self.store.transaction() as cursor:
+            self.accounts.debit(cursor, ws.id, len(rows), "batch", job_id)
+            cursor.execute(
+                "INSERT INTO batch_jobs VALUES (?, ?, ?, ?, 'queued', ?, 0, 0, ?, ?, NULL, false, ?, ?)",
+                [
+                    job_id,
+                    ws.id,
+                    design_id,
+                    self.backend.name,
+                    len(rows),
+                    payload.profile,
+                    payload.model_dump_json(),
+                    created,
+                    created,
+                ],
+            )
+        try:
+            self.backend.submit(payload, {})
+        except BackendUnavailable as exc:
+            self._cancel(job_id, ws.id, len(rows))
+            raise ApiError("SERVICE_UNAVAILABLE", f"{exc}; nothing was charged, try again shortly") from None
+        return {"jobId": job_id, "status": "queued", "total": len(rows), "designId": design_id}
+
+    def _checked_row(self, ws: Workspace, tree: engine.DesignTree, index: int, values: Any) -> dict:
+        if not isinstance(values, dict):
+            raise validation(f"rows[{index}]: each row is an object of variable name to value")
+        values = {
+            name: value
+            for name, value in values.items()
+            # spec 4.11 rule 3, for every row: inline data: image values are dropped.
+            if not (
+                name in tree.variables
+                and tree.variables[name].kind == "image"
+                and isinstance(value, str)
+                and value.startswith("data:")
+            )
+        }
+        try:
+            engine.check_values(tree, values)
+        except EngineError as exc:
+            raise validation(f"rows[{index}]: {exc.message}") from None
+        for name, value in values.items():
+            if tree.variables[name].kind == "image" and not self.media.ref_exists(ws, value):
+                raise validation(f"rows[{index}]: variable '{name}': no image {value} in this workspace")
+        return values
+
+    def _cancel(self, job_id: str, workspace_id: str, rows: int) -> None:
+        """The queue refused the job after it was recorded: give every credit back."""
+        with self.store.transaction() as cursor:
+            self.accounts.refund(cursor, workspace_id, rows, "batch-cancelled", job_id)
+            cursor.execute(
+                "UPDATE batch_jobs SET status = 'failed', failed = total, settled = true, updated_at = ? WHERE id = ?",
+                [now(), job_id],
+            )
+
+    # Reading
+
+    def _job(self, ws: Workspace, job_id: str) -> tuple:
+        row = self.store.one(f"SELECT {COLUMNS} FROM batch_jobs WHERE id = ? AND workspace_id = ?", [job_id, ws.id])
+        if row is None:
+            raise ApiError("JOB_NOT_FOUND", f"no batch job '{job_id}' in this workspace")
+        return row
+
+    def get(self, ws: Workspace, job_id: str) -> dict:
+        job_id, _, _, status, total, completed, failed, _, created, updated = self._job(ws, job_id)
+        return {
+            "jobId": job_id,
+            "status": status,
+            "total": total,
+            "completed": completed,
+            "failed": failed,
+            "createdAt": iso(created),
+            "updatedAt": iso(updated),
+        }
+
+    def download(self, ws: Workspace, job_id: str) -> dict:
+        status, zip_key, total, completed = (lambda r: (r[3], r[7], r[4], r[5]))(self._job(ws, job_id))
+        if status not in ("completed", "failed") or not zip_key:
+            raise ApiError(
+                "JOB_NOT_COMPLETED",
+                f"the job is {status} ({completed} of {total} rows done); "
+                "poll GET /batches/:jobId until it is completed",
+            )
+        return {"downloadUrl": self.signer.url(zip_key, URL_LIFETIME, f"{job_id}.zip"), "expiresIn": URL_LIFETIME}
+
+    # What the back-end reports (JobListener)
+
+    def job_started(self, job_id: str) -> None:
+        with self.store.transaction() as cursor:
+            cursor.execute(
+                "UPDATE batch_jobs SET status = 'processing', updated_at = ? WHERE id = ? AND status = 'queued'",
+                [now(), job_id],
+            )
+
+    def row_done(self, job_id: str, result: RowResult) -> None:
+        with self.store.transaction() as cursor:
+            known = cursor.execute(
+                "SELECT 1 FROM batch_rows WHERE job_id = ? AND row_index = ?", [job_id, result.index]
+            ).fetchone()
+            if known:
+                return
+            cursor.execute(
+                "INSERT INTO batch_rows VALUES (?, ?, ?, ?, ?)",
+                [job_id, result.index, result.ok, result.blob_key, result.error],
+            )
+            column = "completed" if result.ok else "failed"
+            cursor.execute(
+                f"UPDATE batch_jobs SET {column} = {column} + 1, status = 'processing', updated_at = ? "
+                "WHERE id = ? AND NOT settled",
+                [now(), job_id],
+            )
+
+    def job_done(self, job_id: str, zip_key: str) -> None:
+        """Record the outcome and give back the credits of failed rows, exactly once."""
+        with self.store.transaction() as cursor:
+            row = cursor.execute(
+                "SELECT workspace_id, total, settled FROM batch_jobs WHERE id = ?", [job_id]
+            ).fetchone()
+            if row is None or row[2]:
+                return
+            workspace_id, total = row[0], row[1]
+            ok, failed = cursor.execute(
+                "SELECT count(*) FILTER (WHERE ok), count(*) FILTER (WHERE NOT ok) FROM batch_rows WHERE job_id = ?",
+                [job_id],
+            ).fetchone()
+            # Rows never reported (a lost result) count as failed, and are refunded too.
+            failed += total - ok - failed
+            if failed:
+                self.accounts.refund(cursor, workspace_id, failed, "batch-refund", job_id)
+            cursor.execute(
+                "UPDATE batch_jobs SET status = ?, completed = ?, failed = ?, zip_key = ?, settled = true, "
+                "updated_at = ? WHERE id = ?",
+                ["completed" if ok else "failed", ok, failed, zip_key, now(), job_id],
+            )
+
+    # Restart
+
+    def resume_unsettled(self) -> int:
+        """On start: hand every job that had not ended back to the back-end."""
+        assert self.backend is not None
+        jobs = self.store.all("SELECT id, payload, backend FROM batch_jobs WHERE NOT settled ORDER BY created_at")
+        for job_id, payload_json, backend in jobs:
+            done = {
+                index: RowResult(index=index, ok=ok, blob_key=key, error=error)
+                for index, ok, key, error in self.store.all(
+                    "SELECT row_index, ok, blob_key, error FROM batch_rows WHERE job_id = ?", [job_id]
+                )
+            }
+            if backend != self.backend.name:
+                log.warning("batch %s was queued on %s and is resumed on %s", job_id, backend, self.backend.name)
+            try:
+                self.backend.resume(JobPayload.model_validate_json(payload_json), done)
+            except BackendUnavailable as exc:
+                log.error("cannot resume batch %s yet: %s", job_id, exc)
+        return len(jobs)
