@@ -23,13 +23,16 @@ API_KEY_ROUTES = [
     ("PUT", "/assets/ast_x/content"),
     ("POST", "/designs/dsg_x/generate"),
     ("GET", "/designs/dsg_x/preview"),
+    ("POST", "/designs/dsg_x/batch"),
+    ("GET", "/batches/job_x"),
+    ("GET", "/batches/job_x/download"),
 ]
 
 
 def test_health_needs_no_key(api_server):
     response = httpx.get(f"{api_server.api}/health")
     assert response.status_code == 200
-    assert response.json() == {"status": "success", "data": {"status": "ok", "schemaVersion": 1}, "error": None}
+    assert response.json() == {"status": "success", "data": {"status": "ok", "schemaVersion": 2}, "error": None}
 
 
 @pytest.mark.parametrize("method,path", API_KEY_ROUTES)
@@ -119,5 +122,8 @@ def test_openapi_document_covers_every_route(api_server):
     document = httpx.get(f"{api_server.api}/openapi.json").json()
     assert document["openapi"].startswith("3.1")
     operations = {(method.upper(), path) for path, item in document["paths"].items() for method in item}
-    expected = {(m, p.replace("dsg_x", "{designId}").replace("ast_x", "{assetId}")) for m, p in API_KEY_ROUTES}
+    expected = {
+        (m, p.replace("dsg_x", "{designId}").replace("ast_x", "{assetId}").replace("job_x", "{jobId}"))
+        for m, p in API_KEY_ROUTES
+    }
     assert expected | {("GET", "/health")} == operations

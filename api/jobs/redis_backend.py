@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -45,16 +47,28 @@ def _record(redis: Redis, job_id: str, result: RowResult) -> None:
         redis.hincrby(_key(job_id), "completed" if result.ok else "failed", 1)
 
 
+# Marking a chunk done and counting it must be one step: a worker killed between the
+# two would leave the count one short and the job waiting forever.
+_FINISH_CHUNK = """
+if redis.call('HSETNX', KEYS[1], ARGV[1], 1) == 1 then
+  return redis.call('HINCRBY', KEYS[2], 'chunks_done', 1)
+end
+return -1
+"""
+
+
 def _finish_chunk(redis: Redis, job_id: str, chunk: int, blob_root: Path) -> None:
     """Mark a chunk done once; whoever finishes the last chunk writes the ZIP."""
-    if not redis.hsetnx(_key(job_id, "done"), chunk, 1):
-        return
-    done = redis.hincrby(_key(job_id), "chunks_done", 1)
+    done = int(redis.eval(_FINISH_CHUNK, 2, _key(job_id, "done"), _key(job_id), chunk))
     if done == int(redis.hget(_key(job_id), "chunks") or 0):
-        results = [RowResult.model_validate_json(v) for v in redis.hvals(_key(job_id, "rows"))]
-        zip_key = assemble_zip(blob_root, results)
-        status = "completed" if any(r.ok for r in results) else "failed"
-        redis.hset(_key(job_id), mapping={"zip_key": zip_key, "status": status})
+        _write_zip(redis, job_id, blob_root)
+
+
+def _write_zip(redis: Redis, job_id: str, blob_root: Path) -> None:
+    results = [RowResult.model_validate_json(v) for v in redis.hvals(_key(job_id, "rows"))]
+    zip_key = assemble_zip(blob_root, results)
+    status = "completed" if any(r.ok for r in results) else "failed"
+    redis.hset(_key(job_id), mapping={"zip_key": zip_key, "status": status})
 
 
 def run_chunk(job_id: str, chunk: int, start: int, end: int, redis_url: str, blob_root: str) -> None:
@@ -97,6 +111,7 @@ class RedisBackend:
         self.queue = Queue(QUEUE, connection=self.redis)
         self._tracked: dict[str, set[int]] = {}  # job id -> rows already reported to the listener
         self._started: set[str] = set()
+        self._all_done_since: dict[str, float] = {}
         self._guard = threading.Lock()
         self._stop = threading.Event()
         self._poller = threading.Thread(target=self._poll_forever, daemon=True, name="docbench-rq-poll")
@@ -142,11 +157,7 @@ class RedisBackend:
             self._tracked[payload.job_id] = set(done)
 
     def _enqueue(self, job_id: str, chunk: int, start: int, end: int, attempt: int) -> None:
-        self.redis.hset(
-            _key(job_id, "chunk", chunk), mapping={"state": "queued", "attempt": attempt, "start": start, "end": end}
-        )
-        self.redis.expire(_key(job_id, "chunk", chunk), KEY_TTL)
-        self.queue.enqueue(
+        rq_job = self.queue.enqueue(
             run_chunk,
             job_id,
             chunk,
@@ -158,6 +169,9 @@ class RedisBackend:
             result_ttl=600,
             failure_ttl=KEY_TTL,
         )
+        state = {"state": "queued", "attempt": attempt, "start": start, "end": end, "rq": rq_job.id}
+        self.redis.hset(_key(job_id, "chunk", chunk), mapping=state)
+        self.redis.expire(_key(job_id, "chunk", chunk), KEY_TTL)
 
     def _poll_forever(self) -> None:
         while not self._stop.wait(POLL_SECONDS):
@@ -188,15 +202,24 @@ class RedisBackend:
             with self._guard:
                 self._tracked.pop(job_id, None)
             self._started.discard(job_id)
+            self._all_done_since.pop(job_id, None)
             return
-        self._recover_lost_chunks(job_id, int(state.get("chunks", 0)))
+        chunk_count = int(state.get("chunks", 0))
+        if chunk_count and int(state.get("chunks_done", 0)) >= chunk_count:
+            # Every chunk is done but no ZIP yet: its worker may have died writing it.
+            since = self._all_done_since.setdefault(job_id, time.monotonic())
+            if time.monotonic() - since > LEASE_SECONDS:
+                log.warning("batch %s: the ZIP was not written by a worker; writing it here", job_id)
+                _write_zip(self.redis, job_id, self.blob_root)
+            return
+        self._recover_lost_chunks(job_id, chunk_count)
 
     def _recover_lost_chunks(self, job_id: str, count: int) -> None:
         for chunk in range(count):
             info = {k.decode(): v.decode() for k, v in self.redis.hgetall(_key(job_id, "chunk", chunk)).items()}
-            if info.get("state") != "running" or self.redis.exists(_key(job_id, "lease", chunk)):
+            if not info or self.redis.hexists(_key(job_id, "done"), chunk):
                 continue
-            if self.redis.hexists(_key(job_id, "done"), chunk):
+            if self.redis.exists(_key(job_id, "lease", chunk)) or not self._lost(info):
                 continue
             start, end, attempt = int(info["start"]), int(info["end"]), int(info["attempt"])
             if attempt < MAX_ATTEMPTS:
@@ -211,6 +234,28 @@ class RedisBackend:
                     RowResult(index=index, ok=False, error="the worker rendering this row stopped unexpectedly, twice"),
                 )
             _finish_chunk(self.redis, job_id, chunk, self.blob_root)
+
+    def _lost(self, info: dict[str, str]) -> bool:
+        """A chunk with no lease is lost once RQ no longer has it waiting and its worker
+        had a full lease period to take one (it may have died before, or while, working)."""
+        from rq.exceptions import NoSuchJobError
+        from rq.job import Job
+
+        if info.get("state") == "running":
+            return True
+        try:
+            rq_job = Job.fetch(info["rq"], connection=self.redis)
+        except (NoSuchJobError, KeyError):
+            return True
+        status = rq_job.get_status()
+        if status in ("queued", "deferred", "scheduled"):
+            return False
+        started = rq_job.started_at
+        if status == "started" and started is not None:
+            return (
+                datetime.now(UTC).replace(tzinfo=None) - started.replace(tzinfo=None)
+            ).total_seconds() > LEASE_SECONDS
+        return status != "finished"
 
     def check(self) -> None:
         try:
