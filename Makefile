@@ -30,6 +30,7 @@ bench: $(STAMP)
 	@scripts/provision.sh redis-server
 	$(PY) -m benchmarks.render
 	$(PY) -m benchmarks.api
+	$(PY) -m benchmarks.batch
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check engine api workbench tests benchmarks

@@ -42,17 +42,20 @@ class BlobStore:
             raise ValueError(f"not a blob key: {key!r}")
         return self.root / key[:2] / key
 
-    def put(self, data: bytes, content_type: str) -> str:
+    def put(self, data: bytes, content_type: str, durable: bool = False) -> str:
+        """Store bytes under their hash. Write-then-rename means a reader never sees half a
+        file and a crashed process leaves none; `durable` also survives a power cut (fsync),
+        which originals need and derived files (PDFs, previews, ZIPs) can do without."""
         key = f"{hashlib.sha256(data).hexdigest()}.{EXTENSIONS[content_type]}"
         target = self.path(key)
         if not target.exists():
             target.parent.mkdir(parents=True, exist_ok=True)
-            # Write then rename: a reader never sees half a file, a crash leaves none.
             fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
+                if durable:
+                    handle.flush()
+                    os.fsync(handle.fileno())
             os.replace(temp, target)
         return key
 

@@ -38,7 +38,7 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self) -> None:
+    def __init__(self, *args: str) -> None:
         from api.service import Service, Settings
 
         self.data_dir = Path(tempfile.mkdtemp(prefix="docbench-bench-"))
@@ -58,6 +58,7 @@ class Server:
                 str(self.port),
                 "--data-dir",
                 str(self.data_dir),
+                *args,
             ],
             cwd=ROOT,
             stdout=self.log,

@@ -331,3 +331,73 @@ def test_concurrent_batches_settle_exactly(env):
         for job_id in jobs:
             assert wait_for_end(client, job_id)["completed"] == 7
         assert credits(client) == before - 28
+
+
+def test_the_cli_runs_a_batch_from_a_csv_with_a_progress_bar(env, tmp_path):
+    import subprocess
+    import sys
+
+    from .server import ROOT
+
+    if env.backend != "embedded":
+        pytest.skip("the CLI talks to the API the same way on either back-end")
+    with env.client() as client:
+        design_id = design(client)
+    rows_file = tmp_path / "rows.csv"
+    rows_file.write_text("name,code\n" + "".join(f"Person {i},ROW-{i}\n" for i in range(15)))
+    out = tmp_path / "out.zip"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "workbench.cli",
+            "batch",
+            design_id,
+            str(rows_file),
+            "--url",
+            env.server.url,
+            "--key",
+            env.keys["pro"],
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "15 rows queued" in result.stderr and "[" + "#" * 30 + "]" in result.stderr
+    assert "15 PDFs, 0 failed" in result.stderr
+    assert len(zipfile.ZipFile(out).namelist()) == 15
+
+
+def test_the_cli_explains_a_refused_batch(env, tmp_path):
+    import subprocess
+    import sys
+
+    from .server import ROOT
+
+    if env.backend != "embedded":
+        pytest.skip("the CLI talks to the API the same way on either back-end")
+    rows_file = tmp_path / "rows.json"
+    rows_file.write_text(json.dumps([{"name": "x"}]))
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "workbench.cli",
+            "batch",
+            "dsg_missing",
+            str(rows_file),
+            "--url",
+            env.server.url,
+            "--key",
+            env.keys["pro"],
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert result.returncode == 2 and "404 DESIGN_NOT_FOUND" in result.stderr and "Traceback" not in result.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import signal
 import sys
 from collections.abc import Iterator
@@ -96,6 +97,62 @@ def worker(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read_rows(path: Path) -> list[dict]:
+    """Rows from a JSON list of objects, or a CSV file whose header names the variables."""
+    if path.suffix.lower() == ".csv":
+        import csv
+
+        with path.open(newline="", encoding="utf-8-sig") as handle:
+            return [dict(row) for row in csv.DictReader(handle)]
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(rows, list):
+        raise ValueError("the rows file must hold a JSON list of objects")
+    return rows
+
+
+def _call(method: str, url: str, key: str, body: dict | None = None) -> dict:
+    import urllib.error
+    import urllib.request
+
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(
+        url, data=data, method=method, headers={"X-API-Key": key, "Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return json.loads(response.read())["data"]
+    except urllib.error.HTTPError as exc:
+        error = json.loads(exc.read() or b"{}").get("error") or {}
+        raise ApiError(
+            error.get("code", "INTERNAL_ERROR"), f"{exc.code} {error.get('code')}: {error.get('message')}"
+        ) from None
+
+
+def batch(args: argparse.Namespace) -> int:
+    """Submit a batch over the API, show its progress, and download the ZIP."""
+    import urllib.request
+
+    from .progress import follow, terminal
+
+    key = args.key or os.environ.get("DOCBENCH_API_KEY")
+    if not key:
+        print("docbench: pass --key or set DOCBENCH_API_KEY", file=sys.stderr)
+        return 2
+    api = args.url.rstrip("/") + "/api/v1"
+    body: dict = {"rows": _read_rows(args.rows)}
+    if args.profile:
+        body["pdfProfile"] = args.profile
+    job = _call("POST", f"{api}/designs/{args.design_id}/batch", key, body)
+    print(f"batch {job['jobId']}: {job['total']} rows queued", file=sys.stderr)
+    state = follow(lambda: _call("GET", f"{api}/batches/{job['jobId']}", key), terminal())
+    url = _call("GET", f"{api}/batches/{job['jobId']}/download", key)["downloadUrl"]
+    out = args.out or Path(f"{job['jobId']}.zip")
+    with urllib.request.urlopen(url, timeout=120) as response:
+        out.write_bytes(response.read())
+    print(f"{state['completed']} PDFs, {state['failed']} failed: {out}", file=sys.stderr)
+    return 0 if state["status"] == "completed" else 1
+
+
 def workspace_create(args: argparse.Namespace) -> int:
     with _service(args) as service:
         workspace, key = service.accounts.create_workspace(args.name, args.plan, args.credits)
@@ -159,6 +216,15 @@ def build_parser() -> argparse.ArgumentParser:
     _data_dir(p)
     p.set_defaults(func=worker)
 
+    p = commands.add_parser("batch", help="generate a batch of PDFs over the API, with a progress bar")
+    p.add_argument("design_id")
+    p.add_argument("rows", type=Path, help="a JSON list of objects, or a CSV with one column per variable")
+    p.add_argument("--url", default=os.environ.get("DOCBENCH_URL", "http://127.0.0.1:5006"))
+    p.add_argument("--key", default=None, help="the workspace API key (DOCBENCH_API_KEY)")
+    p.add_argument("--profile", choices=["standard", "accessible", "pdf-a"], default=None)
+    p.add_argument("--out", type=Path, default=None, help="where to write the ZIP (<jobId>.zip)")
+    p.set_defaults(func=batch)
+
     workspace = commands.add_parser("workspace", help="create and manage workspaces").add_subparsers(
         dest="action", required=True
     )
@@ -205,6 +271,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except ApiError as exc:
         print(f"docbench: {exc.message}", file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as exc:  # unreadable rows file, server not reachable
+        print(f"docbench: {exc}", file=sys.stderr)
         return 2
 
 

@@ -11,6 +11,7 @@ import logging
 import multiprocessing
 import os
 import threading
+import time
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -19,6 +20,7 @@ from . import JobListener
 from .runner import JobPayload, RowResult, assemble_zip, render_row
 
 log = logging.getLogger("docbench.jobs")
+FLUSH_SECONDS = 0.2
 
 
 class EmbeddedBackend:
@@ -54,10 +56,18 @@ class EmbeddedBackend:
             futures: dict[Future, int] = {}
             for index in pending:
                 futures[self._submit_row(payload, index)] = index
+            unreported: list[RowResult] = []
+            flushed = time.monotonic()
             for future in as_completed(futures):
                 result = self._result(future, futures[future])
                 results[result.index] = result
-                self.listener.row_done(payload.job_id, result)
+                unreported.append(result)
+                # Progress is written in small groups: a transaction per row would cost the
+                # web process about as much CPU as a worker spends rendering the row.
+                if time.monotonic() - flushed > FLUSH_SECONDS:
+                    self.listener.rows_done(payload.job_id, unreported)
+                    unreported, flushed = [], time.monotonic()
+            self.listener.rows_done(payload.job_id, unreported)
             self.listener.job_done(payload.job_id, assemble_zip(self.blob_root, list(results.values())))
         except Exception:
             log.exception("batch %s could not be run; it will be resumed on the next start", payload.job_id)

@@ -26,11 +26,13 @@ from .runner import JobPayload, RowResult, assemble_zip, render_row
 log = logging.getLogger("docbench.jobs")
 
 QUEUE = "docbench-batches"
-CHUNK_ROWS = 4
+# A batch is cut into about this many chunks: enough to spread over several workers and
+# to keep a lost worker's rework small, few enough that RQ's per-job cost stays negligible.
+CHUNKS_PER_BATCH = 8
 LEASE_SECONDS = 10
 MAX_ATTEMPTS = 2
 KEY_TTL = 7 * 24 * 3600
-POLL_SECONDS = 0.25
+POLL_SECONDS = 0.1
 
 
 def _key(job_id: str, *parts: object) -> str:
@@ -38,7 +40,8 @@ def _key(job_id: str, *parts: object) -> str:
 
 
 def chunks(total: int) -> list[tuple[int, int]]:
-    return [(start, min(start + CHUNK_ROWS, total)) for start in range(0, total, CHUNK_ROWS)]
+    size = max(1, -(-total // CHUNKS_PER_BATCH))
+    return [(start, min(start + size, total)) for start in range(0, total, size)]
 
 
 def _record(redis: Redis, job_id: str, result: RowResult) -> None:
@@ -112,6 +115,7 @@ class RedisBackend:
         self._tracked: dict[str, set[int]] = {}  # job id -> rows already reported to the listener
         self._started: set[str] = set()
         self._all_done_since: dict[str, float] = {}
+        self._last_recovery: dict[str, float] = {}
         self._guard = threading.Lock()
         self._stop = threading.Event()
         self._poller = threading.Thread(target=self._poll_forever, daemon=True, name="docbench-rq-poll")
@@ -193,16 +197,20 @@ class RedisBackend:
         if state.get("started") and job_id not in self._started:
             self._started.add(job_id)
             self.listener.job_started(job_id)
-        for index, raw in self.redis.hgetall(_key(job_id, "rows")).items():
-            if int(index) not in reported:
-                reported.add(int(index))
-                self.listener.row_done(job_id, RowResult.model_validate_json(raw))
+        fresh = [
+            RowResult.model_validate_json(raw)
+            for index, raw in self.redis.hgetall(_key(job_id, "rows")).items()
+            if int(index) not in reported
+        ]
+        self.listener.rows_done(job_id, fresh)
+        reported.update(r.index for r in fresh)
         if state.get("zip_key"):
             self.listener.job_done(job_id, state["zip_key"])
             with self._guard:
                 self._tracked.pop(job_id, None)
             self._started.discard(job_id)
             self._all_done_since.pop(job_id, None)
+            self._last_recovery.pop(job_id, None)
             return
         chunk_count = int(state.get("chunks", 0))
         if chunk_count and int(state.get("chunks_done", 0)) >= chunk_count:
@@ -212,7 +220,11 @@ class RedisBackend:
                 log.warning("batch %s: the ZIP was not written by a worker; writing it here", job_id)
                 _write_zip(self.redis, job_id, self.blob_root)
             return
-        self._recover_lost_chunks(job_id, chunk_count)
+        # Looking for lost chunks costs a few Redis calls per chunk; a lease lasts
+        # LEASE_SECONDS, so checking a few times per lease is as prompt as it gets.
+        if time.monotonic() - self._last_recovery.get(job_id, 0.0) > LEASE_SECONDS / 4:
+            self._last_recovery[job_id] = time.monotonic()
+            self._recover_lost_chunks(job_id, chunk_count)
 
     def _recover_lost_chunks(self, job_id: str, count: int) -> None:
         for chunk in range(count):

@@ -162,22 +162,26 @@ class Batches:
                 [now(), job_id],
             )
 
-    def row_done(self, job_id: str, result: RowResult) -> None:
+    def rows_done(self, job_id: str, results: list[RowResult]) -> None:
+        """Record finished rows (one transaction for all of them) and the job's counts."""
+        if not results:
+            return
         with self.store.transaction() as cursor:
-            known = cursor.execute(
-                "SELECT 1 FROM batch_rows WHERE job_id = ? AND row_index = ?", [job_id, result.index]
-            ).fetchone()
-            if known:
+            known = {
+                r[0] for r in cursor.execute("SELECT row_index FROM batch_rows WHERE job_id = ?", [job_id]).fetchall()
+            }
+            new = [r for r in results if r.index not in known]
+            if not new:
                 return
-            cursor.execute(
+            cursor.executemany(
                 "INSERT INTO batch_rows VALUES (?, ?, ?, ?, ?)",
-                [job_id, result.index, result.ok, result.blob_key, result.error],
+                [[job_id, r.index, r.ok, r.blob_key, r.error] for r in new],
             )
-            column = "completed" if result.ok else "failed"
+            ok = sum(r.ok for r in new)
             cursor.execute(
-                f"UPDATE batch_jobs SET {column} = {column} + 1, status = 'processing', updated_at = ? "
-                "WHERE id = ? AND NOT settled",
-                [now(), job_id],
+                "UPDATE batch_jobs SET completed = completed + ?, failed = failed + ?, status = 'processing', "
+                "updated_at = ? WHERE id = ? AND NOT settled",
+                [ok, len(new) - ok, now(), job_id],
             )
 
     def job_done(self, job_id: str, zip_key: str) -> None:

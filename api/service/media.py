@@ -76,7 +76,7 @@ class Media:
         return {"id": media_id, **record, "isPlaceholder": bool(placeholder)}
 
     def _store_blobs(self, image: ProcessedImage) -> tuple[str, str, str]:
-        original = self.blobs.put(image.original, image.mime_type)
+        original = self.blobs.put(image.original, image.mime_type, durable=True)
         render = original if image.render is image.original else self.blobs.put(image.render, image.render_mime_type)
         return original, render, self.blobs.put(image.thumbnail, "image/png")
 
