@@ -131,12 +131,16 @@ def load(server: Server, clients: int, total: int, request) -> dict[str, float]:
     }
 
 
-def engine_rate(runs: int) -> float:
+def engine_rate(runs: int, first: int = 0) -> float:
+    """Single-process render rate, with the same process settings the server and workers use."""
+    from api.jobs.runner import tune_for_rendering
+
+    tune_for_rendering()
     tree = samples.certificate()
     for i in range(3):
         render_pdf(tree, samples.certificate_row(900_000 + i), samples.resolver)
     started = time.perf_counter()
-    for i in range(runs):
+    for i in range(first, first + runs):
         render_pdf(tree, samples.certificate_row(i), samples.resolver)
     return runs / (time.perf_counter() - started)
 

@@ -76,10 +76,13 @@ def run_batch(server: Server, design_id: str, rows: int, first: int) -> float:
     return elapsed
 
 
+REPEATS = 3  # this machine's neighbours make single runs vary by ±20 %: the best of three is reported
+
+
 def measure(label: str, server: Server, rows: int) -> dict:
     design_id = author_certificate(server)
     run_batch(server, design_id, 8, 500_000)  # warm-up: worker processes started, fonts registered
-    seconds = run_batch(server, design_id, rows, 0)
+    seconds = min(run_batch(server, design_id, rows, run * rows) for run in range(REPEATS))
     return {"backend": label, "rows": rows, "seconds": seconds, "rows_per_s": rows / seconds}
 
 
@@ -127,7 +130,8 @@ def main() -> None:
             server.stop()
             redis_process.terminate()
             redis_process.wait(timeout=10)
-    engine = engine_rate(rows)
+    # Fresh rows each time, as the batches had: no QR matrix or text layout comes from a cache.
+    engine = max(engine_rate(rows, 10_000 + run * rows) for run in range(REPEATS))
     print(f"Batch of {rows} certificates, submit to ZIP ready")
     print(f"{'back-end':28} {'seconds':>8} {'rows/s':>8} {'× engine':>9}")
     for result in results:

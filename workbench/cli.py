@@ -54,6 +54,9 @@ def serve(args: argparse.Namespace) -> int:
     service = Service(settings)
     first_key = service.ensure_default_workspace()
     service.start_jobs()
+    from api.jobs.runner import tune_for_rendering
+
+    tune_for_rendering()
 
     async def run() -> None:
         # The largest accepted body is an asset; handlers enforce each route's own limit.

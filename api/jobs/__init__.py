@@ -24,7 +24,8 @@ class JobListener(Protocol):
 
     def rows_done(self, job_id: str, results: list[RowResult]) -> None: ...
 
-    def job_done(self, job_id: str, zip_key: str) -> None: ...
+    def job_done(self, job_id: str, zip_key: str, finished_at: float | None = None) -> None:
+        """The ZIP is written; finished_at (epoch seconds) is when, if not just now."""
 
 
 class JobBackend(Protocol):

@@ -17,7 +17,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from . import JobListener
-from .runner import JobPayload, RowResult, assemble_zip, render_row
+from .runner import JobPayload, RowResult, assemble_zip, render_row, tune_for_rendering
 
 log = logging.getLogger("docbench.jobs")
 FLUSH_SECONDS = 0.2
@@ -38,7 +38,9 @@ class EmbeddedBackend:
     def _processes(self) -> ProcessPoolExecutor:
         with self._pool_guard:
             if self._pool is None:
-                self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+                self._pool = ProcessPoolExecutor(
+                    self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=tune_for_rendering
+                )
             return self._pool
 
     def check(self) -> None:

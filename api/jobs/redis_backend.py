@@ -21,7 +21,7 @@ from redis import Redis
 from redis.exceptions import RedisError
 
 from . import BackendUnavailable, JobListener
-from .runner import JobPayload, RowResult, assemble_zip, render_row
+from .runner import JobPayload, RowResult, assemble_zip, render_row, tune_for_rendering
 
 log = logging.getLogger("docbench.jobs")
 
@@ -71,7 +71,7 @@ def _write_zip(redis: Redis, job_id: str, blob_root: Path) -> None:
     results = [RowResult.model_validate_json(v) for v in redis.hvals(_key(job_id, "rows"))]
     zip_key = assemble_zip(blob_root, results)
     status = "completed" if any(r.ok for r in results) else "failed"
-    redis.hset(_key(job_id), mapping={"zip_key": zip_key, "status": status})
+    redis.hset(_key(job_id), mapping={"zip_key": zip_key, "status": status, "finished": time.time()})
 
 
 def run_chunk(job_id: str, chunk: int, start: int, end: int, redis_url: str, blob_root: str) -> None:
@@ -205,7 +205,7 @@ class RedisBackend:
         self.listener.rows_done(job_id, fresh)
         reported.update(r.index for r in fresh)
         if state.get("zip_key"):
-            self.listener.job_done(job_id, state["zip_key"])
+            self.listener.job_done(job_id, state["zip_key"], float(state.get("finished") or time.time()))
             with self._guard:
                 self._tracked.pop(job_id, None)
             self._started.discard(job_id)
@@ -286,6 +286,7 @@ def worker_main(redis_url: str, blob_root: Path, burst: bool = False) -> None:
     import engine
 
     engine.fonts.install_defaults()  # register the base face before the first job, not during it
+    tune_for_rendering()
     redis = Redis.from_url(redis_url)
     # SimpleWorker runs jobs in this process (no fork per job), so fonts, images and
     # QR matrices stay cached from one chunk to the next.

@@ -9,6 +9,7 @@ and about the end, and is the only one that writes the database.
 from __future__ import annotations
 
 import logging
+from datetime import UTC, datetime
 from typing import Any
 
 import engine
@@ -184,8 +185,14 @@ class Batches:
                 [ok, len(new) - ok, now(), job_id],
             )
 
-    def job_done(self, job_id: str, zip_key: str) -> None:
-        """Record the outcome and give back the credits of failed rows, exactly once."""
+    def job_done(self, job_id: str, zip_key: str, finished_at: float | None = None) -> None:
+        """Record the outcome and give back the credits of failed rows, exactly once.
+
+        updatedAt becomes the moment the ZIP was written (a worker's clock for RQ jobs),
+        not the moment this process noticed it."""
+        finished = (
+            datetime.fromtimestamp(finished_at, UTC).replace(tzinfo=None) if finished_at is not None else now()
+        )
         with self.store.transaction() as cursor:
             row = cursor.execute(
                 "SELECT workspace_id, total, settled FROM batch_jobs WHERE id = ?", [job_id]
@@ -204,7 +211,7 @@ class Batches:
             cursor.execute(
                 "UPDATE batch_jobs SET status = ?, completed = ?, failed = ?, zip_key = ?, settled = true, "
                 "updated_at = ? WHERE id = ?",
-                ["completed" if ok else "failed", ok, failed, zip_key, now(), job_id],
+                ["completed" if ok else "failed", ok, failed, zip_key, finished, job_id],
             )
 
     # Restart
