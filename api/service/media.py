@@ -176,18 +176,23 @@ class Media:
 
     # Rendering
 
+    def _render_key(self, ws: Workspace, ref: str) -> str | None:
+        """The blob key of the bytes drawn for a ref of this workspace, or None."""
+        scheme, _, media_id = ref.partition(":")
+        row = self.store.one(
+            "SELECT render_key FROM media WHERE id = ? AND workspace_id = ? AND kind = ?",
+            [media_id, ws.id, KIND_OF_REF.get(scheme, "")],
+        )
+        return row[0] if row else None
+
     def resolver(self, ws: Workspace) -> Callable[[str], bytes]:
         """Turns `uploads:`/`assets:` refs of this workspace into the bytes to draw."""
 
         def resolve(ref: str) -> bytes:
-            scheme, _, media_id = ref.partition(":")
-            row = self.store.one(
-                "SELECT render_key FROM media WHERE id = ? AND workspace_id = ? AND kind = ?",
-                [media_id, ws.id, KIND_OF_REF.get(scheme, "")],
-            )
-            if row is None:
+            key = self._render_key(ws, ref)
+            if key is None:
                 raise KeyError(f"no image {ref} in this workspace")
-            return self.blobs.get(row[0])
+            return self.blobs.get(key)
 
         return resolve
 
@@ -197,19 +202,14 @@ class Media:
         for ref in refs:
             if ref.startswith("data:"):
                 continue  # decoded by the engine itself
-            scheme, _, media_id = ref.partition(":")
-            row = self.store.one(
-                "SELECT render_key FROM media WHERE id = ? AND workspace_id = ? AND kind = ?",
-                [media_id, ws.id, KIND_OF_REF.get(scheme, "")],
-            )
-            if row is None:
+            key = self._render_key(ws, ref)
+            if key is None:
                 raise validation(f"the design uses image {ref}, which is not in this workspace")
-            keys[ref] = row[0]
+            keys[ref] = key
         return keys
 
     def ref_exists(self, ws: Workspace, ref: str) -> bool:
-        scheme, _, media_id = ref.partition(":")
-        return self._row(ws, KIND_OF_REF.get(scheme, ""), media_id) is not None
+        return self._render_key(ws, ref) is not None
 
     # Sources inside tree patches
 
