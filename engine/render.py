@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import threading
 from collections.abc import Mapping
+from contextlib import nullcontext
 from typing import Any, Literal
 
 from reportlab import rl_config
@@ -20,6 +21,7 @@ from .elements import ELEMENT_TYPES, DrawContext
 from .errors import EngineError
 from .images import ImageLibrary, Resolver, place
 from .layout import LaidOutPage, layout
+from .tagging import Tagger, Untagged
 from .tree import DesignTree
 from .variables import apply_values
 
@@ -45,8 +47,8 @@ def render_pdf(
     pages: list[int] | None = None,
 ) -> bytes:
     """Render the design with the values filled in; hidden elements are left out."""
-    if profile != "standard":
-        raise EngineError(f"pdfProfile '{profile}' is not available yet; use 'standard'")
+    if profile not in ("standard", "accessible", "pdf-a"):
+        raise EngineError(f"pdfProfile must be standard, accessible or pdf-a (got {profile!r})")
     for page in pages or []:
         if not 0 <= page < len(tree.pages):
             raise PageNotFound(f"page {page} does not exist; the design has {len(tree.pages)} page(s), numbered from 0")
@@ -64,14 +66,26 @@ def render_pdf(
     )
     _set_metadata(canvas, filled)
     images = ImageLibrary(resolver)
+    tags = Tagger() if profile != "standard" else Untagged()
     for sheet in sheets:
         canvas.setPageSize((sheet.page.width, sheet.page.height))
-        ctx = DrawContext(canvas, sheet.page.height, images)
-        _draw_background(ctx, sheet)
+        tags.start_page(canvas)
+        ctx = DrawContext(canvas, sheet.page.height, images, tags)
+        with tags.artifact(canvas):
+            _draw_background(ctx, sheet)
+        # Reading order is paint order (README, "Tagged PDF").
         for placement in sheet.placements:
-            ELEMENT_TYPES[placement.node.type].draw(placement.node, placement.box, ctx, placement.part)
+            node = placement.node
+            element = ELEMENT_TYPES[node.type]
+            block = nullcontext() if element.tags_itself else tags.figure(canvas, getattr(node.data, "alt", None))
+            with block:
+                element.draw(node, placement.box, ctx, placement.part)
         canvas.showPage()
     canvas.save()
+    if isinstance(tags, Tagger):
+        from .profiles import finish
+
+        return finish(buffer.getvalue(), filled, tags, profile)
     return buffer.getvalue()
 
 

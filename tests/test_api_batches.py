@@ -401,3 +401,17 @@ def test_the_cli_explains_a_refused_batch(env, tmp_path):
         timeout=60,
     )
     assert result.returncode == 2 and "404 DESIGN_NOT_FOUND" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_batch_profile_applies_to_every_row(env):
+    import pikepdf
+
+    with env.client() as client:
+        design_id = design(client)
+        body = {"rows": rows(3), "pdfProfile": "pdf-a"}
+        job_id = client.data(client.post(f"/designs/{design_id}/batch", json=body), 202)["jobId"]
+        wait_for_end(client, job_id)
+        archive = zip_of(client, job_id)
+        for name in archive.namelist():
+            with pikepdf.open(io.BytesIO(archive.read(name))) as pdf:
+                assert "/OutputIntents" in pdf.Root and "/StructTreeRoot" in pdf.Root

@@ -214,3 +214,17 @@ def test_expired_signed_urls_are_refused(api_server):
     response = httpx.get(expired)
     assert response.status_code == 403 and response.json()["error"]["code"] == "URL_EXPIRED"
     assert httpx.get(signer.url(key, 60)).status_code == 200
+
+
+@pytest.mark.parametrize("profile,marker", [("accessible", "pdfuaid:part"), ("pdf-a", "pdfaid:part")])
+def test_generate_with_a_pdf_profile_costs_the_same(alpha, profile, marker):
+    import pikepdf
+
+    design_id = design(alpha)
+    before = credits(alpha)
+    url = alpha.data(alpha.post(f"/designs/{design_id}/generate", json={"pdfProfile": profile}), 201)["downloadUrl"]
+    with pikepdf.open(io.BytesIO(httpx.get(url).content)) as pdf:
+        assert pdf.Root.MarkInfo.Marked is True and "/StructTreeRoot" in pdf.Root
+        with pdf.open_metadata() as meta:
+            assert meta.get(marker) is not None
+    assert credits(alpha) == before - 1

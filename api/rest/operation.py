@@ -56,21 +56,31 @@ class OperationHandler(EnvelopeHandler):
         super().prepare()
         self._chunks: list[bytes] = []
         self._size = 0
+        # A refusal is answered once the body is read: answering earlier and closing a
+        # socket with unread data resets the connection, and the client may never see
+        # the answer. Only a body declared too large is refused at once.
+        self._refusal: ApiError | None = None
         self.operation = self.operations.get(self.request.method or "")
         if self.operation is None:
             self.request.connection.set_max_body_size(MULTIPART_SLACK)
             allowed = ", ".join(sorted(self.operations))
-            raise ApiError("METHOD_NOT_ALLOWED", f"{self.request.method} is not allowed on this path (use {allowed})")
+            self._refusal = ApiError(
+                "METHOD_NOT_ALLOWED", f"{self.request.method} is not allowed on this path (use {allowed})"
+            )
+            return
         limit = self._limit()
         self.request.connection.set_max_body_size(limit * HARD_LIMIT_FACTOR + MULTIPART_SLACK)
-        self.workspace = self.service.accounts.authenticate(self.request.headers.get("X-API-Key"))
-        self.workspace.require("useApiKeys")
-        if self.operation.feature:
-            self.workspace.require(self.operation.feature)
-        self._check_content_type()
         declared = self.request.headers.get("Content-Length", "0")
         if declared.isdigit() and int(declared) > limit:
             raise _too_large(self.operation, int(declared))
+        try:
+            self.workspace = self.service.accounts.authenticate(self.request.headers.get("X-API-Key"))
+            self.workspace.require("useApiKeys")
+            if self.operation.feature:
+                self.workspace.require(self.operation.feature)
+            self._check_content_type()
+        except ApiError as refusal:
+            self._refusal = refusal
 
     def _limit(self) -> int:
         assert self.operation is not None
@@ -88,10 +98,12 @@ class OperationHandler(EnvelopeHandler):
 
     def data_received(self, chunk: bytes) -> None:
         self._size += len(chunk)
-        if self.operation is not None and self._size <= self._limit():
+        if self._refusal is None and self.operation is not None and self._size <= self._limit():
             self._chunks.append(chunk)
 
     async def _dispatch(self, **params: str) -> None:
+        if self._refusal is not None:
+            raise self._refusal
         operation = self.operation
         assert operation is not None
         if self._size > self._limit():

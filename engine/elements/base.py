@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
+from ..tagging import Untagged
+
 if TYPE_CHECKING:
     from reportlab.pdfgen.canvas import Canvas
 
@@ -65,11 +67,13 @@ class BoxPosition(StrictModel):
 
 @dataclass
 class DrawContext:
-    """What a draw function may use: the canvas, the page and the image library."""
+    """What a draw function may use: the canvas, the page, the image library, and the
+    tagger that marks what is drawn as structure or artifact (tagged profiles)."""
 
     canvas: Canvas
     page_height: float
     images: ImageLibrary
+    tags: Untagged = field(default_factory=Untagged)
 
     def pdf_y(self, top: float, height: float = 0.0) -> float:
         """The PDF y (origin bottom-left) of a box's bottom edge."""
@@ -104,6 +108,9 @@ class ElementType:
     paginate: Callable[..., list[Any]] | None = None
     # How update_element merges a data patch into stored data (default: key by key).
     merge_data: Callable[[dict, dict], dict] | None = None
+    # Tagged profiles: most elements are pictures, a Figure with data.alt or decoration
+    # without; text and tables mark their own structure (paragraphs, lists, cells).
+    tags_itself: bool = False
     Node: type[BaseModel] = field(init=False)
 
     def __post_init__(self) -> None:

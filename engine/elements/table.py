@@ -7,6 +7,7 @@ value, and `paginate` splits it across pages at row boundaries, repeating the he
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Annotated, Any, Literal
@@ -237,18 +238,42 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: TablePart | None = None) -
     layout = grid(node)
     styles = node.styles
     rows = list(range(len(layout.row_heights)))
+    repeated_header = part is not None and part.repeat_header
     if part is not None:
         rows = ([0] if part.repeat_header else []) + rows[part.start : part.end]
     canvas = ctx.canvas
+    tags = ctx.tags
     canvas.saveState()
     top = box.y
     row_tops: list[float] = []
-    for r in rows:
-        row_tops.append(top)
-        left = box.x
-        height = layout.row_heights[r]
-        for c, cell in enumerate(layout.cells[r]):
-            width = layout.column_widths[c]
+    # One Table structure element however many pages the table runs over.
+    with tags.group("Table", key=node.id):
+        for position, r in enumerate(rows):
+            row_tops.append(top)
+            # A header repeated on a continuation page is a visual aid, not content again.
+            repeat = repeated_header and position == 0
+            with tags.artifact(canvas) if repeat else tags.group("TR"):
+                _draw_row(ctx, node, layout, r, box.x, top, tagged=not repeat)
+            top += layout.row_heights[r]
+    if styles.borderColor and styles.borderWidth > 0:
+        with tags.artifact(canvas):
+            _draw_grid(ctx, box, layout, row_tops, top, styles)
+    canvas.restoreState()
+
+
+def _draw_row(ctx: DrawContext, node: Any, layout: Grid, r: int, left: float, top: float, tagged: bool) -> None:
+    canvas = ctx.canvas
+    styles = node.styles
+    height = layout.row_heights[r]
+    header_row = node.data.headerRow and r == 0
+    for c, cell in enumerate(layout.cells[r]):
+        width = layout.column_widths[c]
+        header_column = node.data.headerColumn and c == 0
+        if header_row or header_column:
+            role, attributes = "TH", {"Scope": "Column" if header_row else "Row"}
+        else:
+            role, attributes = "TD", {}
+        with ctx.tags.content(canvas, role, **attributes) if tagged else nullcontext():
             if cell.background:
                 canvas.setFillColor(to_rl(cell.background))
                 canvas.rect(left, ctx.pdf_y(top, height), width, height, stroke=0, fill=1)
@@ -262,11 +287,7 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: TablePart | None = None) -
                     width - 2 * styles.cellPadding,
                     ctx.page_height,
                 )
-            left += width
-        top += height
-    if styles.borderColor and styles.borderWidth > 0:
-        _draw_grid(ctx, box, layout, row_tops, top, styles)
-    canvas.restoreState()
+        left += width
 
 
 def _draw_grid(
@@ -383,4 +404,5 @@ ELEMENT = ElementType(
     },
     paginate=paginate,
     merge_data=merge_data,
+    tags_itself=True,
 )

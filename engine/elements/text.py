@@ -149,20 +149,37 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     indent, _, blocks = layout(node)
     style = text_style(node.styles)
     canvas = ctx.canvas
+    tags = ctx.tags
+    marker_style = typeset.TextStyle(
+        style.family, style.weight, style.italic, style.size, style.line_height, style.color
+    )
+
+    def draw_lines(lines: tuple[typeset.Line, ...], top: float) -> None:
+        typeset.draw_lines(canvas, list(lines), style, box.x + indent, top, box.w - indent, ctx.page_height)
+
+    def spoken(lines: tuple[typeset.Line, ...]) -> str:
+        # Wrapped lines lose the space they broke at in extracted text; ActualText keeps it.
+        return " ".join(line.text for line in lines)
+
     canvas.saveState()
     if node.styles.opacity < 1:
         canvas.setFillAlpha(node.styles.opacity)
         canvas.setStrokeAlpha(node.styles.opacity)
     top = box.y
-    marker_style = typeset.TextStyle(
-        style.family, style.weight, style.italic, style.size, style.line_height, style.color
-    )
-    for marker, lines in blocks:
-        if marker:
-            marker_line = typeset.Line(marker, typeset.width_of(marker, style), True)
-            typeset.draw_lines(canvas, [marker_line], marker_style, box.x, top, indent, ctx.page_height)
-        typeset.draw_lines(canvas, list(lines), style, box.x + indent, top, box.w - indent, ctx.page_height)
-        top += len(lines) * style.leading
+    if node.data.listFormat == "none":
+        lines = blocks[0][1] if blocks else ()
+        with tags.content(canvas, node.data.role.upper() if node.data.role != "p" else "P", ActualText=spoken(lines)):
+            draw_lines(lines, top)
+    else:
+        with tags.group("L", ListNumbering="Decimal" if node.data.listFormat == "ordered" else "Disc"):
+            for marker, lines in blocks:
+                with tags.group("LI"):
+                    with tags.content(canvas, "Lbl"):
+                        marker_line = typeset.Line(marker, typeset.width_of(marker, style), True)
+                        typeset.draw_lines(canvas, [marker_line], marker_style, box.x, top, indent, ctx.page_height)
+                    with tags.content(canvas, "LBody", ActualText=spoken(lines)):
+                        draw_lines(lines, top)
+                top += len(lines) * style.leading
     canvas.restoreState()
 
 
@@ -210,4 +227,5 @@ ELEMENT = ElementType(
         "h": "text height follows the content, fontSize and lineHeight: use position.maxWidth to wrap",
     },
     merge_data=merge_data,
+    tags_itself=True,
 )

@@ -1,0 +1,119 @@
+"""Marked content and the logical structure, collected while a document is drawn.
+
+Tagged profiles (`accessible`, `pdf-a`) wrap everything drawn in marked content:
+either a structure element's content (`/P <</MCID 3>> BDC … EMC`) or an artifact
+(`/Artifact <</Type /Layout>> BDC … EMC`) for what is decoration. Element modules say
+which, through the `Tagger` on their draw context; the standard profile gets the
+`Untagged` twin whose methods do nothing, so drawing code is the same for every
+profile. `profiles.py` turns what was collected into the PDF's structure tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from reportlab.pdfgen.canvas import Canvas
+
+
+@dataclass
+class StructNode:
+    """A structure element: a role (P, H1, Table, TD, Figure…) and its children.
+
+    Children are other nodes or marked-content references (page index, MCID).
+    """
+
+    role: str
+    attributes: dict[str, Any] = field(default_factory=dict)
+    children: list[StructNode | tuple[int, int]] = field(default_factory=list)
+
+
+class Untagged:
+    """The standard profile: nothing is marked."""
+
+    tagged = False
+
+    def start_page(self, canvas: Canvas) -> None:
+        pass
+
+    @contextmanager
+    def artifact(self, canvas: Canvas) -> Iterator[None]:
+        yield
+
+    @contextmanager
+    def group(self, role: str, key: str | None = None, **attributes: Any) -> Iterator[None]:
+        yield
+
+    @contextmanager
+    def content(self, canvas: Canvas, role: str, **attributes: Any) -> Iterator[None]:
+        yield
+
+    @contextmanager
+    def figure(self, canvas: Canvas, alt: str | None) -> Iterator[None]:
+        yield
+
+
+class Tagger(Untagged):
+    """Collects the structure of a tagged document while it is drawn."""
+
+    tagged = True
+
+    def __init__(self) -> None:
+        self.root = StructNode("Document")
+        self.pages: list[list[StructNode]] = []  # per page: the node owning each MCID, by MCID
+        self._stack: list[StructNode] = [self.root]
+        self._groups: dict[str, StructNode] = {}
+
+    def start_page(self, canvas: Canvas) -> None:
+        self.pages.append([])
+
+    @contextmanager
+    def artifact(self, canvas: Canvas) -> Iterator[None]:
+        canvas.addLiteral("/Artifact <</Type /Layout>> BDC")
+        try:
+            yield
+        finally:
+            canvas.addLiteral("EMC")
+
+    @contextmanager
+    def group(self, role: str, key: str | None = None, **attributes: Any) -> Iterator[None]:
+        """A structure element holding other elements (Table, TR, L, LI).
+
+        With a key, drawing the same group again (a table continued on the next page)
+        adds to the element made the first time instead of starting a second one.
+        """
+        node = self._groups.get(key) if key else None
+        if node is None:
+            node = StructNode(role, attributes)
+            self._stack[-1].children.append(node)
+            if key:
+                self._groups[key] = node
+        self._stack.append(node)
+        try:
+            yield
+        finally:
+            self._stack.pop()
+
+    @contextmanager
+    def content(self, canvas: Canvas, role: str, **attributes: Any) -> Iterator[None]:
+        """A structure element whose content is what is drawn inside the block."""
+        node = StructNode(role, attributes)
+        self._stack[-1].children.append(node)
+        page = len(self.pages) - 1
+        mcid = len(self.pages[page])
+        self.pages[page].append(node)
+        node.children.append((page, mcid))
+        canvas.addLiteral(f"/{role} <</MCID {mcid}>> BDC")
+        try:
+            yield
+        finally:
+            canvas.addLiteral("EMC")
+
+    @contextmanager
+    def figure(self, canvas: Canvas, alt: str | None) -> Iterator[None]:
+        """A picture: a Figure with its alternative text, or decoration when it has none."""
+        block = self.content(canvas, "Figure", Alt=alt) if alt else self.artifact(canvas)
+        with block:
+            yield
