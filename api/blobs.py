@@ -89,7 +89,7 @@ class UrlSigner:
 
     def verify(self, path: str, expires: str | None, signature: str | None, now: float | None = None) -> str:
         """The blob key of a signed path, or ApiError URL_INVALID / URL_EXPIRED."""
-        if not expires or not signature or not expires.isdigit():
+        if not expires or not signature or not re.fullmatch(r"[0-9]{1,12}", expires):
             raise ApiError("URL_INVALID", "this file URL is missing its signature or expiry")
         expected = self._signature(path, int(expires))
         if not hmac.compare_digest(expected, signature):

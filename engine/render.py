@@ -152,13 +152,21 @@ def render_png(
     return rasterize(pdf, 0, dpi)
 
 
+# A preview of a 200-inch poster at 96 dpi would be a 2.6 GB bitmap; past this many
+# pixels the resolution is lowered instead (previews are free, memory is not).
+MAX_PREVIEW_PIXELS = 16_000_000
+
+
 def rasterize(pdf: bytes, page_index: int = 0, dpi: float = 96) -> bytes:
     import pypdfium2 as pdfium
 
     with _PDFIUM_LOCK:
         document = pdfium.PdfDocument(pdf)
         try:
-            bitmap = document[page_index].render(scale=dpi / 72)
+            page = document[page_index]
+            width, height = page.get_size()
+            scale = min(dpi / 72, (MAX_PREVIEW_PIXELS / (width * height)) ** 0.5)
+            bitmap = page.render(scale=scale)
             image = bitmap.to_pil()
         finally:
             document.close()

@@ -143,8 +143,8 @@ def create_workspace(data_dir: Path, name: str, plan: str = "pro", credits: int 
 class RedisServer:
     """A real redis-server on a free loopback port, no persistence, for one test session."""
 
-    def __init__(self, directory: Path):
-        self.port = free_port()
+    def __init__(self, directory: Path, port: int | None = None):
+        self.port = port or free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.process = subprocess.Popen(
             [

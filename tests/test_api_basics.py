@@ -127,3 +127,26 @@ def test_openapi_document_covers_every_route(api_server):
         for m, p in API_KEY_ROUTES
     }
     assert expected | {("GET", "/health")} == operations
+
+
+@pytest.mark.parametrize(
+    "content_type,body",
+    [
+        ("multipart/form-data; boundary=", b"--\r\n"),
+        ("multipart/form-data; boundary=b", b"--b\r\n\r\nno disposition\r\n--b--\r\n"),
+        ("multipart/form-data; boundary=b", b"\0" * 100),
+        (
+            "multipart/form-data; boundary=b",
+            b'--b\r\nContent-Disposition: form-data; name="file"; filename="\xff\xfe.png"\r\n\r\nx\r\n--b--\r\n',
+        ),
+    ],
+)
+def test_malformed_multipart_bodies_are_validation_errors(alpha, content_type, body):
+    alpha.error(alpha.post("/uploads", content=body, headers={"Content-Type": content_type}), 400, "VALIDATION_ERROR")
+
+
+@pytest.mark.parametrize("body", [b'{"name": "\\ud800"}', b"[" * 100_000])
+def test_json_that_no_text_can_hold_is_a_validation_error(alpha, body):
+    alpha.error(
+        alpha.post("/designs", content=body, headers={"Content-Type": "application/json"}), 400, "VALIDATION_ERROR"
+    )

@@ -415,3 +415,30 @@ def test_a_batch_profile_applies_to_every_row(env):
         for name in archive.namelist():
             with pikepdf.open(io.BytesIO(archive.read(name))) as pdf:
                 assert "/OutputIntents" in pdf.Root and "/StructTreeRoot" in pdf.Root
+
+
+def test_a_job_redis_lost_is_queued_again(tmp_path_factory):
+    from api.service import Service, Settings
+
+    data_dir = tmp_path_factory.mktemp("batch-lost")
+    service = Service(Settings(data_dir=data_dir))
+    key = service.accounts.create_workspace("w", "pro", 50)[1]
+    service.close()
+    redis = RedisServer(data_dir)
+    port = redis.port
+    server = Server(data_dir, args=("--redis-url", redis.url)).start()
+    worker = None
+    try:
+        with server.client(key) as client:
+            design_id = design(client)
+            job_id = client.data(client.post(f"/designs/{design_id}/batch", json={"rows": rows(5)}), 202)["jobId"]
+            redis.stop()  # no worker ran yet; the new Redis knows nothing of the job
+            redis = RedisServer(data_dir, port=port)
+            worker = Worker(redis.url, data_dir)
+            job = wait_for_end(client, job_id, timeout=60)
+            assert (job["status"], job["completed"]) == ("completed", 5) and credits(client) == 45
+    finally:
+        if worker:
+            worker.stop()
+        server.stop()
+        redis.stop()

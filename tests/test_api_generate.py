@@ -228,3 +228,65 @@ def test_generate_with_a_pdf_profile_costs_the_same(alpha, profile, marker):
         with pdf.open_metadata() as meta:
             assert meta.get(marker) is not None
     assert credits(alpha) == before - 1
+
+
+def test_a_design_name_in_any_script_downloads(alpha):
+    design_id = design(alpha, name="日本語 certificate ✓")
+    result = alpha.data(alpha.post(f"/designs/{design_id}/generate", json={}), 201)
+    response = httpx.get(result["downloadUrl"])
+    assert response.status_code == 200 and response.content.startswith(b"%PDF")
+    assert "filename*=UTF-8''%E6%97%A5" in response.headers["Content-Disposition"]
+
+
+def test_previews_of_huge_pages_are_bounded(alpha):
+    design_id = alpha.data(alpha.post("/designs", json={"name": "poster", "width": 14400, "height": 14400}), 201)[
+        "designId"
+    ]
+    url = alpha.data(alpha.get(f"/designs/{design_id}/preview"), 200)["previewUrl"]
+    image = Image.open(io.BytesIO(httpx.get(url).content))
+    assert image.size[0] * image.size[1] <= 16_000_000
+
+
+def test_preview_follows_a_replaced_asset(alpha):
+    asset = alpha.data(
+        alpha.post("/assets", files={"file": ("a.png", png((255, 0, 0, 255), (40, 40)), "image/png")}), 201
+    )
+    design_id = alpha.data(alpha.post("/designs", json={"name": "swap"}), 201)["designId"]
+    alpha.data(
+        alpha.patch(
+            f"/designs/{design_id}/tree",
+            json={
+                "actions": [
+                    {
+                        "type": "add_element",
+                        "args": {
+                            "type": "image",
+                            "name": "i",
+                            "position": {"x": 0, "y": 0, "w": 200, "h": 200},
+                            "data": {"src": asset["ref"]},
+                        },
+                    }
+                ]
+            },
+        ),
+        200,
+    )
+
+    def centre() -> tuple:
+        url = alpha.data(alpha.get(f"/designs/{design_id}/preview"), 200)["previewUrl"]
+        return Image.open(io.BytesIO(httpx.get(url).content)).convert("RGB").getpixel((130, 130))
+
+    assert centre()[0] > 200
+    alpha.data(
+        alpha.put(
+            f"/assets/{asset['id']}/content", files={"file": ("b.png", png((0, 0, 255, 255), (40, 40)), "image/png")}
+        ),
+        200,
+    )
+    assert centre()[2] > 200
+
+
+@pytest.mark.parametrize("expires", ["²", "9" * 5000, "-5"])
+def test_odd_expiry_values_are_refused_cleanly(api_server, expires):
+    response = httpx.get(f"{api_server.url}/files/{'a' * 64}.pdf", params={"expires": expires, "sig": "x"})
+    assert response.status_code == 403 and response.json()["error"]["code"] == "URL_INVALID"

@@ -12,7 +12,7 @@ import multiprocessing
 import os
 import threading
 import time
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
@@ -21,6 +21,21 @@ from .runner import JobPayload, RowResult, assemble_zip, render_row, tune_for_re
 
 log = logging.getLogger("docbench.jobs")
 FLUSH_SECONDS = 0.2
+MAX_ATTEMPTS = 2  # a row whose worker died is tried once more before it counts as failed
+
+
+def _worker_start() -> None:
+    """Pool process start: rendering settings, and exit if the server that owns us dies
+    (a SIGKILLed server cannot shut its pool down; orphans would live on)."""
+    tune_for_rendering()
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)  # a heartbeat check, not synchronisation
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 class EmbeddedBackend:
@@ -39,7 +54,7 @@ class EmbeddedBackend:
         with self._pool_guard:
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(
-                    self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=tune_for_rendering
+                    self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_start
                 )
             return self._pool
 
@@ -54,16 +69,31 @@ class EmbeddedBackend:
     def _run(self, payload: JobPayload, results: dict[int, RowResult]) -> None:
         try:
             self.listener.job_started(payload.job_id)
-            pending = [i for i in range(len(payload.rows)) if i not in results]
-            futures: dict[Future, int] = {}
-            for index in pending:
-                futures[self._submit_row(payload, index)] = index
+            attempts: dict[int, int] = {}
+            running: dict[Future, int] = {}
+            for index in range(len(payload.rows)):
+                if index not in results:
+                    running[self._submit_row(payload, index)] = index
+                    attempts[index] = 1
             unreported: list[RowResult] = []
             flushed = time.monotonic()
-            for future in as_completed(futures):
-                result = self._result(future, futures[future])
-                results[result.index] = result
-                unreported.append(result)
+            while running:
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    index = running.pop(future)
+                    try:
+                        result = future.result()
+                    except Exception as exc:  # a worker process died: every row it held is lost
+                        if attempts[index] < MAX_ATTEMPTS:
+                            attempts[index] += 1
+                            running[self._submit_row(payload, index)] = index
+                            continue
+                        log.error("batch %s row %d lost its worker twice: %s", payload.job_id, index, exc)
+                        result = RowResult(
+                            index=index, ok=False, error="the worker rendering this row stopped unexpectedly, twice"
+                        )
+                    results[index] = result
+                    unreported.append(result)
                 # Progress is written in small groups: a transaction per row would cost the
                 # web process about as much CPU as a worker spends rendering the row.
                 if time.monotonic() - flushed > FLUSH_SECONDS:
@@ -81,14 +111,6 @@ class EmbeddedBackend:
             with self._pool_guard:  # a worker died (killed, out of memory): start a fresh pool
                 self._pool = None
             return self._processes().submit(render_row, payload, index, self.blob_root)
-
-    @staticmethod
-    def _result(future: Future, index: int) -> RowResult:
-        try:
-            return future.result()
-        except Exception as exc:  # the worker process died under this row
-            log.error("batch row %d lost its worker: %s", index, exc)
-            return RowResult(index=index, ok=False, error="the worker rendering this row stopped unexpectedly")
 
     def close(self) -> None:
         self._jobs.shutdown(wait=False, cancel_futures=True)

@@ -63,6 +63,8 @@ return -1
 def _finish_chunk(redis: Redis, job_id: str, chunk: int, blob_root: Path) -> None:
     """Mark a chunk done once; whoever finishes the last chunk writes the ZIP."""
     done = int(redis.eval(_FINISH_CHUNK, 2, _key(job_id, "done"), _key(job_id), chunk))
+    for key in (_key(job_id, "rows"), _key(job_id, "done")):
+        redis.expire(key, KEY_TTL)  # created by workers after submit: their lifetime is set here
     if done == int(redis.hget(_key(job_id), "chunks") or 0):
         _write_zip(redis, job_id, blob_root)
 
@@ -114,6 +116,8 @@ class RedisBackend:
         self.queue = Queue(QUEUE, connection=self.redis)
         self._tracked: dict[str, set[int]] = {}  # job id -> rows already reported to the listener
         self._started: set[str] = set()
+        self._payloads: dict[str, JobPayload] = {}  # to queue a job again if Redis loses it
+        self._waiting: dict[str, tuple[JobPayload, dict[int, RowResult]]] = {}  # resumes Redis refused
         self._all_done_since: dict[str, float] = {}
         self._last_recovery: dict[str, float] = {}
         self._guard = threading.Lock()
@@ -136,8 +140,7 @@ class RedisBackend:
                 "status": "queued",
             }
             pipe.hset(_key(job_id), mapping=state)
-            for key in ("", "rows", "done"):
-                pipe.expire(_key(job_id, *([key] if key else [])), KEY_TTL)
+            pipe.expire(_key(job_id), KEY_TTL)
             for result in done.values():
                 pipe.hsetnx(_key(job_id, "rows"), result.index, result.model_dump_json())
             pipe.execute()
@@ -146,19 +149,28 @@ class RedisBackend:
         except RedisError as exc:
             raise BackendUnavailable(f"the batch queue (Redis) is unreachable: {exc}") from None
         with self._guard:
-            self._tracked[job_id] = set()
+            self._tracked[job_id] = set(done)
+            self._payloads[job_id] = payload
 
     def resume(self, payload: JobPayload, done: dict[int, RowResult]) -> None:
-        """After a web restart: follow a job that Redis still has, or submit it again."""
+        """After a web restart: follow a job that Redis still has, or submit it again.
+
+        If Redis cannot be reached now, the job waits in this process and is submitted
+        as soon as it can be (the poller retries), so no job is left behind.
+        """
         try:
-            known = self.redis.exists(_key(payload.job_id))
-        except RedisError:
-            known = False
-        if not known:
-            self.submit(payload, done)
+            known = bool(self.redis.exists(_key(payload.job_id)))
+            if not known:
+                self.submit(payload, done)
+                return
+        except (RedisError, BackendUnavailable) as exc:
+            log.warning("batch %s waits for Redis to resume: %s", payload.job_id, exc)
+            with self._guard:
+                self._waiting[payload.job_id] = (payload, done)
             return
         with self._guard:
             self._tracked[payload.job_id] = set(done)
+            self._payloads[payload.job_id] = payload
 
     def _enqueue(self, job_id: str, chunk: int, start: int, end: int, attempt: int) -> None:
         rq_job = self.queue.enqueue(
@@ -180,6 +192,11 @@ class RedisBackend:
     def _poll_forever(self) -> None:
         while not self._stop.wait(POLL_SECONDS):
             with self._guard:
+                waiting = list(self._waiting.values())
+                self._waiting.clear()
+            for payload, done in waiting:
+                self.resume(payload, done)
+            with self._guard:
                 jobs = list(self._tracked)
             for job_id in jobs:
                 try:
@@ -193,6 +210,12 @@ class RedisBackend:
         # The state first: a ZIP is only written after every row's result, so rows read
         # after seeing zip_key are complete, whatever a worker does in between.
         state = {k.decode(): v.decode() for k, v in self.redis.hgetall(_key(job_id)).items()}
+        if not state:
+            # Redis lost the job (restarted without persistence): queue it again. Rows
+            # already recorded by the server are not counted twice.
+            log.warning("batch %s is no longer in Redis; queueing it again", job_id)
+            self.submit(self._payloads[job_id], {})
+            return
         reported = self._tracked[job_id]
         if state.get("started") and job_id not in self._started:
             self._started.add(job_id)
@@ -208,6 +231,7 @@ class RedisBackend:
             self.listener.job_done(job_id, state["zip_key"], float(state.get("finished") or time.time()))
             with self._guard:
                 self._tracked.pop(job_id, None)
+                self._payloads.pop(job_id, None)
             self._started.discard(job_id)
             self._all_done_since.pop(job_id, None)
             self._last_recovery.pop(job_id, None)

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from ..blobs import CONTENT_TYPES, BlobStore, UrlSigner
 from ..errors import ApiError
 from .base import EnvelopeHandler
+
+
+def content_disposition(name: str) -> str:
+    """RFC 6266: an ASCII fallback for old clients and the exact UTF-8 name for the rest
+    (HTTP header values cannot carry CJK or emoji as they are)."""
+    fallback = "".join(c if 32 <= ord(c) < 127 and c not in '"\\' else "_" for c in name)
+    return f"inline; filename=\"{fallback}\"; filename*=UTF-8''{quote(name, safe='')}"
 
 
 class FileHandler(EnvelopeHandler):
@@ -22,6 +31,5 @@ class FileHandler(EnvelopeHandler):
         self.set_header("Content-Type", CONTENT_TYPES[key.rsplit(".", 1)[1]])
         self.set_header("Cache-Control", "private, max-age=3600")
         if "/" in path:
-            name = path.split("/", 1)[1].replace('"', "")
-            self.set_header("Content-Disposition", f'inline; filename="{name}"')
+            self.set_header("Content-Disposition", content_disposition(path.split("/", 1)[1]))
         self.finish(data)

@@ -12,7 +12,7 @@ from concurrent.futures import Executor
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
-from tornado.httputil import HTTPFile, parse_body_arguments
+from tornado.httputil import HTTPFile, HTTPInputError, parse_body_arguments
 from tornado.ioloop import IOLoop
 from tornado.web import stream_request_body
 
@@ -127,8 +127,10 @@ class OperationHandler(EnvelopeHandler):
         if operation.body is not None:
             try:
                 raw_body = json.loads(body or b"null")
-            except (ValueError, UnicodeDecodeError):
-                raise validation("the body is not valid JSON") from None
+                # JSON may spell lone surrogates ("\\ud800"), which no text can hold.
+                json.dumps(raw_body, ensure_ascii=False).encode()
+            except (ValueError, UnicodeError, RecursionError):
+                raise validation("the body is not valid JSON (or holds text that is not valid Unicode)") from None
             if not isinstance(raw_body, dict):
                 raise validation("the body must be a JSON object")
             call.body = parse_model(operation.body, raw_body, "body")
@@ -140,7 +142,10 @@ class OperationHandler(EnvelopeHandler):
         assert operation.multipart is not None
         arguments: dict[str, list[bytes]] = {}
         files: dict[str, list[HTTPFile]] = {}
-        parse_body_arguments(self.request.headers.get("Content-Type", ""), body, arguments, files)
+        try:
+            parse_body_arguments(self.request.headers.get("Content-Type", ""), body, arguments, files)
+        except (HTTPInputError, UnicodeDecodeError):
+            raise validation("the multipart body is malformed: send one 'file' part with a filename") from None
         if not files.get("file"):
             raise validation("the 'file' field is missing: send the image as multipart form field 'file'")
         unknown = set(arguments) - set(operation.multipart.fields) | set(files) - {"file"}

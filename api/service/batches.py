@@ -190,9 +190,7 @@ class Batches:
 
         updatedAt becomes the moment the ZIP was written (a worker's clock for RQ jobs),
         not the moment this process noticed it."""
-        finished = (
-            datetime.fromtimestamp(finished_at, UTC).replace(tzinfo=None) if finished_at is not None else now()
-        )
+        finished = datetime.fromtimestamp(finished_at, UTC).replace(tzinfo=None) if finished_at is not None else now()
         with self.store.transaction() as cursor:
             row = cursor.execute(
                 "SELECT workspace_id, total, settled FROM batch_jobs WHERE id = ?", [job_id]

@@ -100,6 +100,7 @@ class Designs:
     def patch_tree(self, ws: Workspace, design_id: str, body: PatchTreeBody) -> dict:
         """Apply the actions atomically (spec 4.3): all of them are saved, or nothing."""
         actions = [a.model_dump() for a in body.actions]
+        self._row(ws, design_id, "id")  # 404 before a lock is made for an id that does not exist
         with self._lock(design_id):
             tree = self.tree(ws, design_id)
             try:

@@ -21,7 +21,7 @@ from .common import Workspace, new_id, now
 from .designs import Designs
 from .media import Media
 
-_UNSAFE_FILENAME = re.compile(r'[\x00-\x1f/\\:*?"<>|]+')
+_UNSAFE_FILENAME = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|]+')
 
 
 def pdf_filename(design_name: str) -> str:
@@ -41,7 +41,7 @@ class Generation:
         self.designs = designs
         self.media = media
         # Previews are free and repeatable: one render per (design version, page).
-        self._previews: OrderedDict[tuple[str, Any, int], str] = OrderedDict()
+        self._previews: OrderedDict[tuple[str, Any, int, int], str] = OrderedDict()
         self._previews_guard = threading.Lock()
 
     def _values(self, tree: engine.DesignTree, data: dict[str, Any] | None) -> dict[str, Any]:
@@ -111,7 +111,7 @@ class Generation:
 
     def preview(self, ws: Workspace, design_id: str, page: int) -> dict:
         row = self.designs.row_for_render(ws, design_id)
-        cache_key = (design_id, row["modified_at"], page)
+        cache_key = (design_id, row["modified_at"], page, self.media.version)
         with self._previews_guard:
             key = self._previews.get(cache_key)
         if key is None or not self.blobs.exists(key):

@@ -36,6 +36,10 @@ SOURCE_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
+# Each fetch may take up to its timeout: a bound keeps one request from holding a worker for long.
+MAX_FETCHES_PER_PATCH = 10
+
+
 @dataclass
 class PendingUpload:
     """An upload made from a data: URI or https:// source, saved only if its batch is."""
@@ -57,6 +61,8 @@ class Media:
         self.blobs = blobs
         self.signer = signer
         self.settings = settings
+        # Bumped whenever an image's bytes change in place, so caches keyed on it expire.
+        self.version = 0
 
     # Records
 
@@ -161,6 +167,7 @@ class Media:
                 "render_key = ?, thumbnail_key = ?, is_placeholder = false, modified_at = ? WHERE id = ?",
                 [image.mime_type, len(image.original), image.width, image.height, *keys, now(), asset_id],
             )
+        self.version += 1  # previews drawn with the old bytes are stale now
         return self.get_asset(ws, asset_id)
 
     def get_asset(self, ws: Workspace, asset_id: str) -> dict:
@@ -220,6 +227,7 @@ class Media:
         transaction as the tree, so a failed batch leaves no upload behind.
         """
         pending: list[PendingUpload] = []
+        fetched = 0
         for index, action in enumerate(actions):
             path = SOURCE_FIELDS.get(action.get("type", ""))
             holder = action.get("args")
@@ -230,6 +238,12 @@ class Media:
             source = holder[path[-1]]
             where = ".".join(path)
             try:
+                if source.startswith("https://"):
+                    fetched += 1
+                    if fetched > MAX_FETCHES_PER_PATCH:
+                        raise ValueError(
+                            f"at most {MAX_FETCHES_PER_PATCH} https:// images per batch; upload the rest first"
+                        )
                 if source.startswith(("data:", "https://")):
                     upload = self._pending_upload(source)
                     pending.append(upload)
