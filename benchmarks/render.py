@@ -237,6 +237,25 @@ def throughput(doc: Document, runs: int) -> dict[str, float]:
     return out
 
 
+PROFILES = ("standard", "accessible", "pdf-a")
+PROFILE_TARGET = 0.7  # tagged profiles at least 0.7 x the standard rate
+
+
+def profile_rates(doc: Document, runs: int) -> dict[str, float]:
+    """PDFs/s per profile. Each profile renders its own fresh rows (no QR matrix or text
+    layout from another profile's cache), interleaved row by row so load is shared."""
+    for profile in PROFILES:
+        render_pdf(doc.tree, doc.row(WARMUP_ROW), samples.resolver, profile)
+    spent = dict.fromkeys(PROFILES, 0.0)
+    for i in range(runs):
+        for k, profile in enumerate(PROFILES):
+            row = doc.row(100_000 + k * 10_000 + i)
+            start = time.perf_counter()
+            render_pdf(doc.tree, row, samples.resolver, profile)
+            spent[profile] += time.perf_counter() - start
+    return {profile: runs / spent[profile] for profile in PROFILES}
+
+
 def preview(tree: DesignTree, dpi: int, runs: int) -> dict[str, float]:
     """Median and p95 (nearest rank) of a warm render_png of page 0, in ms."""
     for _ in range(WARMUP):
@@ -295,11 +314,21 @@ def main() -> None:
         for dpi, p in by_dpi.items():
             flag = "  ok" if p["median_ms"] < PREVIEW_TARGET_MS else f"  OVER {PREVIEW_TARGET_MS:g} ms"
             print(cols(name, dpi, p["median_ms"], p["p95_ms"]) + (flag if dpi == "96" else ""))
+    print("\nPDF profiles (tagged ones are also validated in the test suite)")
+    print(cols("document", "runs", *PROFILES, "accessible/std", "pdf-a/std"))
+    profiles = {}
+    for doc in docs:
+        runs_here = max(3, round(PDF_RUNS[doc.name] * scale / 2))
+        rates = profile_rates(doc, runs_here)
+        profiles[doc.name] = rates
+        ratios = [rates[p] / rates["standard"] for p in PROFILES[1:]]
+        flag = "  ok" if min(ratios) >= PROFILE_TARGET else f"  below {PROFILE_TARGET}"
+        print(cols(doc.name, runs_here, *(f"{rates[p]:.1f}" for p in PROFILES), *(f"{r:.2f}" for r in ratios)) + flag)
     print("\nCold (once, the first renders in this process)")
     for label, ms in cold.items():
         print(f"  {label:<44} {ms:>7.1f} ms")
     if args.json:
-        print(json.dumps({"quick": args.quick, "pdf": pdf, "preview": png, "cold_ms": cold}))
+        print(json.dumps({"quick": args.quick, "pdf": pdf, "preview": png, "profiles": profiles, "cold_ms": cold}))
 
 
 if __name__ == "__main__":

@@ -15,7 +15,24 @@ from .conftest import action, add, build, pdf_text, png
 from .pdf_checker import problems
 
 WORDS = ["apple", "pear", "plum", "fig", "kiwi", "lime", "date"]
-IMAGES = {"uploads:logo": png(size=(60, 40)), "uploads:photo": png((20, 90, 200, 255), size=(30, 30), fmt="JPEG")}
+
+
+def cmyk_jpeg() -> bytes:
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("CMYK", (30, 30), (200, 40, 0, 10)).save(out, format="JPEG")
+    return out.getvalue()
+
+
+IMAGES = {
+    "uploads:logo": png(size=(60, 40)),
+    "uploads:photo": png((20, 90, 200, 255), size=(30, 30), fmt="JPEG"),
+    "uploads:cmyk": cmyk_jpeg(),
+}
+TITLE = 'Profile test: <tags> & "quotes"'
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +41,10 @@ def everything():
     a bound table that grows over three pages, images and backgrounds."""
     return build(
         [
-            action("set_metadata", title="Profile test", author="docbench", language="en-GB"),
+            action("set_metadata", title=TITLE, author="docbench", language="en-GB"),
+            add(
+                "image", "print", {"x": 520, "y": 30, "w": 30, "h": 30}, {"src": "uploads:cmyk", "alt": "A print photo"}
+            ),
             add("text", "h", {"x": 40, "y": 30}, {"content": "Heading", "role": "h1"}, {"fontSize": 24}),
             add(
                 "text",
@@ -130,7 +150,7 @@ def test_the_structure_follows_the_design(documents):
     assert roles.count("Table") == 1 and roles.count("TR") == 71  # one table over three pages
     assert roles.count("L") == 2 and roles.count("LI") == 4 and roles.count("Lbl") == 4
     figures = [attrs["/Alt"] for role, attrs in elements if role == "Figure"]
-    assert sorted(figures) == ["Company logo", "Link to example.org", "Order ABC-123", "Star"]
+    assert sorted(figures) == ["A print photo", "Company logo", "Link to example.org", "Order ABC-123", "Star"]
     scopes = [attrs.get("/Scope") for role, attrs in elements if role == "TH"]
     assert scopes.count("/Column") == 3 and scopes.count("/Row") == 70
     paragraph = next(attrs for role, attrs in elements if role == "P" and "paragraph" in attrs.get("/ActualText", ""))
@@ -147,7 +167,7 @@ def test_catalog_and_metadata(documents):
         with pikepdf.open(documents[profile]) as pdf:
             assert str(pdf.Root.Lang) == "en-GB" and pdf.Root.ViewerPreferences.DisplayDocTitle is True
             with pdf.open_metadata() as meta:
-                assert meta["dc:title"] == "Profile test" == str(pdf.docinfo.Title)
+                assert meta["dc:title"] == TITLE == str(pdf.docinfo.Title)
                 ua, part = meta.get("pdfuaid:part"), meta.get("pdfaid:part")
             assert (ua, part) == (("1", None) if profile == "accessible" else (None, "3"))
             assert ("/OutputIntents" in pdf.Root) is (profile == "pdf-a")
@@ -158,3 +178,13 @@ def test_tagged_output_keeps_the_text_and_is_deterministic(everything, documents
     assert "Heading" in text and "fig crate" in text and "After the table" in text
     again = render_pdf(everything, {"t": ROWS}, IMAGES.__getitem__, "accessible")
     assert again == documents["accessible"].read_bytes()
+
+
+def test_pdf_a_holds_no_cmyk(documents):
+    with pikepdf.open(documents["pdf-a"]) as pdf:
+        spaces = {
+            str(obj.get("/ColorSpace"))
+            for obj in pdf.objects
+            if isinstance(obj, pikepdf.Stream) and obj.get("/Subtype") == "/Image"
+        }
+    assert spaces and "/DeviceCMYK" not in spaces
