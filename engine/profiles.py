@@ -10,8 +10,10 @@ writes on every page.
 from __future__ import annotations
 
 import io
+import re
 from functools import cache
 from pathlib import Path
+from xml.sax.saxutils import escape
 
 import pikepdf
 from pikepdf import Array, Dictionary, Name, String
@@ -45,17 +47,9 @@ def finish(pdf_bytes: bytes, tree: DesignTree, tagger: Tagger, profile: str) -> 
     pdf.docinfo[Name.Title] = title
     if "/Trapped" in pdf.docinfo:
         del pdf.docinfo["/Trapped"]  # has no XMP counterpart; PDF/A wants the two to agree
-    with pdf.open_metadata(set_pikepdf_as_editor=False) as meta:
-        # open_metadata drops document-info keys that the XMP lacks: load them first.
-        meta.load_from_docinfo(pdf.docinfo)
-        meta["dc:title"] = title
-        meta["dc:language"] = [language]
-        if profile == "accessible":
-            meta["pdfuaid:part"] = "1"
-        else:
-            # spec 4.11: pdf-a is tagged but does not claim PDF/UA.
-            meta["pdfaid:part"] = "3"
-            meta["pdfaid:conformance"] = "B"
+    pdf.Root.Metadata = pdf.make_stream(
+        _xmp(pdf.docinfo, title, language, profile).encode(), Type=Name.Metadata, Subtype=Name.XML
+    )
     if profile == "pdf-a":
         icc = pikepdf.Stream(pdf, _icc_bytes())
         icc.N = 3
@@ -85,6 +79,61 @@ def finish(pdf_bytes: bytes, tree: DesignTree, tagger: Tagger, profile: str) -> 
         compress_streams=False,
     )
     return out.getvalue()
+
+
+_DATE = re.compile(r"D:(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})([+-Z])?(\d{2})?'?(\d{2})?")
+
+
+def _xmp_date(pdf_date: str) -> str:
+    """A PDF date (D:20000101000000+00'00) as the XMP date it must equal (PDF/A)."""
+    match = _DATE.match(pdf_date)
+    if not match:
+        return ""
+    year, month, day, hour, minute, second, sign, tz_hour, tz_minute = match.groups()
+    zone = "Z" if sign in (None, "Z") else f"{sign}{tz_hour or '00'}:{tz_minute or '00'}"
+    return f"{year}-{month}-{day}T{hour}:{minute}:{second}{zone}"
+
+
+def _xmp(info: pikepdf.Dictionary, title: str, language: str, profile: str) -> str:
+    """The XMP packet, mirroring the document info field by field.
+
+    Written as text rather than through pikepdf's metadata editor, which costs more
+    than the rest of this pass; every value is XML-escaped.
+    """
+
+    def value(key: str) -> str:
+        return escape(str(info.get(key, "")), {'"': "&quot;"})
+
+    fields = [
+        f'<dc:title><rdf:Alt><rdf:li xml:lang="x-default">{escape(title)}</rdf:li></rdf:Alt></dc:title>',
+        f"<dc:language><rdf:Bag><rdf:li>{escape(language)}</rdf:li></rdf:Bag></dc:language>",
+    ]
+    if value("/Author"):
+        fields.append(f"<dc:creator><rdf:Seq><rdf:li>{value('/Author')}</rdf:li></rdf:Seq></dc:creator>")
+    if value("/Subject"):
+        fields.append(
+            f'<dc:description><rdf:Alt><rdf:li xml:lang="x-default">{value("/Subject")}</rdf:li>'
+            "</rdf:Alt></dc:description>"
+        )
+    for key, element in (("/Keywords", "pdf:Keywords"), ("/Producer", "pdf:Producer"), ("/Creator", "xmp:CreatorTool")):
+        if value(key):
+            fields.append(f"<{element}>{value(key)}</{element}>")
+    for key, element in (("/CreationDate", "xmp:CreateDate"), ("/ModDate", "xmp:ModifyDate")):
+        if _xmp_date(str(info.get(key, ""))):
+            fields.append(f"<{element}>{_xmp_date(str(info.get(key)))}</{element}>")
+    if profile == "accessible":
+        fields.append("<pdfuaid:part>1</pdfuaid:part>")
+    else:  # spec 4.11: pdf-a is tagged but does not claim PDF/UA
+        fields.append("<pdfaid:part>3</pdfaid:part><pdfaid:conformance>B</pdfaid:conformance>")
+    return (
+        '<?xpacket begin="\ufeff" id="W5M0MpCehiHzreSzNTczkc9d"?>\n'
+        '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+        '<rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/" '
+        'xmlns:pdf="http://ns.adobe.com/pdf/1.3/" xmlns:xmp="http://ns.adobe.com/xap/1.0/" '
+        'xmlns:pdfuaid="http://www.aiim.org/pdfua/ns/id/" xmlns:pdfaid="http://www.aiim.org/pdfa/ns/id/">'
+        + "".join(fields)
+        + '</rdf:Description></rdf:RDF></x:xmpmeta>\n<?xpacket end="w"?>'
+    )
 
 
 def _structure(pdf: pikepdf.Pdf, pages: list[pikepdf.Dictionary], tagger: Tagger) -> None:
