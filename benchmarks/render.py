@@ -315,7 +315,7 @@ def main() -> None:
             flag = "  ok" if p["median_ms"] < PREVIEW_TARGET_MS else f"  OVER {PREVIEW_TARGET_MS:g} ms"
             print(cols(name, dpi, p["median_ms"], p["p95_ms"]) + (flag if dpi == "96" else ""))
     print("\nPDF profiles (tagged ones are also validated in the test suite)")
-    print(cols("document", "runs", *PROFILES, "accessible/std", "pdf-a/std"))
+    print(cols("document", "runs", *PROFILES, "acc/std", "pdf-a/std"))
     profiles = {}
     for doc in docs:
         runs_here = max(3, round(PDF_RUNS[doc.name] * scale / 2))
