@@ -7,6 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from tornado.web import Application, RequestHandler
 
+from api.mcp import McpHandler, Sessions, ToolSet
 from api.rest import routes
 from api.service import Service
 
@@ -19,6 +20,7 @@ code{background:#eef2f7;padding:.1rem .3rem;border-radius:4px}a{color:#1f4e8c}</
 <ul>
 <li>REST API: <code>/api/v1</code>, described by <a href="/api/v1/openapi.json">the OpenAPI document</a></li>
 <li>Readiness: <a href="/api/v1/health"><code>/api/v1/health</code></a></li>
+<li>MCP (for AI agents): <code>/mcp</code>, streamable HTTP, same key</li>
 <li>Authenticate with the workspace key in the <code>X-API-Key</code> header.</li>
 </ul></body></html>"""
 
@@ -31,7 +33,8 @@ class LandingHandler(RequestHandler):
 
 def make_app(service: Service) -> Application:
     executor = ThreadPoolExecutor(max_workers=service.settings.render_workers, thread_name_prefix="docbench-work")
-    app = Application([(r"/", LandingHandler), *routes(service, executor)])
+    mcp = {"service": service, "executor": executor, "tools": ToolSet(), "sessions": Sessions()}
+    app = Application([(r"/", LandingHandler), (r"/mcp/?$", McpHandler, mcp), *routes(service, executor)])
     app.settings["executor"] = executor
     return app
 

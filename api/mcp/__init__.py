@@ -1,0 +1,6 @@
+"""The MCP face: every REST operation as a tool for AI agents (decisions.md, "MCP")."""
+
+from .handler import McpHandler, Sessions
+from .tools import ToolSet
+
+__all__ = ["McpHandler", "Sessions", "ToolSet"]

@@ -1,0 +1,172 @@
+"""MCP tools generated from the API's operations: same names as decisions.md, input
+schemas from the same pydantic models as the REST bodies, the same `data` as results."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from typing import Any
+
+from pydantic import ValidationError
+
+import engine
+from engine.actions.errors import describe
+
+from ..errors import ApiError, validation
+from ..operations import OPERATIONS, Call, Operation, Upload
+from ..service import Service, Workspace
+
+PATH_PARAM = re.compile(r"{(\w+)}")
+REF = "#/$defs/{model}"
+
+# What a model that has never seen this API needs to know, beyond each route's summary.
+GUIDANCE = {
+    "create_design": "Creates an empty design (one blank page) and returns its designId. It does not add content: "
+    "author it next with patch_design_tree.",
+    "patch_design_tree": "The way to author a design: send 1-500 actions in order; they are applied atomically (all "
+    "or nothing; on failure the error names actions[i]). add_element never takes an id (the server mints it); "
+    "elements are addressed later by their unique name. Text and table sizes are derived: text takes position "
+    "{x, y, maxWidth?}, tables {x, y} with data.columnWidths or data.width, qr {x, y, size}, everything else "
+    "{x, y, w, h}, in points from the page's top-left. bind_variable makes an element fillable by generate_pdf. "
+    "list_actions has every action's argument schema.",
+    "generate_pdf": "Renders one PDF (1 credit) with values for the design's variables (element name -> value: text "
+    "strings, table 2-D arrays with the header row first, image refs 'uploads:<id>'/'assets:<id>'). Returns a "
+    "download URL valid for an hour.",
+    "preview_page": "Renders one page to PNG with design-time content (free); use it to look at your work.",
+    "upload_image": "Uploads an image given as base64 (PNG, JPEG, WebP or SVG, at most 1 MB) and returns its ref "
+    "'uploads:<id>' for an image element's data.src or an image variable.",
+    "submit_batch": "Queues 1-100 PDFs, one per row of values (1 credit per row, taken now; failed rows are "
+    "refunded). Poll get_batch until completed, then get_batch_download.",
+    "get_design_tree": "The full design tree: pages, nodes (elements by id) and variables.",
+}
+
+
+class ToolSet:
+    def __init__(self) -> None:
+        self.operations = {op.name: op for op in OPERATIONS}
+        self.tools = [self._tool(op) for op in OPERATIONS]
+
+    def _tool(self, op: Operation) -> dict:
+        description = op.summary + "." + (" " + GUIDANCE[op.name] if op.name in GUIDANCE else "")
+        return {
+            "name": op.name,
+            "description": description,
+            "inputSchema": self._input_schema(op),
+            "outputSchema": self._output_schema(op),
+        }
+
+    @staticmethod
+    def _input_schema(op: Operation) -> dict:
+        properties: dict[str, Any] = {}
+        required: list[str] = []
+        defs: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        for name in PATH_PARAM.findall(op.path):
+            properties[name] = {"type": "string", "minLength": 1}
+            required.append(name)
+        for model in (op.query, op.body):
+            if model is None:
+                continue
+            schema = model.model_json_schema(ref_template=REF)
+            defs.update(schema.pop("$defs", {}))
+            properties.update(schema.get("properties", {}))
+            required += schema.get("required", [])
+            extra.update({k: schema[k] for k in ("dependentRequired", "not", "anyOf") if k in schema})
+        if op.name == "patch_design_tree":
+            properties["actions"] = {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 500,
+                "items": {"oneOf": _action_schemas(defs)},
+            }
+        if op.multipart is not None:
+            properties["file"] = {"type": "string", "contentEncoding": "base64", "description": "The image, base64"}
+            properties["filename"] = {"type": "string", "description": "Its file name (the default name)"}
+            for field in op.multipart.fields:
+                properties[field] = {"type": "string", "minLength": 1, "maxLength": 200}
+            required.append("file")
+        schema = {
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": False,
+            **extra,
+        }
+        if defs:
+            schema["$defs"] = defs
+        return schema
+
+    @staticmethod
+    def _output_schema(op: Operation) -> dict:
+        model = engine.DesignTree if op.raw else op.response
+        if model is None:
+            return {"type": "object"}
+        schema = model.model_json_schema(mode="serialization", ref_template=REF)
+        return schema
+
+    def call(self, service: Service, ws: Workspace, name: str, arguments: dict[str, Any]) -> dict:
+        """Run a tool; an ApiError becomes the caller's to turn into an error result."""
+        op = self.operations.get(name)
+        if op is None:
+            raise validation(f"unknown tool {name!r}; tools/list names them")
+        if op.feature:
+            ws.require(op.feature)
+        result = op.run(service, ws, self._call(op, dict(arguments or {})))
+        return json.loads(result) if op.raw else result
+
+    @staticmethod
+    def _call(op: Operation, args: dict[str, Any]) -> Call:
+        call = Call()
+        for name in PATH_PARAM.findall(op.path):
+            value = args.pop(name, None)
+            if not isinstance(value, str) or not value:
+                raise validation(f"{name}: required (a string)")
+            call.params[name] = value
+        if op.multipart is not None:
+            encoded = args.pop("file", None)
+            try:
+                data = base64.b64decode(encoded or "", validate=True)
+            except (binascii.Error, ValueError, TypeError):
+                raise validation("file: give the image as a base64 string") from None
+            call.file = Upload(data, args.pop("filename", None))
+            call.form = {k: str(args.pop(k)) for k in op.multipart.fields if k in args}
+        for model, slot in ((op.query, "query"), (op.body, "body")):
+            if model is None:
+                continue
+            mine = {k: args.pop(k) for k in list(args) if k in model.model_fields}
+            try:
+                setattr(call, slot, model.model_validate(mine))
+            except ValidationError as exc:
+                raise validation(describe(exc, {"": model}, root="arguments")) from None
+        if args:
+            raise validation(f"unknown argument(s): {', '.join(sorted(args))}")
+        return call
+
+
+def _action_schemas(defs: dict[str, Any]) -> list[dict]:
+    """Each action as {type, args}, with the catalog's argument schema (GET /actions)."""
+    out = []
+    for entry in engine.catalog():
+        args = dict(entry["args"])  # its $defs use the default "#/$defs/" refs, as the tool schema does
+        defs.update(args.pop("$defs", {}))
+        out.append(
+            {
+                "type": "object",
+                "description": entry["description"],
+                "properties": {"type": {"const": entry["name"]}, "args": args},
+                "required": ["type", "args"],
+                "additionalProperties": False,
+            }
+        )
+    return out
+
+
+def error_result(error: ApiError) -> dict:
+    body = {"code": error.code, "message": error.message}
+    return {"content": [{"type": "text", "text": json.dumps(body)}], "structuredContent": body, "isError": True}
+
+
+def success_result(data: Any) -> dict:
+    return {"content": [{"type": "text", "text": json.dumps(data)}], "structuredContent": data, "isError": False}
