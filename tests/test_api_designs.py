@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from .conftest import png
+from .conftest import add, png
 
 TEXT = {
     "type": "add_element",
@@ -257,26 +257,8 @@ def test_data_uri_sources_become_uploads_when_the_patch_is_applied(alpha):
 def test_bad_image_sources_fail_the_batch_and_save_nothing(alpha, src, fragment):
     design_id = create(alpha)["designId"]
     before = alpha.get(f"/designs/{design_id}/tree").text
-    message = alpha.error(
-        alpha.patch(
-            f"/designs/{design_id}/tree",
-            json={
-                "actions": [
-                    TEXT,
-                    {
-                        "type": "add_element",
-                        "args": {
-                            "type": "image",
-                            "name": "img",
-                            "position": {"x": 0, "y": 0, "w": 5, "h": 5},
-                            "data": {"src": src},
-                        },
-                    },
-                ]
-            },
-        ),
-        400,
-        "VALIDATION_ERROR",
-    )
+    image = add("image", "img", {"x": 0, "y": 0, "w": 5, "h": 5}, {"src": src})
+    response = alpha.patch(f"/designs/{design_id}/tree", json={"actions": [TEXT, image]})
+    message = alpha.error(response, 400, "VALIDATION_ERROR")
     assert message.startswith("actions[1] (add_element) failed: data.src") and fragment in message, message
     assert alpha.get(f"/designs/{design_id}/tree").text == before

@@ -3,7 +3,7 @@
 import httpx
 import pytest
 
-from .conftest import png
+from .conftest import add, png
 
 SVG = (
     b'<svg xmlns="http://www.w3.org/2000/svg" width="120" height="60">'
@@ -160,26 +160,8 @@ def test_assets_are_private_to_their_workspace(alpha, beta):
 def test_uploads_of_another_workspace_cannot_be_used(alpha, beta):
     ref = alpha.data(upload(alpha, png()), 201)["ref"]
     design_id = beta.data(beta.post("/designs", json={"name": "b"}), 201)["designId"]
-    message = beta.error(
-        beta.patch(
-            f"/designs/{design_id}/tree",
-            json={
-                "actions": [
-                    {
-                        "type": "add_element",
-                        "args": {
-                            "type": "image",
-                            "name": "i",
-                            "position": {"x": 0, "y": 0, "w": 9, "h": 9},
-                            "data": {"src": ref},
-                        },
-                    }
-                ]
-            },
-        ),
-        400,
-        "VALIDATION_ERROR",
-    )
+    image = add("image", "i", {"x": 0, "y": 0, "w": 9, "h": 9}, {"src": ref})
+    message = beta.error(beta.patch(f"/designs/{design_id}/tree", json={"actions": [image]}), 400, "VALIDATION_ERROR")
     assert ref in message
 
 
