@@ -262,3 +262,14 @@ def test_bad_image_sources_fail_the_batch_and_save_nothing(alpha, src, fragment)
     message = alpha.error(response, 400, "VALIDATION_ERROR")
     assert message.startswith("actions[1] (add_element) failed: data.src") and fragment in message, message
     assert alpha.get(f"/designs/{design_id}/tree").text == before
+
+
+def test_a_refused_batch_leaves_no_image_file_behind(alpha, api_server):
+    design_id = create(alpha)["designId"]
+    blobs = api_server.data_dir / "blobs"
+    before = sum(1 for _ in blobs.rglob("*.*"))
+    uri = "data:image/png;base64," + base64.b64encode(png((9, 8, 7, 255), size=(21, 13))).decode()
+    image = add("image", "img", {"x": 0, "y": 0, "w": 5, "h": 5}, {"src": uri})
+    refused = {"type": "remove_page", "args": {"page": 0}}
+    alpha.error(alpha.patch(f"/designs/{design_id}/tree", json={"actions": [image, refused]}), 400, "VALIDATION_ERROR")
+    assert sum(1 for _ in blobs.rglob("*.*")) == before

@@ -46,8 +46,7 @@ class PendingUpload:
 
     id: str
     name: str
-    image: ProcessedImage
-    keys: tuple[str, str, str]  # original, render, thumbnail blob keys
+    image: ProcessedImage  # its bytes reach the blob store only when the batch is saved
 
 
 def _default_name(filename: str | None, fallback: str) -> str:
@@ -274,8 +273,9 @@ class Media:
                 raise ValueError(str(exc)) from None
             name = _default_name(source.split("?")[0], "fetched image")
         image = self._process(data, UPLOAD_LIMIT)
-        return PendingUpload(new_id("upl"), name, image, self._store_blobs(image))
+        return PendingUpload(new_id("upl"), name, image)
 
     def save_pending(self, cursor, ws: Workspace, pending: list[PendingUpload]) -> None:
+        """Inside the transaction that saves the tree: a refused batch leaves no file behind."""
         for upload in pending:
-            self._insert(cursor, ws, upload.id, "upload", upload.name, upload.image, upload.keys)
+            self._insert(cursor, ws, upload.id, "upload", upload.name, upload.image, self._store_blobs(upload.image))
