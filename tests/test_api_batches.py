@@ -248,17 +248,23 @@ def test_jobs_are_private_to_their_workspace(env):
         wait_for_end(client, job_id)
 
 
+def submit_and_wait_for(client, design_id: str, count: int, done: int) -> str:
+    """Submit `count` rows and return once at least `done` of them have finished."""
+    job_id = client.data(client.post(f"/designs/{design_id}/batch", json={"rows": rows(count)}), 202)["jobId"]
+    wait_until(
+        lambda: client.data(client.get(f"/batches/{job_id}"), 200)["completed"] >= done,
+        timeout=60,
+        interval=0.02,
+        what=f"{done} rows of the batch",
+    )
+    return job_id
+
+
 def test_a_web_restart_mid_job_loses_nothing(env):
     with env.client() as client:
         design_id = design(client)
         before = credits(client)
-        job_id = client.data(client.post(f"/designs/{design_id}/batch", json={"rows": rows(60)}), 202)["jobId"]
-        wait_until(
-            lambda: client.data(client.get(f"/batches/{job_id}"), 200)["completed"] >= 3,
-            timeout=60,
-            interval=0.02,
-            what="a few rows",
-        )
+        job_id = submit_and_wait_for(client, design_id, 60, 3)
     env.server.kill()
     env.server.start()
     with env.client() as client:
@@ -274,13 +280,7 @@ def test_a_killed_worker_does_not_leave_the_job_processing(env):
     with env.client() as client:
         design_id = design(client)
         before = credits(client)
-        job_id = client.data(client.post(f"/designs/{design_id}/batch", json={"rows": rows(80)}), 202)["jobId"]
-        wait_until(
-            lambda: client.data(client.get(f"/batches/{job_id}"), 200)["completed"] >= 8,
-            timeout=60,
-            interval=0.02,
-            what="some rows",
-        )
+        job_id = submit_and_wait_for(client, design_id, 80, 8)
         victim = env.workers.pop(0)
         victim.kill()  # SIGKILL mid-job: its chunk's lease lapses and the chunk runs again
         started = time.monotonic()

@@ -221,15 +221,7 @@ def test_data_uri_sources_become_uploads_when_the_patch_is_applied(alpha):
             f"/designs/{design_id}/tree",
             json={
                 "actions": [
-                    {
-                        "type": "add_element",
-                        "args": {
-                            "type": "image",
-                            "name": "logo",
-                            "position": {"x": 0, "y": 0, "w": 50, "h": 50},
-                            "data": {"src": uri},
-                        },
-                    },
+                    add("image", "logo", {"x": 0, "y": 0, "w": 50, "h": 50}, {"src": uri}),
                     {"type": "set_page_background", "args": {"page": 0, "backgroundImage": uri}},
                 ]
             },

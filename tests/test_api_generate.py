@@ -11,7 +11,7 @@ import pypdfium2 as pdfium
 import pytest
 from PIL import Image
 
-from .conftest import png
+from .conftest import add, png
 
 CERTIFICATE = [
     {
@@ -255,19 +255,7 @@ def test_preview_follows_a_replaced_asset(alpha):
     alpha.data(
         alpha.patch(
             f"/designs/{design_id}/tree",
-            json={
-                "actions": [
-                    {
-                        "type": "add_element",
-                        "args": {
-                            "type": "image",
-                            "name": "i",
-                            "position": {"x": 0, "y": 0, "w": 200, "h": 200},
-                            "data": {"src": asset["ref"]},
-                        },
-                    }
-                ]
-            },
+            json={"actions": [add("image", "i", {"x": 0, "y": 0, "w": 200, "h": 200}, {"src": asset["ref"]})]},
         ),
         200,
     )

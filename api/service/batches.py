@@ -145,7 +145,7 @@ class Batches:
         }
 
     def download(self, ws: Workspace, job_id: str) -> dict:
-        status, zip_key, total, completed = (lambda r: (r[3], r[7], r[4], r[5]))(self._job(ws, job_id))
+        _, _, _, status, total, completed, _, zip_key, _, _ = self._job(ws, job_id)
         if status not in ("completed", "failed") or not zip_key:
             raise ApiError(
                 "JOB_NOT_COMPLETED",
