@@ -1,0 +1,73 @@
+"""The client the editor and notebooks use: the same operations over REST and in-process."""
+
+from __future__ import annotations
+
+import pytest
+
+from api.errors import ApiError
+from api.operations import Upload
+from api.service import Service, Settings
+from workbench.client import LocalClient, RestClient
+
+from .conftest import add, png
+
+
+@pytest.fixture(scope="module")
+def local(tmp_path_factory):
+    service = Service(Settings(data_dir=tmp_path_factory.mktemp("client-data")))
+    workspace, _ = service.accounts.create_workspace("local", "pro", 5)
+    yield LocalClient(service, workspace.id)
+    service.close()
+
+
+@pytest.fixture(params=["rest", "local"])
+def client(request, api_server, local):
+    if request.param == "rest":
+        return RestClient(api_server.url, api_server.workspaces["alpha"][1])
+    return local
+
+
+def test_a_design_is_authored_previewed_and_generated_through_either_transport(client):
+    design = client.call("create_design", body={"name": "Client check"})
+    upload = client.call("upload_image", file=Upload(png(), "dot.png"), form={"name": "dot"})
+    actions = [
+        add("text", "Title", {"x": 40, "y": 40}, {"content": "Hello"}),
+        add("image", "Dot", {"x": 40, "y": 100, "w": 40, "h": 20}, {"src": upload["ref"]}),
+        {"type": "bind_variable", "args": {"name": "Title"}},
+    ]
+    patched = client.call("patch_design_tree", {"designId": design["designId"]}, {"actions": actions})
+    assert len(patched["results"]) == 3
+    tree = client.call("get_design_tree", {"designId": design["designId"]})
+    assert {node["name"] for node in tree["nodes"].values()} == {"Title", "Dot"}
+    preview = client.call("preview_page", {"designId": design["designId"]}, query={"page": 0})
+    assert client.fetch(preview["previewUrl"]).startswith(b"\x89PNG")
+    generated = client.call("generate_pdf", {"designId": design["designId"]}, {"data": {"Title": "Ada"}})
+    assert client.fetch(generated["downloadUrl"]).startswith(b"%PDF")
+
+
+def test_errors_carry_the_same_codes_through_either_transport(client):
+    with pytest.raises(ApiError) as missing:
+        client.call("get_design", {"designId": "dsn_nope"})
+    assert missing.value.code == "DESIGN_NOT_FOUND"
+    design = client.call("create_design", body={"name": "Atomic"})
+    with pytest.raises(ApiError) as invalid:
+        client.call("patch_design_tree", {"designId": design["designId"]}, {"actions": [{"type": "nope", "args": {}}]})
+    assert invalid.value.code == "VALIDATION_ERROR"
+    assert "actions[0]" in invalid.value.message
+
+
+def test_a_tampered_file_url_is_refused_through_either_transport(client):
+    design = client.call("create_design", body={"name": "Tamper"})
+    preview = client.call("preview_page", {"designId": design["designId"]}, query={"page": 0})
+    with pytest.raises(ApiError) as refused:
+        client.fetch(preview["previewUrl"].replace("sig=", "sig=0"))
+    assert refused.value.code == "URL_INVALID"
+
+
+def test_rest_client_says_when_the_server_is_not_reachable():
+    from .server import free_port
+
+    with pytest.raises(ApiError) as down:
+        RestClient(f"http://127.0.0.1:{free_port()}", "dbk_live_x").call("me")
+    assert down.value.code == "SERVICE_UNAVAILABLE"
+    assert "not reachable" in down.value.message

@@ -1,0 +1,184 @@
+"""One way to call the API's operations, over two transports.
+
+The editor and the notebook API speak to the service only through a `Client`:
+`LocalClient` runs an operation in-process (the workbench server, the embedded
+notebook mode) and `RestClient` sends it over HTTP to a running server. Both take the
+operation names of `api.operations` (the MCP tool names), validate with the same
+pydantic models, return the envelope's `data` and raise `ApiError` with the same
+codes, so a face written against one works against the other.
+"""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+import uuid
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit
+
+from api.errors import STATUS_BY_CODE, ApiError
+from api.operations import BY_NAME, Call, Operation, Upload
+from api.rest.operation import parse_model
+from api.service import Service, Workspace
+
+
+def _path(operation: Operation, params: dict[str, str]) -> str:
+    path = operation.path
+    for name, value in params.items():
+        path = path.replace("{" + name + "}", value)
+    return path
+
+
+def _operation(name: str) -> Operation:
+    operation = BY_NAME.get(name)
+    if operation is None:
+        raise ValueError(f"unknown operation {name!r}; api.operations names them")
+    return operation
+
+
+class Client:
+    """Call an operation by name; `data` back, or ApiError."""
+
+    def call(
+        self,
+        name: str,
+        params: dict[str, str] | None = None,
+        body: dict | None = None,
+        query: dict | None = None,
+        file: Upload | None = None,
+        form: dict[str, str] | None = None,
+    ) -> Any:
+        raise NotImplementedError
+
+    def fetch(self, url: str) -> bytes:
+        """The bytes behind a signed file URL the API returned (a PDF, PNG or ZIP)."""
+        raise NotImplementedError
+
+    @property
+    def label(self) -> str:
+        raise NotImplementedError
+
+
+class LocalClient(Client):
+    """Operations run in this process, as the signed-in workspace."""
+
+    def __init__(self, service: Service, workspace_id: str):
+        self.service = service
+        self.workspace_id = workspace_id
+
+    @property
+    def label(self) -> str:
+        return f"local data in {self.service.settings.data_dir}"
+
+    def workspace(self) -> Workspace:
+        # Read afresh each call: a plan change over the CLI applies at once, as it does over REST.
+        return self.service.accounts.get_workspace(self.workspace_id)
+
+    def call(self, name, params=None, body=None, query=None, file=None, form=None):  # noqa: ANN001, ANN201
+        operation = _operation(name)
+        workspace = self.workspace()
+        workspace.require("useApiKeys")
+        if operation.feature:
+            workspace.require(operation.feature)
+        call = Call(params=dict(params or {}), file=file, form=dict(form or {}))
+        if operation.query is not None:
+            call.query = parse_model(operation.query, query or {}, "query")
+        if operation.body is not None:
+            call.body = parse_model(operation.body, body or {}, "body")
+        result = operation.run(self.service, workspace, call)
+        # The same JSON a REST client would get: no shared mutable objects, no odd types.
+        return json.loads(result if operation.raw else json.dumps(result))
+
+    def fetch(self, url: str) -> bytes:
+        parts = urlsplit(url)
+        path = parts.path.split("/files/", 1)[-1]
+        query = parse_qs(parts.query)
+        key = self.service.signer.verify(
+            unquote(path), (query.get("expires") or [None])[0], (query.get("sig") or [None])[0]
+        )
+        return self.service.blobs.get(key)
+
+
+class RestClient(Client):
+    """Operations sent to a running docbench server with an API key."""
+
+    def __init__(self, url: str, api_key: str, timeout: float = 120):
+        self.base = url.rstrip("/")
+        self.api_key = api_key
+        self.timeout = timeout
+
+    @property
+    def label(self) -> str:
+        return self.base
+
+    def call(self, name, params=None, body=None, query=None, file=None, form=None):  # noqa: ANN001, ANN201
+        operation = _operation(name)
+        url = f"{self.base}/api/v1{_path(operation, dict(params or {}))}"
+        if query:
+            url += "?" + urlencode({k: v for k, v in query.items() if v is not None})
+        headers = {"X-API-Key": self.api_key}
+        data: bytes | None = None
+        if operation.multipart is not None:
+            if file is None:
+                raise ApiError("VALIDATION_ERROR", "the 'file' field is missing")
+            data, headers["Content-Type"] = _multipart(file, form or {})
+        elif operation.body is not None:
+            data = json.dumps(body or {}).encode()
+            headers["Content-Type"] = "application/json"
+        status, payload = self._send(operation.method, url, data, headers)
+        if operation.raw and status < 400:
+            return json.loads(payload)
+        return _unwrap(status, payload)
+
+    def fetch(self, url: str) -> bytes:
+        _, payload = self._send("GET", url, None, {})
+        return payload
+
+    def _send(self, method: str, url: str, data: bytes | None, headers: dict[str, str]) -> tuple[int, bytes]:
+        import urllib.error
+        import urllib.request
+
+        request = urllib.request.Request(url, data=data, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as exc:
+            status, payload = exc.code, exc.read()
+            _unwrap(status, payload)
+            raise ApiError("INTERNAL_ERROR", f"{method} {url} answered {status}") from None
+        except urllib.error.URLError as exc:
+            raise ApiError("SERVICE_UNAVAILABLE", f"docbench at {self.base} is not reachable ({exc.reason})") from None
+
+
+def _unwrap(status: int, payload: bytes) -> Any:
+    try:
+        envelope = json.loads(payload)
+    except ValueError:
+        envelope = None
+    if not isinstance(envelope, dict) or "status" not in envelope:
+        if status >= 400:
+            raise ApiError("INTERNAL_ERROR", f"the server answered {status} without an envelope")
+        return envelope
+    if envelope["status"] == "error" or status >= 400:
+        error = envelope.get("error") or {}
+        code = error.get("code", "INTERNAL_ERROR")
+        raise ApiError(code if code in STATUS_BY_CODE else "INTERNAL_ERROR", error.get("message") or f"HTTP {status}")
+    return envelope["data"]
+
+
+def _multipart(file: Upload, form: dict[str, str]) -> tuple[bytes, str]:
+    boundary = uuid.uuid4().hex
+    filename = file.filename or "image"
+    content_type = mimetypes.guess_type(filename)[0] or "application/octet-stream"
+    parts = [
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode() for k, v in form.items()
+    ]
+    safe_name = filename.replace('"', "_").replace("\r", "_").replace("\n", "_")
+    parts.append(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{safe_name}"\r\n'
+        f"Content-Type: {content_type}\r\n\r\n".encode()
+        + file.data
+        + b"\r\n"
+    )
+    parts.append(f"--{boundary}--\r\n".encode())
+    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
