@@ -39,11 +39,7 @@ def _service(args: argparse.Namespace) -> Iterator[Service]:
 
 
 def serve(args: argparse.Namespace) -> int:
-    from tornado.httpserver import HTTPServer
-
-    from api.settings import ASSET_LIMIT
-
-    from .server import configure_logging, make_app
+    from .server import configure_logging
 
     configure_logging()
     settings = _settings(args, host=args.host, port=args.port)
@@ -56,13 +52,20 @@ def serve(args: argparse.Namespace) -> int:
     service.start_jobs()
     from api.jobs.runner import tune_for_rendering
 
+    from .editor.app import SignInTokens
+    from .server import build_server
+
     tune_for_rendering()
+    tokens = SignInTokens()
+    workspaces = service.accounts.list_workspaces()
+    default = next((w for w in workspaces if w.name == "default"), workspaces[0])
 
     async def run() -> None:
-        # The largest accepted body is an asset; handlers enforce each route's own limit.
-        server = HTTPServer(make_app(service), max_body_size=ASSET_LIMIT * 2 + 65536, xheaders=True)
-        server.listen(settings.port, settings.host)
+        server = build_server(service, tokens)
+        server.start()
         print(f"docbench is serving on {settings.public_url}/  (API: {settings.public_url}/api/v1)", flush=True)
+        link = f"{settings.public_url}/signin?token={tokens.issue(default.id)}"
+        print(f"Open the workbench, signed in as '{default.name}' (the link works once):\n    {link}", flush=True)
         where = f"RQ on {settings.redis_url} (run `docbench worker`)" if settings.redis_url else "in-process"
         print(f"Batches run {where}.", flush=True)
         if first_key:
@@ -75,7 +78,7 @@ def serve(args: argparse.Namespace) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         await stop.wait()
-        server.stop()
+        await server.stop_async() if hasattr(server, "stop_async") else server.stop()
 
     try:
         asyncio.run(run())

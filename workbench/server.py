@@ -1,42 +1,85 @@
-"""One Tornado application: the workbench at `/`, the API at `/api/v1`, files at `/files`."""
+"""One server: the workbench (Panel) at `/`, the API at `/api/v1`, MCP at `/mcp`, files at `/files`.
+
+Panel's server is a Tornado application; our handlers join it as extra patterns, so
+everything shares one IOLoop and one port. Panel's own routes come first
+(`/ws`, `/static/…`, `/autoload.js`…); ours never reuse those names.
+"""
 
 from __future__ import annotations
 
 import logging
+import os
 from concurrent.futures import ThreadPoolExecutor
 
-from tornado.web import Application, RequestHandler
+# The page must load offline: Bokeh and Panel assets from this server, never a CDN.
+os.environ["BOKEH_RESOURCES"] = "server"
 
-from api.mcp import McpHandler, Sessions, ToolSet
-from api.rest import routes
-from api.service import Service
+import panel as pn  # noqa: E402
 
-LANDING = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>docbench</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#1b2330}
-code{background:#eef2f7;padding:.1rem .3rem;border-radius:4px}a{color:#1f4e8c}</style></head>
-<body><h1>docbench</h1>
-<p>The document-generation service is running. The visual workbench will live on this page.</p>
-<ul>
-<li>REST API: <code>/api/v1</code>, described by <a href="/api/v1/openapi.json">the OpenAPI document</a></li>
-<li>Readiness: <a href="/api/v1/health"><code>/api/v1/health</code></a></li>
-<li>MCP (for AI agents): <code>/mcp</code>, streamable HTTP, same key</li>
-<li>Authenticate with the workspace key in the <code>X-API-Key</code> header.</li>
-</ul></body></html>"""
+from api.mcp import McpHandler, Sessions, ToolSet  # noqa: E402
+from api.rest import routes  # noqa: E402
+from api.service import Service  # noqa: E402
+from api.settings import ASSET_LIMIT  # noqa: E402
+
+from .editor.app import CSS, SignInHandler, SignInTokens, SignOutHandler, workbench_app  # noqa: E402
+
+UI_THREADS = 4
 
 
-class LandingHandler(RequestHandler):
-    def get(self) -> None:
-        self.set_header("Content-Type", "text/html; charset=utf-8")
-        self.finish(LANDING)
+def cookie_secret(service: Service) -> str:
+    path = service.settings.data_dir / "cookie-secret"
+    if not path.exists():
+        import secrets
+
+        path.write_text(secrets.token_hex(32))
+        path.chmod(0o600)
+    return path.read_text().strip()
 
 
-def make_app(service: Service) -> Application:
-    executor = ThreadPoolExecutor(max_workers=service.settings.render_workers, thread_name_prefix="docbench-work")
+def api_patterns(service: Service, executor: ThreadPoolExecutor, tokens: SignInTokens) -> list[tuple]:
     mcp = {"service": service, "executor": executor, "tools": ToolSet(), "sessions": Sessions()}
-    app = Application([(r"/", LandingHandler), (r"/mcp/?$", McpHandler, mcp), *routes(service, executor)])
-    app.settings["executor"] = executor
-    return app
+    specs = routes(service, executor)
+    return [
+        (r"/signin/?$", SignInHandler, {"service": service, "tokens": tokens}),
+        (r"/signout/?$", SignOutHandler),
+        (r"/mcp/?$", McpHandler, mcp),
+        # Bokeh's router takes tuples, not URLSpec objects.
+        *[(spec.regex.pattern, spec.handler_class, spec.kwargs) for spec in specs],
+    ]
+
+
+def build_server(service: Service, tokens: SignInTokens):  # noqa: ANN201
+    """A Panel server (not started) with every route of docbench on it."""
+    settings = service.settings
+    executor = ThreadPoolExecutor(max_workers=settings.render_workers, thread_name_prefix="docbench-work")
+    # Browser events run on Panel's own pool, so a slow callback never stalls the API.
+    # `num_threads` given to pn.serve is ignored; the config value is what counts, and it
+    # can be set once per process.
+    if pn.config.nthreads != UI_THREADS:
+        pn.config.nthreads = UI_THREADS
+    pn.config.raw_css = [*pn.config.raw_css, CSS]
+    secret = cookie_secret(service)
+    port = settings.port
+    origins = [f"127.0.0.1:{port}", f"localhost:{port}", f"{settings.host}:{port}"]
+    if settings.base_url:
+        from urllib.parse import urlsplit
+
+        origins.append(urlsplit(settings.base_url).netloc)
+    server = pn.serve(
+        {"/": workbench_app(service, secret)},
+        port=port,
+        address=settings.host,
+        show=False,
+        start=False,
+        verbose=False,
+        title="docbench",
+        extra_patterns=api_patterns(service, executor, tokens),
+        websocket_origin=sorted(set(origins)),
+        cookie_secret=secret,
+        executor=executor,
+        http_server_kwargs={"max_body_size": ASSET_LIMIT * 2 + 65536, "xheaders": True},
+    )
+    return server
 
 
 def configure_logging() -> None:
@@ -44,3 +87,4 @@ def configure_logging() -> None:
     # Client errors (4xx) are answered in the envelope and are not the server's problem;
     # logging each one drowns what matters. Server errors are logged with their request id.
     logging.getLogger("tornado.access").setLevel(logging.ERROR)
+    logging.getLogger("bokeh").setLevel(logging.WARNING)

@@ -1,0 +1,321 @@
+// The page canvas: the engine's PNG preview under interactive element boxes.
+// Plain ESM, no imports: the workbench must work offline. Boxes are reused by id and
+// never redrawn during a drag (that would drop the pointer capture); the model is
+// written once, on pointerup, as one `edit` that Python turns into an action batch.
+
+const HANDLES = {
+  free: ["nw", "n", "ne", "e", "se", "s", "sw", "w"],
+  width: ["e", "w"],
+  square: ["nw", "ne", "se", "sw"],
+  none: [],
+};
+const SNAP_PX = 6;
+
+export function render({ model, el }) {
+  const root = document.createElement("div");
+  root.className = "dbk-canvas";
+  root.tabIndex = 0;
+  const sheet = document.createElement("div");
+  sheet.className = "dbk-sheet";
+  const img = document.createElement("img");
+  img.className = "dbk-preview";
+  img.alt = "page preview";
+  img.draggable = false;
+  const layer = document.createElement("div");
+  layer.className = "dbk-boxes";
+  const band = document.createElement("div");
+  band.className = "dbk-band";
+  sheet.append(img, layer, band);
+  root.append(sheet);
+  el.append(root);
+
+  const nodes = new Map();
+  const guides = [];
+  let gesture = null; // {kind: "move"|"resize"|"band", ...}
+  let seq = 0;
+  let painted = 0;
+
+  const scale = () => {
+    if (model.zoom > 0) return model.zoom;
+    const room = root.clientWidth - 32;
+    const tall = root.clientHeight - 32;
+    if (room <= 0) return 1;
+    const byWidth = room / model.page_width;
+    return tall > 100 ? Math.min(byWidth, tall / model.page_height) : byWidth;
+  };
+  const selected = () => new Set(model.selection);
+  const boxById = (id) => model.boxes.find((b) => b.id === id);
+
+  function send(kind, payload) {
+    seq += 1;
+    root.dataset.editAt = String(performance.now());
+    model.edit = { seq: Date.now() * 1000 + seq, kind, ...payload };
+  }
+  function select(ids) {
+    model.selection = [...ids];
+  }
+
+  img.addEventListener("load", () => {
+    requestAnimationFrame(() => {
+      painted += 1;
+      root.dataset.painted = String(painted);
+      root.dataset.paintedAt = String(performance.now());
+    });
+  });
+
+  function place(node, box, s) {
+    node.style.left = `${box.x * s}px`;
+    node.style.top = `${box.y * s}px`;
+    node.style.width = `${Math.max(box.w * s, 4)}px`;
+    node.style.height = `${Math.max(box.h * s, 4)}px`;
+  }
+
+  function makeNode(box) {
+    const node = document.createElement("div");
+    node.className = "dbk-box";
+    node.dataset.id = box.id;
+    const label = document.createElement("span");
+    label.className = "dbk-label";
+    node.append(label);
+    for (const h of HANDLES.free) {
+      const handle = document.createElement("div");
+      handle.className = `dbk-handle dbk-${h}`;
+      handle.dataset.handle = h;
+      node.append(handle);
+    }
+    node.addEventListener("pointerdown", (e) => startOnBox(e, node));
+    return node;
+  }
+
+  function sync() {
+    if (gesture) return;
+    const s = scale();
+    sheet.style.width = `${model.page_width * s}px`;
+    sheet.style.height = `${model.page_height * s}px`;
+    if (img.getAttribute("src") !== model.image && model.image) img.src = model.image;
+    const chosen = selected();
+    const seen = new Set();
+    for (const box of model.boxes) {
+      let node = nodes.get(box.id);
+      if (!node) {
+        node = makeNode(box);
+        nodes.set(box.id, node);
+        layer.append(node);
+      }
+      seen.add(box.id);
+      place(node, box, s);
+      node.dataset.name = box.name;
+      node.dataset.type = box.type;
+      node.dataset.resize = box.resize;
+      node.querySelector(".dbk-label").textContent = box.name;
+      node.classList.toggle("selected", chosen.has(box.id));
+      node.classList.toggle("only", chosen.size === 1 && chosen.has(box.id));
+      node.classList.toggle("hidden-element", !!box.hidden);
+      node.classList.toggle("locked", !!box.locked);
+      for (const handle of node.querySelectorAll(".dbk-handle")) {
+        handle.style.display = HANDLES[box.locked ? "none" : box.resize].includes(handle.dataset.handle) ? "" : "none";
+      }
+    }
+    for (const [id, node] of nodes) {
+      if (!seen.has(id)) {
+        node.remove();
+        nodes.delete(id);
+      }
+    }
+    // Paint order: the last box is on top, as in the PDF.
+    model.boxes.forEach((box, i) => (nodes.get(box.id).style.zIndex = String(i + 1)));
+  }
+
+  function clearGuides() {
+    while (guides.length) guides.pop().remove();
+  }
+  function guide(axis, at, s) {
+    const line = document.createElement("div");
+    line.className = `dbk-guide dbk-guide-${axis}`;
+    if (axis === "v") line.style.left = `${at * s}px`;
+    else line.style.top = `${at * s}px`;
+    sheet.append(line);
+    guides.push(line);
+  }
+
+  // Snap a moving rectangle's edges and centre to the page and to other elements.
+  function snap(rect, skip, s) {
+    const xs = [0, model.page_width / 2, model.page_width];
+    const ys = [0, model.page_height / 2, model.page_height];
+    for (const b of model.boxes) {
+      if (skip.has(b.id) || b.hidden) continue;
+      xs.push(b.x, b.x + b.w / 2, b.x + b.w);
+      ys.push(b.y, b.y + b.h / 2, b.y + b.h);
+    }
+    const limit = SNAP_PX / s;
+    const best = (edges, targets) => {
+      let found = null;
+      for (const [offset, edge] of edges) {
+        for (const t of targets) {
+          const d = t - edge;
+          if (Math.abs(d) <= limit && (!found || Math.abs(d) < Math.abs(found.d))) found = { d, at: t, offset };
+        }
+      }
+      return found;
+    };
+    const fx = best([[0, rect.x], [rect.w / 2, rect.x + rect.w / 2], [rect.w, rect.x + rect.w]], xs);
+    const fy = best([[0, rect.y], [rect.h / 2, rect.y + rect.h / 2], [rect.h, rect.y + rect.h]], ys);
+    clearGuides();
+    if (fx) guide("v", fx.at, s);
+    if (fy) guide("h", fy.at, s);
+    return { dx: fx ? fx.d : 0, dy: fy ? fy.d : 0 };
+  }
+
+  function startOnBox(e, node) {
+    if (e.button !== 0) return;
+    e.preventDefault();
+    e.stopPropagation();
+    root.focus({ preventScroll: true });
+    const id = node.dataset.id;
+    const chosen = selected();
+    if (e.shiftKey) {
+      chosen.has(id) ? chosen.delete(id) : chosen.add(id);
+      select(chosen);
+      return;
+    }
+    if (!chosen.has(id)) {
+      chosen.clear();
+      chosen.add(id);
+      select(chosen);
+    }
+    const handle = e.target.dataset ? e.target.dataset.handle : undefined;
+    const moving = [...chosen].map(boxById).filter((b) => b && !b.locked);
+    if (!moving.length) return;
+    node.setPointerCapture(e.pointerId);
+    gesture = {
+      kind: handle ? "resize" : "move",
+      handle,
+      node,
+      startX: e.clientX,
+      startY: e.clientY,
+      boxes: handle ? [boxById(id)].filter((b) => b && !b.locked) : moving,
+      result: null,
+    };
+    if (!gesture.boxes.length) gesture = null;
+  }
+
+  function moveGesture(e) {
+    const s = scale();
+    const dx = (e.clientX - gesture.startX) / s;
+    const dy = (e.clientY - gesture.startY) / s;
+    if (gesture.kind === "move") {
+      const xs = gesture.boxes.map((b) => b.x), ys = gesture.boxes.map((b) => b.y);
+      const group = {
+        x: Math.min(...xs) + dx,
+        y: Math.min(...ys) + dy,
+        w: Math.max(...gesture.boxes.map((b) => b.x + b.w)) - Math.min(...xs),
+        h: Math.max(...gesture.boxes.map((b) => b.y + b.h)) - Math.min(...ys),
+      };
+      const fix = e.altKey ? { dx: 0, dy: 0 } : snap(group, new Set(gesture.boxes.map((b) => b.id)), s);
+      gesture.result = gesture.boxes.map((b) => ({ id: b.id, x: b.x + dx + fix.dx, y: b.y + dy + fix.dy, w: b.w, h: b.h }));
+    } else {
+      const b = gesture.boxes[0];
+      const h = gesture.handle;
+      let { x, y, w, h: height } = b;
+      if (h.includes("e")) w = b.w + dx;
+      if (h.includes("w")) { w = b.w - dx; x = b.x + dx; }
+      if (h.includes("s")) height = b.h + dy;
+      if (h.includes("n")) { height = b.h - dy; y = b.y + dy; }
+      if (b.resize === "square") {
+        const side = Math.max(w, height);
+        if (h.includes("w")) x = b.x + b.w - side;
+        if (h.includes("n")) y = b.y + b.h - side;
+        w = height = side;
+      }
+      if (b.resize === "width") { height = b.h; y = b.y; }
+      w = Math.max(w, 4);
+      height = Math.max(height, 4);
+      gesture.result = [{ id: b.id, x, y, w, h: height }];
+    }
+    for (const r of gesture.result) place(nodes.get(r.id), r, s);
+  }
+
+  function endGesture() {
+    const done = gesture;
+    gesture = null;
+    clearGuides();
+    if (done.kind === "band") {
+      band.style.display = "none";
+      const r = done.rect;
+      if (r) {
+        const hits = model.boxes.filter((b) => b.x < r.x + r.w && b.x + b.w > r.x && b.y < r.y + r.h && b.y + b.h > r.y);
+        select(hits.map((b) => b.id));
+      } else {
+        select([]);
+      }
+      return;
+    }
+    if (done.result) {
+      const round = (v) => Math.round(v * 100) / 100;
+      send(done.kind === "move" ? "move" : "resize", {
+        changes: done.result.map((r) => ({ id: r.id, x: round(r.x), y: round(r.y), w: round(r.w), h: round(r.h) })),
+      });
+    }
+    sync();
+  }
+
+  sheet.addEventListener("pointerdown", (e) => {
+    if (e.button !== 0 || e.target.closest(".dbk-box")) return;
+    e.preventDefault();
+    root.focus({ preventScroll: true });
+    sheet.setPointerCapture(e.pointerId);
+    const r = sheet.getBoundingClientRect();
+    gesture = { kind: "band", originX: e.clientX - r.left, originY: e.clientY - r.top, rect: null };
+  });
+  const onMove = (e) => {
+    if (!gesture) return;
+    if (gesture.kind === "band") {
+      const r = sheet.getBoundingClientRect();
+      const s = scale();
+      const x1 = Math.min(gesture.originX, e.clientX - r.left), y1 = Math.min(gesture.originY, e.clientY - r.top);
+      const x2 = Math.max(gesture.originX, e.clientX - r.left), y2 = Math.max(gesture.originY, e.clientY - r.top);
+      Object.assign(band.style, { display: "block", left: `${x1}px`, top: `${y1}px`, width: `${x2 - x1}px`, height: `${y2 - y1}px` });
+      gesture.rect = x2 - x1 > 3 || y2 - y1 > 3 ? { x: x1 / s, y: y1 / s, w: (x2 - x1) / s, h: (y2 - y1) / s } : null;
+      return;
+    }
+    moveGesture(e);
+  };
+  const onUp = () => gesture && endGesture();
+  // Boxes sit inside the sheet, so their captured pointer events bubble here too.
+  sheet.addEventListener("pointermove", onMove);
+  sheet.addEventListener("pointerup", onUp);
+  sheet.addEventListener("pointercancel", onUp);
+
+  root.addEventListener("keydown", (e) => {
+    const mod = e.ctrlKey || e.metaKey;
+    const ids = [...selected()];
+    const step = e.shiftKey ? 10 : 1;
+    const arrows = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] };
+    if (arrows[e.key] && ids.length) {
+      const [dx, dy] = arrows[e.key];
+      const moving = ids.map(boxById).filter((b) => b && !b.locked);
+      if (moving.length) send("move", { changes: moving.map((b) => ({ id: b.id, x: b.x + dx, y: b.y + dy, w: b.w, h: b.h })) });
+    } else if ((e.key === "Delete" || e.key === "Backspace") && ids.length) {
+      send("delete", { ids });
+    } else if (mod && e.key.toLowerCase() === "c" && ids.length) {
+      send("copy", { ids });
+    } else if (mod && e.key.toLowerCase() === "v") {
+      send("paste", {});
+    } else if (mod && e.key.toLowerCase() === "z") {
+      send(e.shiftKey ? "redo" : "undo", {});
+    } else if (mod && e.key.toLowerCase() === "y") {
+      send("redo", {});
+    } else if (mod && e.key.toLowerCase() === "a") {
+      select(model.boxes.map((b) => b.id));
+    } else if (e.key === "Escape") {
+      select([]);
+    } else {
+      return;
+    }
+    e.preventDefault();
+  });
+
+  for (const name of ["boxes", "selection", "image", "zoom", "page_width", "page_height"]) model.on(name, sync);
+  new ResizeObserver(() => model.zoom > 0 || sync()).observe(root);
+  sync();
+}

@@ -1,0 +1,92 @@
+"""The workspace's designs: thumbnails, create (name, paper, orientation, custom size),
+rename, open."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from typing import Any
+
+import panel as pn
+from PIL import Image
+
+from api.errors import ApiError
+from engine.paper import PAPER_SIZES
+
+from ..client import Client
+
+WIDE = {"sizing_mode": "stretch_width"}
+
+
+def _thumbnail(png: bytes) -> bytes:
+    image = Image.open(io.BytesIO(png))
+    image.thumbnail((180, 180))
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+class Gallery:
+    def __init__(self, client: Client, open_design: Callable[[str], None]):
+        self.client = client
+        self.open_design = open_design
+        self.message = pn.pane.Alert("", alert_type="danger", visible=False, **WIDE)
+        self.grid = pn.FlexBox(css_classes=["dbk-gallery"], **WIDE)
+        self.view = pn.Column(pn.pane.Markdown("## Designs"), self._create_form(), self.message, self.grid, **WIDE)
+        self.refresh()
+
+    def _create_form(self) -> pn.Row:
+        name = pn.widgets.TextInput(name="Name", placeholder="Certificate of completion", css_classes=["dbk-new-name"])
+        paper = pn.widgets.Select(name="Paper", options=[*PAPER_SIZES, "Custom"], value="A4", width=110)
+        orientation = pn.widgets.Select(name="Orientation", options=["portrait", "landscape"], width=120)
+        width = pn.widgets.FloatInput(name="Width (pt)", value=400, width=100, visible=False)
+        height = pn.widgets.FloatInput(name="Height (pt)", value=250, width=100, visible=False)
+        create = pn.widgets.Button(
+            name="Create design", button_type="primary", css_classes=["dbk-create"], margin=(24, 5)
+        )
+
+        def custom(event: Any) -> None:
+            width.visible = height.visible = event.new == "Custom"
+            orientation.visible = event.new != "Custom"
+
+        paper.param.watch(custom, "value")
+
+        def submit(event: Any) -> None:
+            body: dict[str, Any] = {"name": name.value.strip() or "Untitled design"}
+            if paper.value == "Custom":
+                body.update(width=width.value, height=height.value)
+            else:
+                body.update(size=paper.value, orientation=orientation.value)
+            try:
+                created = self.client.call("create_design", body=body)
+            except ApiError as error:
+                self.message.param.update(object=error.message, visible=True)
+                return
+            self.open_design(created["designId"])
+
+        create.on_click(submit)
+        return pn.Row(name, paper, orientation, width, height, create, **WIDE)
+
+    def refresh(self) -> None:
+        cards = []
+        for design in self.client.call("list_designs", query={"limit": 48})["items"]:
+            cards.append(self._card(design))
+        self.grid.objects = cards or [pn.pane.Markdown("No designs yet: create the first one above.")]
+
+    def _card(self, design: dict) -> pn.Column:
+        design_id = design["designId"]
+        try:
+            preview = self.client.call("preview_page", {"designId": design_id}, query={"page": 0})
+            thumb: Any = pn.pane.PNG(_thumbnail(self.client.fetch(preview["previewUrl"])), height=140)
+        except ApiError:
+            thumb = pn.pane.Markdown("(no preview)")
+        name = pn.widgets.TextInput(value=design["name"], width=180, css_classes=["dbk-card-name"])
+
+        def rename(event: Any) -> None:
+            if event.new.strip():
+                self.client.call("update_design", {"designId": design_id}, {"name": event.new.strip()})
+
+        name.param.watch(rename, "value")
+        open_button = pn.widgets.Button(name="Open", button_type="primary", css_classes=["dbk-open"], width=180)
+        open_button.on_click(lambda e: self.open_design(design_id))
+        return pn.Column(thumb, name, open_button, width=200, css_classes=["dbk-card"], styles={"background": "white"})

@@ -1,0 +1,114 @@
+"""One open design in the editor: its tree, its history, its previews.
+
+Every edit is an action batch sent through the client (the same operation the REST
+API runs), so whatever the editor does an API client could do. Undo and redo are
+action batches too: the history keeps snapshots of the tree, and stepping back sends
+the actions that turn the current tree into the snapshot (`engine.diff.changes`).
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+
+from api.errors import ApiError
+from engine import DesignTree
+from engine.diff import changes
+
+from ..client import Client
+
+HISTORY_LIMIT = 100
+
+
+class DesignSession:
+    def __init__(self, client: Client, design_id: str):
+        self.client = client
+        self.design_id = design_id
+        self.undo_stack: list[DesignTree] = []
+        self.redo_stack: list[DesignTree] = []
+        self.listeners: list[Callable[[], None]] = []
+        self.tree: DesignTree
+        self.info: dict
+        self.reload()
+
+    # -- reading ---------------------------------------------------------------------
+
+    def reload(self) -> None:
+        self.info = self.client.call("get_design", {"designId": self.design_id})
+        self.tree = DesignTree.model_validate(self.client.call("get_design_tree", {"designId": self.design_id}))
+
+    def changed_elsewhere(self) -> bool:
+        """True (and the tree reloaded) when someone else saved the design since we read it."""
+        info = self.client.call("get_design", {"designId": self.design_id})
+        if info["modifiedAt"] == self.info["modifiedAt"]:
+            return False
+        self.reload()
+        self._notify()
+        return True
+
+    def preview_png(self, page: int) -> bytes:
+        preview = self.client.call("preview_page", {"designId": self.design_id}, query={"page": page})
+        return self.client.fetch(preview["previewUrl"])
+
+    def preview_data_url(self, page: int) -> str:
+        return "data:image/png;base64," + base64.b64encode(self.preview_png(page)).decode()
+
+    @property
+    def name(self) -> str:
+        return self.info["name"]
+
+    # -- writing ---------------------------------------------------------------------
+
+    def apply(self, actions: list[dict]) -> list[dict]:
+        """Save one action batch (all or nothing) and remember the tree before it for undo."""
+        if not actions:
+            return []
+        before = self.tree
+        results = self._send(actions)
+        self.undo_stack.append(before)
+        del self.undo_stack[:-HISTORY_LIMIT]
+        self.redo_stack.clear()
+        return results
+
+    def undo(self) -> bool:
+        return self._step(self.undo_stack, self.redo_stack)
+
+    def redo(self) -> bool:
+        return self._step(self.redo_stack, self.undo_stack)
+
+    def _step(self, source: list[DesignTree], target: list[DesignTree]) -> bool:
+        if not source:
+            return False
+        snapshot = source[-1]
+        before = self.tree
+        actions = changes(before, snapshot)
+        if actions:
+            self._send(actions)
+        source.pop()
+        target.append(before)
+        return True
+
+    def _send(self, actions: list[dict]) -> list[dict]:
+        result = self.client.call("patch_design_tree", {"designId": self.design_id}, {"actions": actions})
+        self.reload()
+        self._notify()
+        return result["results"]
+
+    def rename(self, name: str) -> None:
+        self.info = {**self.info, **self.client.call("update_design", {"designId": self.design_id}, {"name": name})}
+        self._notify()
+
+    def generate(self, values: dict | None = None) -> tuple[str, bytes]:
+        """A PDF with the design-time content as sample values (1 credit, like the API)."""
+        generated = self.client.call("generate_pdf", {"designId": self.design_id}, {"data": values or {}})
+        return generated["filename"], self.client.fetch(generated["downloadUrl"])
+
+    def credits(self) -> int:
+        return int(self.client.call("me")["credits"])
+
+    def _notify(self) -> None:
+        for listener in list(self.listeners):
+            listener()
+
+
+__all__ = ["ApiError", "DesignSession"]
