@@ -22,12 +22,12 @@ samples: $(STAMP)
 	$(PY) -m workbench.samples --out out
 
 test: $(STAMP)
-	@scripts/provision.sh redis-server
+	@scripts/provision.sh redis-server chromium
 	$(VENV)/bin/ruff check engine api workbench tests benchmarks
 	$(PY) -m pytest
 
 bench: $(STAMP)
-	@scripts/provision.sh redis-server
+	@scripts/provision.sh redis-server chromium
 	$(PY) -m benchmarks.render
 	$(PY) -m benchmarks.api
 	$(PY) -m benchmarks.batch

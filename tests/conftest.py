@@ -104,6 +104,9 @@ def font_report(pdf: bytes) -> list[dict]:
     return fonts
 
 
+from .browser import browser, page  # noqa: E402,F401  (fixtures for the workbench tests)
+
+
 @pytest.fixture
 def a4() -> DesignTree:
     return new_design()

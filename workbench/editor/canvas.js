@@ -251,12 +251,14 @@ export function render({ model, el }) {
       return;
     }
     if (done.result) {
+      // The boxes stay where they were dropped until the saved tree comes back.
       const round = (v) => Math.round(v * 100) / 100;
       send(done.kind === "move" ? "move" : "resize", {
         changes: done.result.map((r) => ({ id: r.id, x: round(r.x), y: round(r.y), w: round(r.w), h: round(r.h) })),
       });
+    } else {
+      sync();
     }
-    sync();
   }
 
   sheet.addEventListener("pointerdown", (e) => {

@@ -78,17 +78,15 @@ class Editor:
         name = pn.widgets.TextInput(value=self.session.name, width=260, css_classes=["dbk-design-name"], margin=(8, 10))
         name.param.watch(lambda e: e.new.strip() and self.run(lambda: self.session.rename(e.new.strip())), "value")
         self._name = name
-        undo = self._button("Undo", self.undo, "dbk-undo", "Undo (Ctrl+Z)")
-        redo = self._button("Redo", self.redo, "dbk-redo", "Redo (Ctrl+Shift+Z)")
+        undo = self._button("Undo", self.undo, "dbk-undo")
+        redo = self._button("Redo", self.redo, "dbk-redo")
         zoom = [
-            self._button("Fit", lambda: setattr(self.canvas, "zoom", 0), "dbk-zoom-fit", "Fit the page"),
-            self._button("100%", lambda: setattr(self.canvas, "zoom", 96 / 72), "dbk-zoom-100", "Actual size"),
-            self._button("−", lambda: self._zoom(1 / 1.25), "dbk-zoom-out", "Zoom out"),
-            self._button("+", lambda: self._zoom(1.25), "dbk-zoom-in", "Zoom in"),
+            self._button("Fit", lambda: setattr(self.canvas, "zoom", 0), "dbk-zoom-fit"),
+            self._button("100%", lambda: setattr(self.canvas, "zoom", 96 / 72), "dbk-zoom-100"),
+            self._button("−", lambda: self._zoom(1 / 1.25), "dbk-zoom-out"),
+            self._button("+", lambda: self._zoom(1.25), "dbk-zoom-in"),
         ]
-        generate = self._button(
-            "Generate PDF · 1 credit", self.generate, "dbk-generate", "A PDF with the sample values"
-        )
+        generate = self._button("Generate PDF · 1 credit", self.generate, "dbk-generate")
         generate.button_type = "primary"
         header = pn.Row(
             pn.pane.HTML('<a href="./" class="dbk-home">← Designs</a>', margin=(14, 10)),
@@ -105,12 +103,15 @@ class Editor:
             css_classes=["dbk-header"],
         )
         adders = [
-            self._button(
-                f"+ {geometry.TITLES[kind]}", lambda kind=kind: self.add(kind), f"dbk-add-{kind}", f"Add {kind}"
-            )
+            self._button(f"+ {geometry.TITLES[kind]}", lambda kind=kind: self.add(kind), f"dbk-add-{kind}")
             for kind in geometry.DEFAULTS
         ]
-        toolbar = pn.Row(*adders, sizing_mode="stretch_width", css_classes=["dbk-toolbar"])
+        shortcuts = pn.pane.HTML(
+            "<small>Arrows nudge (Shift: 10 pt) · Delete · Ctrl+C / Ctrl+V · Ctrl+Z / Ctrl+Shift+Z · "
+            "Shift-click or drag on the page to select several · Alt while dragging: no snapping</small>",
+            margin=(14, 10),
+        )
+        toolbar = pn.Row(*adders, shortcuts, sizing_mode="stretch_width", css_classes=["dbk-toolbar"])
         self.side[:] = [
             ("Layers", pn.Column(self.layers, sizing_mode="stretch_width")),
             ("Pages", pn.Column(sizing_mode="stretch_width")),
@@ -123,8 +124,9 @@ class Editor:
         body = pn.Row(left, self.canvas, right, sizing_mode="stretch_both")
         return pn.Column(header, toolbar, self.status, body, sizing_mode="stretch_both", css_classes=["dbk-editor"])
 
-    def _button(self, label: str, action: Any, css: str, tip: str) -> pn.widgets.Button:
-        button = pn.widgets.Button(name=label, css_classes=[css], description=tip, margin=(8, 3))
+    def _button(self, label: str, action: Any, css: str) -> pn.widgets.Button:
+        # No hover tooltips: Bokeh's popovers cover the neighbouring buttons.
+        button = pn.widgets.Button(name=label, css_classes=[css], margin=(8, 3))
         button.on_click(lambda e: self.run(action))
         return button
 
@@ -207,6 +209,10 @@ class Editor:
             except ValueError as error:
                 self.say(str(error), "danger")
                 return None
+            except Exception:  # a bug of ours: logged with its traceback, shown as one sentence
+                log.exception("editor action failed")
+                self.say("Something went wrong on our side; the design was not changed.", "danger")
+                return None
             self.status.visible = False
             return result
 
@@ -251,6 +257,7 @@ class Editor:
 
     def _on_gesture(self, event: Any) -> None:
         edit = event.new or {}
+        log.debug("gesture %s", edit.get("kind"))
         handlers = {
             "move": lambda: self._place(edit["changes"], resized=False),
             "resize": lambda: self._place(edit["changes"], resized=True),

@@ -68,18 +68,26 @@ class Gallery:
         return pn.Row(name, paper, orientation, width, height, create, **WIDE)
 
     def refresh(self) -> None:
-        cards = []
-        for design in self.client.call("list_designs", query={"limit": 48})["items"]:
-            cards.append(self._card(design))
+        designs = self.client.call("list_designs", query={"limit": 48})["items"]
+        thumbs = {d["designId"]: pn.Column(height=140, width=180) for d in designs}
+        cards = [self._card(design, thumbs[design["designId"]]) for design in designs]
         self.grid.objects = cards or [pn.pane.Markdown("No designs yet: create the first one above.")]
+        # Thumbnails render after the page is shown, so a large workspace opens at once.
+        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+            pn.state.onload(lambda: self._fill(thumbs), threaded=True)
+        else:
+            self._fill(thumbs)
 
-    def _card(self, design: dict) -> pn.Column:
+    def _fill(self, thumbs: dict[str, pn.Column]) -> None:
+        for design_id, slot in thumbs.items():
+            try:
+                preview = self.client.call("preview_page", {"designId": design_id}, query={"page": 0})
+                slot.objects = [pn.pane.PNG(_thumbnail(self.client.fetch(preview["previewUrl"])), height=140)]
+            except ApiError:
+                slot.objects = [pn.pane.Markdown("(no preview)")]
+
+    def _card(self, design: dict, thumb: pn.Column) -> pn.Column:
         design_id = design["designId"]
-        try:
-            preview = self.client.call("preview_page", {"designId": design_id}, query={"page": 0})
-            thumb: Any = pn.pane.PNG(_thumbnail(self.client.fetch(preview["previewUrl"])), height=140)
-        except ApiError:
-            thumb = pn.pane.Markdown("(no preview)")
         name = pn.widgets.TextInput(value=design["name"], width=180, css_classes=["dbk-card-name"])
 
         def rename(event: Any) -> None:

@@ -88,7 +88,7 @@ def placement_patch(node: Any, change: dict, resized: bool) -> dict:
         position.update(w=round(change["w"], 2), h=round(change["h"], 2))
     elif resized and mode == "square":
         position["size"] = round(change["w"], 2)
-    elif resized and "maxWidth" in node.position.model_fields:
+    elif resized and "maxWidth" in type(node.position).model_fields:
         position["maxWidth"] = round(change["w"], 2)
     elif resized and node.type == "table":
         current = box_of(node)["w"] or 1

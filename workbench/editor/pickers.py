@@ -37,7 +37,7 @@ def font_sample(family: str) -> str:
     weight = str(engine.fonts.nearest_weight(entry.weights, 400))
     font = ImageFont.truetype(str(FONT_DIR / entry.files[weight]), 30)
     left, top, right, bottom = font.getbbox(family)
-    image = Image.new("LA", (right - left + 8, 44), (0, 0))
+    image = Image.new("RGBA", (right - left + 8, 44), (255, 255, 255, 0))
     ImageDraw.Draw(image).text((4 - left, 4), family, font=font, fill=(27, 35, 48, 255))
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=True)

@@ -1,0 +1,113 @@
+"""A real headless Chromium (Debian's, never a downloaded one) driven by Playwright.
+
+Every page records its console errors and every request it makes; the `page` fixture
+fails a test whose page logged an error or reached anything but the loopback server.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from .server import wait_until
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+TIMEOUT_MS = 15_000
+
+
+def chromium_path() -> str:
+    path = shutil.which("chromium")
+    if path is None:
+        pytest.fail("Debian's chromium is not installed: `make test` installs it (apt-get install chromium)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+
+    def outside(self) -> list[str]:
+        return [
+            u
+            for u in self.requests
+            if urlparse(u).scheme in ("http", "https", "ws", "wss")
+            and urlparse(u).hostname not in ("127.0.0.1", "localhost")
+        ]
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1500, "height": 950}, accept_downloads=True)
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    recorder = Recorder()
+    page.on("console", lambda message: message.type == "error" and recorder.errors.append(message.text))
+    page.on("pageerror", lambda error: recorder.errors.append(str(error)))
+    page.on("request", lambda request: recorder.requests.append(request.url))
+    page.on("websocket", lambda socket: recorder.requests.append(socket.url))
+    page.recorder = recorder
+    yield page
+    context.close()
+    assert recorder.errors == [], f"console errors: {recorder.errors}"
+    assert recorder.outside() == [], f"requests left loopback: {recorder.outside()}"
+    assert recorder.requests, "the page made no requests at all"
+
+
+def sign_in(page, server, key: str) -> None:
+    page.goto(server.url + "/")
+    page.locator("input[name=api_key]").fill(key)
+    page.locator(".dbk-signin button").click()
+    page.locator(".dbk-create button").wait_for()
+
+
+def open_design(page, server, design_id: str) -> None:
+    page.goto(f"{server.url}/?design={design_id}")
+    page.locator(".dbk-canvas .dbk-preview[src^='data:image/png']").wait_for()
+
+
+def box(page, name: str):
+    return page.locator(f".dbk-box[data-name='{name}']")
+
+
+def scale(page, page_width_pt: float) -> float:
+    """Screen pixels per point at the canvas's current zoom."""
+    return page.locator(".dbk-sheet").bounding_box()["width"] / page_width_pt
+
+
+def drag(page, locator, dx: float, dy: float) -> None:
+    area = locator.bounding_box()
+    x, y = area["x"] + area["width"] / 2, area["y"] + area["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + dx, y + dy, steps=8)
+    page.mouse.up()
+
+
+def painted(page) -> int:
+    return int(page.locator(".dbk-canvas").get_attribute("data-painted") or 0)
+
+
+def wait_for(predicate, what: str, timeout: float = 15):
+    return wait_until(predicate, timeout=timeout, interval=0.1, what=what)

@@ -1,0 +1,99 @@
+"""The editor's design session without a browser: action batches, undo and redo."""
+
+from __future__ import annotations
+
+import pytest
+
+from api.service import Service, Settings
+from engine.diff import changes
+from workbench.client import LocalClient
+from workbench.editor.geometry import boxes, new_element, placement_patch, resize_mode
+from workbench.editor.session import DesignSession
+
+from .conftest import add
+
+
+@pytest.fixture
+def session(tmp_path):
+    service = Service(Settings(data_dir=tmp_path))
+    workspace, _ = service.accounts.create_workspace("editor", "pro", 3)
+    client = LocalClient(service, workspace.id)
+    design = client.call("create_design", body={"name": "Session", "size": "A4"})
+    yield DesignSession(client, design["designId"])
+    service.close()
+
+
+def test_sixty_edits_undo_to_the_start_and_redo_to_the_end(session):
+    session.apply([add("shape", "Box", {"x": 10, "y": 10, "w": 50, "h": 50})])
+    start = session.tree
+    for step in range(60):
+        session.apply([{"type": "update_element", "args": {"name": "Box", "position": {"x": 20 + step}}}])
+    end = session.tree
+    for _ in range(60):
+        assert session.undo()
+    assert changes(session.tree, start) == []
+    for _ in range(60):
+        assert session.redo()
+    assert changes(session.tree, end) == []
+    assert not session.redo()
+
+
+def test_a_new_edit_after_undo_clears_redo(session):
+    session.apply([add("text", "T", {"x": 10, "y": 10}, {"content": "a"})])
+    session.apply([{"type": "update_element", "args": {"name": "T", "data": {"content": "b"}}}])
+    session.undo()
+    session.apply([{"type": "update_element", "args": {"name": "T", "data": {"content": "c"}}}])
+    assert not session.redo()
+    assert session.tree.node_by_name("T").data.content == "c"
+
+
+def test_a_refused_batch_saves_nothing_and_keeps_the_history(session):
+    from api.errors import ApiError
+
+    session.apply([add("text", "T", {"x": 10, "y": 10}, {"content": "a"})])
+    before = session.tree
+    with pytest.raises(ApiError) as refused:
+        session.apply(
+            [
+                {"type": "update_element", "args": {"name": "T", "data": {"content": "b"}}},
+                {"type": "remove_element", "args": {"name": "missing"}},
+            ]
+        )
+    assert "actions[1]" in refused.value.message
+    assert changes(session.tree, before) == [] and len(session.undo_stack) == 1
+
+
+def test_a_change_saved_elsewhere_is_picked_up(session):
+    session.client.call(
+        "patch_design_tree",
+        {"designId": session.design_id},
+        {"actions": [add("qr", "Code", {"x": 10, "y": 10, "size": 60}, {"content": "x"})]},
+    )
+    assert session.changed_elsewhere()
+    assert session.tree.node_by_name("Code") is not None
+    assert not session.changed_elsewhere()
+
+
+def test_resize_rules_follow_each_types_position_model(session):
+    session.apply([add("text", "T", {"x": 10, "y": 10}, {"content": "a"})])
+    assert resize_mode("text") == "width" and resize_mode("qr") == "square" and resize_mode("shape") == "free"
+    assert resize_mode("table") == "width"
+    session.apply([new_element(session.tree, "table", 0, (40, 40))])
+    table = next(n for n in session.tree.nodes.values() if n.type == "table")
+    width = boxes(session.tree, 0)[-1]["w"]
+    patch = placement_patch(table, {"x": 40, "y": 40, "w": width * 2, "h": 10}, resized=True)
+    session.apply([patch])
+    grown = session.tree.nodes[table.id]
+    assert sum(grown.data.columnWidths) == pytest.approx(width * 2, rel=0.01)
+    text = session.tree.node_by_name("T")
+    assert placement_patch(text, {"x": 5, "y": 6, "w": 99, "h": 300}, resized=True)["args"]["position"] == {
+        "x": 5,
+        "y": 6,
+        "maxWidth": 99,
+    }
+
+
+def test_toolbar_names_are_unique(session):
+    for _ in range(3):
+        session.apply([new_element(session.tree, "shape", 0, (10, 10))])
+    assert sorted(n.name for n in session.tree.nodes.values()) == ["Shape 1", "Shape 2", "Shape 3"]

@@ -1,0 +1,237 @@
+"""The workbench in a real headless Chromium: sign-in, designs, the canvas, panels, generate.
+
+Every test also checks (in the `page` fixture) that the page logged no console error
+and made no request that left the loopback server.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from workbench.samples import certificate_actions, logo_png
+
+from .browser import ARTIFACTS, box, drag, open_design, painted, scale, sign_in, wait_for
+from .conftest import add, pdf_text, png
+
+
+@pytest.fixture
+def key(api_server):
+    return api_server.workspaces["alpha"][1]
+
+
+@pytest.fixture
+def alpha_api(api_server, key):
+    with api_server.client(key) as client:
+        yield client
+
+
+def new_design(api, name: str, actions: list[dict] | None = None, **paper) -> str:
+    design_id = api.data(api.post("/designs", json={"name": name, **paper}), 201)["designId"]
+    if actions:
+        api.data(api.patch(f"/designs/{design_id}/tree", json={"actions": actions}), 200)
+    return design_id
+
+
+def tree(api, design_id: str) -> dict:
+    response = api.get(f"/designs/{design_id}/tree")
+    assert response.status_code == 200
+    return response.json()
+
+
+def node(api, design_id: str, name: str) -> dict:
+    return next(n for n in tree(api, design_id)["nodes"].values() if n["name"] == name)
+
+
+def test_the_link_serve_prints_signs_in_once(api_server, page, browser):
+    link = re.search(r"(http://\S+/signin\?token=\S+)", api_server.output()).group(1)
+    page.goto(link)
+    page.locator(".dbk-create button").wait_for()
+    assert "alpha" in page.locator(".dbk-bar").inner_text()
+    other = browser.new_context()
+    try:
+        second = other.new_page()
+        second.goto(link)
+        second.get_by_text("already used").wait_for()
+        assert second.locator("input[name=api_key]").is_visible()
+    finally:
+        other.close()
+
+
+def test_sign_in_with_a_key_and_a_wrong_key_is_refused(api_server, page, key):
+    page.goto(api_server.url + "/")
+    page.locator("input[name=api_key]").fill("dbk_live_wrong")
+    page.locator(".dbk-signin button").click()
+    page.get_by_text("was not accepted").wait_for()
+    sign_in(page, api_server, key)
+    page.locator(".dbk-gallery").wait_for()
+
+
+def test_create_a_design_and_add_every_element_type(api_server, page, key, alpha_api):
+    sign_in(page, api_server, key)
+    page.locator(".dbk-new-name input").fill("Browser: every type")
+    page.locator(".dbk-create button").click()
+    page.locator(".dbk-canvas .dbk-preview[src^='data:image/png']").wait_for()
+    design_id = re.search(r"design=(\w+)", page.url).group(1)
+    kinds = ["text", "image", "table", "shape", "icon", "qr", "barcode"]
+    for count, kind in enumerate(kinds, start=1):
+        page.locator(f".dbk-add-{kind} button").click()
+        wait_for(lambda count=count: page.locator(".dbk-box").count() == count, f"{kind} on the canvas")
+    nodes = tree(alpha_api, design_id)["nodes"].values()
+    assert sorted(n["type"] for n in nodes) == sorted(kinds)
+    assert len({n["name"] for n in nodes}) == 7  # unique names
+    assert alpha_api.data(alpha_api.get(f"/designs/{design_id}"), 200)["name"] == "Browser: every type"
+
+
+def test_typing_in_the_properties_panel_changes_the_text(api_server, page, key, alpha_api):
+    design_id = new_design(alpha_api, "Browser: type", [add("text", "Greeting", {"x": 60, "y": 60}, {"content": "Hi"})])
+    sign_in(page, api_server, key)
+    open_design(page, api_server, design_id)
+    box(page, "Greeting").click()
+    content = page.locator(".dbk-properties textarea").first
+    content.fill("Hello from the browser")
+    content.press("Tab")
+    wait_for(lambda: node(alpha_api, design_id, "Greeting")["data"]["content"] == "Hello from the browser", "content")
+
+
+def test_drag_and_resize_reach_the_tree(api_server, page, key, alpha_api):
+    design_id = new_design(
+        alpha_api,
+        "Browser: drag",
+        [
+            add("shape", "Box", {"x": 100, "y": 100, "w": 120, "h": 80}),
+            add("text", "Line", {"x": 100, "y": 400, "maxWidth": 150}, {"content": "Some words to wrap"}),
+        ],
+    )
+    sign_in(page, api_server, key)
+    open_design(page, api_server, design_id)
+    s = scale(page, 595.28)
+    drag(page, box(page, "Box"), 100, 50)
+    wait_for(lambda: node(alpha_api, design_id, "Box")["position"]["x"] != 100, "the moved shape")
+    moved = node(alpha_api, design_id, "Box")["position"]
+    assert moved["x"] == pytest.approx(100 + 100 / s, abs=8) and moved["y"] == pytest.approx(100 + 50 / s, abs=8)
+    handle = box(page, "Box").locator(".dbk-se")
+    drag(page, handle, 60, 40)
+    wait_for(lambda: node(alpha_api, design_id, "Box")["position"]["w"] != 120, "the resized shape")
+    resized = node(alpha_api, design_id, "Box")["position"]
+    assert resized["w"] > 150 and resized["h"] > 100
+    box(page, "Line").click()
+    drag(page, box(page, "Line").locator(".dbk-e"), 80, 30)
+    wait_for(lambda: node(alpha_api, design_id, "Line")["position"].get("maxWidth") != 150, "the text width")
+    line = node(alpha_api, design_id, "Line")["position"]
+    assert line["maxWidth"] > 180 and set(line) <= {"x", "y", "maxWidth"}  # text takes a width only
+
+
+def test_the_preview_changes_after_an_edit(api_server, page, key, alpha_api):
+    design_id = new_design(alpha_api, "Browser: preview", [add("shape", "Box", {"x": 50, "y": 50, "w": 100, "h": 60})])
+    sign_in(page, api_server, key)
+    open_design(page, api_server, design_id)
+    before = page.locator(".dbk-preview").get_attribute("src")
+    box(page, "Box").click()
+    page.keyboard.press("Shift+ArrowRight")
+    wait_for(lambda: page.locator(".dbk-preview").get_attribute("src") != before, "a new preview")
+    assert node(alpha_api, design_id, "Box")["position"]["x"] == 60
+
+
+def test_upload_an_image_and_place_it(api_server, page, key, alpha_api, tmp_path):
+    design_id = new_design(alpha_api, "Browser: image")
+    image = tmp_path / "stamp.png"
+    image.write_bytes(png((20, 120, 60, 255), (60, 60)))
+    sign_in(page, api_server, key)
+    open_design(page, api_server, design_id)
+    page.locator(".bk-tab", has_text="Images").click()
+    page.locator(".dbk-upload input[type=file]").set_input_files(str(image))
+    row = page.locator(".dbk-asset", has_text="stamp.png")
+    row.wait_for()
+    row.locator(".dbk-place button").click()
+    wait_for(lambda: tree(alpha_api, design_id)["nodes"], "the placed image")
+    placed = next(iter(tree(alpha_api, design_id)["nodes"].values()))
+    assert placed["type"] == "image" and placed["data"]["src"].startswith("assets:")
+
+
+def test_bind_a_variable_and_generate_a_pdf(api_server, page, key, alpha_api):
+    design_id = new_design(
+        alpha_api, "Browser: generate", [add("text", "recipient", {"x": 60, "y": 60}, {"content": "Grace Hopper"})]
+    )
+    credits = alpha_api.data(alpha_api.get("/me"), 200)["credits"]
+    sign_in(page, api_server, key)
+    open_design(page, api_server, design_id)
+    page.locator(".bk-tab", has_text="Variables").click()
+    page.locator(".dbk-bind input").first.check()
+    wait_for(lambda: "recipient" in tree(alpha_api, design_id)["variables"], "the bound variable")
+    with page.expect_download() as download:
+        page.locator(".dbk-generate button").click()
+    pdf = open(download.value.path(), "rb").read()
+    assert "Grace Hopper" in " ".join(pdf_text(pdf))
+    assert alpha_api.data(alpha_api.get("/me"), 200)["credits"] == credits - 1
+    page.locator(".dbk-credits", has_text=str(credits - 1)).wait_for()
+
+
+def test_undo_and_redo_in_the_editor(api_server, page, key, alpha_api):
+    design_id = new_design(alpha_api, "Browser: undo", [add("shape", "Box", {"x": 50, "y": 50, "w": 100, "h": 60})])
+    sign_in(page, api_server, key)
+    open_design(page, api_server, design_id)
+    box(page, "Box").click()
+    for expected in (60, 70, 80):
+        page.keyboard.press("Shift+ArrowRight")
+        wait_for(lambda expected=expected: node(alpha_api, design_id, "Box")["position"]["x"] == expected, "a nudge")
+    for expected in (70, 60, 50):
+        page.locator(".dbk-undo button").click()
+        wait_for(lambda expected=expected: node(alpha_api, design_id, "Box")["position"]["x"] == expected, "undo")
+    page.locator(".dbk-redo button").click()
+    wait_for(lambda: node(alpha_api, design_id, "Box")["position"]["x"] == 60, "redo")
+    box(page, "Box").click()
+    page.keyboard.press("Delete")
+    wait_for(lambda: not tree(alpha_api, design_id)["nodes"], "the deletion")
+    page.keyboard.press("Control+z")
+    wait_for(lambda: tree(alpha_api, design_id)["nodes"], "the element back")
+    assert node(alpha_api, design_id, "Box")["position"]["x"] == 60
+
+
+def test_a_change_over_the_api_shows_within_two_seconds(api_server, page, key, alpha_api):
+    import time
+
+    design_id = new_design(alpha_api, "Browser: live", [add("shape", "Box", {"x": 50, "y": 50, "w": 100, "h": 60})])
+    sign_in(page, api_server, key)
+    open_design(page, api_server, design_id)
+    left = box(page, "Box").bounding_box()["x"]
+    update = {"type": "update_element", "args": {"name": "Box", "position": {"x": 300}}}
+    alpha_api.data(alpha_api.patch(f"/designs/{design_id}/tree", json={"actions": [update]}), 200)
+    saved = time.monotonic()
+    wait_for(lambda: box(page, "Box").bounding_box()["x"] > left + 100, "the API's change", timeout=2.0)
+    assert time.monotonic() - saved < 2.0
+
+
+def test_locked_elements_do_not_move_and_hidden_ones_show_faintly(api_server, page, key, alpha_api):
+    design_id = new_design(
+        alpha_api,
+        "Browser: flags",
+        [
+            add("shape", "Fixed", {"x": 50, "y": 50, "w": 100, "h": 60}, isLocked=True),
+            add("shape", "Ghost", {"x": 50, "y": 200, "w": 100, "h": 60}, isHidden=True),
+        ],
+    )
+    sign_in(page, api_server, key)
+    open_design(page, api_server, design_id)
+    assert "hidden-element" in box(page, "Ghost").get_attribute("class")
+    drag(page, box(page, "Fixed"), 120, 0)
+    page.keyboard.press("Shift+ArrowRight")
+    assert node(alpha_api, design_id, "Fixed")["position"]["x"] == 50
+
+
+def test_screenshot_of_the_editor_with_a_certificate(api_server, page, key, alpha_api):
+    files = {"file": ("logo.png", logo_png(), "image/png")}
+    logo = alpha_api.data(alpha_api.post("/assets", files=files, data={"name": "Logo"}), 201)["ref"]
+    design_id = new_design(
+        alpha_api, "Certificate of excellence", certificate_actions(logo), size="A4", orientation="landscape"
+    )
+    sign_in(page, api_server, key)
+    open_design(page, api_server, design_id)
+    box(page, "recipient").click()
+    page.locator(".dbk-properties").wait_for()
+    before = painted(page)
+    assert before >= 1
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "editor-certificate.png"))
+    assert (ARTIFACTS / "editor-certificate.png").stat().st_size > 20_000
