@@ -31,6 +31,7 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.render
 	$(PY) -m benchmarks.api
 	$(PY) -m benchmarks.batch
+	$(PY) -m benchmarks.editor
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check engine api workbench tests benchmarks

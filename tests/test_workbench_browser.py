@@ -27,6 +27,12 @@ def alpha_api(api_server, key):
         yield client
 
 
+def select(page, name: str) -> None:
+    """Click an element and wait until the editor shows its properties."""
+    box(page, name).click()
+    page.locator(".dbk-properties").wait_for()
+
+
 def new_design(api, name: str, actions: list[dict] | None = None, **paper) -> str:
     design_id = api.data(api.post("/designs", json={"name": name, **paper}), 201)["designId"]
     if actions:
@@ -128,7 +134,7 @@ def test_the_preview_changes_after_an_edit(api_server, page, key, alpha_api):
     sign_in(page, api_server, key)
     open_design(page, api_server, design_id)
     before = page.locator(".dbk-preview").get_attribute("src")
-    box(page, "Box").click()
+    select(page, "Box")
     page.keyboard.press("Shift+ArrowRight")
     wait_for(lambda: page.locator(".dbk-preview").get_attribute("src") != before, "a new preview")
     assert node(alpha_api, design_id, "Box")["position"]["x"] == 60
@@ -172,7 +178,7 @@ def test_undo_and_redo_in_the_editor(api_server, page, key, alpha_api):
     design_id = new_design(alpha_api, "Browser: undo", [add("shape", "Box", {"x": 50, "y": 50, "w": 100, "h": 60})])
     sign_in(page, api_server, key)
     open_design(page, api_server, design_id)
-    box(page, "Box").click()
+    select(page, "Box")
     for expected in (60, 70, 80):
         page.keyboard.press("Shift+ArrowRight")
         wait_for(lambda expected=expected: node(alpha_api, design_id, "Box")["position"]["x"] == expected, "a nudge")
@@ -181,7 +187,7 @@ def test_undo_and_redo_in_the_editor(api_server, page, key, alpha_api):
         wait_for(lambda expected=expected: node(alpha_api, design_id, "Box")["position"]["x"] == expected, "undo")
     page.locator(".dbk-redo button").click()
     wait_for(lambda: node(alpha_api, design_id, "Box")["position"]["x"] == 60, "redo")
-    box(page, "Box").click()
+    select(page, "Box")
     page.keyboard.press("Delete")
     wait_for(lambda: not tree(alpha_api, design_id)["nodes"], "the deletion")
     page.keyboard.press("Control+z")

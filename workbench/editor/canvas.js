@@ -44,9 +44,13 @@ export function render({ model, el }) {
     return tall > 100 ? Math.min(byWidth, tall / model.page_height) : byWidth;
   };
   const selected = () => new Set(model.selection);
-  const boxById = (id) => model.boxes.find((b) => b.id === id);
+  // Where boxes were sent but the saved tree has not come back yet: quick repeated
+  // nudges and drags start from there, not from the last saved position.
+  const pending = new Map();
+  const boxById = (id) => pending.get(id) || model.boxes.find((b) => b.id === id);
 
   function send(kind, payload) {
+    for (const change of payload.changes || []) pending.set(change.id, { ...boxById(change.id), ...change });
     seq += 1;
     root.dataset.editAt = String(performance.now());
     model.edit = { seq: Date.now() * 1000 + seq, kind, ...payload };
@@ -317,7 +321,11 @@ export function render({ model, el }) {
     e.preventDefault();
   });
 
-  for (const name of ["boxes", "selection", "image", "zoom", "page_width", "page_height"]) model.on(name, sync);
+  model.on("boxes", () => {
+    pending.clear();
+    sync();
+  });
+  for (const name of ["selection", "image", "zoom", "page_width", "page_height"]) model.on(name, sync);
   new ResizeObserver(() => model.zoom > 0 || sync()).observe(root);
   sync();
 }

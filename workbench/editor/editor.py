@@ -53,6 +53,7 @@ class Editor:
         self.clipboard: list[dict] = []
         self._lock = threading.RLock()
         self._form_key: tuple | None = None
+        self._syncing = False
         self.status = pn.pane.Alert("", alert_type="light", visible=False, sizing_mode="stretch_width", margin=(0, 10))
         self.canvas = Canvas(sizing_mode="stretch_both", min_height=520, css_classes=["dbk-canvas-host"])
         self.layers = LayerList(sizing_mode="stretch_width")
@@ -171,10 +172,22 @@ class Editor:
             self._form_key = key
             return
         node = selected[0]
-        key = ("node", node.model_dump_json())
+        key = ("node", node.model_dump_json(exclude={"position"}))
         if key != self._form_key:
-            self.properties[:] = [element_form(node, self.apply)]
+            self.properties[:] = [element_form(node, self._form_edit)]
             self._form_key = key
+            return
+        # Same element, moved or resized: refresh the position fields only.
+        self._syncing = True
+        try:
+            for field, widget in getattr(self.properties[0], "position_widgets", {}).items():
+                widget.value = getattr(node.position, field)
+        finally:
+            self._syncing = False
+
+    def _form_edit(self, actions: list[dict]) -> None:
+        if not self._syncing:  # a value we set ourselves is not an edit
+            self.apply(actions)
 
     def _refresh_side(self) -> None:
         builders = [None, pages_panel, images_panel, variables_panel, document_panel]
