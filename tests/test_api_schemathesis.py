@@ -4,7 +4,7 @@ and checks every answer against it (no 5xx, status codes and bodies as documente
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
-from schemathesis.specs.openapi.checks import positive_data_acceptance
+from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
 
 from api.openapi import document
 
@@ -14,6 +14,9 @@ schema = schemathesis.openapi.from_dict(document())
 # 400/404 by design, so "schema-valid data must be accepted" is not checked; every other
 # check (no 5xx, documented status codes, bodies and content types) is.
 EXCLUDED = [positive_data_acceptance]
+# Multipart form fields are text on the wire: a "name" generated as the integer -17050062139
+# arrives as the valid string "-17050062139", so such a "negative" case is not one.
+MULTIPART = {"/uploads", "/assets", "/assets/{assetId}/content"}
 
 
 @pytest.fixture(scope="module")
@@ -25,4 +28,5 @@ def schemathesis_server(api_server):
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 def test_api_conforms_to_its_openapi_document(case, schemathesis_server):
     key = schemathesis_server.workspaces["beta"][1]
-    case.call_and_validate(base_url=schemathesis_server.api, headers={"X-API-Key": key}, excluded_checks=EXCLUDED)
+    excluded = EXCLUDED + ([negative_data_rejection] if case.operation.path in MULTIPART else [])
+    case.call_and_validate(base_url=schemathesis_server.api, headers={"X-API-Key": key}, excluded_checks=excluded)

@@ -113,6 +113,7 @@ def test_drag_and_resize_reach_the_tree(api_server, page, key, alpha_api):
     sign_in(page, api_server, key)
     open_design(page, api_server, design_id)
     s = scale(page, 595.28)
+    select(page, "Box")
     drag(page, box(page, "Box"), 100, 50)
     wait_for(lambda: node(alpha_api, design_id, "Box")["position"]["x"] != 100, "the moved shape")
     moved = node(alpha_api, design_id, "Box")["position"]
