@@ -66,15 +66,20 @@ class BlobStore:
         return self.path(key).exists()
 
 
+def secret_in(path: Path) -> str:
+    """A random hex secret kept in a file only its owner can read, made on first use."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_hex(32))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
 class UrlSigner:
     """HMAC-signed, expiring URLs for files served without an API key."""
 
     def __init__(self, secret_path: Path, base_url: str):
-        if not secret_path.exists():
-            secret_path.parent.mkdir(parents=True, exist_ok=True)
-            secret_path.write_text(secrets.token_hex(32))
-            secret_path.chmod(0o600)
-        self._secret = bytes.fromhex(secret_path.read_text().strip())
+        self._secret = bytes.fromhex(secret_in(secret_path))
         self.base_url = base_url.rstrip("/")
 
     def _signature(self, path: str, expires: int) -> str:

@@ -81,10 +81,15 @@ def _process_raster(data: bytes, kind: str) -> ProcessedImage:
     )
 
 
-def _thumbnail(image: Image.Image) -> bytes:
+def fitted_png(data: bytes, side: int) -> bytes:
+    """A PNG of the image fitted within side×side, aspect kept (page and asset thumbnails)."""
+    return _thumbnail(Image.open(io.BytesIO(data)), side)
+
+
+def _thumbnail(image: Image.Image, side: int = THUMBNAIL_SIDE) -> bytes:
     has_alpha = "A" in image.getbands() or "transparency" in image.info
     thumb = image.convert("RGBA" if has_alpha else "RGB")
-    thumb.thumbnail((THUMBNAIL_SIDE, THUMBNAIL_SIDE), Image.Resampling.LANCZOS, reducing_gap=3.0)
+    thumb.thumbnail((side, side), Image.Resampling.LANCZOS, reducing_gap=3.0)
     out = io.BytesIO()
     thumb.save(out, "PNG")
     return out.getvalue()

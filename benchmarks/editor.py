@@ -15,19 +15,12 @@ import statistics
 import time
 
 from engine import DesignTree, render_png
+from tests.browser import CHROMIUM_ARGS
 from workbench import samples
 
 from .api import Server, author_certificate
 
 EDITS = 30
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -48,7 +41,7 @@ def editor_ms(server: Server, design_id: str) -> list[float]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=shutil.which("chromium"), args=ARGS)
+        browser = playwright.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1500, "height": 950})
         page.set_default_timeout(15_000)
         base = server.api.removesuffix("/api/v1")

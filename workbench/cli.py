@@ -78,7 +78,7 @@ def serve(args: argparse.Namespace) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         await stop.wait()
-        await server.stop_async() if hasattr(server, "stop_async") else server.stop()
+        await server.stop_async()
 
     try:
         asyncio.run(run())

@@ -16,6 +16,7 @@ os.environ["BOKEH_RESOURCES"] = "server"
 
 import panel as pn  # noqa: E402
 
+from api.blobs import secret_in  # noqa: E402
 from api.mcp import McpHandler, Sessions, ToolSet  # noqa: E402
 from api.rest import routes  # noqa: E402
 from api.service import Service  # noqa: E402
@@ -24,16 +25,6 @@ from api.settings import ASSET_LIMIT  # noqa: E402
 from .editor.app import CSS, SignInHandler, SignInTokens, SignOutHandler, workbench_app  # noqa: E402
 
 UI_THREADS = 4
-
-
-def cookie_secret(service: Service) -> str:
-    path = service.settings.data_dir / "cookie-secret"
-    if not path.exists():
-        import secrets
-
-        path.write_text(secrets.token_hex(32))
-        path.chmod(0o600)
-    return path.read_text().strip()
 
 
 def api_patterns(service: Service, executor: ThreadPoolExecutor, tokens: SignInTokens) -> list[tuple]:
@@ -58,7 +49,7 @@ def build_server(service: Service, tokens: SignInTokens):  # noqa: ANN201
     if pn.config.nthreads != UI_THREADS:
         pn.config.nthreads = UI_THREADS
     pn.config.raw_css = [*pn.config.raw_css, CSS]
-    secret = cookie_secret(service)
+    secret = secret_in(service.settings.data_dir / "cookie-secret")
     port = settings.port
     origins = [f"127.0.0.1:{port}", f"localhost:{port}", f"{settings.host}:{port}"]
     if settings.base_url:

@@ -3,27 +3,18 @@ rename, open."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
 from typing import Any
 
 import panel as pn
-from PIL import Image
 
 from api.errors import ApiError
+from api.imaging import fitted_png
 from engine.paper import PAPER_SIZES
 
 from ..client import Client
 
 WIDE = {"sizing_mode": "stretch_width"}
-
-
-def _thumbnail(png: bytes) -> bytes:
-    image = Image.open(io.BytesIO(png))
-    image.thumbnail((180, 180))
-    out = io.BytesIO()
-    image.save(out, format="PNG")
-    return out.getvalue()
 
 
 class Gallery:
@@ -82,7 +73,7 @@ class Gallery:
         for design_id, slot in thumbs.items():
             try:
                 preview = self.client.call("preview_page", {"designId": design_id}, query={"page": 0})
-                slot.objects = [pn.pane.PNG(_thumbnail(self.client.fetch(preview["previewUrl"])), height=140)]
+                slot.objects = [pn.pane.PNG(fitted_png(self.client.fetch(preview["previewUrl"]), 180), height=140)]
             except ApiError:
                 slot.objects = [pn.pane.Markdown("(no preview)")]
 

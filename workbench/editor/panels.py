@@ -3,13 +3,12 @@ the current tree when shown; every change goes through the editor as an action b
 
 from __future__ import annotations
 
-import base64
 import io
 from typing import TYPE_CHECKING, Any
 
 import panel as pn
-from PIL import Image
 
+from api.imaging import fitted_png
 from api.operations import Upload
 from engine.paper import PAPER_SIZES
 
@@ -23,19 +22,11 @@ def _action(kind: str, **args: Any) -> dict:
     return {"type": kind, "args": args}
 
 
-def _thumbnail(png: bytes, width: int = 120) -> bytes:
-    image = Image.open(io.BytesIO(png))
-    image.thumbnail((width, width * 2))
-    out = io.BytesIO()
-    image.save(out, format="PNG")
-    return out.getvalue()
-
-
 def pages_panel(editor: Editor) -> pn.Column:
     tree = editor.session.tree
     thumbs = []
     for index in range(len(tree.pages)):
-        png = _thumbnail(editor.session.preview_png(index))
+        png = fitted_png(editor.session.preview_png(index), 120)
         button = pn.widgets.Button(
             name=f"Page {index + 1}" + (" ●" if index == editor.page else ""),
             css_classes=[f"dbk-page-{index}"],
@@ -227,7 +218,3 @@ def document_panel(editor: Editor) -> pn.Column:
         lambda e: editor.apply([_action("set_document_background", backgroundColor=e.new or None)]), "value"
     )
     return pn.Column(pn.pane.Markdown("**PDF metadata**"), *fields, pn.pane.Markdown("**Every page**"), colour, **WIDE)
-
-
-def data_url(png: bytes) -> str:
-    return "data:image/png;base64," + base64.b64encode(png).decode()

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable
 
-from api.errors import ApiError
 from engine import DesignTree
 from engine.diff import changes
 
@@ -90,7 +89,9 @@ class DesignSession:
 
     def _send(self, actions: list[dict]) -> list[dict]:
         result = self.client.call("patch_design_tree", {"designId": self.design_id}, {"actions": actions})
-        self.reload()
+        # The answer carries the saved name, size and modifiedAt; only the tree is read back.
+        self.info = {**self.info, **{k: result[k] for k in ("name", "fileSize", "modifiedAt")}}
+        self.tree = DesignTree.model_validate(self.client.call("get_design_tree", {"designId": self.design_id}))
         self._notify()
         return result["results"]
 
@@ -111,4 +112,4 @@ class DesignSession:
             listener()
 
 
-__all__ = ["ApiError", "DesignSession"]
+__all__ = ["DesignSession"]
