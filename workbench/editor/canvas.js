@@ -44,16 +44,20 @@ export function render({ model, el }) {
     return tall > 100 ? Math.min(byWidth, tall / model.page_height) : byWidth;
   };
   const selected = () => new Set(model.selection);
-  // Where boxes were sent but the saved tree has not come back yet: quick repeated
-  // nudges and drags start from there, not from the last saved position.
+  // Where boxes were sent but their edit has not been applied yet (Python echoes the
+  // edit's seq in `applied`): quick repeated nudges and drags start from there, not from
+  // an older saved position.
   const pending = new Map();
-  const boxById = (id) => pending.get(id) || model.boxes.find((b) => b.id === id);
+  const boxById = (id) => (pending.get(id) || {}).box || model.boxes.find((b) => b.id === id);
 
   function send(kind, payload) {
-    for (const change of payload.changes || []) pending.set(change.id, { ...boxById(change.id), ...change });
     seq += 1;
+    const id = Date.now() * 1000 + seq;
+    for (const change of payload.changes || []) {
+      pending.set(change.id, { seq: id, box: { ...boxById(change.id), ...change } });
+    }
     root.dataset.editAt = String(performance.now());
-    model.edit = { seq: Date.now() * 1000 + seq, kind, ...payload };
+    model.edit = { seq: id, kind, ...payload };
   }
   function select(ids) {
     model.selection = [...ids];
@@ -321,11 +325,11 @@ export function render({ model, el }) {
     e.preventDefault();
   });
 
-  model.on("boxes", () => {
-    pending.clear();
+  model.on("applied", () => {
+    for (const [id, entry] of pending) if (entry.seq <= model.applied) pending.delete(id);
     sync();
   });
-  for (const name of ["selection", "image", "zoom", "page_width", "page_height"]) model.on(name, sync);
+  for (const name of ["boxes", "selection", "image", "zoom", "page_width", "page_height"]) model.on(name, sync);
   new ResizeObserver(() => model.zoom > 0 || sync()).observe(root);
   sync();
 }

@@ -25,6 +25,7 @@ class Canvas(pn.custom.JSComponent):
     selection = param.List(default=[], doc="selected element ids")
     zoom = param.Number(default=0, doc="pixels per point; 0 fits the page into the view")
     edit = param.Dict(default={}, doc="the last gesture, written by the browser")
+    applied = param.Integer(default=0, doc="the seq of the last gesture handled (saved or refused)")
 
     _esm = Path(__file__).with_name("canvas.js")
     _stylesheets = [STYLE]

@@ -54,6 +54,7 @@ class Editor:
         self._lock = threading.RLock()
         self._form_key: tuple | None = None
         self._syncing = False
+        self._gesture_seq = 0
         self.status = pn.pane.Alert("", alert_type="light", visible=False, sizing_mode="stretch_width", margin=(0, 10))
         self.canvas = Canvas(sizing_mode="stretch_both", min_height=520, css_classes=["dbk-canvas-host"])
         self.layers = LayerList(sizing_mode="stretch_width")
@@ -152,6 +153,7 @@ class Editor:
             boxes=boxes,
             selection=[i for i in self.canvas.selection if i in ids],
             image=self.session.preview_data_url(self.page),
+            applied=self._gesture_seq,  # in the same message as the boxes it produced
         )
         self.layers.param.update(
             layers=[{k: b[k] for k in ("id", "name", "type", "hidden", "locked")} for b in boxes],
@@ -271,6 +273,8 @@ class Editor:
     def _on_gesture(self, event: Any) -> None:
         edit = event.new or {}
         log.debug("gesture %s", edit.get("kind"))
+        if event.obj is self.canvas and isinstance(edit.get("seq"), int):
+            self._gesture_seq = max(self._gesture_seq, edit["seq"])
         handlers = {
             "move": lambda: self._place(edit["changes"], resized=False),
             "resize": lambda: self._place(edit["changes"], resized=True),
@@ -287,6 +291,10 @@ class Editor:
         handler = handlers.get(edit.get("kind"))
         if handler is not None:
             self.run(handler)
+        # A saved edit reports its seq together with the new boxes (refresh); a refused or
+        # empty one reports it here, so the browser drops its unsaved positions either way.
+        if event.obj is self.canvas and self.canvas.applied != self._gesture_seq:
+            self.canvas.applied = self._gesture_seq
 
     def _place(self, changes: list[dict], resized: bool) -> None:
         nodes = self.session.tree.nodes
