@@ -242,3 +242,35 @@ def test_screenshot_of_the_editor_with_a_certificate(api_server, page, key, alph
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "editor-certificate.png"))
     assert (ARTIFACTS / "editor-certificate.png").stat().st_size > 20_000
+
+
+def test_rubber_band_copy_paste_and_zoom(api_server, page, key, alpha_api):
+    design_id = new_design(
+        alpha_api,
+        "Browser: band",
+        [
+            add("shape", "A", {"x": 50, "y": 50, "w": 60, "h": 40}),
+            add("shape", "B", {"x": 150, "y": 60, "w": 60, "h": 40}),
+            add("shape", "Far", {"x": 400, "y": 700, "w": 60, "h": 40}),
+        ],
+    )
+    sign_in(page, api_server, key)
+    open_design(page, api_server, design_id)
+    sheet = page.locator(".dbk-sheet").bounding_box()
+    s = scale(page, 595.28)
+    page.mouse.move(sheet["x"] + 30 * s, sheet["y"] + 30 * s)
+    page.mouse.down()
+    page.mouse.move(sheet["x"] + 260 * s, sheet["y"] + 140 * s, steps=6)
+    page.mouse.up()
+    wait_for(lambda: page.locator(".dbk-box.selected").count() == 2, "two boxes in the band")
+    assert "selected" not in box(page, "Far").get_attribute("class")
+    page.keyboard.press("Control+c")
+    page.keyboard.press("Control+v")
+    wait_for(lambda: len(tree(alpha_api, design_id)["nodes"]) == 5, "the pasted copies")
+    copy = node(alpha_api, design_id, "A copy")
+    assert copy["position"]["x"] == 62 and copy["position"]["y"] == 62
+    width = page.locator(".dbk-sheet").bounding_box()["width"]
+    page.locator(".dbk-zoom-in button").click()
+    wait_for(lambda: page.locator(".dbk-sheet").bounding_box()["width"] > width * 1.2, "zoom in")
+    page.locator(".dbk-zoom-100 button").click()
+    wait_for(lambda: abs(page.locator(".dbk-sheet").bounding_box()["width"] - 595.28 * 96 / 72) < 2, "100 %")

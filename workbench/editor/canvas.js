@@ -33,6 +33,7 @@ export function render({ model, el }) {
   const guides = [];
   let gesture = null; // {kind: "move"|"resize"|"band", ...}
   let seq = 0;
+  let clipboard = [];
   let painted = 0;
 
   const scale = () => {
@@ -98,6 +99,8 @@ export function render({ model, el }) {
   function sync() {
     if (gesture) return;
     const s = scale();
+    // Python zooms in and out from the scale the page was actually fitted at.
+    if (model.zoom <= 0 && Math.abs(model.fit_scale - s) > 0.001) model.fit_scale = s;
     sheet.style.width = `${model.page_width * s}px`;
     sheet.style.height = `${model.page_height * s}px`;
     if (img.getAttribute("src") !== model.image && model.image) img.src = model.image;
@@ -308,9 +311,9 @@ export function render({ model, el }) {
     } else if ((e.key === "Delete" || e.key === "Backspace") && ids.length) {
       send("delete", { ids });
     } else if (mod && e.key.toLowerCase() === "c" && ids.length) {
-      send("copy", { ids });
+      clipboard = ids; // kept here: a paste then carries what it copies in one message
     } else if (mod && e.key.toLowerCase() === "v") {
-      send("paste", {});
+      send("paste", { ids: clipboard });
     } else if (mod && e.key.toLowerCase() === "z") {
       send(e.shiftKey ? "redo" : "undo", {});
     } else if (mod && e.key.toLowerCase() === "y") {

@@ -50,7 +50,6 @@ class Editor:
         self.client = client
         self.session = DesignSession(client, design_id)
         self.page = 0
-        self.clipboard: list[dict] = []
         self._lock = threading.RLock()
         self._form_key: tuple | None = None
         self._syncing = False
@@ -133,11 +132,8 @@ class Editor:
         return button
 
     def _zoom(self, factor: float) -> None:
-        current = self.canvas.zoom or self._fit_scale()
+        current = self.canvas.zoom or self.canvas.fit_scale
         self.canvas.zoom = max(0.2, min(6.0, current * factor))
-
-    def _fit_scale(self) -> float:
-        return 900 / self.session.tree.pages[self.page].width
 
     # -- refreshing --------------------------------------------------------------------
 
@@ -273,14 +269,12 @@ class Editor:
     def _on_gesture(self, event: Any) -> None:
         edit = event.new or {}
         log.debug("gesture %s", edit.get("kind"))
-        if event.obj is self.canvas and isinstance(edit.get("seq"), int):
-            self._gesture_seq = max(self._gesture_seq, edit["seq"])
+        seq = edit.get("seq") if event.obj is self.canvas else None
         handlers = {
             "move": lambda: self._place(edit["changes"], resized=False),
             "resize": lambda: self._place(edit["changes"], resized=True),
             "delete": lambda: self._delete(edit["ids"]),
-            "copy": lambda: self._copy(edit["ids"]),
-            "paste": self._paste,
+            "paste": lambda: self._paste(edit["ids"]),
             "undo": self.undo,
             "redo": self.redo,
             "toggle": lambda: self._toggle(edit["id"], edit["flag"]),
@@ -289,12 +283,20 @@ class Editor:
             ),
         }
         handler = handlers.get(edit.get("kind"))
-        if handler is not None:
-            self.run(handler)
-        # A saved edit reports its seq together with the new boxes (refresh); a refused or
-        # empty one reports it here, so the browser drops its unsaved positions either way.
-        if event.obj is self.canvas and self.canvas.applied != self._gesture_seq:
-            self.canvas.applied = self._gesture_seq
+        with self._lock:
+            if isinstance(seq, int):
+                # Panel may hand one session's events to different threads, so they can arrive
+                # out of order; a gesture older than one already handled is stale (positions
+                # are absolute: the newer gesture already holds the result).
+                if seq <= self._gesture_seq:
+                    return
+                self._gesture_seq = seq
+            if handler is not None:
+                self.run(handler)
+            # A saved edit reports its seq with the new boxes (refresh); a refused or empty
+            # one reports it here, so the browser drops its unsaved positions either way.
+            if isinstance(seq, int) and self.canvas.applied != seq:
+                self.canvas.applied = seq
 
     def _place(self, changes: list[dict], resized: bool) -> None:
         nodes = self.session.tree.nodes
@@ -309,16 +311,13 @@ class Editor:
         nodes = self.session.tree.nodes
         self.session.apply([{"type": "remove_element", "args": {"id": i}} for i in ids if i in nodes])
 
-    def _copy(self, ids: list[str]) -> None:
+    def _paste(self, ids: list[str]) -> None:
         nodes = self.session.tree.nodes
-        self.clipboard = [nodes[i].model_dump(exclude_none=True) for i in ids if i in nodes]
-        self.say(f"Copied {len(self.clipboard)} element(s).")
-
-    def _paste(self) -> None:
-        if not self.clipboard:
+        copied = [nodes[i].model_dump(exclude_none=True) for i in ids if i in nodes]
+        if not copied:
             self.say("Nothing to paste: select elements and press Ctrl+C first.")
             return
-        results = self.session.apply(geometry.pasted(self.session.tree, self.clipboard, self.page))
+        results = self.session.apply(geometry.pasted(self.session.tree, copied, self.page))
         self.canvas.selection = [r["data"]["id"] for r in results if "id" in r.get("data", {})]
 
     def _toggle(self, node_id: str, flag: str) -> None:
