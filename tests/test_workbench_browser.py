@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from workbench.samples import certificate_actions, logo_png
 
@@ -28,9 +29,13 @@ def alpha_api(api_server, key):
 
 
 def select(page, name: str) -> None:
-    """Click an element and wait until the editor shows its properties."""
+    """Click an element and wait until the editor shows *its* properties (the name field comes first).
+
+    Waiting for any properties form is not enough once another element was selected: a drag that starts
+    before the selection has made its round trip through Python can be lost.
+    """
     box(page, name).click()
-    page.locator(".dbk-properties").wait_for()
+    expect(page.locator(".dbk-properties input[type=text]").first).to_have_value(name, timeout=15_000)
 
 
 def new_design(api, name: str, actions: list[dict] | None = None, **paper) -> str:
@@ -94,7 +99,7 @@ def test_typing_in_the_properties_panel_changes_the_text(api_server, page, key, 
     design_id = new_design(alpha_api, "Browser: type", [add("text", "Greeting", {"x": 60, "y": 60}, {"content": "Hi"})])
     sign_in(page, api_server, key)
     open_design(page, api_server, design_id)
-    box(page, "Greeting").click()
+    select(page, "Greeting")
     content = page.locator(".dbk-properties textarea").first
     content.fill("Hello from the browser")
     content.press("Tab")
@@ -123,7 +128,7 @@ def test_drag_and_resize_reach_the_tree(api_server, page, key, alpha_api):
     wait_for(lambda: node(alpha_api, design_id, "Box")["position"]["w"] != 120, "the resized shape")
     resized = node(alpha_api, design_id, "Box")["position"]
     assert resized["w"] > 150 and resized["h"] > 100
-    box(page, "Line").click()
+    select(page, "Line")
     drag(page, box(page, "Line").locator(".dbk-e"), 80, 30)
     wait_for(lambda: node(alpha_api, design_id, "Line")["position"].get("maxWidth") != 150, "the text width")
     line = node(alpha_api, design_id, "Line")["position"]
@@ -235,8 +240,7 @@ def test_screenshot_of_the_editor_with_a_certificate(api_server, page, key, alph
     )
     sign_in(page, api_server, key)
     open_design(page, api_server, design_id)
-    box(page, "recipient").click()
-    page.locator(".dbk-properties").wait_for()
+    select(page, "recipient")
     before = painted(page)
     assert before >= 1
     ARTIFACTS.mkdir(exist_ok=True)
