@@ -64,7 +64,7 @@ class Editor:
         self.canvas.param.watch(self._on_gesture, "edit")
         self.canvas.param.watch(self._on_selection, "selection")
         self.layers.param.watch(self._on_gesture, "edit")
-        self.layers.param.watch(lambda e: setattr(self.canvas, "selection", list(e.new)), "selection")
+        self.layers.param.watch(self._on_layer_selection, "selection")
         self.side.param.watch(lambda e: self._refresh_side(), "active")
         self.session.listeners.append(self.refresh)
         self.view = self._layout()
@@ -143,18 +143,20 @@ class Editor:
         page = tree.pages[self.page]
         boxes = geometry.boxes(tree, self.page)
         ids = {b["id"] for b in boxes}
+        update: dict[str, Any] = {}
+        # Write the selection back only when elements left it: a click in the browser can arrive
+        # while this runs on another thread, and writing back what was read here would undo it.
+        if any(i not in ids for i in self.canvas.selection):
+            update["selection"] = [i for i in self.canvas.selection if i in ids]
         self.canvas.param.update(
             page_width=page.width,
             page_height=page.height,
             boxes=boxes,
-            selection=[i for i in self.canvas.selection if i in ids],
             image=self.session.preview_data_url(self.page),
             applied=self._gesture_seq,  # in the same message as the boxes it produced
+            **update,
         )
-        self.layers.param.update(
-            layers=[{k: b[k] for k in ("id", "name", "type", "hidden", "locked")} for b in boxes],
-            selection=list(self.canvas.selection),
-        )
+        self.layers.layers = [{k: b[k] for k in ("id", "name", "type", "hidden", "locked")} for b in boxes]
         if self._name.value != self.session.name:
             self._name.value = self.session.name
         self._refresh_properties()
@@ -263,8 +265,13 @@ class Editor:
         self.say(f"Generated {filename} (1 credit).", "success")
 
     def _on_selection(self, event: Any) -> None:
-        self.layers.selection = list(event.new)
+        if list(self.layers.selection) != list(event.new):
+            self.layers.selection = list(event.new)
         self._refresh_properties()
+
+    def _on_layer_selection(self, event: Any) -> None:
+        if list(self.canvas.selection) != list(event.new):
+            self.canvas.selection = list(event.new)
 
     def _on_gesture(self, event: Any) -> None:
         edit = event.new or {}
