@@ -218,6 +218,7 @@ def test_a_preview_shows_inline_as_a_png_and_saves(wb, tmp_path):
     preview = design.preview(page=0)
     assert preview._repr_png_().startswith(b"\x89PNG") and preview.data == preview._repr_png_()
     assert preview.save(tmp_path / "page.png").read_bytes() == preview.data
+    assert preview.size == (794, 1123) and repr(preview).startswith("<Preview of page 0: 794×1123 px PNG")  # A4, 96 dpi
     with pytest.raises(ApiError) as missing:
         design.preview(page=3)
     assert missing.value.code == "PAGE_NOT_FOUND"

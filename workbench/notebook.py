@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -209,6 +210,15 @@ class Preview:
 
     def _repr_png_(self) -> bytes:
         return self.data
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """Width and height in pixels, from the PNG header."""
+        return struct.unpack(">II", self.data[16:24])
+
+    def __repr__(self) -> str:
+        width, height = self.size
+        return f"<Preview of page {self.page}: {width}×{height} px PNG, {len(self.data):,} bytes>"
 
     def save(self, path: str | Path) -> Path:
         target = Path(path)
@@ -477,6 +487,7 @@ class Design:
         generation = m.Generation.model_validate(self._call("generate_pdf", body))
         pdf = self.workbench.client.fetch(generation.downloadUrl)
         if path is not None:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
             Path(path).write_bytes(pdf)
         return pdf
 
