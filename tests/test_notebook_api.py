@@ -329,7 +329,7 @@ def test_a_list_of_records_from_polars_fills_a_table_variable(wb):
     assert "Scone" in page and "Jam" in page and "Item" in page
 
 
-def test_a_refused_row_is_named_by_its_position_in_the_data_and_costs_nothing(wb):
+def test_a_refused_row_is_named_by_its_position_and_the_batches_before_it_are_kept(wb):
     design = badge(wb)
     before = wb.credits
     rows = [{"name": f"P{i}"} for i in range(105)]
@@ -338,7 +338,9 @@ def test_a_refused_row_is_named_by_its_position_in_the_data_and_costs_nothing(wb
         design.generate_many(rows, progress=False)
     assert refused.value.code == "VALIDATION_ERROR"
     message = refused.value.message
-    assert message.startswith("row 103: variable 'issued'") and "rows 0-99 were generated" in message
+    assert message.startswith("row 103: variable 'issued'")
+    assert message.endswith("rows 0-99 were generated (in this error's .result), nothing from row 100 on was submitted")
+    assert isinstance(refused.value, workbench.BatchRefused) and sorted(refused.value.result.pdfs) == list(range(100))
     assert wb.credits == before - 100
 
 

@@ -120,13 +120,18 @@ def _progress_bar(total: int, label: str, enabled: bool) -> Any:
     return tqdm(total=total, desc=label, unit="row", disable=not enabled, leave=True)
 
 
-def _refused(error: ApiError, start: int, out: Path | None) -> ApiError:
-    """A refused chunk's error, its `rows[i]` turned into the data's positions."""
-    message = re.sub(r"\brows\[(\d+)\]", lambda m: f"row {start + int(m.group(1))}", error.message)
-    if start:  # the chunks before it were accepted and have run
-        where = f" into {out}" if out else ""
-        message += f" (rows 0-{start - 1} were generated{where}; nothing from row {start} on was submitted)"
-    return ApiError(error.code, message)
+class BatchRefused(ApiError):
+    """A chunk was refused at submission (a bad value, too few credits): the service's code
+    and message, its `rows[i]` turned into the data's positions. The chunks before it were
+    accepted and have run: `result` holds what they made."""
+
+    def __init__(self, error: ApiError, start: int, result: BatchResult):
+        message = re.sub(r"\brows\[(\d+)\]", lambda m: f"row {start + int(m.group(1))}", error.message)
+        if start:
+            where = f" (in {result.out})" if result.out else " (in this error's .result)"
+            message += f"; rows 0-{start - 1} were generated{where}, nothing from row {start} on was submitted"
+        super().__init__(error.code, message)
+        self.result = result
 
 
 def generate_many(
@@ -142,12 +147,10 @@ def generate_many(
     interval: float = 0.2,
 ) -> BatchResult:
     """Generate one PDF per row; `timeout` is how long to wait without any row finishing."""
-    import pandas
-
     output = _Output(out, len(rows))
     failures: dict[int, str] = {}
     jobs: list[_Job] = []
-    refused: ApiError | None = None
+    refused: tuple[ApiError, int] | None = None
     bar = _progress_bar(len(rows), label or design_id, progress)
     try:
         for start in range(0, len(rows), CHUNK_ROWS):
@@ -157,26 +160,33 @@ def generate_many(
             try:
                 submitted = client.call("submit_batch", {"designId": design_id}, body)
             except ApiError as exc:
-                refused = _refused(exc, start, output.path)
+                refused = (exc, start)
                 break
             jobs.append(_Job(submitted["jobId"], start, len(body["rows"])))
         _follow(client, jobs, output, failures, bar, timeout, interval)
     finally:
         bar.close()
         output.close(failures)
-    if refused is not None:
-        raise refused
-    frame = pandas.DataFrame(
-        {"file": [output.name(p) for p in sorted(failures)], "reason": [failures[p] for p in sorted(failures)]},
-        index=pandas.Index(sorted(failures), name="row", dtype="int64"),
-    )
-    return BatchResult(
-        total=len(rows),
-        failures=frame,
+    result = BatchResult(
+        total=sum(job.size for job in jobs),
+        failures=_failures_frame(failures, output),
         out=output.path,
         files=output.files,
         pdfs=output.pdfs,
         jobs=[job.id for job in jobs],
+    )
+    if refused is not None:
+        raise BatchRefused(*refused, result)
+    return result
+
+
+def _failures_frame(failures: dict[int, str], output: _Output) -> pandas.DataFrame:
+    import pandas
+
+    positions = sorted(failures)
+    return pandas.DataFrame(
+        {"file": [output.name(p) for p in positions], "reason": [failures[p] for p in positions]},
+        index=pandas.Index(positions, name="row", dtype="int64"),
     )
 
 
