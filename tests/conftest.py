@@ -135,6 +135,7 @@ def api_server(tmp_path_factory):
         ("free", "free", 100),
         ("broke", "pro", 0),
         ("metered", "pro", 10),
+        ("analyst", "pro", 1000),  # the notebook API's tests
     ]:
         workspace, key = service.accounts.create_workspace(name, plan, credits)
         workspaces[name] = (workspace.id, key)

@@ -1,4 +1,4 @@
-"""`docbench`: serve, manage workspaces and credits (decisions.md, "Running it")."""
+"""`docbench`: serve, manage workspaces and credits, generate PDFs from data (decisions.md, "Running it")."""
 
 from __future__ import annotations
 
@@ -116,47 +116,64 @@ def _read_rows(path: Path) -> list[dict]:
     return rows
 
 
-def _call(method: str, url: str, key: str, body: dict | None = None) -> dict:
-    import urllib.error
-    import urllib.request
-
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(
-        url, data=data, method=method, headers={"X-API-Key": key, "Content-Type": "application/json"}
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return json.loads(response.read())["data"]
-    except urllib.error.HTTPError as exc:
-        error = json.loads(exc.read() or b"{}").get("error") or {}
-        raise ApiError(
-            error.get("code", "INTERNAL_ERROR"), f"{exc.code} {error.get('code')}: {error.get('message')}"
-        ) from None
-
-
 def batch(args: argparse.Namespace) -> int:
-    """Submit a batch over the API, show its progress, and download the ZIP."""
-    import urllib.request
-
+    """Submit one batch (at most 100 rows) over the API, show its progress, and download the ZIP."""
+    from .client import RestClient
     from .progress import follow, terminal
 
     key = args.key or os.environ.get("DOCBENCH_API_KEY")
     if not key:
         print("docbench: pass --key or set DOCBENCH_API_KEY", file=sys.stderr)
         return 2
-    api = args.url.rstrip("/") + "/api/v1"
+    client = RestClient(args.url, key)
     body: dict = {"rows": _read_rows(args.rows)}
     if args.profile:
         body["pdfProfile"] = args.profile
-    job = _call("POST", f"{api}/designs/{args.design_id}/batch", key, body)
+    job = client.call("submit_batch", {"designId": args.design_id}, body)
     print(f"batch {job['jobId']}: {job['total']} rows queued", file=sys.stderr)
-    state = follow(lambda: _call("GET", f"{api}/batches/{job['jobId']}", key), terminal())
-    url = _call("GET", f"{api}/batches/{job['jobId']}/download", key)["downloadUrl"]
+    state = follow(lambda: client.call("get_batch", {"jobId": job["jobId"]}), terminal())
+    url = client.call("get_batch_download", {"jobId": job["jobId"]})["downloadUrl"]
     out = args.out or Path(f"{job['jobId']}.zip")
-    with urllib.request.urlopen(url, timeout=120) as response:
-        out.write_bytes(response.read())
+    out.write_bytes(client.fetch(url))
     print(f"{state['completed']} PDFs, {state['failed']} failed: {out}", file=sys.stderr)
     return 0 if state["status"] == "completed" else 1
+
+
+def _column_map(pairs: list[str]) -> dict[str, str]:
+    mapping = {}
+    for pair in pairs:
+        variable, sep, column = pair.partition("=")
+        if not sep or not variable or not column:
+            raise ValueError(f"--map takes VARIABLE=COLUMN (got {pair!r})")
+        mapping[variable] = column
+    return mapping
+
+
+def generate(args: argparse.Namespace) -> int:
+    """PDFs for every row of a CSV or JSON file, in batches of 100, into a ZIP or a folder."""
+    from .notebook import connect
+
+    rows = _read_rows(args.data)
+    url = args.url or (None if args.data_dir else os.environ.get("DOCBENCH_URL"))
+    try:
+        wb = connect(url, args.key, data_dir=args.data_dir, workspace=args.workspace)
+    except DatabaseLocked:
+        where = args.data_dir or Settings().data_dir
+        print(
+            f"docbench: the data dir {where} is in use by a running docbench server; "
+            "pass its URL and key instead: --url http://127.0.0.1:5006 --key dbk_live_…",
+            file=sys.stderr,
+        )
+        return 2
+    with wb:
+        design = wb.design(args.design)
+        result = design.generate_many(rows, _column_map(args.map), profile=args.profile, out=args.out)
+    print(f"{result.completed} PDFs, {len(result.failures)} failed: {args.out}", file=sys.stderr)
+    for _, failure in result.failures.head(20).iterrows():
+        print(f"  {failure['file']}: {failure['reason']}", file=sys.stderr)
+    if len(result.failures) > 20:
+        print(f"  … and {len(result.failures) - 20} more (errors.json)", file=sys.stderr)
+    return 0 if result.ok else 1
 
 
 def workspace_create(args: argparse.Namespace) -> int:
@@ -222,7 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
     _data_dir(p)
     p.set_defaults(func=worker)
 
-    p = commands.add_parser("batch", help="generate a batch of PDFs over the API, with a progress bar")
+    p = commands.add_parser("batch", help="submit one batch (at most 100 rows) over the API, with a progress bar")
     p.add_argument("design_id")
     p.add_argument("rows", type=Path, help="a JSON list of objects, or a CSV with one column per variable")
     p.add_argument("--url", default=os.environ.get("DOCBENCH_URL", "http://127.0.0.1:5006"))
@@ -230,6 +247,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--profile", choices=["standard", "accessible", "pdf-a"], default=None)
     p.add_argument("--out", type=Path, default=None, help="where to write the ZIP (<jobId>.zip)")
     p.set_defaults(func=batch)
+
+    p = commands.add_parser(
+        "generate",
+        help="PDFs for every row of a CSV or JSON file (any number of rows), into a ZIP or a folder",
+        description="Runs on a server (--url and --key, or DOCBENCH_URL and DOCBENCH_API_KEY) "
+        "or, without a URL, on the data dir itself (the server must not be running on it).",
+    )
+    p.add_argument("design", help="the design's id, or its name")
+    p.add_argument("--data", type=Path, required=True, help="a CSV with one column per variable, or a JSON list")
+    p.add_argument("--out", type=Path, required=True, help="a .zip file, or a folder for row-0001.pdf…")
+    p.add_argument("--profile", choices=["standard", "accessible", "pdf-a"], default=None)
+    p.add_argument(
+        "--map", action="append", default=[], metavar="VARIABLE=COLUMN", help="fill a variable from a column"
+    )
+    p.add_argument("--url", default=None, help="a running server (DOCBENCH_URL)")
+    p.add_argument("--key", default=None, help="the workspace API key (DOCBENCH_API_KEY)")
+    p.add_argument("--workspace", default=None, help="without --url: the workspace's name or id (default)")
+    _data_dir(p)
+    p.set_defaults(func=generate)
 
     workspace = commands.add_parser("workspace", help="create and manage workspaces").add_subparsers(
         dest="action", required=True
@@ -276,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"docbench: {exc}", file=sys.stderr)
         return 2
     except ApiError as exc:
-        print(f"docbench: {exc.message}", file=sys.stderr)
+        print(f"docbench: {exc.status} {exc.code}: {exc.message}", file=sys.stderr)
         return 2
     except (OSError, ValueError) as exc:  # unreadable rows file, server not reachable
         print(f"docbench: {exc}", file=sys.stderr)

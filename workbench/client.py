@@ -14,7 +14,7 @@ import json
 import mimetypes
 import uuid
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlencode, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 from api.errors import STATUS_BY_CODE, ApiError
 from api.operations import BY_NAME, Call, Operation, Upload
@@ -25,7 +25,7 @@ from api.service import Service, Workspace
 def _path(operation: Operation, params: dict[str, str]) -> str:
     path = operation.path
     for name, value in params.items():
-        path = path.replace("{" + name + "}", value)
+        path = path.replace("{" + name + "}", quote(value, safe=""))
     return path
 
 

@@ -126,38 +126,36 @@ def certificate_row(i: int) -> dict:
 INVOICE_HEADER = ["Description", "Quantity", "Unit price", "Amount"]
 
 
+def invoice_actions(logo_ref: str = LOGO_REF) -> list[dict]:
+    """The actions that author the invoice (also sent over the API by the notebooks)."""
+    cells = [INVOICE_HEADER] + [[f"Line item {r}", "1", "10.00", "10.00"] for r in range(1, 21)]
+    return [
+        _add("text", "heading", {"x": 50, "y": 50}, {"content": "INVOICE"}, {"fontSize": 28, "fontWeight": 700}),
+        _add("text", "number", {"x": 50, "y": 90}, {"content": "No. INV-0000"}, {"fontSize": 12}),
+        _add(
+            "text",
+            "customer",
+            {"x": 50, "y": 110, "maxWidth": 260},
+            {"content": "Customer name\n1 Example Street\nSpringfield"},
+            {"fontSize": 11},
+        ),
+        _add("image", "logo", {"x": 445, "y": 40, "w": 100, "h": 100}, {"src": logo_ref}),
+        _add(
+            "table",
+            "lines",
+            {"x": 50, "y": 190},
+            {"cells": cells, "columnWidths": [235, 80, 90, 90], "headerRow": True},
+            {"fontSize": 10, "align": "left", "stripeColor": "#f6f8fb"},
+        ),
+        _add("text", "total", {"x": 355, "y": 700}, {"content": "Total: 200.00"}, {"fontSize": 14, "fontWeight": 700}),
+        _add("qr", "payment", {"x": 50, "y": 700, "size": 80}, {"content": "PAY:INV-0000"}),
+        *_bind("number", "customer", "lines", "total", "payment"),
+    ]
+
+
 def invoice() -> DesignTree:
     """A4 portrait: header texts, logo, a bound 20×4 table with header, totals, QR."""
-    tree = new_design(size="A4", title="Invoice")
-    cells = [INVOICE_HEADER] + [[f"Line item {r}", "1", "10.00", "10.00"] for r in range(1, 21)]
-    tree, _ = apply(
-        tree,
-        [
-            _add("text", "heading", {"x": 50, "y": 50}, {"content": "INVOICE"}, {"fontSize": 28, "fontWeight": 700}),
-            _add("text", "number", {"x": 50, "y": 90}, {"content": "No. INV-0000"}, {"fontSize": 12}),
-            _add(
-                "text",
-                "customer",
-                {"x": 50, "y": 110, "maxWidth": 260},
-                {"content": "Customer name\n1 Example Street\nSpringfield"},
-                {"fontSize": 11},
-            ),
-            _add("image", "logo", {"x": 445, "y": 40, "w": 100, "h": 100}, {"src": LOGO_REF}),
-            _add(
-                "table",
-                "lines",
-                {"x": 50, "y": 190},
-                {"cells": cells, "columnWidths": [235, 80, 90, 90], "headerRow": True},
-                {"fontSize": 10, "align": "left", "stripeColor": "#f6f8fb"},
-            ),
-            _add(
-                "text", "total", {"x": 355, "y": 700}, {"content": "Total: 200.00"}, {"fontSize": 14, "fontWeight": 700}
-            ),
-            _add("qr", "payment", {"x": 50, "y": 700, "size": 80}, {"content": "PAY:INV-0000"}),
-            *_bind("number", "customer", "lines", "total", "payment"),
-        ],
-    )
-    return tree
+    return apply(new_design(size="A4", title="Invoice"), invoice_actions())[0]
 
 
 def invoice_row(i: int, lines: int = 20) -> dict:

@@ -3,6 +3,11 @@
 Processes, not threads, so a batch uses every core; they are started with `spawn`
 (never fork a process holding a DuckDB connection and an event loop) on the first
 batch, and each row is its own task, so progress rises row by row.
+
+A spawned process first re-runs the parent's main module, in case a task needs
+something defined there. Ours never do, and the parent may be an analyst's script
+with no `if __name__ == "__main__":` guard (the embedded notebook API), which would
+run again in every worker: so the workers all start at once, with `__main__` hidden.
 """
 
 from __future__ import annotations
@@ -10,8 +15,10 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import sys
 import threading
 import time
+import types
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -38,6 +45,22 @@ def _worker_start() -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
+def _started() -> int:
+    return os.getpid()
+
+
+def _spawn_all(pool: ProcessPoolExecutor, workers: int) -> None:
+    """Start every worker now (a pool spawns one per task submitted while none is idle),
+    with a main module that is empty, so no worker re-runs the parent's script."""
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        for _ in range(workers):
+            pool.submit(_started)
+    finally:
+        sys.modules["__main__"] = main
+
+
 class EmbeddedBackend:
     name = "embedded"
 
@@ -53,9 +76,11 @@ class EmbeddedBackend:
     def _processes(self) -> ProcessPoolExecutor:
         with self._pool_guard:
             if self._pool is None:
-                self._pool = ProcessPoolExecutor(
+                pool = ProcessPoolExecutor(
                     self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_start
                 )
+                _spawn_all(pool, self.workers)
+                self._pool = pool
             return self._pool
 
     def check(self) -> None:

@@ -1,0 +1,237 @@
+"""Many PDFs from many rows: batches of at most the API's limit, followed to the end, written out.
+
+Rows go to `submit_batch` in chunks (the API takes 1-100 rows a batch), every chunk is
+submitted before any is awaited, so the back-end works on them together; each chunk's
+ZIP is fetched when it ends and its PDFs renamed into one numbering for the whole run
+(`row-0001.pdf` is the data's first row, whatever chunk it went in). Failed rows are
+read from each ZIP's `errors.json` and reported by their position in the data.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import time
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from annotated_types import MaxLen
+
+from api.errors import ApiError
+from api.jobs.runner import row_name
+from api.models import BatchBody
+
+from .client import Client
+
+if TYPE_CHECKING:
+    import pandas
+
+CHUNK_ROWS = next(m.max_length for m in BatchBody.model_fields["rows"].metadata if isinstance(m, MaxLen))
+ENDED = ("completed", "failed")
+FOLLOWED_AT_ONCE = 8  # jobs polled each round; later ones wait their turn in the queue anyway
+
+
+@dataclass
+class BatchResult:
+    """What a run produced: `failures` is a DataFrame of row position -> file, reason."""
+
+    total: int
+    failures: pandas.DataFrame
+    out: Path | None = None
+    files: list[Path] = field(default_factory=list)  # PDFs written to a folder
+    pdfs: dict[int, bytes] = field(default_factory=dict)  # row position -> PDF, when there was no `out`
+    jobs: list[str] = field(default_factory=list)
+
+    @property
+    def completed(self) -> int:
+        return self.total - len(self.failures)
+
+    @property
+    def ok(self) -> bool:
+        return self.failures.empty
+
+    def __repr__(self) -> str:
+        where = f" in {self.out}" if self.out else ""
+        failed = f"; {len(self.failures)} failed (see .failures)" if len(self.failures) else ""
+        return f"<BatchResult {self.completed} of {self.total} PDFs{where}{failed}>"
+
+
+class _Output:
+    """Where PDFs go: a folder, one ZIP, or memory. Names run over the whole data."""
+
+    def __init__(self, out: str | Path | None, total: int):
+        self.width = max(4, len(str(total)))
+        self.path = Path(out) if out is not None else None
+        self.is_zip = self.path is not None and self.path.suffix.lower() == ".zip"
+        self.files: list[Path] = []
+        self.pdfs: dict[int, bytes] = {}
+        self._archive: zipfile.ZipFile | None = None
+        if self.path is not None:
+            target = self.path.parent if self.is_zip else self.path
+            target.mkdir(parents=True, exist_ok=True)
+            if self.is_zip:
+                # PDFs are compressed already: storing them is as small and much faster.
+                self._archive = zipfile.ZipFile(self.path, "w", compression=zipfile.ZIP_STORED)
+
+    def name(self, position: int) -> str:
+        return f"row-{position + 1:0{self.width}d}.pdf"
+
+    def write(self, position: int, pdf: bytes) -> None:
+        if self._archive is not None:
+            self._archive.writestr(self.name(position), pdf)
+        elif self.path is not None:
+            target = self.path / self.name(position)
+            target.write_bytes(pdf)
+            self.files.append(target)
+        else:
+            self.pdfs[position] = pdf
+
+    def close(self, failures: dict[int, str]) -> None:
+        """errors.json, in the API's shape, beside the PDFs when rows failed."""
+        listing = [{"row": p + 1, "file": self.name(p), "error": failures[p]} for p in sorted(failures)]
+        errors = json.dumps({"failed": listing}, indent=2)
+        if self._archive is not None:
+            if failures:
+                self._archive.writestr("errors.json", errors)
+            self._archive.close()
+        elif self.path is not None:
+            stale = self.path / "errors.json"
+            if failures:
+                stale.write_text(errors, encoding="utf-8")
+            elif stale.exists():
+                stale.unlink()  # from an earlier run into the same folder
+
+
+@dataclass
+class _Job:
+    id: str
+    start: int  # the data's position of the chunk's first row
+    size: int
+    done: int = 0  # rows finished, as last polled
+    collected: bool = False
+
+
+def _progress_bar(total: int, label: str, enabled: bool) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=label, unit="row", disable=not enabled, leave=True)
+
+
+class BatchRefused(ApiError):
+    """A chunk was refused at submission (a bad value, too few credits): the service's code
+    and message, its `rows[i]` turned into the data's positions. The chunks before it were
+    accepted and have run: `result` holds what they made."""
+
+    def __init__(self, error: ApiError, start: int, result: BatchResult):
+        message = re.sub(r"\brows\[(\d+)\]", lambda m: f"row {start + int(m.group(1))}", error.message)
+        if start:
+            where = f" (in {result.out})" if result.out else " (in this error's .result)"
+            message += f"; rows 0-{start - 1} were generated{where}, nothing from row {start} on was submitted"
+        super().__init__(error.code, message)
+        self.result = result
+
+
+def generate_many(
+    client: Client,
+    design_id: str,
+    rows: list[dict[str, Any]],
+    *,
+    profile: str | None = None,
+    out: str | Path | None = None,
+    progress: bool = True,
+    label: str | None = None,
+    timeout: float = 600,
+    interval: float = 0.2,
+) -> BatchResult:
+    """Generate one PDF per row; `timeout` is how long to wait without any row finishing."""
+    output = _Output(out, len(rows))
+    failures: dict[int, str] = {}
+    jobs: list[_Job] = []
+    refused: tuple[ApiError, int] | None = None
+    bar = _progress_bar(len(rows), label or design_id, progress)
+    try:
+        for start in range(0, len(rows), CHUNK_ROWS):
+            body: dict[str, Any] = {"rows": rows[start : start + CHUNK_ROWS]}
+            if profile is not None:
+                body["pdfProfile"] = profile
+            try:
+                submitted = client.call("submit_batch", {"designId": design_id}, body)
+            except ApiError as exc:
+                refused = (exc, start)
+                break
+            jobs.append(_Job(submitted["jobId"], start, len(body["rows"])))
+        _follow(client, jobs, output, failures, bar, timeout, interval)
+    finally:
+        bar.close()
+        output.close(failures)
+    result = BatchResult(
+        total=sum(job.size for job in jobs),
+        failures=_failures_frame(failures, output),
+        out=output.path,
+        files=output.files,
+        pdfs=output.pdfs,
+        jobs=[job.id for job in jobs],
+    )
+    if refused is not None:
+        raise BatchRefused(*refused, result)
+    return result
+
+
+def _failures_frame(failures: dict[int, str], output: _Output) -> pandas.DataFrame:
+    import pandas
+
+    positions = sorted(failures)
+    return pandas.DataFrame(
+        {"file": [output.name(p) for p in positions], "reason": [failures[p] for p in positions]},
+        index=pandas.Index(positions, name="row", dtype="int64"),
+    )
+
+
+def _follow(
+    client: Client,
+    jobs: list[_Job],
+    output: _Output,
+    failures: dict[int, str],
+    bar: Any,
+    timeout: float,
+    interval: float,
+) -> None:
+    """Poll the jobs in order until every one ended, collecting each as it ends."""
+    pending = list(jobs)
+    moved = time.monotonic()
+    while pending:
+        for job in pending[:FOLLOWED_AT_ONCE]:
+            state = client.call("get_batch", {"jobId": job.id})
+            done = state["completed"] + state["failed"]
+            if done > job.done:
+                bar.update(done - job.done)
+                job.done, moved = done, time.monotonic()
+            if state["status"] in ENDED:
+                _collect(client, job, output, failures)
+                if failures:
+                    bar.set_postfix(failed=len(failures))
+        pending = [job for job in pending if not job.collected]
+        if pending:
+            if time.monotonic() - moved > timeout:
+                raise TimeoutError(f"batch {pending[0].id}: no row finished in {timeout:.0f} s")
+            time.sleep(interval)  # the next poll is the point of waiting here
+
+
+def _collect(client: Client, job: _Job, output: _Output, failures: dict[int, str]) -> None:
+    """Fetch an ended job's ZIP: its PDFs into the output, its failed rows into `failures`."""
+    url = client.call("get_batch_download", {"jobId": job.id})["downloadUrl"]
+    with zipfile.ZipFile(io.BytesIO(client.fetch(url))) as archive:
+        names = set(archive.namelist())
+        reported = {}
+        if "errors.json" in names:
+            reported = {entry["row"]: entry["error"] for entry in json.loads(archive.read("errors.json"))["failed"]}
+        for index in range(job.size):
+            name = row_name(index)
+            if name in names:
+                output.write(job.start + index, archive.read(name))
+            else:
+                failures[job.start + index] = reported.get(index + 1) or "no result was reported for this row"
+    job.collected = True
