@@ -469,6 +469,15 @@ class Design:
         preview = m.Preview.model_validate(self._call("preview_page", query={"page": page}))
         return Preview(self.workbench.client.fetch(preview.previewUrl), page)
 
+    def editor(self, height: int = 820) -> Any:
+        """The workbench's canvas editor for this design, shown inline in JupyterLab or Notebook 7.
+
+        Edits made there are saved at once through the service, as in the web workbench, and
+        changes made from code (or over the API) appear in it within a second."""
+        from .inline import inline_editor  # Panel is loaded only by those who ask for the editor
+
+        return inline_editor(self.workbench.client, self.id, height)
+
     @staticmethod
     def _headers(tree: engine.DesignTree) -> dict[str, bool]:
         """Whether each variable's table value starts with a header row (its table has one)."""

@@ -46,8 +46,10 @@ export function render({ model, el }) {
 
 
 class Editor:
-    def __init__(self, client: Client, design_id: str, poll: bool = True):
+    def __init__(self, client: Client, design_id: str, poll: bool = True, home: str | None = "./"):
+        """`home` is where "← Designs" leads (the gallery); None for no link, as inline in Jupyter."""
         self.client = client
+        self.home = home
         self.session = DesignSession(client, design_id)
         self.page = 0
         self._lock = threading.RLock()
@@ -89,8 +91,9 @@ class Editor:
         ]
         generate = self._button("Generate PDF · 1 credit", self.generate, "dbk-generate")
         generate.button_type = "primary"
+        home = [pn.pane.HTML(f'<a href="{self.home}" class="dbk-home">← Designs</a>', margin=(14, 10))]
         header = pn.Row(
-            pn.pane.HTML('<a href="./" class="dbk-home">← Designs</a>', margin=(14, 10)),
+            *(home if self.home else []),
             name,
             undo,
             redo,
@@ -110,7 +113,8 @@ class Editor:
         shortcuts = pn.pane.HTML(
             "<small>Arrows nudge (Shift: 10 pt) · Delete · Ctrl+C / Ctrl+V · Ctrl+Z / Ctrl+Shift+Z · "
             "Shift-click or drag on the page to select several · Alt while dragging: no snapping</small>",
-            margin=(14, 10),
+            margin=(8, 10),
+            sizing_mode="stretch_width",  # wraps where the editor is narrow, as in a notebook
         )
         toolbar = pn.Row(*adders, shortcuts, sizing_mode="stretch_width", css_classes=["dbk-toolbar"])
         self.side[:] = [
