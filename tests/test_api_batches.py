@@ -442,3 +442,40 @@ def test_a_job_redis_lost_is_queued_again(tmp_path_factory):
             worker.stop()
         server.stop()
         redis.stop()
+
+
+def test_a_chunk_taken_off_the_queue_by_a_worker_killed_before_it_started_runs_again(tmp_path_factory):
+    """RQ pops a job from its queue and only then marks it started: a worker killed in
+    between leaves the job "queued" in no queue (seen in CI). No worker runs here until the
+    job id is gone from the queue, as such a worker leaves it."""
+    from redis import Redis
+    from rq import Queue
+
+    from api.jobs.redis_backend import QUEUE, chunks
+    from api.service import Service, Settings
+
+    data_dir = tmp_path_factory.mktemp("batch-orphan")
+    service = Service(Settings(data_dir=data_dir))
+    key = service.accounts.create_workspace("w", "pro", 50)[1]
+    service.close()
+    redis = RedisServer(data_dir)
+    server = Server(data_dir, args=("--redis-url", redis.url)).start()
+    worker = None
+    try:
+        with server.client(key) as client:
+            design_id = design(client)
+            job_id = client.data(client.post(f"/designs/{design_id}/batch", json={"rows": rows(25)}), 202)["jobId"]
+            queue = Queue(QUEUE, connection=Redis.from_url(redis.url))
+            wait_until(lambda: len(queue.job_ids) == len(chunks(25)), what="every chunk queued")
+            orphan = queue.job_ids[0]
+            queue.remove(orphan)  # taken by a worker that died before it said so
+            assert queue.fetch_job(orphan).get_status() == "queued" and orphan not in queue.job_ids
+            worker = Worker(redis.url, data_dir)
+            job = wait_for_end(client, job_id, timeout=60)
+            assert (job["status"], job["completed"], job["failed"]) == ("completed", 25, 0)
+            assert len(zip_of(client, job_id).namelist()) == 25
+    finally:
+        if worker:
+            worker.stop()
+        server.stop()
+        redis.stop()

@@ -11,6 +11,7 @@ rows, so no job stays `processing` for longer than LEASE_SECONDS + one poll.
 from __future__ import annotations
 
 import logging
+import secrets
 import threading
 import time
 from datetime import UTC, datetime
@@ -103,6 +104,13 @@ def run_chunk(job_id: str, chunk: int, start: int, end: int, redis_url: str, blo
         redis.delete(lease)
 
 
+def _older_than_a_lease(moment: datetime | None) -> bool:
+    """Whether an RQ timestamp (naive UTC) is more than a lease ago; unknown counts as old."""
+    if moment is None:
+        return True
+    return (datetime.now(UTC).replace(tzinfo=None) - moment.replace(tzinfo=None)).total_seconds() > LEASE_SECONDS
+
+
 class RedisBackend:
     name = "rq"
 
@@ -173,7 +181,13 @@ class RedisBackend:
             self._payloads[payload.job_id] = payload
 
     def _enqueue(self, job_id: str, chunk: int, start: int, end: int, attempt: int) -> None:
-        rq_job = self.queue.enqueue(
+        # The chunk's state is written before RQ has the job: written after, it could
+        # overwrite the "running" of a worker that was quicker.
+        rq_id = f"{job_id}-{chunk}-{attempt}-{secrets.token_hex(4)}"  # unique if a lost job is queued again
+        state = {"state": "queued", "attempt": attempt, "start": start, "end": end, "rq": rq_id}
+        self.redis.hset(_key(job_id, "chunk", chunk), mapping=state)
+        self.redis.expire(_key(job_id, "chunk", chunk), KEY_TTL)
+        self.queue.enqueue(
             run_chunk,
             job_id,
             chunk,
@@ -181,13 +195,11 @@ class RedisBackend:
             end,
             self.redis_url,
             str(self.blob_root),
+            job_id=rq_id,
             job_timeout=600,
             result_ttl=600,
             failure_ttl=KEY_TTL,
         )
-        state = {"state": "queued", "attempt": attempt, "start": start, "end": end, "rq": rq_job.id}
-        self.redis.hset(_key(job_id, "chunk", chunk), mapping=state)
-        self.redis.expire(_key(job_id, "chunk", chunk), KEY_TTL)
 
     def _poll_forever(self) -> None:
         while not self._stop.wait(POLL_SECONDS):
@@ -284,13 +296,16 @@ class RedisBackend:
         except (NoSuchJobError, KeyError):
             return True
         status = rq_job.get_status()
-        if status in ("queued", "deferred", "scheduled"):
+        if status == "queued":
+            # A worker takes a job off the queue before it marks it started: killed in
+            # between, it leaves the job "queued" in no queue, where no worker will find it.
+            if self.queue.get_job_position(rq_job) is not None:
+                return False
+            return _older_than_a_lease(rq_job.enqueued_at)
+        if status in ("deferred", "scheduled"):
             return False
-        started = rq_job.started_at
-        if status == "started" and started is not None:
-            return (
-                datetime.now(UTC).replace(tzinfo=None) - started.replace(tzinfo=None)
-            ).total_seconds() > LEASE_SECONDS
+        if status == "started" and rq_job.started_at is not None:
+            return _older_than_a_lease(rq_job.started_at)
         return status != "finished"
 
     def check(self) -> None:
