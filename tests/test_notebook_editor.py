@@ -147,8 +147,6 @@ def test_the_inline_editor_renders_in_jupyter_and_an_edit_reaches_the_kernel(jup
     hello = box(page, "Hello")
     hello.wait_for()
     wait_for(lambda: painted(page) >= 1, "the first preview in the notebook")
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"editor-in-{jupyter.app}.png"))
 
     before = painted(page)
     hello.click()
@@ -157,6 +155,8 @@ def test_the_inline_editor_renders_in_jupyter_and_an_edit_reaches_the_kernel(jup
     page.keyboard.press("Shift+ArrowDown")
     # The kernel saved the move and sent back a new preview of the page.
     wait_for(lambda: painted(page) > before, "a new preview from the kernel", timeout=30)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"editor-in-{jupyter.app}.png"))  # docs/editor-jupyterlab.png
 
     run_cell(page, 1)
     expect(page.locator(".jp-OutputArea-output", has_text="Hello is at")).to_have_text("Hello is at y=50")
