@@ -32,6 +32,7 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.api
 	$(PY) -m benchmarks.batch
 	$(PY) -m benchmarks.editor
+	$(PY) -m benchmarks.notebook
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check engine api workbench tests benchmarks
