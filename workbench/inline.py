@@ -7,6 +7,7 @@ so an edit made in the notebook is an action batch through the service like any 
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import panel as pn
 
@@ -26,8 +27,19 @@ def load_extension() -> None:
     _loaded.set()
 
 
-def inline_editor(client: Client, design_id: str, height: int = 820) -> pn.viewable.Viewable:
-    """The editor for one design, sized for a notebook output cell."""
-    load_extension()
-    editor = Editor(client, design_id, home=None)
-    return pn.Column(editor, height=height, sizing_mode="stretch_width", css_classes=["dbk-inline"])
+class InlineEditor:
+    """The editor for one design in a notebook output cell; `.editor` is the `Editor` itself."""
+
+    def __init__(self, client: Client, design_id: str, height: int = 820):
+        load_extension()
+        self.editor = Editor(client, design_id, home=None)
+        self.view = pn.Column(self.editor, height=height, sizing_mode="stretch_width", css_classes=["dbk-inline"])
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return self.view
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+        return self.view._repr_mimebundle_(include, exclude)
+
+    def __repr__(self) -> str:
+        return f"<InlineEditor of {self.editor.session.design_id}>"

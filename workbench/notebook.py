@@ -474,9 +474,9 @@ class Design:
 
         Edits made there are saved at once through the service, as in the web workbench, and
         changes made from code (or over the API) appear in it within a second."""
-        from .inline import inline_editor  # Panel is loaded only by those who ask for the editor
+        from .inline import InlineEditor  # Panel is loaded only by those who ask for the editor
 
-        return inline_editor(self.workbench.client, self.id, height)
+        return InlineEditor(self.workbench.client, self.id, height)
 
     @staticmethod
     def _headers(tree: engine.DesignTree) -> dict[str, bool]:
