@@ -1,6 +1,6 @@
 """`design.editor()` inline in a real JupyterLab and Notebook 7, driven by headless Chromium:
 the editor renders in the output cell, an edit made there reaches the kernel and is saved in
-the data dir.
+the data dir, and a change made in code shows in the editor.
 
 Jupyter runs from this venv with its own config, data, runtime and settings dirs, on a free
 loopback port; the kernel is this interpreter's ipykernel.
@@ -108,6 +108,7 @@ def write_notebook(path: Path, data_dir: Path) -> None:
             'hello = next(n for n in design.tree.nodes.values() if n.name == "Hello")\n'
             'print(f"Hello is at y={hello.position.y:g}")'
         ),
+        nbformat.v4.new_code_cell('design.update_element("Hello", position={"x": 200})'),
     ]
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(notebook, path)
@@ -161,6 +162,11 @@ def test_the_inline_editor_renders_in_jupyter_and_an_edit_reaches_the_kernel(jup
     run_cell(page, 1)
     expect(page.locator(".jp-OutputArea-output", has_text="Hello is at")).to_have_text("Hello is at y=50")
 
+    # A change made in code shows in the editor (its poll runs in the kernel once the cell is done).
+    left = hello.bounding_box()["x"]
+    run_cell(page, 2)
+    wait_for(lambda: hello.bounding_box()["x"] > left + 50, "the change from code in the editor", timeout=30)
+
     page.close()  # before Jupyter stops, so its page logs no lost connection
     if jupyter.app == "notebook":
         # Notebook 7.6's shortcut settings fail on opening any notebook, one with `1+1` in it too.
@@ -169,4 +175,4 @@ def test_the_inline_editor_renders_in_jupyter_and_an_edit_reaches_the_kernel(jup
     with workbench.connect(data_dir=tmp_path / "docbench-data") as wb:
         (design,) = wb.designs()
         saved = next(n for n in wb.design(design.designId).tree.nodes.values() if n.name == "Hello")
-        assert (saved.position.x, saved.position.y) == (40, 50)
+        assert (saved.position.x, saved.position.y) == (200, 50)
