@@ -95,6 +95,21 @@ def test_create_a_design_and_add_every_element_type(api_server, page, key, alpha
     assert alpha_api.data(alpha_api.get(f"/designs/{design_id}"), 200)["name"] == "Browser: every type"
 
 
+def test_create_a_custom_size_design_with_enter_and_see_it_in_the_gallery(api_server, page, key, alpha_api):
+    sign_in(page, api_server, key)
+    page.locator(".dbk-new-paper select").select_option("Custom")
+    assert page.locator(".dbk-new-orientation").is_hidden()
+    page.locator(".dbk-new-width input").fill("300")
+    page.locator(".dbk-new-height input").fill("200")
+    page.locator(".dbk-new-name input").fill("Browser: label")
+    page.locator(".dbk-new-name input").press("Enter")  # the whole form goes with the submit
+    page.locator(".dbk-canvas .dbk-preview[src^='data:image/png']").wait_for()
+    design_id = re.search(r"design=(\w+)", page.url).group(1)
+    assert alpha_api.data(alpha_api.get(f"/designs/{design_id}"), 200)["name"] == "Browser: label"
+    (only,) = tree(alpha_api, design_id)["pages"]
+    assert (only["width"], only["height"]) == (300, 200)
+
+
 def test_typing_in_the_properties_panel_changes_the_text(api_server, page, key, alpha_api):
     design_id = new_design(alpha_api, "Browser: type", [add("text", "Greeting", {"x": 60, "y": 60}, {"content": "Hi"})])
     sign_in(page, api_server, key)

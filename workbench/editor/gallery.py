@@ -10,9 +10,9 @@ import panel as pn
 
 from api.errors import ApiError
 from api.imaging import fitted_png
-from engine.paper import PAPER_SIZES
 
 from ..client import Client
+from .new_design import NewDesignForm
 
 WIDE = {"sizing_mode": "stretch_width"}
 
@@ -26,28 +26,16 @@ class Gallery:
         self.view = pn.Column(pn.pane.Markdown("## Designs"), self._create_form(), self.message, self.grid, **WIDE)
         self.refresh()
 
-    def _create_form(self) -> pn.Row:
-        name = pn.widgets.TextInput(name="Name", placeholder="Certificate of completion", css_classes=["dbk-new-name"])
-        paper = pn.widgets.Select(name="Paper", options=[*PAPER_SIZES, "Custom"], value="A4", width=110)
-        orientation = pn.widgets.Select(name="Orientation", options=["portrait", "landscape"], width=120)
-        width = pn.widgets.FloatInput(name="Width (pt)", value=400, width=100, visible=False)
-        height = pn.widgets.FloatInput(name="Height (pt)", value=250, width=100, visible=False)
-        create = pn.widgets.Button(
-            name="Create design", button_type="primary", css_classes=["dbk-create"], margin=(24, 5)
-        )
-
-        def custom(event: Any) -> None:
-            width.visible = height.visible = event.new == "Custom"
-            orientation.visible = event.new != "Custom"
-
-        paper.param.watch(custom, "value")
+    def _create_form(self) -> NewDesignForm:
+        form = NewDesignForm(**WIDE)
 
         def submit(event: Any) -> None:
-            body: dict[str, Any] = {"name": name.value.strip() or "Untitled design"}
-            if paper.value == "Custom":
-                body.update(width=width.value, height=height.value)
+            fields = event.new
+            body: dict[str, Any] = {"name": str(fields.get("name", "")).strip() or "Untitled design"}
+            if fields.get("paper") == "Custom":
+                body.update(width=fields.get("width"), height=fields.get("height"))
             else:
-                body.update(size=paper.value, orientation=orientation.value)
+                body.update(size=fields.get("paper"), orientation=fields.get("orientation"))
             try:
                 created = self.client.call("create_design", body=body)
             except ApiError as error:
@@ -55,8 +43,8 @@ class Gallery:
                 return
             self.open_design(created["designId"])
 
-        create.on_click(submit)
-        return pn.Row(name, paper, orientation, width, height, create, **WIDE)
+        form.param.watch(submit, "submitted")
+        return form
 
     def refresh(self) -> None:
         designs = self.client.call("list_designs", query={"limit": 48})["items"]
