@@ -6,6 +6,7 @@ fails a test whose page logged an error or reached anything but the loopback ser
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from urllib.parse import urlparse
@@ -58,7 +59,7 @@ class Recorder:
 
 
 @pytest.fixture
-def page(browser):
+def page(browser, request):
     context = browser.new_context(viewport={"width": 1500, "height": 950}, accept_downloads=True)
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
@@ -69,10 +70,27 @@ def page(browser):
     page.on("websocket", lambda socket: recorder.requests.append(socket.url))
     page.recorder = recorder
     yield page
+    report = getattr(request.node, "report_call", None)
+    if report is not None and report.failed and not page.is_closed():
+        describe_failure(page, request.node.name)
     context.close()
     assert recorder.errors == [], f"console errors: {recorder.errors}"
     assert recorder.outside() == [], f"requests left loopback: {recorder.outside()}"
     assert recorder.requests, "the page made no requests at all"
+
+
+def describe_failure(page, name: str) -> None:
+    """What the page showed when a test failed: a screenshot, and the editor's messages (printed,
+    so CI's log has them)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"failed-{re.sub(r'[^A-Za-z0-9_.-]+', '-', name)}.png"
+    try:
+        page.screenshot(path=str(path))
+        alerts = [text for text in page.locator(".alert").all_inner_texts() if text.strip()]
+    except Exception as error:  # the page may be gone with the failure; the test's own error matters more
+        print(f"no screenshot of the failed page: {error}")
+        return
+    print(f"page at failure: {page.url}; screenshot {path}; messages shown: {alerts or 'none'}")
 
 
 def sign_in(page, server, key: str) -> None:

@@ -165,3 +165,11 @@ def png(colour=(200, 30, 30, 255), size=(80, 40), fmt="PNG") -> bytes:
     image = Image.new("RGBA" if fmt == "PNG" else "RGB", size, colour if fmt == "PNG" else colour[:3])
     image.save(out, format=fmt)
     return out.getvalue()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Keep each phase's report on the test item, so fixtures can tell a failed test (browser.py)."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
