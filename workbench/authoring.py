@@ -1,0 +1,207 @@
+"""Building a design in code: one method per element type, each a single action.
+
+`Design` (workbench.notebook) inherits these; they need only its `apply` and `workbench`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from . import rows
+
+_IMAGE_REFS = ("uploads:", "assets:", "data:", "https://", "http://")
+
+
+def _camel(key: str) -> str:
+    return re.sub(r"_([a-z])", lambda match: match.group(1).upper(), key)
+
+
+class Authoring:
+    """add_text, add_image, … update_element, remove_element, bind, unbind."""
+
+    def add_element(
+        self,
+        type: str,
+        name: str,
+        position: dict,
+        data: dict | None = None,
+        styles: dict | None = None,
+        *,
+        page: int = 0,
+        bind: bool = False,
+    ) -> dict:
+        """Add one element (and bind it as a variable); returns its id, page and box."""
+        args: dict[str, Any] = {"type": type, "name": name, "page": page, "position": position}
+        if data:
+            args["data"] = data
+        if styles:
+            args["styles"] = {_camel(k): v for k, v in styles.items()}
+        actions = [{"type": "add_element", "args": args}]
+        if bind:
+            actions.append({"type": "bind_variable", "args": {"name": name}})
+        return self.apply(actions).results[0].data
+
+    def add_text(
+        self,
+        name: str,
+        content: str | list[str],
+        *,
+        x: float,
+        y: float,
+        max_width: float | None = None,
+        data: dict | None = None,
+        page: int = 0,
+        bind: bool = False,
+        **styles: Any,
+    ) -> dict:
+        """Text at (x, y) in points from the top-left; styles as keywords (`font_size=28`)."""
+        position = {"x": x, "y": y, **({"maxWidth": max_width} if max_width is not None else {})}
+        return self.add_element(
+            "text", name, position, {"content": content, **(data or {})}, styles, page=page, bind=bind
+        )
+
+    def add_image(
+        self,
+        name: str,
+        src: str | Path | bytes | None = None,
+        *,
+        x: float,
+        y: float,
+        w: float,
+        h: float,
+        data: dict | None = None,
+        page: int = 0,
+        bind: bool = False,
+        **styles: Any,
+    ) -> dict:
+        """An image: `src` a ref (`uploads:…`, `assets:…`), a data: or https: URL, or a file path or bytes to upload."""
+        extra = dict(data or {})
+        if src is not None:
+            is_ref = isinstance(src, str) and src.startswith(_IMAGE_REFS)
+            extra["src"] = src if is_ref else self.workbench.upload_image(src, name).ref
+        position = {"x": x, "y": y, "w": w, "h": h}
+        return self.add_element("image", name, position, extra, styles, page=page, bind=bind)
+
+    def add_table(
+        self,
+        name: str,
+        cells: Any,
+        *,
+        x: float,
+        y: float,
+        column_widths: list[float] | None = None,
+        width: float | None = None,
+        header_row: bool | None = None,
+        data: dict | None = None,
+        page: int = 0,
+        bind: bool = False,
+        **styles: Any,
+    ) -> dict:
+        """A table from rows of strings, a DataFrame or a list of records (their header row first)."""
+        table = {"cells": rows.to_value(cells, header=header_row is not False)}
+        options = {"columnWidths": column_widths, "width": width, "headerRow": header_row}
+        table.update({k: v for k, v in options.items() if v is not None}, **(data or {}))
+        return self.add_element("table", name, {"x": x, "y": y}, table, styles, page=page, bind=bind)
+
+    def add_shape(
+        self,
+        name: str,
+        shape_type: str = "rectangle",
+        *,
+        x: float,
+        y: float,
+        w: float,
+        h: float,
+        data: dict | None = None,
+        page: int = 0,
+        bind: bool = False,
+        **styles: Any,
+    ) -> dict:
+        """A rectangle, circle, line or arrow (`fill=`, `stroke=`, `stroke_width=`…)."""
+        position = {"x": x, "y": y, "w": w, "h": h}
+        shape = {"shapeType": shape_type, **(data or {})}
+        return self.add_element("shape", name, position, shape, styles, page=page, bind=bind)
+
+    def add_icon(
+        self,
+        name: str,
+        icon_id: str,
+        *,
+        x: float,
+        y: float,
+        w: float,
+        h: float,
+        data: dict | None = None,
+        page: int = 0,
+        bind: bool = False,
+        **styles: Any,
+    ) -> dict:
+        """A bundled outline icon (`star`, `check`, `mail`, …)."""
+        position = {"x": x, "y": y, "w": w, "h": h}
+        icon = {"iconId": icon_id, **(data or {})}
+        return self.add_element("icon", name, position, icon, styles, page=page, bind=bind)
+
+    def add_qr(
+        self,
+        name: str,
+        content: str,
+        *,
+        x: float,
+        y: float,
+        size: float,
+        data: dict | None = None,
+        page: int = 0,
+        bind: bool = False,
+        **styles: Any,
+    ) -> dict:
+        """A square QR code drawn as vectors."""
+        qr = {"content": content, **(data or {})}
+        return self.add_element("qr", name, {"x": x, "y": y, "size": size}, qr, styles, page=page, bind=bind)
+
+    def add_barcode(
+        self,
+        name: str,
+        content: str,
+        *,
+        x: float,
+        y: float,
+        w: float,
+        h: float,
+        format: str | None = None,
+        data: dict | None = None,
+        page: int = 0,
+        bind: bool = False,
+        **styles: Any,
+    ) -> dict:
+        """A barcode (`format` CODE128 by default, EAN13, EAN8, UPCA, CODE39, ITF, ISBN13)."""
+        barcode = {"content": content, **({"format": format} if format else {}), **(data or {})}
+        position = {"x": x, "y": y, "w": w, "h": h}
+        return self.add_element("barcode", name, position, barcode, styles, page=page, bind=bind)
+
+    def update_element(
+        self,
+        name: str,
+        *,
+        new_name: str | None = None,
+        position: dict | None = None,
+        data: dict | None = None,
+        **styles: Any,
+    ) -> dict:
+        """Change an element key by key (`None` as a value resets that key)."""
+        fields = {"newName": new_name, "position": position, "data": data}
+        args: dict[str, Any] = {"name": name, **{k: v for k, v in fields.items() if v is not None}}
+        if styles:
+            args["styles"] = {_camel(k): v for k, v in styles.items()}
+        return self.apply({"type": "update_element", "args": args}).results[0].data
+
+    def remove_element(self, name: str) -> None:
+        self.apply({"type": "remove_element", "args": {"name": name}})
+
+    def bind(self, *names: str) -> None:
+        """Make elements variables, filled by name at generation."""
+        self.apply([{"type": "bind_variable", "args": {"name": n}} for n in names])
+
+    def unbind(self, *names: str) -> None:
+        self.apply([{"type": "unbind_variable", "args": {"name": n}} for n in names])
