@@ -22,6 +22,7 @@ from api.rest import routes  # noqa: E402
 from api.service import Service  # noqa: E402
 from api.settings import ASSET_LIMIT  # noqa: E402
 
+from . import ui_threads  # noqa: E402
 from .editor.app import CSS, SignInHandler, SignInTokens, SignOutHandler, workbench_app  # noqa: E402
 
 UI_THREADS = 4
@@ -43,11 +44,9 @@ def build_server(service: Service, tokens: SignInTokens):  # noqa: ANN201
     """A Panel server (not started) with every route of docbench on it."""
     settings = service.settings
     executor = ThreadPoolExecutor(max_workers=settings.render_workers, thread_name_prefix="docbench-work")
-    # Browser events run on Panel's own pool, so a slow callback never stalls the API.
-    # `num_threads` given to pn.serve is ignored; the config value is what counts, and it
-    # can be set once per process.
-    if pn.config.nthreads != UI_THREADS:
-        pn.config.nthreads = UI_THREADS
+    # Browser events run on a pool, so a slow callback never stalls the API (`num_threads`
+    # given to pn.serve is ignored; the config value is what counts), each page's in order.
+    ui_threads.install(UI_THREADS)
     pn.config.raw_css = [*pn.config.raw_css, CSS]
     secret = secret_in(service.settings.data_dir / "cookie-secret")
     port = settings.port

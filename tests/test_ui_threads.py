@@ -1,0 +1,60 @@
+"""The UI pool: one browser page's events in the order sent, pages side by side."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from bokeh.document import Document
+
+from workbench.ui_threads import PagesInOrder
+
+
+@pytest.fixture
+def pool():
+    pool = PagesInOrder(4)
+    yield pool
+    pool.shutdown(_shared=False)
+
+
+def test_one_pages_tasks_run_in_order_even_when_the_first_is_slow(pool):
+    page, ran, release = Document(), [], threading.Event()
+
+    def task(doc, n):
+        if n == 0:
+            release.wait(10)  # the first task is slow; the others must wait for it
+        ran.append(n)
+
+    futures = [pool.submit(task, page, n) for n in range(20)]
+    assert ran == []
+    release.set()
+    for future in futures:
+        future.result(timeout=10)
+    assert ran == list(range(20))
+
+
+def test_other_pages_and_tasks_without_a_page_are_not_held_up(pool):
+    slow_page, release = Document(), threading.Event()
+    blocked = pool.submit(lambda doc: release.wait(10), slow_page)
+    assert pool.submit(lambda doc: "other page", Document()).result(timeout=10) == "other page"
+    assert pool.submit(lambda: "no page").result(timeout=10) == "no page"
+    release.set()
+    assert blocked.result(timeout=10) is True
+
+
+def test_a_failing_task_reaches_its_future_and_the_lane_goes_on(pool):
+    page = Document()
+
+    def fail(doc):
+        raise ValueError("refused")
+
+    failed = pool.submit(fail, page)
+    after = pool.submit(lambda doc: "next", page)
+    with pytest.raises(ValueError, match="refused"):
+        failed.result(timeout=10)
+    assert after.result(timeout=10) == "next"
+
+
+def test_a_shared_shutdown_from_a_borrowing_loop_is_ignored(pool):
+    pool.shutdown()  # what asyncio does to its default executor when a loop closes
+    assert pool.submit(lambda: 1).result(timeout=10) == 1

@@ -1,0 +1,78 @@
+"""Browser events handled off the server's loop, but in the order each page sent them.
+
+With `pn.config.nthreads`, Panel hands every widget change and event to a thread pool, so a
+slow callback never stalls the REST API on the same loop. But each lands on whichever thread
+is free: a click on "Generate" could run before the text typed just before it was saved.
+This pool keeps one lane per Bokeh document (one browser page): a page's tasks run one at a
+time in the order they were submitted, while different pages still run side by side. Tasks
+that name no document (periodic callbacks, `onload`, Bokeh's own offloading) run unordered.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+from bokeh.document import Document
+
+
+class PagesInOrder(ThreadPoolExecutor):
+    def __init__(self, max_workers: int):
+        super().__init__(max_workers=max_workers, thread_name_prefix="docbench-ui")
+        self._lanes: dict[int, deque[tuple[Future, Any, tuple, dict]]] = {}
+        self._guard = threading.Lock()
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future:
+        page = next((a for a in args if isinstance(a, Document)), None)
+        if page is None:
+            return super().submit(fn, *args, **kwargs)
+        future: Future = Future()
+        with self._guard:
+            lane = self._lanes.setdefault(id(page), deque())
+            lane.append((future, fn, args, kwargs))
+            first = len(lane) == 1
+        if first:
+            super().submit(self._drain, id(page))
+        return future
+
+    def _drain(self, key: int) -> None:
+        while True:
+            with self._guard:
+                future, fn, args, kwargs = self._lanes[key][0]
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(fn(*args, **kwargs))
+                except BaseException as error:  # handed to whoever waits on the future, as a pool does
+                    future.set_exception(error)
+            with self._guard:
+                lane = self._lanes[key]
+                lane.popleft()
+                if not lane:
+                    del self._lanes[key]
+                    return
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False, _shared: bool = True) -> None:
+        # Panel's pool outlives event loops that borrow it as their default executor; like
+        # Panel's own, this one shuts down only when Panel asks explicitly (_shared=False).
+        if not _shared:
+            super().shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
+def install(threads: int) -> None:
+    """Make Panel use `threads` threads with each page's events in order (once per process)."""
+    import panel as pn
+    from panel.io.state import state
+
+    if isinstance(state._thread_pool, PagesInOrder):
+        return
+    if pn.config.nthreads != threads:
+        pn.config.nthreads = threads  # Panel's documented switch; its pool is replaced below
+    previous = state._thread_pool
+    state._thread_pool = PagesInOrder(threads)
+    if previous is not None:
+        try:
+            previous.shutdown(wait=False, _shared=False)  # Panel ≥ 1.8's shared pool
+        except TypeError:
+            previous.shutdown(wait=False)
