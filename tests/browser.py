@@ -12,6 +12,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from playwright.sync_api import expect
 
 from .server import wait_until
 
@@ -107,6 +108,16 @@ def open_design(page, server, design_id: str) -> None:
 
 def box(page, name: str):
     return page.locator(f".dbk-box[data-name='{name}']")
+
+
+def select(page, name: str) -> None:
+    """Click an element and wait until the editor shows *its* properties (the name field comes first).
+
+    Waiting for any properties form is not enough once another element was selected: a drag that starts
+    before the selection has made its round trip through Python can be lost.
+    """
+    box(page, name).click()
+    expect(page.locator(".dbk-properties input[type=text]").first).to_have_value(name, timeout=15_000)
 
 
 def scale(page, page_width_pt: float) -> float:

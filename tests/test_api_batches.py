@@ -291,13 +291,19 @@ def test_a_killed_worker_does_not_leave_the_job_processing(env):
     env.workers.append(Worker(env.redis.url, env.data_dir))
 
 
-def test_redis_unreachable_at_submit_is_503_and_charges_nothing(tmp_path_factory):
+def pro_workspace(tmp_path_factory, name: str):
+    """A fresh data dir with one pro workspace of 50 credits, for tests that run their own Redis."""
     from api.service import Service, Settings
 
-    data_dir = tmp_path_factory.mktemp("batch-down")
+    data_dir = tmp_path_factory.mktemp(name)
     service = Service(Settings(data_dir=data_dir))
     key = service.accounts.create_workspace("w", "pro", 50)[1]
     service.close()
+    return data_dir, key
+
+
+def test_redis_unreachable_at_submit_is_503_and_charges_nothing(tmp_path_factory):
+    data_dir, key = pro_workspace(tmp_path_factory, "batch-down")
     redis = RedisServer(data_dir)
     server = Server(data_dir, args=("--redis-url", redis.url)).start()
     try:
@@ -418,12 +424,7 @@ def test_a_batch_profile_applies_to_every_row(env):
 
 
 def test_a_job_redis_lost_is_queued_again(tmp_path_factory):
-    from api.service import Service, Settings
-
-    data_dir = tmp_path_factory.mktemp("batch-lost")
-    service = Service(Settings(data_dir=data_dir))
-    key = service.accounts.create_workspace("w", "pro", 50)[1]
-    service.close()
+    data_dir, key = pro_workspace(tmp_path_factory, "batch-lost")
     redis = RedisServer(data_dir)
     port = redis.port
     server = Server(data_dir, args=("--redis-url", redis.url)).start()
@@ -446,18 +447,14 @@ def test_a_job_redis_lost_is_queued_again(tmp_path_factory):
 
 def test_a_chunk_taken_off_the_queue_by_a_worker_killed_before_it_started_runs_again(tmp_path_factory):
     """RQ pops a job from its queue and only then marks it started: a worker killed in
-    between leaves the job "queued" in no queue (seen in CI). No worker runs here until the
+    between leaves the job "queued" in no queue (seen in a full run). No worker runs here until the
     job id is gone from the queue, as such a worker leaves it."""
     from redis import Redis
     from rq import Queue
 
     from api.jobs.redis_backend import QUEUE, chunks
-    from api.service import Service, Settings
 
-    data_dir = tmp_path_factory.mktemp("batch-orphan")
-    service = Service(Settings(data_dir=data_dir))
-    key = service.accounts.create_workspace("w", "pro", 50)[1]
-    service.close()
+    data_dir, key = pro_workspace(tmp_path_factory, "batch-orphan")
     redis = RedisServer(data_dir)
     server = Server(data_dir, args=("--redis-url", redis.url)).start()
     worker = None

@@ -23,7 +23,7 @@ from playwright.sync_api import expect
 
 import workbench
 
-from .browser import ARTIFACTS, box, painted, wait_for
+from .browser import ARTIFACTS, box, painted, select, wait_for
 from .server import free_port, wait_until
 
 NOTEBOOK = "inline-editor.ipynb"
@@ -150,8 +150,7 @@ def test_the_inline_editor_renders_in_jupyter_and_an_edit_reaches_the_kernel(jup
     wait_for(lambda: painted(page) >= 1, "the first preview in the notebook")
 
     before = painted(page)
-    hello.click()
-    expect(page.locator(".dbk-properties input[type=text]").first).to_have_value("Hello")
+    select(page, "Hello")
     # The canvas takes its keys inside JupyterLab (Shift+Down also extends the cell selection there).
     page.keyboard.press("Shift+ArrowDown")
     # The kernel saved the move and sent back a new preview of the page.

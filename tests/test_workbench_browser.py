@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from workbench.samples import certificate_actions, logo_png
 
-from .browser import ARTIFACTS, box, drag, open_design, painted, scale, sign_in, wait_for
+from .browser import ARTIFACTS, box, drag, open_design, painted, scale, select, sign_in, wait_for
 from .conftest import add, pdf_text, png
 
 
@@ -26,16 +26,6 @@ def key(api_server):
 def alpha_api(api_server, key):
     with api_server.client(key) as client:
         yield client
-
-
-def select(page, name: str) -> None:
-    """Click an element and wait until the editor shows *its* properties (the name field comes first).
-
-    Waiting for any properties form is not enough once another element was selected: a drag that starts
-    before the selection has made its round trip through Python can be lost.
-    """
-    box(page, name).click()
-    expect(page.locator(".dbk-properties input[type=text]").first).to_have_value(name, timeout=15_000)
 
 
 def new_design(api, name: str, actions: list[dict] | None = None, **paper) -> str:
