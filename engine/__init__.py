@@ -11,7 +11,7 @@ from __future__ import annotations
 from . import actions, fonts, icons
 from .actions import apply, catalog
 from .elements import ELEMENT_TYPES
-from .errors import ActionError, EngineError, RenderError, ValueBindingError
+from .errors import ActionError, EngineError, LimitExceeded, RenderError, ValueBindingError
 from .images import ImageError, Resolver
 from .render import PageNotFound, Profile, rasterize, render_pdf, render_png
 from .tree import SCHEMA_VERSION, DesignTree, new_design
@@ -27,6 +27,7 @@ __all__ = [
     "DesignTree",
     "EngineError",
     "ImageError",
+    "LimitExceeded",
     "PageNotFound",
     "Profile",
     "RenderError",

@@ -33,3 +33,7 @@ class ValueBindingError(EngineError):
 
 class RenderError(EngineError):
     """The design could not be drawn (an image ref that cannot be resolved, say)."""
+
+
+class LimitExceeded(EngineError):
+    """The document would be larger than the caller allows (pages, bytes): refused, not drawn."""

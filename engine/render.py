@@ -18,7 +18,7 @@ from reportlab.pdfgen.canvas import Canvas
 from . import fonts
 from .colors import parse_gradient, to_rl
 from .elements import ELEMENT_TYPES, DrawContext
-from .errors import EngineError
+from .errors import EngineError, LimitExceeded
 from .images import ImageLibrary, Resolver, place
 from .layout import LaidOutPage, layout
 from .tagging import Tagger, Untagged
@@ -45,8 +45,26 @@ def render_pdf(
     resolver: Resolver | None = None,
     profile: Profile = "standard",
     pages: list[int] | None = None,
+    max_sheets: int | None = None,
 ) -> bytes:
-    """Render the design with the values filled in; hidden elements are left out."""
+    """Render the design with the values filled in; hidden elements are left out.
+
+    `max_sheets` bounds the document's length (continuation sheets of growing tables
+    included): past it LimitExceeded is raised after layout, before anything is drawn,
+    since drawing is where a long document spends its time.
+    """
+    return _render(tree, values, resolver, profile, pages, max_sheets)
+
+
+def _render(
+    tree: DesignTree,
+    values: Mapping[str, Any] | None,
+    resolver: Resolver | None,
+    profile: Profile,
+    pages: list[int] | None,
+    max_sheets: int | None,
+    first_sheet_only: bool = False,
+) -> bytes:
     if profile not in ("standard", "accessible", "pdf-a"):
         raise EngineError(f"pdfProfile must be standard, accessible or pdf-a (got {profile!r})")
     for page in pages or []:
@@ -54,6 +72,13 @@ def render_pdf(
             raise PageNotFound(f"page {page} does not exist; the design has {len(tree.pages)} page(s), numbered from 0")
     filled = apply_values(tree, values)
     sheets = layout(tree, filled, pages)
+    if max_sheets is not None and len(sheets) > max_sheets:
+        raise LimitExceeded(
+            f"the document would have {len(sheets)} pages; at most {max_sheets} are rendered per document: "
+            "split the data over several documents (a batch) or shorten the tables"
+        )
+    if first_sheet_only:
+        sheets = sheets[:1]  # a preview shows one sheet: its continuations would be drawn for nothing
     base_face = fonts.install_defaults()
     buffer = io.BytesIO()
     first = sheets[0].page
@@ -148,7 +173,7 @@ def render_png(
         raise PageNotFound(f"page {page} does not exist; the design has {len(tree.pages)} page(s), numbered from 0")
     if not 10 <= dpi <= 1200:
         raise EngineError(f"dpi must be between 10 and 1200 (got {dpi})")
-    pdf = render_pdf(tree, values, resolver, pages=[page])
+    pdf = _render(tree, values, resolver, "standard", [page], None, first_sheet_only=True)
     return rasterize(pdf, 0, dpi)
 
 
