@@ -7,6 +7,7 @@ the faces (REST handlers, MCP tools) only parse, call and wrap.
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,7 @@ from pydantic import BaseModel
 import engine
 
 from . import models as m
+from .renderers import Cancellation
 from .service import Service, Workspace
 from .settings import ASSET_LIMIT, UPLOAD_LIMIT
 
@@ -34,6 +36,7 @@ class Call:
     query: Any = None
     file: Upload | None = None
     form: dict[str, str] = field(default_factory=dict)
+    cancel: Cancellation | None = None  # set when the caller is gone: a render for nobody stops
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,20 @@ class Operation:
     raw: bool = False  # the success body is not enveloped (GET /designs/:id/tree)
     feature: str | None = None  # a plan feature beyond useApiKeys
     description: str = ""
+    renders: bool = False  # waits on a render process (README, "Limits"): runs on the render threads
+
+
+@dataclass(frozen=True)
+class Executors:
+    """Threads for API calls. Calls that wait on a render process get threads of their own,
+    so a flood of renders (or hostile SVGs) never delays a call that only reads or writes
+    the database: another workspace's `GET /me` answers at once."""
+
+    light: Executor
+    render: Executor
+
+    def pick(self, operation: Operation) -> Executor:
+        return self.render if operation.renders else self.light
 
 
 def _fonts(service: Service, ws: Workspace, call: Call) -> dict:
@@ -145,6 +162,7 @@ OPERATIONS: list[Operation] = [
         body=m.PatchTreeBody,
         response=m.PatchResult,
         errors=DESIGN,
+        renders=True,  # data: and https:// image sources are processed like uploads
     ),
     Operation(
         "list_actions",
@@ -164,6 +182,7 @@ OPERATIONS: list[Operation] = [
         multipart=Multipart(UPLOAD_LIMIT),
         response=m.Upload,
         status=201,
+        renders=True,
     ),
     Operation(
         "create_asset",
@@ -174,6 +193,7 @@ OPERATIONS: list[Operation] = [
         multipart=Multipart(ASSET_LIMIT),
         response=m.Asset,
         status=201,
+        renders=True,
     ),
     Operation(
         "create_placeholder_asset",
@@ -184,6 +204,7 @@ OPERATIONS: list[Operation] = [
         body=m.PlaceholderBody,
         response=m.Asset,
         status=201,
+        renders=True,
     ),
     Operation(
         "replace_asset_content",
@@ -194,6 +215,7 @@ OPERATIONS: list[Operation] = [
         multipart=Multipart(ASSET_LIMIT, ()),
         response=m.Asset,
         errors=("ASSET_NOT_FOUND",),
+        renders=True,
     ),
     Operation(
         "list_assets",
@@ -218,8 +240,9 @@ OPERATIONS: list[Operation] = [
         "POST",
         "/designs/{designId}/generate",
         "Render one PDF with variable values (1 credit)",
-        lambda s, ws, c: s.generation.generate(ws, c.params["designId"], c.body),
+        lambda s, ws, c: s.generation.generate(ws, c.params["designId"], c.body, c.cancel),
         body=m.GenerateBody,
+        renders=True,
         response=m.Generation,
         status=201,
         errors=(*DESIGN, "INSUFFICIENT_CREDITS"),
@@ -229,8 +252,9 @@ OPERATIONS: list[Operation] = [
         "GET",
         "/designs/{designId}/preview",
         "Render one page to PNG with design-time content (free)",
-        lambda s, ws, c: s.generation.preview(ws, c.params["designId"], c.query.page),
+        lambda s, ws, c: s.generation.preview(ws, c.params["designId"], c.query.page, c.cancel),
         query=m.PreviewQuery,
+        renders=True,
         response=m.Preview,
         errors=(*DESIGN, "PAGE_NOT_FOUND"),
     ),

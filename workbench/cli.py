@@ -78,6 +78,13 @@ def serve(args: argparse.Namespace) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         await stop.wait()
+        # Stop within seconds (issue: SIGTERM used to wait minutes for running renders): renders
+        # are killed, not waited for; a request waiting on one answers 503; batches resume on the
+        # next start, as after a crash.
+        print("docbench is stopping", flush=True)
+        service.renderers.close()
+        if service.batches.backend is not None:
+            service.batches.backend.close()
         await server.stop_async()
 
     try:

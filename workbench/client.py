@@ -18,6 +18,7 @@ from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 from api.errors import STATUS_BY_CODE, ApiError
 from api.operations import BY_NAME, Call, Operation, Upload
+from api.renderers import Cancellation
 from api.rest.operation import parse_model
 from api.service import Service, Workspace
 
@@ -62,9 +63,11 @@ class Client:
 class LocalClient(Client):
     """Operations run in this process, as the signed-in workspace."""
 
-    def __init__(self, service: Service, workspace_id: str):
+    def __init__(self, service: Service, workspace_id: str, cancel: Cancellation | None = None):
         self.service = service
         self.workspace_id = workspace_id
+        # Set when the browser session that owns this client ends: its queued renders are dropped.
+        self.cancel = cancel
 
     @property
     def label(self) -> str:
@@ -80,7 +83,7 @@ class LocalClient(Client):
         workspace.require("useApiKeys")
         if operation.feature:
             workspace.require(operation.feature)
-        call = Call(params=dict(params or {}), file=file, form=dict(form or {}))
+        call = Call(params=dict(params or {}), file=file, form=dict(form or {}), cancel=self.cancel)
         if operation.query is not None:
             call.query = parse_model(operation.query, query or {}, "query")
         if operation.body is not None:

@@ -18,6 +18,7 @@ import panel as pn  # noqa: E402
 
 from api.blobs import secret_in  # noqa: E402
 from api.mcp import McpHandler, Sessions, ToolSet  # noqa: E402
+from api.operations import Executors  # noqa: E402
 from api.rest import routes  # noqa: E402
 from api.service import Service  # noqa: E402
 from api.settings import ASSET_LIMIT  # noqa: E402
@@ -26,11 +27,12 @@ from . import ui_threads  # noqa: E402
 from .editor.app import CSS, SignInHandler, SignInTokens, SignOutHandler, workbench_app  # noqa: E402
 
 UI_THREADS = 4
+RENDER_THREADS = 32
 
 
-def api_patterns(service: Service, executor: ThreadPoolExecutor, tokens: SignInTokens) -> list[tuple]:
-    mcp = {"service": service, "executor": executor, "tools": ToolSet(), "sessions": Sessions()}
-    specs = routes(service, executor)
+def api_patterns(service: Service, executors: Executors, tokens: SignInTokens) -> list[tuple]:
+    mcp = {"service": service, "executors": executors, "tools": ToolSet(), "sessions": Sessions()}
+    specs = routes(service, executors)
     return [
         (r"/signin/?$", SignInHandler, {"service": service, "tokens": tokens}),
         (r"/signout/?$", SignOutHandler),
@@ -44,6 +46,10 @@ def build_server(service: Service, tokens: SignInTokens):  # noqa: ANN201
     """A Panel server (not started) with every route of docbench on it."""
     settings = service.settings
     executor = ThreadPoolExecutor(max_workers=settings.render_workers, thread_name_prefix="docbench-work")
+    # Threads that mostly wait on a render process: many, since the processes bound the CPU used.
+    render_threads = ThreadPoolExecutor(max_workers=RENDER_THREADS, thread_name_prefix="docbench-render")
+    executors = Executors(light=executor, render=render_threads)
+    service.renderers.start()
     # Browser events run on a pool, so a slow callback never stalls the API (`num_threads`
     # given to pn.serve is ignored; the config value is what counts), each page's in order.
     ui_threads.install(UI_THREADS)
@@ -63,7 +69,7 @@ def build_server(service: Service, tokens: SignInTokens):  # noqa: ANN201
         start=False,
         verbose=False,
         title="docbench",
-        extra_patterns=api_patterns(service, executor, tokens),
+        extra_patterns=api_patterns(service, executors, tokens),
         websocket_origin=sorted(set(origins)),
         cookie_secret=secret,
         executor=executor,

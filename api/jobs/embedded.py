@@ -138,6 +138,12 @@ class EmbeddedBackend:
             return self._processes().submit(render_row, payload, index, self.blob_root)
 
     def close(self) -> None:
+        """Stop now: rows being rendered are killed, not waited for (the job resumes on restart)."""
         self._jobs.shutdown(wait=False, cancel_futures=True)
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        with self._pool_guard:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            # ProcessPoolExecutor has no way to stop a running task; exiting would wait for it.
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.kill()
+            pool.shutdown(wait=False, cancel_futures=True)

@@ -10,7 +10,11 @@ import gc
 import io
 import json
 import logging
+import signal
+import threading
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -18,9 +22,10 @@ from typing import Any
 from pydantic import BaseModel
 
 import engine
-from engine.errors import EngineError
+from engine.errors import EngineError, LimitExceeded
 
 from ..blobs import BlobStore
+from ..renderers import RenderLimits
 
 log = logging.getLogger("docbench.jobs")
 
@@ -69,14 +74,57 @@ def render_row(payload: JobPayload, index: int, blob_root: Path) -> RowResult:
             raise KeyError(f"image {ref} was not part of the batch")
         return blobs.get(payload.images[ref])
 
+    limits = RenderLimits.from_environment()
     try:
-        pdf = engine.render_pdf(_tree(payload.tree), payload.rows[index], resolve, payload.profile)  # type: ignore[arg-type]
+        with _cpu_deadline(limits.render_seconds):
+            pdf = engine.render_pdf(
+                _tree(payload.tree),
+                payload.rows[index],
+                resolve,
+                payload.profile,  # type: ignore[arg-type]
+                max_sheets=limits.max_pages,
+            )
+        if len(pdf) > limits.max_pdf_bytes:
+            raise LimitExceeded(
+                f"the PDF would be {len(pdf) / 1e6:.1f} MB; documents are limited to {limits.max_pdf_bytes / 1e6:g} MB"
+            )
+    except _RowDeadline:
+        return RowResult(
+            index=index,
+            ok=False,
+            error=f"this row took longer than the {limits.render_seconds:g} s of CPU time a render may use",
+        )
     except EngineError as exc:
         return RowResult(index=index, ok=False, error=exc.message)
     except Exception:  # a bug must not take the batch down with it
         log.exception("batch %s row %d failed unexpectedly", payload.job_id, index)
         return RowResult(index=index, ok=False, error="internal error while rendering this row")
     return RowResult(index=index, ok=True, blob_key=blobs.put(pdf, "application/pdf"))
+
+
+class _RowDeadline(BaseException):
+    """Raised in the rendering thread when a row has used up its CPU time (not an Exception:
+    nothing in the engine may catch it)."""
+
+
+@contextmanager
+def _cpu_deadline(seconds: float) -> Iterator[None]:
+    """Stop a row after `seconds` of CPU time. Batch workers render on their main thread (pool
+    processes, RQ's work horse); a virtual-time timer leaves RQ's own SIGALRM job timeout alone."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise _RowDeadline()
+
+    previous = signal.signal(signal.SIGVTALRM, expire)
+    signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        signal.signal(signal.SIGVTALRM, previous)
 
 
 def row_name(index: int) -> str:

@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 import threading
 import uuid
-from concurrent.futures import Executor
 from typing import Any
 
 from tornado.ioloop import IOLoop
 
 from ..errors import ApiError
+from ..operations import Executors
 from ..rest.base import EnvelopeHandler
 from ..service import Service
 from . import extras
@@ -55,9 +55,9 @@ def _error(message_id: Any, code: int, message: str) -> dict:
 
 
 class McpHandler(EnvelopeHandler):
-    def initialize(self, service: Service, executor: Executor, tools: ToolSet, sessions: Sessions) -> None:
+    def initialize(self, service: Service, executors: Executors, tools: ToolSet, sessions: Sessions) -> None:
         self.service = service
-        self.executor = executor
+        self.executors = executors
         self.tools = tools
         self.sessions = sessions
 
@@ -140,8 +140,10 @@ class McpHandler(EnvelopeHandler):
         if not isinstance(arguments, dict):
             return error_result(ApiError("VALIDATION_ERROR", "arguments must be an object"))
         try:
+            operation = self.tools.operations.get(name)
+            executor = self.executors.pick(operation) if operation else self.executors.light
             data = await IOLoop.current().run_in_executor(
-                self.executor, self.tools.call, self.service, self.workspace, name, arguments
+                executor, self.tools.call, self.service, self.workspace, name, arguments
             )
         except ApiError as exc:
             return error_result(exc)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import re
-from concurrent.futures import Executor
 
 from tornado.web import URLSpec
 
 from ..openapi import document
-from ..operations import OPERATIONS, Operation
+from ..operations import OPERATIONS, Executors, Operation
 from ..service import Service
 from .base import NotFoundHandler
 from .files import FileHandler
@@ -22,7 +21,7 @@ def _pattern(path: str) -> str:
     return PREFIX + re.sub(r"{(\w+)}", r"(?P<\1>[^/]+)", path) + "$"
 
 
-def routes(service: Service, executor: Executor) -> list[URLSpec]:
+def routes(service: Service, executors: Executors) -> list[URLSpec]:
     by_path: dict[str, dict[str, Operation]] = {}
     for operation in OPERATIONS:
         by_path.setdefault(operation.path, {})[operation.method] = operation
@@ -35,7 +34,7 @@ def routes(service: Service, executor: Executor) -> list[URLSpec]:
             URLSpec(
                 _pattern(path),
                 OperationHandler,
-                {"service": service, "executor": executor, "operations": by_path[path]},
+                {"service": service, "executors": executors, "operations": by_path[path]},
             )
             for path in ordered
         ],

@@ -10,6 +10,7 @@ from typing import Any
 from tornado.web import HTTPError, RequestHandler
 
 from ..errors import ApiError
+from ..renderers import TaskCancelled
 
 log = logging.getLogger("docbench.api")
 
@@ -53,8 +54,8 @@ class EnvelopeHandler(RequestHandler):
         self.finish(error_envelope(error.code, error.message))
 
     def log_exception(self, typ, value, tb) -> None:  # noqa: ANN001
-        if isinstance(value, ApiError) or (isinstance(value, HTTPError) and value.status_code < 500):
-            return
+        if isinstance(value, ApiError | TaskCancelled) or (isinstance(value, HTTPError) and value.status_code < 500):
+            return  # a cancelled task's client is gone: there is nobody to answer and nothing went wrong
         log.error(
             "request %s failed: %s %s",
             getattr(self, "request_id", "-"),

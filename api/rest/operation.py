@@ -8,7 +8,6 @@ event loop stays free while a document renders.
 from __future__ import annotations
 
 import json
-from concurrent.futures import Executor
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -19,7 +18,8 @@ from tornado.web import stream_request_body
 from engine.actions.errors import describe
 
 from ..errors import ApiError, validation
-from ..operations import Call, Operation, Upload
+from ..operations import Call, Executors, Operation, Upload
+from ..renderers import Cancellation
 from ..service import Service
 from ..settings import JSON_LIMIT
 from .base import EnvelopeHandler
@@ -44,10 +44,17 @@ def parse_model(model: type[BaseModel], raw: Any, where: str) -> BaseModel:
 
 @stream_request_body
 class OperationHandler(EnvelopeHandler):
-    def initialize(self, service: Service, executor: Executor, operations: dict[str, Operation]) -> None:
+    def initialize(self, service: Service, executors: Executors, operations: dict[str, Operation]) -> None:
         self.service = service
-        self.executor = executor
+        self.executors = executors
         self.operations = operations
+        self.cancel = Cancellation()
+
+    def on_connection_close(self) -> None:
+        # The client went away: a render still queued or running for it is stopped, and
+        # a generation it would have paid for is not charged (README, "Limits").
+        self.cancel.cancel()
+        super().on_connection_close()
 
     def allowed_methods(self) -> list[str]:
         return sorted(self.operations)
@@ -109,8 +116,9 @@ class OperationHandler(EnvelopeHandler):
         if self._size > self._limit():
             raise _too_large(operation, self._size)
         call = self._parse(operation, params)
+        call.cancel = self.cancel
         result = await IOLoop.current().run_in_executor(
-            self.executor, operation.run, self.service, self.workspace, call
+            self.executors.pick(operation), operation.run, self.service, self.workspace, call
         )
         if operation.raw:
             self.set_status(operation.status)

@@ -6,6 +6,7 @@ REST handlers, MCP tools, the workbench and the notebook API all call a `Service
 from __future__ import annotations
 
 from ..blobs import BlobStore, UrlSigner
+from ..renderers import Renderers, RenderLimits
 from ..settings import Settings
 from ..store import Store
 from .accounts import Accounts
@@ -23,10 +24,14 @@ class Service:
         self.store = Store(settings.database_path)
         self.blobs = BlobStore(settings.data_dir / "blobs")
         self.signer = UrlSigner(settings.data_dir / "url-secret", settings.public_url)
+        # Started on first use: a CLI command that never renders never starts a process.
+        self.renderers = Renderers(settings.render_processes, self.blobs.root, RenderLimits.from_environment())
         self.accounts = Accounts(self.store)
-        self.media = Media(self.store, self.blobs, self.signer, settings)
+        self.media = Media(self.store, self.blobs, self.signer, settings, self.renderers)
         self.designs = Designs(self.store, self.media)
-        self.generation = Generation(self.store, self.blobs, self.signer, self.accounts, self.designs, self.media)
+        self.generation = Generation(
+            self.store, self.blobs, self.signer, self.accounts, self.designs, self.media, self.renderers
+        )
         self.batches = Batches(self.store, self.signer, self.accounts, self.designs, self.media)
 
     def start_jobs(self) -> None:
@@ -49,6 +54,7 @@ class Service:
         return key
 
     def close(self) -> None:
+        self.renderers.close()
         if self.batches.backend is not None:
             self.batches.backend.close()
         self.store.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 import threading
 from collections import OrderedDict
@@ -14,6 +15,8 @@ from engine.errors import EngineError
 from ..blobs import BlobStore, UrlSigner
 from ..errors import ApiError, validation
 from ..models import GenerateBody
+from ..renderers import Cancellation, Renderers, TaskCancelled
+from ..renderers.pool import POLL_SECONDS
 from ..settings import URL_LIFETIME
 from ..store import Store
 from .accounts import Accounts
@@ -32,7 +35,14 @@ def pdf_filename(design_name: str) -> str:
 
 class Generation:
     def __init__(
-        self, store: Store, blobs: BlobStore, signer: UrlSigner, accounts: Accounts, designs: Designs, media: Media
+        self,
+        store: Store,
+        blobs: BlobStore,
+        signer: UrlSigner,
+        accounts: Accounts,
+        designs: Designs,
+        media: Media,
+        renderers: Renderers,
     ):
         self.store = store
         self.blobs = blobs
@@ -40,8 +50,10 @@ class Generation:
         self.accounts = accounts
         self.designs = designs
         self.media = media
+        self.renderers = renderers
         # Previews are free and repeatable: one render per (design version, page).
         self._previews: OrderedDict[tuple[str, Any, int, int], str] = OrderedDict()
+        self._flights: dict[tuple[str, Any, int, int], _Flight] = {}
         self._previews_guard = threading.Lock()
 
     def _values(self, tree: engine.DesignTree, data: dict[str, Any] | None) -> dict[str, Any]:
@@ -62,21 +74,17 @@ class Generation:
             raise validation(exc.message) from None
         return values
 
-    def render(self, ws: Workspace, tree: engine.DesignTree, values: dict[str, Any], profile: str) -> bytes:
-        try:
-            return engine.render_pdf(tree, values, self.media.resolver(ws), profile)  # type: ignore[arg-type]
-        except EngineError as exc:
-            raise validation(exc.message) from None
-
-    def generate(self, ws: Workspace, design_id: str, body: GenerateBody) -> dict:
+    def generate(self, ws: Workspace, design_id: str, body: GenerateBody, cancel: Cancellation | None = None) -> dict:
         row = self.designs.row_for_render(ws, design_id)
         tree = engine.DesignTree.model_validate_json(row["tree"])
         values = self._values(tree, body.data)
         self._check_image_values(ws, tree, values)
         self.accounts.require_credits(ws.id, 1)
         profile = body.pdfProfile or "standard"
-        pdf = self.render(ws, tree, values, profile)
-        key = self.blobs.put(pdf, "application/pdf")
+        images = self.media.design_keys(ws, tree, values)
+        key, _ = self.renderers.pdf(ws.id, row["tree"], values, profile, images, cancel)
+        if cancel is not None and cancel.cancelled:
+            raise TaskCancelled()  # the client left: nothing is delivered, so nothing is charged
         generation_id, created = new_id("gen"), now()
         filename = pdf_filename(row["name"])
         # spec: the debit and the generation record commit together, or neither does.
@@ -109,22 +117,88 @@ class Generation:
             if tree.variables[name].kind == "image" and not self.media.ref_exists(ws, value):
                 raise validation(f"variable '{name}': no image {value} in this workspace (upload it first)")
 
-    def preview(self, ws: Workspace, design_id: str, page: int) -> dict:
+    def preview(self, ws: Workspace, design_id: str, page: int, cancel: Cancellation | None = None) -> dict:
         row = self.designs.row_for_render(ws, design_id)
+        if not 0 <= page < _page_count(row["tree"]):
+            pages = _page_count(row["tree"])
+            raise ApiError(
+                "PAGE_NOT_FOUND", f"page {page} does not exist; the design has {pages} page(s), numbered from 0"
+            )
         cache_key = (design_id, row["modified_at"], page, self.media.version)
         with self._previews_guard:
             key = self._previews.get(cache_key)
         if key is None or not self.blobs.exists(key):
-            tree = engine.DesignTree.model_validate_json(row["tree"])
-            try:
-                png = engine.render_png(tree, page, self.media.resolver(ws), dpi=96)
-            except engine.PageNotFound as exc:
-                raise ApiError("PAGE_NOT_FOUND", exc.message) from None
-            except EngineError as exc:
-                raise validation(exc.message) from None
-            key = self.blobs.put(png, "image/png")
-            with self._previews_guard:
-                self._previews[cache_key] = key
-                while len(self._previews) > 512:
-                    self._previews.popitem(last=False)
+            key = self._render_preview(ws, row["tree"], page, cache_key, cancel)
         return {"previewUrl": self.signer.url(key, URL_LIFETIME), "expiresIn": URL_LIFETIME, "page": page}
+
+    def _render_preview(
+        self, ws: Workspace, tree_json: str, page: int, cache_key: tuple, cancel: Cancellation | None
+    ) -> str:
+        """One render per design version and page however many ask at once (a gallery, an
+        editor and an API client); it is cancelled when every one of them has gone."""
+        with self._previews_guard:
+            flight = self._flights.get(cache_key)
+            leader = flight is None
+            if leader:
+                flight = self._flights[cache_key] = _Flight()
+            flight.waiters += 1
+        if cancel is not None:
+            cancel.on_cancel(flight.leave)
+        if not leader:
+            return flight.wait(cancel)
+        try:
+            tree = engine.DesignTree.model_validate_json(tree_json)
+            images = self.media.design_keys(ws, tree, {})
+            key = self.renderers.png(ws.id, tree_json, page, images, flight.abandoned)
+        except BaseException as exc:
+            flight.fail(exc)
+            raise
+        finally:
+            with self._previews_guard:
+                self._flights.pop(cache_key, None)
+        with self._previews_guard:
+            self._previews[cache_key] = key
+            while len(self._previews) > 512:
+                self._previews.popitem(last=False)
+        flight.finish(key)
+        return key
+
+
+def _page_count(tree_json: str) -> int:
+    return len(json.loads(tree_json)["pages"])
+
+
+class _Flight:
+    """A preview being rendered, and how many callers still want it."""
+
+    def __init__(self) -> None:
+        self.waiters = 0
+        self.abandoned = Cancellation()
+        self.done = threading.Event()
+        self.key: str | None = None
+        self.error: BaseException | None = None
+        self._guard = threading.Lock()
+
+    def leave(self) -> None:
+        with self._guard:
+            self.waiters -= 1
+            nobody = self.waiters <= 0
+        if nobody:
+            self.abandoned.cancel()
+
+    def finish(self, key: str) -> None:
+        self.key = key
+        self.done.set()
+
+    def fail(self, error: BaseException) -> None:
+        self.error = error
+        self.done.set()
+
+    def wait(self, cancel: Cancellation | None) -> str:
+        while not self.done.wait(POLL_SECONDS):
+            if cancel is not None and cancel.cancelled:
+                raise TaskCancelled()
+        if self.error is not None:
+            raise self.error
+        assert self.key is not None
+        return self.key

@@ -11,14 +11,16 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
+from engine.elements import ELEMENT_TYPES
 from engine.errors import ActionError
 from engine.images import REF_PATTERN, ImageError, decode_data_uri
 
 from ..blobs import BlobStore, UrlSigner
 from ..errors import ApiError, validation
 from ..fetch import FetchRefused, fetch_image
-from ..imaging import ImageRejected, ProcessedImage, draw_placeholder, process_image
+from ..imaging import ProcessedImage, draw_placeholder
 from ..models import ListQuery, PlaceholderBody
+from ..renderers import Renderers
 from ..settings import ASSET_LIMIT, UPLOAD_LIMIT, URL_LIFETIME, Settings
 from ..store import Store
 from .common import Workspace, iso, new_id, newest_first, now
@@ -55,11 +57,12 @@ def _default_name(filename: str | None, fallback: str) -> str:
 
 
 class Media:
-    def __init__(self, store: Store, blobs: BlobStore, signer: UrlSigner, settings: Settings):
+    def __init__(self, store: Store, blobs: BlobStore, signer: UrlSigner, settings: Settings, renderers: Renderers):
         self.store = store
         self.blobs = blobs
         self.signer = signer
         self.settings = settings
+        self.renderers = renderers
         # Bumped whenever an image's bytes change in place, so caches keyed on it expire.
         self.version = 0
 
@@ -120,17 +123,15 @@ class Media:
             f"SELECT {COLUMNS} FROM media WHERE id = ? AND workspace_id = ? AND kind = ?", [media_id, ws.id, kind]
         )
 
-    @staticmethod
-    def _process(data: bytes, limit: int) -> ProcessedImage:
-        try:
-            return process_image(data, limit)
-        except ImageRejected as exc:
-            raise validation(str(exc)) from None
+    def _process(self, ws: Workspace, data: bytes, limit: int) -> ProcessedImage:
+        """Checked, rasterised and thumbnailed in a render process: a hostile SVG or raster
+        costs that process, bounded in time and memory, never the server (README, "Limits")."""
+        return self.renderers.image(ws.id, data, limit)
 
     # Uploads (spec 4.9)
 
     def create_upload(self, ws: Workspace, data: bytes, filename: str | None, name: str | None) -> dict:
-        image = self._process(data, UPLOAD_LIMIT)
+        image = self._process(ws, data, UPLOAD_LIMIT)
         media_id = new_id("upl")
         keys = self._store_blobs(image)
         with self.store.transaction() as cursor:
@@ -140,7 +141,7 @@ class Media:
     # Assets (spec 4.10)
 
     def create_asset(self, ws: Workspace, data: bytes, filename: str | None, name: str | None) -> dict:
-        image = self._process(data, ASSET_LIMIT)
+        image = self._process(ws, data, ASSET_LIMIT)
         media_id = new_id("ast")
         keys = self._store_blobs(image)
         with self.store.transaction() as cursor:
@@ -149,7 +150,7 @@ class Media:
 
     def create_placeholder(self, ws: Workspace, body: PlaceholderBody) -> dict:
         png = draw_placeholder(body.label or body.name[:40], body.width, body.height)
-        image = self._process(png, ASSET_LIMIT)
+        image = self._process(ws, png, ASSET_LIMIT)
         media_id = new_id("ast")
         keys = self._store_blobs(image)
         with self.store.transaction() as cursor:
@@ -158,7 +159,7 @@ class Media:
 
     def replace_asset_content(self, ws: Workspace, asset_id: str, data: bytes) -> dict:
         self.get_asset(ws, asset_id)
-        image = self._process(data, ASSET_LIMIT)
+        image = self._process(ws, data, ASSET_LIMIT)
         keys = self._store_blobs(image)
         with self.store.transaction() as cursor:
             cursor.execute(
@@ -214,6 +215,13 @@ class Media:
             keys[ref] = key
         return keys
 
+    def design_keys(self, ws: Workspace, tree: Any, values: dict[str, Any]) -> dict[str, str]:
+        """The blob key of every image a render of `tree` with `values` draws: what a render process needs."""
+        refs = {ref for node in tree.nodes.values() for ref in ELEMENT_TYPES[node.type].image_refs(node)}
+        refs |= {b.backgroundImage for b in [tree.background, *tree.pages] if b.backgroundImage}
+        refs |= {v for name, v in values.items() if tree.variables[name].kind == "image" and isinstance(v, str)}
+        return self.render_keys(ws, refs)
+
     def ref_exists(self, ws: Workspace, ref: str) -> bool:
         return self._render_key(ws, ref) is not None
 
@@ -244,7 +252,7 @@ class Media:
                             f"at most {MAX_FETCHES_PER_PATCH} https:// images per batch; upload the rest first"
                         )
                 if source.startswith(("data:", "https://")):
-                    upload = self._pending_upload(source)
+                    upload = self._pending_upload(ws, source)
                     pending.append(upload)
                     holder[path[-1]] = f"uploads:{upload.id}"
                 elif REF_PATTERN.match(source) and not self.ref_exists(ws, source):
@@ -254,7 +262,7 @@ class Media:
                 raise ActionError(index, action["type"], f"{where}: {reason}") from None
         return actions, pending
 
-    def _pending_upload(self, source: str) -> PendingUpload:
+    def _pending_upload(self, ws: Workspace, source: str) -> PendingUpload:
         if source.startswith("data:"):
             try:
                 data = decode_data_uri(source)
@@ -272,7 +280,7 @@ class Media:
             except FetchRefused as exc:
                 raise ValueError(str(exc)) from None
             name = _default_name(source.split("?")[0], "fetched image")
-        image = self._process(data, UPLOAD_LIMIT)
+        image = self._process(ws, data, UPLOAD_LIMIT)
         return PendingUpload(new_id("upl"), name, image)
 
     def save_pending(self, cursor, ws: Workspace, pending: list[PendingUpload]) -> None:

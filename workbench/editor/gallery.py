@@ -10,6 +10,7 @@ import panel as pn
 
 from api.errors import ApiError
 from api.imaging import fitted_png
+from api.renderers import TaskCancelled
 
 from ..client import Client
 from .new_design import NewDesignForm
@@ -58,10 +59,15 @@ class Gallery:
             self._fill(thumbs)
 
     def _fill(self, thumbs: dict[str, pn.Column]) -> None:
+        cancel = getattr(self.client, "cancel", None)
         for design_id, slot in thumbs.items():
+            if cancel is not None and cancel.cancelled:
+                return  # the tab closed: nobody will see the rest (the render under way is dropped too)
             try:
                 preview = self.client.call("preview_page", {"designId": design_id}, query={"page": 0})
                 slot.objects = [pn.pane.PNG(fitted_png(self.client.fetch(preview["previewUrl"]), 180), height=140)]
+            except TaskCancelled:
+                return
             except ApiError:
                 slot.objects = [pn.pane.Markdown("(no preview)")]
 

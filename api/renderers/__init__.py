@@ -1,0 +1,120 @@
+"""Render processes (architecture: "renderers"): generations, previews and uploaded SVGs
+are drawn in a pool of worker processes, each task bounded and killable.
+
+The limits are the service's, stated once here and in the README:
+
+- a document has at most `max_pages` pages (continuation sheets of growing tables
+  included), checked after layout and before drawing;
+- a PDF is at most `max_pdf_bytes`;
+- a render (PDF or preview) gets `render_seconds` of wall-clock time and about as much
+  CPU time, an uploaded image `image_seconds`; past either its process is killed and
+  the request answered 400 with the limit;
+- each render process may use `memory_bytes` of address space.
+
+A render nobody waits for any more (the client disconnected, the browser tab closed) is
+dropped from the queue, or its process killed if it had started.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import ApiError, validation
+from .pool import Cancellation, PoolClosed, ProcessPool, TaskCancelled, TaskFailed, TaskLimitExceeded, TaskRefused
+
+
+def _env_number(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    return float(value) if value else default
+
+
+@dataclass(frozen=True)
+class RenderLimits:
+    max_pages: int = 200
+    max_pdf_bytes: int = 50 * 1000 * 1000
+    render_seconds: float = 60.0
+    image_seconds: float = 10.0
+    memory_bytes: int = 2 * 1024**3
+
+    @classmethod
+    def from_environment(cls) -> RenderLimits:
+        """Defaults, or what an operator set (DOCBENCH_MAX_PAGES, DOCBENCH_RENDER_SECONDS, …)."""
+        defaults = cls()
+        return cls(
+            max_pages=int(_env_number("DOCBENCH_MAX_PAGES", defaults.max_pages)),
+            max_pdf_bytes=int(_env_number("DOCBENCH_MAX_PDF_MB", defaults.max_pdf_bytes / 1e6) * 1e6),
+            render_seconds=_env_number("DOCBENCH_RENDER_SECONDS", defaults.render_seconds),
+            image_seconds=_env_number("DOCBENCH_IMAGE_SECONDS", defaults.image_seconds),
+            memory_bytes=int(_env_number("DOCBENCH_RENDER_MEMORY_MB", defaults.memory_bytes / 1024**2) * 1024**2),
+        )
+
+
+class Renderers:
+    """What the service asks of the render processes; errors come back as ApiErrors."""
+
+    def __init__(self, processes: int, blob_root: Path, limits: RenderLimits):
+        self.limits = limits
+        self.blob_root = blob_root
+        self.pool = ProcessPool(processes, limits.memory_bytes)
+
+    def start(self) -> None:
+        self.pool.start()
+
+    def pdf(
+        self,
+        owner: str,
+        tree_json: str,
+        values: dict[str, Any],
+        profile: str,
+        images: dict[str, str],
+        cancel: Cancellation | None = None,
+    ) -> tuple[str, int]:
+        """Render a generation into the blob store: (blob key, size in bytes)."""
+        limits = self.limits
+        args = (tree_json, values, profile, images, str(self.blob_root), limits.max_pages, limits.max_pdf_bytes)
+        return self._call("render_pdf", args, owner, limits.render_seconds, cancel, "the document")
+
+    def png(
+        self, owner: str, tree_json: str, page: int, images: dict[str, str], cancel: Cancellation | None = None
+    ) -> str:
+        """Render a page preview (96 dpi) into the blob store: its blob key."""
+        args = (tree_json, page, 96, images, str(self.blob_root))
+        return self._call("render_png", args, owner, self.limits.render_seconds, cancel, "the preview")
+
+    def image(self, owner: str, data: bytes, max_bytes: int) -> Any:
+        """An upload checked and (SVG) rasterised in a render process: an api.imaging.ProcessedImage."""
+        return self._call("process_image", (data, max_bytes), owner, self.limits.image_seconds, None, "the image")
+
+    def _call(self, task: str, args: tuple, owner: str, seconds: float, cancel: Cancellation | None, what: str) -> Any:
+        try:
+            return self.pool.call(task, args, seconds=seconds, owner=owner, cancel=cancel)
+        except TaskRefused as exc:
+            raise validation(exc.message) from None
+        except TaskLimitExceeded as exc:
+            raise validation(_limit_message(what, exc.limit, seconds, self.limits.memory_bytes)) from None
+        except PoolClosed:
+            raise ApiError("SERVICE_UNAVAILABLE", "the server is restarting; try again shortly") from None
+        except TaskFailed as exc:
+            raise RuntimeError(f"render process failed: {exc}") from None  # a bug: 500 with a request id
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+def _limit_message(what: str, limit: str, seconds: float, memory: int) -> str:
+    if limit == "memory":
+        return (
+            f"{what} needed more than the {memory / 1024**3:g} GB of memory a render may use: "
+            "use fewer or smaller images, or split the data over several documents"
+        )
+    kind = "CPU time" if limit == "cpu" else "time"
+    return (
+        f"{what} took longer than the {seconds:g} s of {kind} a render may use and was stopped: "
+        "simplify it (fewer or shorter table rows, smaller images) or split the data over several documents"
+    )
+
+
+__all__ = ["Cancellation", "RenderLimits", "Renderers", "TaskCancelled"]

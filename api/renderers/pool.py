@@ -1,0 +1,310 @@
+"""A pool of worker processes whose tasks can be bounded and killed.
+
+`concurrent.futures.ProcessPoolExecutor` cannot stop a task that runs too long: killing
+one of its processes breaks the whole pool and fails every other task in it. Here each
+worker is its own child process with its own pipe, so a task past its deadline, or one
+nobody waits for any more, is ended by killing just its worker; a fresh one takes its
+place while the others carry on.
+
+Workers are started as `python -m api.renderers.worker` rather than forked or spawned
+through multiprocessing: nothing of the parent (a DuckDB connection, an event loop, an
+analyst's unguarded script as `__main__`) is inherited or re-run. Limits on a worker:
+its address space (RLIMIT_AS, set once at start) and, per task, its CPU time
+(RLIMIT_CPU raised to the time used so far plus the task's budget: SIGXCPU ends it).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, Pipe
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("docbench.renderers")
+
+# How often a waiting caller looks at its cancellation; the pipe wakes it at once for results.
+POLL_SECONDS = 0.1
+_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
+
+
+class Cancellation:
+    """Set when nobody waits for a result any more (the client went away, the tab closed)."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._callbacks: list = []
+        self._guard = threading.Lock()
+
+    def cancel(self) -> None:
+        with self._guard:
+            if self._event.is_set():
+                return
+            self._event.set()
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            callback()
+
+    def on_cancel(self, callback) -> None:  # noqa: ANN001
+        """Run `callback` when cancelled (at once if it already is)."""
+        with self._guard:
+            if not self._event.is_set():
+                self._callbacks.append(callback)
+                return
+        callback()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+
+class TaskRefused(Exception):
+    """The task's input was refused by the worker (an EngineError, an image refused): a 400."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class TaskLimitExceeded(Exception):
+    """The task ran past its wall-clock deadline, CPU time or memory and its worker was killed."""
+
+    def __init__(self, limit: str):
+        super().__init__(limit)
+        self.limit = limit  # "time", "cpu" or "memory"
+
+
+class TaskCancelled(Exception):
+    """Nobody waited for the result any more; the task was dropped or its worker killed."""
+
+
+class TaskFailed(Exception):
+    """A bug or a crash in the worker (logged there); not the caller's fault."""
+
+
+class PoolClosed(TaskFailed):
+    """The pool is shutting down (the server is stopping)."""
+
+
+@dataclass(eq=False)
+class _Worker:
+    process: subprocess.Popen
+    connection: Connection
+    started: float = field(default_factory=time.monotonic)
+    tasks: int = 0
+
+    def kill(self) -> None:
+        try:
+            self.process.kill()
+        except OSError:
+            pass
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - a SIGKILLed process always ends
+            log.error("render worker %d did not end after SIGKILL", self.process.pid)
+        self.connection.close()
+
+    def exit_reason(self) -> str:
+        """What ended a worker that stopped answering: the limit it hit, as TaskLimitExceeded names it."""
+        try:
+            code = self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return "crash"
+        if code == -signal.SIGXCPU:
+            return "cpu"
+        if code == MEMORY_EXIT:
+            return "memory"
+        return "crash"
+
+
+@dataclass(eq=False)
+class _Ticket:
+    owner: str
+    worker: _Worker | None = None
+    ready: threading.Event = field(default_factory=threading.Event)
+
+
+MEMORY_EXIT = 75  # a worker that ran out of memory exits with this, after answering
+
+
+class ProcessPool:
+    """`size` worker processes; `call()` runs one task on an idle one, bounded and cancellable."""
+
+    def __init__(self, size: int, memory_bytes: int | None = None, name: str = "render"):
+        self.size = max(1, size)
+        self.memory_bytes = memory_bytes
+        self.name = name
+        self._idle: list[_Worker] = []
+        self._busy: set[_Worker] = set()
+        self._waiting: dict[str, deque[_Ticket]] = {}  # owner -> its callers, in arrival order
+        self._guard = threading.Lock()
+        self._closed = False
+        self._started = False
+
+    # -- life cycle -------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start every worker now (they import in the background; a task sent meanwhile waits)."""
+        with self._guard:
+            if self._started or self._closed:
+                return
+            self._started = True
+        for _ in range(self.size):
+            self._hand_over(self._spawn())
+
+    def _spawn(self) -> _Worker:
+        ours, theirs = Pipe(duplex=True)
+        env = dict(os.environ)
+        # The worker imports this package from where the parent did (a checkout, a venv, a notebook's cwd).
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, env.get("PYTHONPATH")]))
+        command = [sys.executable, "-m", "api.renderers.worker", str(theirs.fileno()), str(os.getpid())]
+        if self.memory_bytes:
+            command.append(str(self.memory_bytes))
+        process = subprocess.Popen(command, pass_fds=(theirs.fileno(),), env=env, stdin=subprocess.DEVNULL)
+        theirs.close()
+        return _Worker(process, ours)
+
+    def close(self) -> None:
+        """Kill every worker now: a stopping server does not wait for renders (jobs resume on restart)."""
+        with self._guard:
+            self._closed = True
+            workers = [*self._busy, *self._idle]
+            self._idle.clear()
+        for worker in workers:
+            worker.kill()
+
+    # -- running tasks ----------------------------------------------------------------
+
+    def call(
+        self,
+        task: str,
+        args: tuple,
+        *,
+        seconds: float,
+        owner: str = "",
+        cancel: Cancellation | None = None,
+    ) -> Any:
+        """Run `task` (a name in api.renderers.worker.TASKS) with `args` on a worker.
+
+        Waits for an idle worker (its owner's turn; as long as it takes, unless cancelled),
+        then at most `seconds` of wall-clock time and about as much CPU time for the answer.
+        """
+        self.start()
+        worker = self._acquire(owner, cancel)
+        keep = False
+        try:
+            if cancel is not None and cancel.cancelled:
+                keep = True
+                raise TaskCancelled()
+            worker.connection.send((task, args, seconds))
+            deadline = time.monotonic() + seconds
+            while not worker.connection.poll(POLL_SECONDS):
+                if cancel is not None and cancel.cancelled:
+                    raise TaskCancelled()
+                if time.monotonic() > deadline:
+                    raise TaskLimitExceeded("time")
+                if self._closed:
+                    raise PoolClosed("the server is stopping")
+            try:
+                status, value = worker.connection.recv()
+            except (EOFError, OSError):
+                reason = worker.exit_reason()
+                if reason in ("cpu", "memory"):
+                    raise TaskLimitExceeded(reason) from None
+                raise TaskFailed(f"the {self.name} process stopped unexpectedly") from None
+            worker.tasks += 1
+            if status == "ok":
+                keep = True
+                return value
+            if status == "refused":
+                keep = True
+                raise TaskRefused(value)
+            if status == "memory":
+                raise TaskLimitExceeded("memory")
+            keep = True
+            raise TaskFailed(value)
+        finally:
+            self._release(worker, keep)
+
+    def _acquire(self, owner: str, cancel: Cancellation | None) -> _Worker:
+        """An idle worker; while none is, callers queue per owner and are served in turn,
+        so one workspace's hundred renders delay another's one by at most one render."""
+        ticket = _Ticket(owner)
+        with self._guard:
+            if self._closed:
+                raise PoolClosed("the server is stopping")
+            if self._idle and not self._waiting:
+                worker = self._idle.pop()
+                self._busy.add(worker)
+                return worker
+            self._waiting.setdefault(owner, deque()).append(ticket)
+        while not ticket.ready.wait(POLL_SECONDS):
+            if (cancel is not None and cancel.cancelled) or self._closed:
+                with self._guard:
+                    if ticket.worker is None:
+                        self._forget(ticket)
+                        raise PoolClosed("the server is stopping") if self._closed else TaskCancelled()
+                break  # a worker was handed over meanwhile: use it (the caller checks cancel again)
+        assert ticket.worker is not None
+        return ticket.worker
+
+    def _forget(self, ticket: _Ticket) -> None:
+        tickets = self._waiting.get(ticket.owner)
+        if tickets is not None:
+            tickets.remove(ticket)
+            if not tickets:
+                del self._waiting[ticket.owner]
+
+    def _hand_over(self, worker: _Worker) -> None:
+        """Give a free worker to the owner whose turn it is, or put it with the idle ones."""
+        with self._guard:
+            if not self._waiting:
+                self._busy.discard(worker)
+                self._idle.append(worker)
+                return
+            owner = next(iter(self._waiting))
+            tickets = self._waiting.pop(owner)
+            ticket = tickets.popleft()
+            if tickets:
+                self._waiting[owner] = tickets  # to the back of the line: the next owner goes first
+            self._busy.add(worker)
+            ticket.worker = worker
+            ticket.ready.set()
+
+    def _release(self, worker: _Worker, keep: bool) -> None:
+        with self._guard:
+            self._busy.discard(worker)
+            closed = self._closed
+        if keep and not closed and worker.process.poll() is None:
+            self._hand_over(worker)
+            return
+        worker.kill()
+        if not closed:
+            # A killed worker (deadline, cancellation, crash) is replaced at once; its successor
+            # imports in the background while the other workers go on.
+            self._hand_over(self._spawn())
+
+    @property
+    def pids(self) -> list[int]:
+        """The worker processes' ids (for tests and diagnostics)."""
+        with self._guard:
+            return [w.process.pid for w in [*self._busy, *self._idle]]
+
+
+__all__ = [
+    "Cancellation",
+    "PoolClosed",
+    "ProcessPool",
+    "TaskCancelled",
+    "TaskFailed",
+    "TaskLimitExceeded",
+    "TaskRefused",
+]

@@ -1,0 +1,174 @@
+"""A render process: `python -m api.renderers.worker FD PARENT_PID [MEMORY_BYTES]`.
+
+Reads `(task, args, seconds)` from the pipe on FD, answers `(status, value)`:
+`ok` with the task's result, `refused` with a message for the client (the input was
+refused: an EngineError, an image we do not accept), `memory` when the task ran out of
+the address space it may use (the process then exits: its heap may be in any state),
+`error` for a bug (logged here with its traceback, never sent to a client).
+
+It touches only the engine and the blob store, never the database.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import resource
+import sys
+import threading
+import time
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("docbench.renderers")
+
+
+def render_pdf(
+    tree_json: str, values: dict, profile: str, images: dict[str, str], blob_root: str, max_pages: int, max_bytes: int
+) -> tuple[str, int]:
+    """A generation's PDF, written to the blob store: (blob key, bytes)."""
+    import engine
+    from engine.errors import LimitExceeded
+
+    from ..blobs import BlobStore
+
+    blobs = BlobStore(Path(blob_root))
+    pdf = engine.render_pdf(_tree(tree_json), values, _resolver(blobs, images), profile, max_sheets=max_pages)  # type: ignore[arg-type]
+    if len(pdf) > max_bytes:
+        raise LimitExceeded(
+            f"the PDF would be {len(pdf) / 1e6:.1f} MB; documents are limited to {max_bytes / 1e6:g} MB: "
+            "use smaller images or split the data over several documents"
+        )
+    return blobs.put(pdf, "application/pdf"), len(pdf)
+
+
+def render_png(tree_json: str, page: int, dpi: float, images: dict[str, str], blob_root: str) -> str:
+    """A preview of one page, written to the blob store: its blob key."""
+    import engine
+
+    from ..blobs import BlobStore
+
+    blobs = BlobStore(Path(blob_root))
+    return blobs.put(engine.render_png(_tree(tree_json), page, _resolver(blobs, images), dpi=dpi), "image/png")
+
+
+def process_image(data: bytes, max_bytes: int):  # noqa: ANN201
+    """An uploaded image checked, rasterised (SVG) and thumbnailed: an api.imaging.ProcessedImage."""
+    from ..imaging import process_image as process
+
+    return process(data, max_bytes)
+
+
+TASKS = {"render_pdf": render_pdf, "render_png": render_png, "process_image": process_image}
+
+_TREES: dict[str, Any] = {}
+
+
+def _tree(tree_json: str):  # noqa: ANN202
+    """Parsed trees of the last few designs: previews of one design come in runs."""
+    import engine
+
+    tree = _TREES.get(tree_json)
+    if tree is None:
+        tree = engine.DesignTree.model_validate_json(tree_json)
+        if len(_TREES) >= 8:
+            _TREES.pop(next(iter(_TREES)))
+        _TREES[tree_json] = tree
+    return tree
+
+
+def _resolver(blobs, images: dict[str, str]):  # noqa: ANN001, ANN202
+    def resolve(ref: str) -> bytes:
+        if ref not in images:
+            raise KeyError(f"no image {ref} in this workspace")
+        return blobs.get(images[ref])
+
+    return resolve
+
+
+def _refusal(exc: BaseException) -> str | None:
+    """The client-facing message of an exception that means "this input is refused"."""
+    from engine.errors import EngineError
+
+    from ..imaging import ImageRejected
+
+    if isinstance(exc, EngineError):
+        return exc.message
+    if isinstance(exc, ImageRejected):
+        return str(exc)
+    return None
+
+
+def _limit_cpu(seconds: float) -> None:
+    """Allow this task `seconds` more CPU time than used so far; past it the kernel sends SIGXCPU."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    used = usage.ru_utime + usage.ru_stime
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    soft = math.ceil(used + seconds) + 1
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+
+
+def _watch_parent(parent: int) -> None:
+    """Exit if the server that owns us dies (a SIGKILLed server cannot stop its workers)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)  # a liveness check, not synchronisation
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def serve(connection: Connection) -> None:
+    while True:
+        try:
+            task, args, seconds = connection.recv()
+        except (EOFError, OSError):
+            return  # the parent closed the pipe: it is stopping
+        _limit_cpu(seconds)
+        try:
+            answer: tuple[str, Any] = ("ok", TASKS[task](*args))
+        except MemoryError:
+            answer = ("memory", None)
+        except Exception as exc:  # every failure is an answer; a bug is logged with its traceback here
+            message = _refusal(exc)
+            if message is None:
+                log.exception("render task %s failed", task)
+                answer = ("error", f"{type(exc).__name__} in {task}")
+            else:
+                answer = ("refused", message)
+        try:
+            connection.send(answer)
+        except (BrokenPipeError, OSError):
+            return
+        if answer[0] == "memory":
+            from .pool import MEMORY_EXIT
+
+            os._exit(MEMORY_EXIT)
+
+
+def main(argv: list[str]) -> None:
+    fd, parent = int(argv[0]), int(argv[1])
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU would otherwise dump a core
+    if len(argv) > 2:
+        # Address space, not resident memory: the only limit the kernel enforces at allocation,
+        # so a runaway render gets a MemoryError (or dies) instead of pushing the server to swap.
+        limit = int(argv[2])
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    _watch_parent(parent)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    import engine  # import and warm up before the first task, not during it
+
+    from ..jobs.runner import tune_for_rendering
+
+    engine.fonts.install_defaults()
+    tune_for_rendering()
+    serve(Connection(fd))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

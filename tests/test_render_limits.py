@@ -1,0 +1,275 @@
+"""Render limits (issue 12, item 3): pages, deadlines, cancellation, delivery-time debits,
+one preview per design version in flight, and a SIGTERM that stops within seconds.
+
+Renders run in killable processes (api.renderers); these tests watch those processes
+through /proc: a render that is stopped is a process that is killed and replaced.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from api.renderers import Cancellation, TaskCancelled
+from api.service import Service, Settings
+
+from .server import Server, create_workspace, wait_until
+
+# A table whose rows wrap into many lines: about one sheet per row, about 0.1 s of drawing per sheet.
+HEAVY_ROWS = 150
+
+
+def _table_design(client: httpx.Client, rows: int, columns: int, chars: int) -> str:
+    design = client.data(client.post("/designs", json={"name": "Long table", "size": "A4"}), 201)
+    cell = ("lorem ipsum dolor sit amet " * 20)[:chars]
+    table = {"cells": [[cell] * columns for _ in range(rows)], "width": 555}
+    args = {"type": "table", "name": "t", "position": {"x": 20, "y": 20}, "data": table}
+    action = {"type": "add_element", "args": args}
+    client.data(client.patch(f"/designs/{design['designId']}/tree", json={"actions": [action]}), 200)
+    return design["designId"]
+
+
+def _small_design(client: httpx.Client) -> str:
+    design = client.data(client.post("/designs", json={"name": "Card", "size": "A5"}), 201)
+    text = {"type": "text", "name": "t", "position": {"x": 20, "y": 20}, "data": {"content": "ok"}}
+    action = {"type": "add_element", "args": text}
+    client.data(client.patch(f"/designs/{design['designId']}/tree", json={"actions": [action]}), 200)
+    return design["designId"]
+
+
+def _credits(client: httpx.Client) -> int:
+    return client.data(client.get("/me"), 200)["credits"]
+
+
+def render_processes(server: Server) -> set[int]:
+    """The server's render processes (its children running api.renderers.worker)."""
+    assert server.process is not None
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        if parent == server.process.pid and b"api.renderers.worker" in cmdline:
+            found.add(int(entry.name))
+    return found
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.fixture(scope="module")
+def bounded(tmp_path_factory):
+    """A server with one render process and a 3 s render deadline (the default 200 pages a document)."""
+    data_dir = tmp_path_factory.mktemp("bounded")
+    _, key = create_workspace(data_dir, "bounded", credits=50)
+    env = {"DOCBENCH_RENDER_PROCESSES": "1", "DOCBENCH_RENDER_SECONDS": "3"}
+    server = Server(data_dir, env=env).start()
+    client = server.client(key)
+    yield server, client
+    client.close()
+    server.stop()
+
+
+@pytest.fixture
+def patient(tmp_path):
+    """A server with one render process and the default (long) deadline."""
+    _, key = create_workspace(tmp_path, "patient", credits=50)
+    server = Server(tmp_path, env={"DOCBENCH_RENDER_PROCESSES": "1"}).start()
+    client = server.client(key)
+    yield server, client, key
+    client.close()
+    server.stop()
+
+
+def test_a_document_over_the_page_limit_is_refused_before_drawing_and_costs_nothing(bounded):
+    server, client = bounded
+    # The hostile-input probe's table: 500 x 50 cells of 380 bytes, 499 sheets (a 9.6 MB tree).
+    design_id = _table_design(client, 500, 50, 380)
+    before = _credits(client)
+    message = client.error(client.post(f"/designs/{design_id}/generate", json={}), 400, "VALIDATION_ERROR")
+    assert "499 pages" in message and "at most 200" in message, message
+    assert _credits(client) == before
+    # A preview draws the page's first sheet only, so it is cheap however long the table grows.
+    preview = client.data(client.get(f"/designs/{design_id}/preview"), 200)
+    assert httpx.get(preview["previewUrl"]).content.startswith(b"\x89PNG")
+
+
+def test_a_render_past_its_deadline_is_stopped_and_costs_nothing(bounded):
+    server, client = bounded
+    design_id = _table_design(client, HEAVY_ROWS, 20, 100)  # ~150 sheets, ~15 s to draw here
+    wait_until(lambda: len(render_processes(server)) == 1, what="the render process")
+    (worker,) = render_processes(server)
+    before = _credits(client)
+    message = client.error(client.post(f"/designs/{design_id}/generate", json={}), 400, "VALIDATION_ERROR")
+    assert "longer than the 3 s" in message, message
+    assert _credits(client) == before
+    # The process that ran it was killed and replaced; the next render is served by its successor.
+    assert worker not in render_processes(server)
+    small = _small_design(client)
+    generated = client.data(client.post(f"/designs/{small}/generate", json={}), 201)
+    assert httpx.get(generated["downloadUrl"]).content.startswith(b"%PDF")
+    assert _credits(client) == before - 1
+
+
+def test_a_batch_row_over_the_page_limit_fails_alone(bounded):
+    server, client = bounded
+    design = client.data(client.post("/designs", json={"name": "Statement", "size": "A4"}), 201)
+    actions = [
+        {"type": "add_element", "args": {"type": "table", "name": "lines", "position": {"x": 20, "y": 20},
+                                         "data": {"cells": [["a", "b"], ["1", "2"]], "width": 300}}},
+        {"type": "bind_variable", "args": {"name": "lines"}},
+    ]
+    client.data(client.patch(f"/designs/{design['designId']}/tree", json={"actions": actions}), 200)
+    long_table = [["item", "amount"]] + [[f"line {i}\n" * 30, str(i)] for i in range(400)]  # > 200 sheets
+    rows = [{"lines": [["item", "amount"], ["one", "1"]]}, {"lines": long_table}]
+    job = client.data(client.post(f"/designs/{design['designId']}/batch", json={"rows": rows}), 202)
+    state = wait_until(
+        lambda: (lambda s: s if s["status"] in ("completed", "failed") else None)(
+            client.data(client.get(f"/batches/{job['jobId']}"), 200)
+        ),
+        timeout=60,
+        what="the batch to end",
+    )
+    assert state["status"] == "completed" and state["completed"] == 1 and state["failed"] == 1, state
+
+
+def test_a_generation_whose_client_left_is_stopped_and_not_charged(patient):
+    server, client, key = patient
+    design_id = _table_design(client, HEAVY_ROWS, 20, 100)
+    wait_until(lambda: len(render_processes(server)) == 1, what="the render process")
+    (worker,) = render_processes(server)
+    before = _credits(client)
+    with httpx.Client(base_url=server.api, headers={"X-API-Key": key}, timeout=1.0) as impatient:
+        with pytest.raises(httpx.TimeoutException):
+            impatient.post(f"/designs/{design_id}/generate", json={})
+    # The render (about 15 s long, with a 60 s deadline) is stopped as soon as the server sees the
+    # client gone: its process is killed and replaced.
+    wait_until(lambda: worker not in render_processes(server), timeout=10, what="the abandoned render to stop")
+    assert _credits(client) == before
+
+
+def test_sigterm_stops_a_loaded_server_within_seconds(patient):
+    server, client, key = patient
+    design_id = _table_design(client, HEAVY_ROWS, 20, 100)
+    wait_until(lambda: len(render_processes(server)) == 1, what="the render process")
+    (worker,) = render_processes(server)
+
+    def generate() -> None:
+        with httpx.Client(base_url=server.api, headers={"X-API-Key": key}, timeout=120) as other:
+            try:
+                other.post(f"/designs/{design_id}/generate", json={})
+            except httpx.HTTPError:
+                pass  # the server stops under this request: any answer, or none, is fine here
+
+    load = [threading.Thread(target=generate) for _ in range(3)]
+    for thread in load:
+        thread.start()
+    wait_until(lambda: cpu_seconds(worker) > 0.5, what="a render under way")
+    assert server.process is not None
+    server.process.send_signal(signal.SIGTERM)
+    started = time.monotonic()
+    server.process.wait(timeout=10)
+    assert time.monotonic() - started < 10
+    wait_until(lambda: not Path(f"/proc/{worker}").exists(), timeout=5, what="the render process to end")
+    for thread in load:
+        thread.join(timeout=10)
+
+
+# In-process service: the same Service the server runs, on a real DuckDB file.
+
+
+@pytest.fixture
+def service(tmp_path):
+    service = Service(Settings(data_dir=tmp_path, render_processes=1))
+    workspace, _ = service.accounts.create_workspace("w", "pro", 10)
+    yield service, workspace
+    service.close()
+
+
+def _heavy_tree_design(service: Service, workspace) -> str:  # noqa: ANN001
+    from api.models import CreateDesignBody, PatchTreeBody
+
+    design = service.designs.create(workspace, CreateDesignBody(name="Heavy", size="A4"))
+    cell = ("lorem ipsum dolor sit amet " * 20)[:100]
+    action = {
+        "type": "add_element",
+        "args": {"type": "table", "name": "t", "position": {"x": 20, "y": 20},
+                 "data": {"cells": [[cell] * 20 for _ in range(HEAVY_ROWS)], "width": 555}},
+    }
+    service.designs.patch_tree(workspace, design["designId"], PatchTreeBody.model_validate({"actions": [action]}))
+    return design["designId"]
+
+
+def test_identical_previews_in_flight_render_once(service):
+    service, workspace = service
+    design_id = _heavy_tree_design(service, workspace)
+    renders = []
+    png = service.renderers.png
+
+    def counting_png(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        renders.append(args)
+        return png(*args, **kwargs)
+
+    service.renderers.png = counting_png  # type: ignore[method-assign]
+    start = threading.Barrier(5)
+    answers: list[str] = []
+
+    def ask() -> None:
+        start.wait()
+        answers.append(service.generation.preview(workspace, design_id, 0)["previewUrl"])
+
+    threads = [threading.Thread(target=ask) for _ in range(5)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert len(answers) == 5
+    assert len(renders) == 1
+
+
+def test_a_queued_preview_nobody_waits_for_is_dropped(service):
+    service, workspace = service
+    from api.models import GenerateBody
+
+    heavy = _heavy_tree_design(service, workspace)
+    stop = Cancellation()
+
+    def hold_the_render_process() -> None:  # ~15 s of drawing, until cancelled
+        with pytest.raises(TaskCancelled):
+            service.generation.generate(workspace, heavy, GenerateBody(), stop)
+
+    busy = threading.Thread(target=hold_the_render_process)
+    busy.start()
+    wait_until(
+        lambda: any(cpu_seconds(pid) > 0.3 for pid in service.renderers.pool.pids), what="the long render to start"
+    )
+    gone = Cancellation()
+    outcome: list[BaseException] = []
+
+    def preview() -> None:
+        try:
+            service.generation.preview(workspace, heavy, 0, gone)
+        except BaseException as exc:  # noqa: BLE001
+            outcome.append(exc)
+
+    waiting = threading.Thread(target=preview)
+    waiting.start()
+    gone.cancel()  # the tab closed while the preview waited for a render process
+    waiting.join(timeout=5)
+    assert not waiting.is_alive(), "a cancelled preview went on waiting for the busy render process"
+    assert outcome and isinstance(outcome[0], TaskCancelled)
+    stop.cancel()
+    busy.join(timeout=10)
