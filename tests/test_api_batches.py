@@ -199,6 +199,68 @@ def test_a_batch_whose_every_row_fails_ends_failed_and_refunds_everything(env):
         assert credits(client) == before
 
 
+MISSING = "uploads:upl_nowhere"  # well formed, but in no workspace
+
+
+def test_a_row_whose_image_is_not_in_the_workspace_fails_alone(env):
+    with env.client() as client:
+        design_id = design(client)
+        good = client.data(client.post("/uploads", files={"file": ("a.png", png(), "image/png")}), 201)["ref"]
+        before = credits(client)
+        batch = [dict(r, photo=ref) for r, ref in zip(rows(3), [good, MISSING, good], strict=True)]
+        job_id = client.data(client.post(f"/designs/{design_id}/batch", json={"rows": batch}), 202)["jobId"]
+        accepted, state = credits(client), client.data(client.get(f"/batches/{job_id}"), 200)["status"]
+        if state not in ("completed", "failed"):  # the refund comes with the end, in one transaction
+            assert accepted == before - 3  # every row is paid for at acceptance
+        job = wait_for_end(client, job_id)
+        assert (job["status"], job["completed"], job["failed"]) == ("completed", 2, 1)
+        archive = zip_of(client, job_id)
+        assert sorted(archive.namelist()) == ["errors.json", "row-0001.pdf", "row-0003.pdf"]
+        assert "Person 2" in text_of(archive.read("row-0003.pdf"))
+        [error] = json.loads(archive.read("errors.json"))["failed"]
+        assert (error["row"], error["file"]) == (2, "row-0002.pdf")
+        assert MISSING in error["error"] and "variable 'photo'" in error["error"]
+        assert "in this workspace" in error["error"] and "Traceback" not in error["error"]
+        assert credits(client) == before - 2  # 3 taken, the failed row's 1 given back
+
+
+def test_a_missing_image_row_is_charged_at_acceptance_like_any_other(env):
+    # 'tiny' has 3 credits: 4 rows are refused whole even when one of them will fail.
+    with env.client("tiny") as client:
+        design_id = design(client)
+        batch = [*rows(3), {"name": "x", "photo": MISSING}]
+        response = client.post(f"/designs/{design_id}/batch", json={"rows": batch})
+        message = client.error(response, 402, "INSUFFICIENT_CREDITS")
+        assert "needs 4 credits" in message and credits(client) == 3
+
+
+def test_a_batch_whose_every_image_is_missing_ends_failed_and_refunds_everything(env):
+    with env.client() as client:
+        design_id = design(client)
+        before = credits(client)
+        batch = [dict(r, photo=f"{MISSING}{i}") for i, r in enumerate(rows(3))]
+        job_id = client.data(client.post(f"/designs/{design_id}/batch", json={"rows": batch}), 202)["jobId"]
+        job = wait_for_end(client, job_id)
+        assert (job["status"], job["completed"], job["failed"]) == ("failed", 0, 3)
+        archive = zip_of(client, job_id)
+        assert archive.namelist() == ["errors.json"]
+        errors = json.loads(archive.read("errors.json"))["failed"]
+        assert [e["row"] for e in errors] == [1, 2, 3]
+        assert all(f"{MISSING}{e['row'] - 1}" in e["error"] for e in errors)
+        assert credits(client) == before
+
+
+def test_a_single_generate_with_a_missing_image_is_still_refused(env):
+    if env.backend != "embedded":
+        pytest.skip("single generation does not touch the batch back-end")
+    with env.client() as client:
+        design_id = design(client)
+        before = credits(client)
+        response = client.post(f"/designs/{design_id}/generate", json={"data": {"photo": MISSING}})
+        message = client.error(response, 400, "VALIDATION_ERROR")
+        assert "variable 'photo'" in message and MISSING in message and credits(client) == before
+
+
 def test_a_batch_that_credits_cannot_cover_is_refused_whole(env):
     with env.client("tiny") as client:
         design_id = design(client)
@@ -216,7 +278,9 @@ def test_a_batch_that_credits_cannot_cover_is_refused_whole(env):
         ({}, "rows"),
         ({"rows": [{"nobody": "x"}]}, "rows[0]: variable 'nobody'"),
         ({"rows": [{"name": "ok"}, {"code": 5}]}, "rows[1]: variable 'code'"),
-        ({"rows": [{"photo": "uploads:upl_missing"}]}, "rows[0]: variable 'photo'"),
+        ({"rows": [{"name": "ok"}, {"photo": "photo.png"}]}, "rows[1]: variable 'photo'"),
+        ({"rows": [{"photo": 42}]}, "rows[0]: variable 'photo'"),
+        ({"rows": [{"photo": "uploads:"}]}, "rows[0]: variable 'photo'"),
         ({"rows": [{}], "pdfProfile": "glossy"}, "pdfProfile"),
     ],
 )

@@ -34,6 +34,44 @@ def test_add_page_with_size_custom_and_background():
 
 
 @pytest.mark.parametrize(
+    "args,size",
+    [
+        ({"width": 595.28, "height": 841.89, "orientation": "landscape"}, (841.89, 595.28)),
+        ({"width": 841.89, "height": 595.28, "orientation": "portrait"}, (595.28, 841.89)),
+        ({"width": 841.89, "height": 595.28, "orientation": "landscape"}, (841.89, 595.28)),
+        ({"size": "A4", "orientation": "landscape"}, (A4[1], A4[0])),
+        ({"width": 595.28, "height": 841.89}, (595.28, 841.89)),
+        ({"width": 841.89, "height": 595.28}, (841.89, 595.28)),
+    ],
+)
+def test_add_page_dimensions_follow_orientation_even_for_a_custom_sheet(args, size):
+    # spec 4.6: "passing orientation makes dimensions follow"; without it the sheet is taken as given.
+    tree, results = apply(new_design(), [action("add_page", **args)])
+    assert (tree.pages[1].width, tree.pages[1].height) == pytest.approx(size)
+    assert (results[0]["data"]["width"], results[0]["data"]["height"]) == pytest.approx(size)
+
+
+@pytest.mark.parametrize(
+    "args,size",
+    [
+        ({"width": 595.28, "height": 841.89, "orientation": "landscape"}, (841.89, 595.28)),
+        ({"width": 500, "height": 300, "orientation": "portrait"}, (300, 500)),
+        ({"width": 500, "height": 300}, (500, 300)),
+        ({"size": "Letter", "orientation": "landscape"}, (LETTER[1], LETTER[0])),
+    ],
+)
+def test_update_page_dimensions_follow_orientation_like_add_page(args, size):
+    tree, _ = apply(new_design(), [action("update_page", page=0, **args)])
+    assert (tree.pages[0].width, tree.pages[0].height) == pytest.approx(size)
+
+
+def test_creating_a_design_still_takes_a_custom_sheet_literally():
+    # spec 4.2 rule 2: orientation is ignored for a custom sheet at creation.
+    page = new_design(orientation="landscape", width=300, height=500).pages[0]
+    assert (page.width, page.height) == (300, 500)
+
+
+@pytest.mark.parametrize(
     "args,fragment",
     [
         ({"size": "A4", "width": 10, "height": 10}, "not both"),

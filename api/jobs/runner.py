@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel
 
 import engine
-from engine.errors import EngineError, LimitExceeded
+from engine.errors import EngineError, LimitExceeded, RenderError
 
 from ..blobs import BlobStore
 from ..renderers import RenderLimits
@@ -71,7 +71,10 @@ def render_row(payload: JobPayload, index: int, blob_root: Path) -> RowResult:
 
     def resolve(ref: str) -> bytes:
         if ref not in payload.images:
-            raise KeyError(f"image {ref} was not part of the batch")
+            # The service leaves out row refs it did not find in the workspace: this row fails alone.
+            names = ", ".join(f"'{name}'" for name, value in payload.rows[index].items() if value == ref)
+            where = f"variable {names}: " if names else ""
+            raise RenderError(f"{where}no image {ref} in this workspace (upload it first, then pass its ref)")
         return blobs.get(payload.images[ref])
 
     limits = RenderLimits.from_environment()

@@ -51,17 +51,19 @@ class Batches:
     def submit(self, ws: Workspace, design_id: str, body: BatchBody) -> dict:
         row = self.designs.row_for_render(ws, design_id)
         tree = engine.DesignTree.model_validate_json(row["tree"])
-        rows = [self._checked_row(ws, tree, i, values) for i, values in enumerate(body.rows)]
-        refs = _image_refs(tree) | {
-            v for values in rows for name, v in values.items() if tree.variables[name].kind == "image"
-        }
+        rows = [self._checked_row(tree, i, values) for i, values in enumerate(body.rows)]
+        row_refs = {v for values in rows for name, v in values.items() if tree.variables[name].kind == "image"}
+        # spec 4.13, decisions.md "Generation values": a well-formed row ref that is not in the
+        # workspace is not a submission error; the worker cannot resolve it, so that row fails
+        # alone (refunded, listed in errors.json) and the others render.
+        present = {ref for ref in row_refs if self.media.ref_exists(ws, ref)}
         job_id = new_id("job")
         payload = JobPayload(
             job_id=job_id,
             tree=row["tree"],
             rows=rows,
             profile=body.pdfProfile or "standard",
-            images=self.media.render_keys(ws, refs),
+            images=self.media.render_keys(ws, _image_refs(tree) | present),
         )
         assert self.backend is not None
         try:
@@ -92,7 +94,8 @@ class Batches:
             raise ApiError("SERVICE_UNAVAILABLE", f"{exc}; nothing was charged, try again shortly") from None
         return {"jobId": job_id, "status": "queued", "total": len(rows), "designId": design_id}
 
-    def _checked_row(self, ws: Workspace, tree: engine.DesignTree, index: int, values: Any) -> dict:
+    @staticmethod
+    def _checked_row(tree: engine.DesignTree, index: int, values: Any) -> dict:
         if not isinstance(values, dict):
             raise validation(f"rows[{index}]: each row is an object of variable name to value")
         values = {
@@ -110,9 +113,6 @@ class Batches:
             engine.check_values(tree, values)
         except EngineError as exc:
             raise validation(f"rows[{index}]: {exc.message}") from None
-        for name, value in values.items():
-            if tree.variables[name].kind == "image" and not self.media.ref_exists(ws, value):
-                raise validation(f"rows[{index}]: variable '{name}': no image {value} in this workspace")
         return values
 
     def _cancel(self, job_id: str, workspace_id: str, rows: int) -> None:

@@ -29,7 +29,9 @@ class PageFormatArgs(BackgroundArgs):
     size: PaperSize | None = Field(None, description="A4, A3, A5, Letter or Legal")
     width: float | None = Field(None, gt=0, description="Custom width in points (with height; not with size)")
     height: float | None = Field(None, gt=0, description="Custom height in points (with width; not with size)")
-    orientation: Orientation | None = None
+    orientation: Orientation | None = Field(
+        None, description="portrait or landscape: the page's sides follow it, custom width/height included"
+    )
     name: str | None = Field(None, max_length=200)
 
 
@@ -38,12 +40,18 @@ def _orientation_of(page: Page) -> Orientation:
 
 
 def _resolve_format(args: PageFormatArgs, base: Page) -> tuple[float, float]:
-    """A format request against a base page: no format keeps (or re-orients) its size."""
+    """A format request against a base page: no format keeps (or re-orients) its size.
+
+    spec 4.6: on add_page and update_page, orientation makes the dimensions follow it,
+    custom width/height included (unlike creating a design, where spec 4.2 rule 2 takes
+    a custom sheet literally). Without orientation, width/height are taken as given.
+    """
     if args.size is None and args.width is None and args.height is None:
         return oriented(base.width, base.height, args.orientation) if args.orientation else (base.width, base.height)
     if args.size is not None and args.width is None and args.height is None:
         return paper_dimensions(args.size, args.orientation or _orientation_of(base))
-    return page_size(args.size, args.orientation, args.width, args.height)
+    width, height = page_size(args.size, args.orientation, args.width, args.height)
+    return oriented(width, height, args.orientation) if args.orientation else (width, height)
 
 
 def _page_echo(index: int, page: Page) -> dict:
@@ -145,14 +153,16 @@ PAGE_ACTIONS = [
     ActionSpec(
         "add_page",
         "Append a page. Without size/width/height it copies the last page's format; orientation alone turns "
-        "that format; size with orientation picks a paper size; width+height (points) make a custom sheet.",
+        "that format; size with orientation picks a paper size; width+height (points) make a custom sheet, "
+        "turned to match orientation when one is sent (595.28 x 841.89 with landscape gives 841.89 x 595.28).",
         PageFormatArgs,
         run_add_page,
     ),
     ActionSpec(
         "update_page",
         "Edit an existing page in place (zero-based 'page'): paper size, orientation, custom width/height, "
-        "name, background. This is how the paper of an existing design changes; elements keep their positions.",
+        "name, background. Orientation makes the dimensions follow it, as in add_page. This is how the paper "
+        "of an existing design changes; elements keep their positions.",
         UpdatePageArgs,
         run_update_page,
     ),
