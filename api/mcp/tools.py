@@ -17,6 +17,7 @@ from engine.actions.errors import describe
 from ..errors import ApiError, validation
 from ..operations import OPERATIONS, Call, Operation, Upload
 from ..service import Service, Workspace
+from .messages import invalid_params, json_type
 
 PATH_PARAM = re.compile(r"{(\w+)}")
 REF = "#/$defs/{model}"
@@ -47,6 +48,10 @@ class ToolSet:
     def __init__(self) -> None:
         self.operations = {op.name: op for op in OPERATIONS}
         self.tools = [self._tool(op) for op in OPERATIONS]
+        self._argument_types = {
+            tool["name"]: {key: _json_types(schema) for key, schema in tool["inputSchema"]["properties"].items()}
+            for tool in self.tools
+        }
 
     def _tool(self, op: Operation) -> dict:
         description = op.summary + "." + (" " + GUIDANCE[op.name] if op.name in GUIDANCE else "")
@@ -106,11 +111,25 @@ class ToolSet:
         schema = model.model_json_schema(mode="serialization", ref_template=REF)
         return schema
 
+    def check(self, name: str, arguments: dict[str, Any]) -> None:
+        """Invalid params (a protocol error, MCP "Tools", "Error Handling"): an unknown tool, or an
+        argument whose JSON type is not its input schema's. Checked before anything runs, so a
+        refused call stores nothing; other faults in the values are the tool's VALIDATION_ERROR."""
+        types = self._argument_types.get(name)
+        if types is None:
+            raise invalid_params(f"unknown tool {name[:100]!r}; tools/list names them")
+        for key, value in arguments.items():
+            expected = types.get(key)
+            if expected and expected.isdisjoint(_types_of(value)):
+                raise invalid_params(
+                    f"arguments.{key} must be of type {' or '.join(sorted(expected))}, not {json_type(value)} "
+                    f"(the inputSchema of {name} in tools/list)"
+                )
+
     def call(self, service: Service, ws: Workspace, name: str, arguments: dict[str, Any]) -> dict:
         """Run a tool; an ApiError becomes the caller's to turn into an error result."""
-        op = self.operations.get(name)
-        if op is None:
-            raise validation(f"unknown tool {name!r}; tools/list names them")
+        self.check(name, arguments)
+        op = self.operations[name]
         if op.feature:
             ws.require(op.feature)
         result = op.run(service, ws, self._call(op, dict(arguments or {})))
@@ -161,6 +180,31 @@ def _action_schemas(defs: dict[str, Any]) -> list[dict]:
             }
         )
     return out
+
+
+def _json_types(schema: dict[str, Any]) -> frozenset[str]:
+    """The JSON types a property's schema admits at its top level; empty if it does not say."""
+    if "type" in schema:
+        kind = schema["type"]
+        return frozenset([kind] if isinstance(kind, str) else kind)
+    alternatives = schema.get("anyOf") or schema.get("oneOf") or []
+    found = [_json_types(alternative) for alternative in alternatives]
+    return frozenset().union(*found) if found and all(found) else frozenset()
+
+
+def _types_of(value: Any) -> set[str]:
+    """The JSON schema types a parsed value satisfies (5.0 is an integer there)."""
+    if value is None:
+        return {"null"}
+    if isinstance(value, bool):
+        return {"boolean"}
+    if isinstance(value, int):
+        return {"integer", "number"}
+    if isinstance(value, float):
+        return {"integer", "number"} if value.is_integer() else {"number"}
+    if isinstance(value, str):
+        return {"string"}
+    return {"array"} if isinstance(value, list) else {"object"}
 
 
 def error_result(error: ApiError) -> dict:
