@@ -273,3 +273,77 @@ def test_a_queued_preview_nobody_waits_for_is_dropped(service):
     assert outcome and isinstance(outcome[0], TaskCancelled)
     stop.cancel()
     busy.join(timeout=10)
+
+
+# Hostile SVGs (issue 12, item 2): whatever passes the static bound is drawn in a render process
+# with a deadline, and other workspaces keep being served meanwhile.
+
+
+def scribble_svg(segments: int, seed: int = 1) -> bytes:
+    """Long strokes crossing each other: cairo's stroking cost grows faster than the segment
+    count (2,000 take ~2 s here, 30,000 about 3 minutes), so no count of elements bounds it."""
+    import random
+
+    rng = random.Random(seed)
+    points = " ".join(f"L {rng.uniform(0, 1000):.1f} {rng.uniform(0, 1000):.1f}" for _ in range(segments))
+    return (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="2000" height="2000" viewBox="0 0 1000 1000">'
+        f'<path d="M 0 0 {points}" stroke="black" stroke-width="3" fill="none"/></svg>'
+    ).encode()
+
+
+def test_slow_svgs_are_stopped_while_other_workspaces_are_served(tmp_path):
+    from .conftest import png
+
+    _, attacker_key = create_workspace(tmp_path, "attacker", plan="starter")
+    _, victim_key = create_workspace(tmp_path, "victim")
+    env = {"DOCBENCH_RENDER_PROCESSES": "2", "DOCBENCH_IMAGE_SECONDS": "3"}
+    server = Server(tmp_path, env=env).start()
+    attacker, victim = server.client(attacker_key), server.client(victim_key)
+    try:
+        wait_until(lambda: len(render_processes(server)) == 2, what="the render processes")
+        bomb = scribble_svg(30_000)
+        finished: dict[str, float] = {}
+        answers: list[httpx.Response] = []
+
+        def attack(i: int) -> None:
+            with httpx.Client(base_url=server.api, headers={"X-API-Key": attacker_key}, timeout=120) as own:
+                answers.append(own.post("/uploads", files={"file": (f"bomb{i}.svg", bomb, "image/svg+xml")}))
+            finished[f"attack {i}"] = time.monotonic()
+
+        attacks = [threading.Thread(target=attack, args=(i,)) for i in range(4)]
+        for thread in attacks:
+            thread.start()
+        wait_until(lambda: all(cpu_seconds(p) > 0.3 for p in render_processes(server)), what="the attack to start")
+
+        def upload_as_victim() -> None:
+            with httpx.Client(base_url=server.api, headers={"X-API-Key": victim_key}, timeout=120) as own:
+                response = own.post("/uploads", files={"file": ("ok.png", png(), "image/png")})
+            assert response.status_code == 201, response.text
+            finished["victim upload"] = time.monotonic()
+
+        # Queued behind two of the attacker's SVGs, another workspace's upload waits for at most
+        # one of the attacker's renders, not for all of them.
+        victim_upload = threading.Thread(target=upload_as_victim)
+        victim_upload.start()
+        latencies = []
+        while any(thread.is_alive() for thread in attacks):
+            started = time.monotonic()
+            victim.data(victim.get("/me"), 200)
+            latencies.append(time.monotonic() - started)
+        victim_upload.join(timeout=60)
+        for thread in attacks:
+            thread.join(timeout=60)
+        for answer in answers:
+            message = attacker.error(answer, 400, "VALIDATION_ERROR")
+            assert "longer than the 3 s" in message, message
+        assert finished["victim upload"] < max(finished[f"attack {i}"] for i in range(4))
+        latencies.sort()
+        print(f"GET /me under attack: n={len(latencies)} p50={latencies[len(latencies) // 2] * 1000:.0f} ms "
+              f"max={latencies[-1] * 1000:.0f} ms")
+        assert latencies and latencies[-1] < 1.5, latencies[-5:]
+        assert len(render_processes(server)) == 2  # the killed processes were replaced
+    finally:
+        attacker.close()
+        victim.close()
+        server.stop()
