@@ -21,8 +21,8 @@ from api.service import Service, Settings
 
 from .server import Server, create_workspace, wait_until
 
-# A table whose rows wrap into many lines: about one sheet per row, about 0.1 s of drawing per sheet.
-HEAVY_ROWS = 150
+# A table whose rows wrap into many lines: 189 sheets (under the 200-page limit), ~20 s of drawing here.
+HEAVY = (190, 50, 100)  # rows, columns, characters per cell
 
 
 def _table_design(client: httpx.Client, rows: int, columns: int, chars: int) -> str:
@@ -109,7 +109,7 @@ def test_a_document_over_the_page_limit_is_refused_before_drawing_and_costs_noth
 
 def test_a_render_past_its_deadline_is_stopped_and_costs_nothing(bounded):
     server, client = bounded
-    design_id = _table_design(client, HEAVY_ROWS, 20, 100)  # ~150 sheets, ~15 s to draw here
+    design_id = _table_design(client, *HEAVY)
     wait_until(lambda: len(render_processes(server)) == 1, what="the render process")
     (worker,) = render_processes(server)
     before = _credits(client)
@@ -148,14 +148,14 @@ def test_a_batch_row_over_the_page_limit_fails_alone(bounded):
 
 def test_a_generation_whose_client_left_is_stopped_and_not_charged(patient):
     server, client, key = patient
-    design_id = _table_design(client, HEAVY_ROWS, 20, 100)
+    design_id = _table_design(client, *HEAVY)
     wait_until(lambda: len(render_processes(server)) == 1, what="the render process")
     (worker,) = render_processes(server)
     before = _credits(client)
     with httpx.Client(base_url=server.api, headers={"X-API-Key": key}, timeout=1.0) as impatient:
         with pytest.raises(httpx.TimeoutException):
             impatient.post(f"/designs/{design_id}/generate", json={})
-    # The render (about 15 s long, with a 60 s deadline) is stopped as soon as the server sees the
+    # The render (about 20 s long, with a 60 s deadline) is stopped as soon as the server sees the
     # client gone: its process is killed and replaced.
     wait_until(lambda: worker not in render_processes(server), timeout=10, what="the abandoned render to stop")
     assert _credits(client) == before
@@ -163,7 +163,7 @@ def test_a_generation_whose_client_left_is_stopped_and_not_charged(patient):
 
 def test_sigterm_stops_a_loaded_server_within_seconds(patient):
     server, client, key = patient
-    design_id = _table_design(client, HEAVY_ROWS, 20, 100)
+    design_id = _table_design(client, *HEAVY)
     wait_until(lambda: len(render_processes(server)) == 1, what="the render process")
     (worker,) = render_processes(server)
 
@@ -203,12 +203,11 @@ def _heavy_tree_design(service: Service, workspace) -> str:  # noqa: ANN001
     from api.models import CreateDesignBody, PatchTreeBody
 
     design = service.designs.create(workspace, CreateDesignBody(name="Heavy", size="A4"))
-    cell = ("lorem ipsum dolor sit amet " * 20)[:100]
-    action = {
-        "type": "add_element",
-        "args": {"type": "table", "name": "t", "position": {"x": 20, "y": 20},
-                 "data": {"cells": [[cell] * 20 for _ in range(HEAVY_ROWS)], "width": 555}},
-    }
+    rows, columns, chars = HEAVY
+    cell = ("lorem ipsum dolor sit amet " * 20)[:chars]
+    table = {"cells": [[cell] * columns for _ in range(rows)], "width": 555}
+    args = {"type": "table", "name": "t", "position": {"x": 20, "y": 20}, "data": table}
+    action = {"type": "add_element", "args": args}
     service.designs.patch_tree(workspace, design["designId"], PatchTreeBody.model_validate({"actions": [action]}))
     return design["designId"]
 
@@ -247,7 +246,7 @@ def test_a_queued_preview_nobody_waits_for_is_dropped(service):
     heavy = _heavy_tree_design(service, workspace)
     stop = Cancellation()
 
-    def hold_the_render_process() -> None:  # ~15 s of drawing, until cancelled
+    def hold_the_render_process() -> None:  # ~20 s of drawing, until cancelled
         with pytest.raises(TaskCancelled):
             service.generation.generate(workspace, heavy, GenerateBody(), stop)
 
@@ -347,3 +346,16 @@ def test_slow_svgs_are_stopped_while_other_workspaces_are_served(tmp_path):
         attacker.close()
         victim.close()
         server.stop()
+
+
+def test_a_render_process_killed_while_idle_is_replaced_before_the_next_render(bounded):
+    server, client = bounded
+    design_id = _small_design(client)
+    wait_until(lambda: len(render_processes(server)) == 1, what="the render process")
+    (worker,) = render_processes(server)
+    os.kill(worker, signal.SIGKILL)
+    wait_until(lambda: not Path(f"/proc/{worker}/cmdline").exists() or not Path(f"/proc/{worker}/cmdline").read_bytes(),
+               what="the render process to die")
+    generated = client.data(client.post(f"/designs/{design_id}/generate", json={}), 201)
+    assert httpx.get(generated["downloadUrl"]).content.startswith(b"%PDF")
+    assert worker not in render_processes(server)

@@ -199,6 +199,12 @@ class ProcessPool:
         """
         self.start()
         worker = self._acquire(owner, cancel)
+        if worker.process.poll() is not None:  # it died while idle (the OOM killer, an operator)
+            dead, worker = worker, self._spawn()
+            dead.kill()
+            with self._guard:
+                self._busy.discard(dead)
+                self._busy.add(worker)
         keep = False
         try:
             if cancel is not None and cancel.cancelled:
