@@ -119,8 +119,8 @@ class Generation:
 
     def preview(self, ws: Workspace, design_id: str, page: int, cancel: Cancellation | None = None) -> dict:
         row = self.designs.row_for_render(ws, design_id)
-        if not 0 <= page < _page_count(row["tree"]):
-            pages = _page_count(row["tree"])
+        pages = _page_count(row["tree"])
+        if not 0 <= page < pages:
             raise ApiError(
                 "PAGE_NOT_FOUND", f"page {page} does not exist; the design has {pages} page(s), numbered from 0"
             )
