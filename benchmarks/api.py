@@ -131,6 +131,28 @@ def load(server: Server, clients: int, total: int, request) -> dict[str, float]:
     }
 
 
+def during(server: Server, probe, background) -> dict[str, float]:  # noqa: ANN001
+    """`probe` requests, one at a time, for as long as `background()` (a load of renders) runs:
+    how long a cheap call waits while the render processes are all busy."""
+    done = threading.Event()
+    runner = threading.Thread(target=lambda: (background(), done.set()))
+    latencies: list[float] = []
+    runner.start()
+    with server.client() as client:
+        while not done.is_set():
+            start = time.perf_counter()
+            probe(client)
+            latencies.append(time.perf_counter() - start)
+    runner.join()
+    latencies.sort()
+    return {
+        "requests": len(latencies),
+        "per_s": float("nan"),
+        "p50_ms": statistics.median(latencies) * 1000,
+        "p99_ms": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000,
+    }
+
+
 def engine_rate(runs: int, first: int = 0) -> float:
     """Single-process render rate, with the same process settings the server and workers use."""
     from api.jobs.runner import tune_for_rendering
@@ -168,6 +190,11 @@ def main() -> None:
         for clients in (1, 8):
             results[f"GET /designs/:id, {clients} client(s)"] = load(server, clients, int(2000 * scale), get)
             results[f"POST generate, {clients} client(s)"] = load(server, clients, int(200 * scale), generate)
+        results["GET /me while 8 clients generate"] = during(
+            server,
+            lambda client: client.get("/me").raise_for_status(),
+            lambda: load(server, 8, int(200 * scale), generate),
+        )
     finally:
         server.stop()
     engine = engine_rate(int(200 * scale))
