@@ -152,9 +152,35 @@ def test_ip_literals_are_not_looked_up(dns: dict, no_connections: list) -> None:
 
 def test_a_host_with_any_private_address_is_refused(dns: dict, no_connections: list) -> None:
     dns["mixed.example"] = ["93.184.216.34", "10.1.2.3"]
-    with pytest.raises(FetchRefused, match="private address 10.1.2.3"):
+    with pytest.raises(FetchRefused, match="mixed.example resolves to a private address; only public"):
         fetch_image("https://mixed.example/x.png")
     assert no_connections == []
+
+
+@pytest.mark.parametrize(
+    ("address", "kind"),
+    [
+        ("10.1.2.3", "private"),
+        ("192.168.77.21", "private"),
+        ("127.0.0.9", "loopback"),
+        ("169.254.3.4", "link-local"),
+        ("169.254.169.254", "cloud metadata"),
+        ("100.64.9.9", "non-public"),
+        ("fd12:3456::7", "private"),
+        ("::ffff:10.9.8.7", "private"),
+    ],
+)
+def test_refusals_name_the_kind_of_address_never_the_address(
+    address: str, kind: str, dns: dict, no_connections: list
+) -> None:
+    """Echoing what a name resolves to would be a DNS oracle for internal zones."""
+    dns["internal.example"] = [address]
+    with pytest.raises(FetchRefused) as caught:
+        fetch_image("https://internal.example/x.png")
+    message = str(caught.value)
+    assert f"resolves to {'the' if kind == 'cloud metadata' else 'a'} {kind} address" in message
+    for shown in {address, address.removeprefix("::ffff:"), address.split(":")[0]} - {""}:
+        assert shown not in message
 
 
 def test_the_metadata_address_is_refused_even_when_private_addresses_are_allowed(
