@@ -8,11 +8,8 @@ so they prove nothing is contacted. The success path uses a real HTTPS server on
 from __future__ import annotations
 
 import io
-import shutil
 import socket
 import ssl
-import subprocess
-import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -24,6 +21,8 @@ from PIL import Image
 
 from api import fetch as fetch_module
 from api.fetch import FetchRefused, fetch_image
+
+from .https_images import make_certificate, serve_https
 
 
 def _png() -> bytes:
@@ -217,20 +216,7 @@ def test_the_connection_goes_to_the_vetted_address(dns: dict, monkeypatch: pytes
 
 @pytest.fixture(scope="module")
 def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    if shutil.which("openssl") is None:
-        pytest.skip("the openssl command is needed to make a test certificate")
-    folder = tmp_path_factory.mktemp("tls")
-    cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(
-        [
-            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-            "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "2", "-subj", "/CN=localhost",
-            "-addext", "subjectAltName=DNS:localhost,DNS:images.example,IP:127.0.0.1",
-        ],
-        check=True,
-        capture_output=True,
-    )  # fmt: skip
-    return cert, key
+    return make_certificate(tmp_path_factory.mktemp("tls"))
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -304,19 +290,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def server(certificate: tuple[Path, Path]) -> Iterator[tuple[str, ThreadingHTTPServer]]:
-    cert, key = certificate
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert, key)
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    httpd.paths = []  # type: ignore[attr-defined]
-    httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
+    with serve_https(_Handler, *certificate) as httpd:
+        httpd.paths = []  # type: ignore[attr-defined]
         yield f"https://127.0.0.1:{httpd.server_address[1]}", httpd
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
 
 
 @pytest.fixture

@@ -223,7 +223,8 @@ class Media:
         """Check image refs, and turn data: URIs and https:// URLs into pending uploads.
 
         Nothing is saved here: the caller saves the pending uploads in the same
-        transaction as the tree, so a failed batch leaves no upload behind.
+        transaction as the tree, so a failed batch leaves no upload behind. Nothing
+        here reads the tree either, so callers run it before taking the design's lock.
         """
         pending: list[PendingUpload] = []
         fetched = 0
