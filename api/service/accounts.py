@@ -7,6 +7,8 @@ import secrets
 import threading
 import time
 
+from engine.names import invisible_character_problem
+
 from ..errors import ApiError, validation
 from ..store import Store
 from .common import PLANS, Workspace, new_id, now
@@ -39,6 +41,11 @@ class Accounts:
         """A new workspace with its first API key (returned once, stored hashed)."""
         if plan not in PLANS:
             raise validation(f"plan must be one of {', '.join(PLANS)}")
+        if not 1 <= len(name) <= 200:
+            raise validation("a workspace name is 1 to 200 characters")
+        problem = invisible_character_problem(name)
+        if problem is not None:
+            raise validation(f"workspace name: {problem}")
         if credits < 0:
             raise validation("credits cannot be negative")
         workspace = Workspace(new_id("ws"), name, plan)
