@@ -14,6 +14,7 @@ from .common import PLANS, Workspace
 from .designs import Designs
 from .generation import Generation
 from .media import Media
+from .revocations import RevocationInbox
 
 
 class Service:
@@ -28,6 +29,7 @@ class Service:
         self.designs = Designs(self.store, self.media)
         self.generation = Generation(self.store, self.blobs, self.signer, self.accounts, self.designs, self.media)
         self.batches = Batches(self.store, self.signer, self.accounts, self.designs, self.media)
+        self.revocations = RevocationInbox(settings.data_dir, self.accounts)
 
     def start_jobs(self) -> None:
         """Start the batch back-end (only a serving process runs jobs) and resume unfinished ones."""
@@ -40,6 +42,8 @@ class Service:
 
             self.batches.backend = EmbeddedBackend(self.blobs.root, self.batches)
         self.batches.resume_unsettled()
+        # `docbench key revoke` cannot open the database while this process holds it.
+        self.revocations.start()
 
     def ensure_default_workspace(self) -> str | None:
         """On first start, a `default` workspace (pro, 100 credits); returns its key once."""
@@ -49,6 +53,7 @@ class Service:
         return key
 
     def close(self) -> None:
+        self.revocations.stop()
         if self.batches.backend is not None:
             self.batches.backend.close()
         self.store.close()
