@@ -42,7 +42,7 @@ def test_when_nobody_answers_the_command_says_what_to_do_and_revokes_nothing(tmp
         _, key = service.accounts.create_workspace("quiet")
         result = docbench("key", "revoke", key, "--wait", "0.5", data_dir=tmp_path, check=False)
         assert result.returncode == 2 and result.stdout == "" and "Traceback" not in result.stderr
-        assert "no running `docbench serve` answered the revocation within 0.5 s" in result.stderr
+        assert "did not answer the revocation within 0.5 s" in result.stderr
         assert "stop the server, run this command, and start the server again" in result.stderr
         assert "Nothing was revoked" in result.stderr
         assert list((tmp_path / "revocations").glob("*.request")) == []  # withdrawn

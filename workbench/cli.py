@@ -221,15 +221,16 @@ def key_revoke(args: argparse.Namespace) -> int:
             revoked: bool | None = service.accounts.revoke_key(args.key)
     except DatabaseLocked:
         # A leaked key must stop working now, not at the next restart: the process that
-        # holds the database (DuckDB has one) revokes it for us (api/service/revocations.py).
+        # holds the database (DuckDB admits one) revokes it for us (api/service/revocations.py).
         data_dir = _settings(args).data_dir
         revoked = request_revocation(data_dir, args.key, wait=args.wait)
         if revoked is None:
             print(
-                f"docbench: the data dir {data_dir} is in use by another process, and no running "
-                f"`docbench serve` answered the revocation within {args.wait:g} s. If `docbench generate` "
-                "or a notebook holds it, run this again once it has finished; otherwise stop the server, "
-                "run this command, and start the server again. Nothing was revoked.",
+                f"docbench: the data dir {data_dir} is in use by another process, and it did not answer "
+                f"the revocation within {args.wait:g} s (a running `docbench serve`, `docbench generate` or "
+                "notebook answers within a second; another docbench command holds it only briefly: run this "
+                "again). If that does not help, stop the server, run this command, and start the server "
+                "again. Nothing was revoked.",
                 file=sys.stderr,
             )
             return 2
