@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 import json
 
+import anyio
 import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
 from .conftest import add, png
 from .server import docbench
@@ -80,3 +84,26 @@ def test_workspace_names_refuse_invisible_characters_in_the_cli(tmp_path) -> Non
     created = json.loads(docbench("workspace", "create", f"Ärzte 👩{ZWJ}⚕️", data_dir=tmp_path).stdout)
     listed = json.loads(docbench("workspace", "list", data_dir=tmp_path).stdout)
     assert [(w["workspaceId"], w["name"]) for w in listed] == [(created["workspaceId"], f"Ärzte 👩{ZWJ}⚕️")]
+
+
+def test_mcp_tools_refuse_the_same_names(api_server) -> None:
+    """The rule lives in the service: the MCP face refuses what REST refuses."""
+    image = base64.b64encode(png(size=(5, 4))).decode()
+
+    async def main() -> list:
+        headers = {"X-API-Key": api_server.workspaces["alpha"][1]}
+        async with create_mcp_http_client(headers=headers) as http:
+            async with streamable_http_client(f"{api_server.url}/mcp", http_client=http) as streams:
+                async with ClientSession(streams[0], streams[1]) as session:
+                    await session.initialize()
+                    return [
+                        await session.call_tool("create_design", {"name": f"x{RLO}y"}),
+                        await session.call_tool("upload_image", {"file": image, "name": f"x{RLO}y"}),
+                        await session.call_tool("create_asset", {"file": image, "filename": f"a{RLO}b.png"}),
+                    ]
+
+    design, upload, asset = anyio.run(main)
+    for refused in (design, upload):
+        assert refused.is_error is True and refused.structured_content["code"] == "VALIDATION_ERROR"
+        assert "name: character 2 is U+202E RIGHT-TO-LEFT OVERRIDE" in refused.structured_content["message"]
+    assert asset.is_error is False and asset.structured_content["name"] == "ab.png"
