@@ -134,8 +134,10 @@ def _resolve(target: _Target, allow_private: bool) -> list[IPAddress]:
     for address in addresses:
         reason = _forbidden(address, allow_private)
         if reason is not None:
+            # The category, never the address: echoing what a name resolves to would make
+            # this a DNS oracle for hosts the client cannot resolve itself (internal zones).
             raise FetchRefused(
-                f"the host {target.host[:100]} resolves to {reason} address {address}; "
+                f"the host {target.host[:100]} resolves to {reason} address; "
                 "only public addresses are fetched: host the image publicly or upload it"
             )
     return addresses

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from engine.actions import MAX_ACTIONS, Action
+from engine.names import check_visible
 from engine.paper import Orientation, PaperSize
 
 PdfProfile = Literal["standard", "accessible", "pdf-a"]
@@ -25,8 +26,10 @@ class Strict(BaseModel):
 
 # Optional fields are left out rather than sent as null: `field: T = None` keeps null out of
 # the schema and refuses it. Constraints live on the types, so they never meet the default.
-Name = Annotated[str, Field(min_length=1, max_length=200)]
+# engine.names: no control, bidi or invisible characters in names people give.
+Name = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(check_visible)]
 Description = Annotated[str, Field(max_length=2000)]
+Label = Annotated[str, Field(max_length=40), AfterValidator(check_visible)]
 PageSide = Annotated[float, Field(ge=36, le=14400)]
 
 
@@ -87,7 +90,7 @@ class BatchBody(Strict):
 
 class PlaceholderBody(Strict):
     name: Name
-    label: Annotated[str, Field(max_length=40)] = Field(None, description="Defaults to name")
+    label: Label = Field(None, description="Defaults to name")
     width: int = Field(400, ge=16, le=2000)
     height: int = Field(300, ge=16, le=2000)
 

@@ -8,11 +8,8 @@ so they prove nothing is contacted. The success path uses a real HTTPS server on
 from __future__ import annotations
 
 import io
-import shutil
 import socket
 import ssl
-import subprocess
-import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -24,6 +21,8 @@ from PIL import Image
 
 from api import fetch as fetch_module
 from api.fetch import FetchRefused, fetch_image
+
+from .https_images import make_certificate, serve_https
 
 
 def _png() -> bytes:
@@ -152,9 +151,35 @@ def test_ip_literals_are_not_looked_up(dns: dict, no_connections: list) -> None:
 
 def test_a_host_with_any_private_address_is_refused(dns: dict, no_connections: list) -> None:
     dns["mixed.example"] = ["93.184.216.34", "10.1.2.3"]
-    with pytest.raises(FetchRefused, match="private address 10.1.2.3"):
+    with pytest.raises(FetchRefused, match="mixed.example resolves to a private address; only public"):
         fetch_image("https://mixed.example/x.png")
     assert no_connections == []
+
+
+@pytest.mark.parametrize(
+    ("address", "kind"),
+    [
+        ("10.1.2.3", "private"),
+        ("192.168.77.21", "private"),
+        ("127.0.0.9", "loopback"),
+        ("169.254.3.4", "link-local"),
+        ("169.254.169.254", "cloud metadata"),
+        ("100.64.9.9", "non-public"),
+        ("fd12:3456::7", "private"),
+        ("::ffff:10.9.8.7", "private"),
+    ],
+)
+def test_refusals_name_the_kind_of_address_never_the_address(
+    address: str, kind: str, dns: dict, no_connections: list
+) -> None:
+    """Echoing what a name resolves to would be a DNS oracle for internal zones."""
+    dns["internal.example"] = [address]
+    with pytest.raises(FetchRefused) as caught:
+        fetch_image("https://internal.example/x.png")
+    message = str(caught.value)
+    assert f"resolves to {'the' if kind == 'cloud metadata' else 'a'} {kind} address" in message
+    for shown in {address, address.removeprefix("::ffff:"), address.split(":")[0]} - {""}:
+        assert shown not in message
 
 
 def test_the_metadata_address_is_refused_even_when_private_addresses_are_allowed(
@@ -191,20 +216,7 @@ def test_the_connection_goes_to_the_vetted_address(dns: dict, monkeypatch: pytes
 
 @pytest.fixture(scope="module")
 def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    if shutil.which("openssl") is None:
-        pytest.skip("the openssl command is needed to make a test certificate")
-    folder = tmp_path_factory.mktemp("tls")
-    cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(
-        [
-            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-            "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "2", "-subj", "/CN=localhost",
-            "-addext", "subjectAltName=DNS:localhost,DNS:images.example,IP:127.0.0.1",
-        ],
-        check=True,
-        capture_output=True,
-    )  # fmt: skip
-    return cert, key
+    return make_certificate(tmp_path_factory.mktemp("tls"))
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -278,19 +290,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def server(certificate: tuple[Path, Path]) -> Iterator[tuple[str, ThreadingHTTPServer]]:
-    cert, key = certificate
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert, key)
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    httpd.paths = []  # type: ignore[attr-defined]
-    httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
+    with serve_https(_Handler, *certificate) as httpd:
+        httpd.paths = []  # type: ignore[attr-defined]
         yield f"https://127.0.0.1:{httpd.server_address[1]}", httpd
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from api.errors import ApiError
 from api.service import Service
+from api.service.revocations import ANSWER_WAIT, request_revocation
 from api.settings import Settings
 from api.store import DatabaseLocked
 
@@ -222,8 +223,24 @@ def key_create(args: argparse.Namespace) -> int:
 
 
 def key_revoke(args: argparse.Namespace) -> int:
-    with _service(args) as service:
-        revoked = service.accounts.revoke_key(args.key)
+    try:
+        with _service(args) as service:
+            revoked: bool | None = service.accounts.revoke_key(args.key)
+    except DatabaseLocked:
+        # A leaked key must stop working now, not at the next restart: the process that
+        # holds the database (DuckDB admits one) revokes it for us (api/service/revocations.py).
+        data_dir = _settings(args).data_dir
+        revoked = request_revocation(data_dir, args.key, wait=args.wait)
+        if revoked is None:
+            print(
+                f"docbench: the data dir {data_dir} is in use by another process, and it did not answer "
+                f"the revocation within {args.wait:g} s (a running `docbench serve`, `docbench generate` or "
+                "notebook answers within a second; another docbench command holds it only briefly: run this "
+                "again). If that does not help, stop the server, run this command, and start the server "
+                "again. Nothing was revoked.",
+                file=sys.stderr,
+            )
+            return 2
     print(json.dumps({"revoked": revoked}))
     return 0 if revoked else 2
 
@@ -304,8 +321,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("workspace_id")
     _data_dir(p)
     p.set_defaults(func=key_create)
-    p = key.add_parser("revoke", help="revoke an API key; requests with it then answer 401")
+    p = key.add_parser(
+        "revoke",
+        help="revoke an API key; requests with it then answer 401 (works while the server runs)",
+        description="Revokes the key in the data dir; while `docbench serve` holds the data dir, "
+        "the running server revokes it (within a second) and this command waits for its answer.",
+    )
     p.add_argument("key")
+    p.add_argument(
+        "--wait", type=float, default=ANSWER_WAIT, help="seconds to wait for a running server's answer (10)"
+    )
     _data_dir(p)
     p.set_defaults(func=key_revoke)
     return parser

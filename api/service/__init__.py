@@ -15,6 +15,7 @@ from .common import PLANS, Workspace
 from .designs import Designs
 from .generation import Generation
 from .media import Media
+from .revocations import RevocationInbox
 
 
 class Service:
@@ -33,6 +34,7 @@ class Service:
             self.store, self.blobs, self.signer, self.accounts, self.designs, self.media, self.renderers
         )
         self.batches = Batches(self.store, self.signer, self.accounts, self.designs, self.media)
+        self.revocations = RevocationInbox(settings.data_dir, self.accounts)
 
     def start_jobs(self) -> None:
         """Start the batch back-end (only a serving process runs jobs) and resume unfinished ones."""
@@ -45,6 +47,8 @@ class Service:
 
             self.batches.backend = EmbeddedBackend(self.blobs.root, self.batches)
         self.batches.resume_unsettled()
+        # `docbench key revoke` cannot open the database while this process holds it.
+        self.revocations.start()
 
     def ensure_default_workspace(self) -> str | None:
         """On first start, a `default` workspace (pro, 100 credits); returns its key once."""
@@ -54,6 +58,7 @@ class Service:
         return key
 
     def close(self) -> None:
+        self.revocations.stop()
         self.renderers.close()
         if self.batches.backend is not None:
             self.batches.backend.close()

@@ -7,6 +7,8 @@ import secrets
 import threading
 import time
 
+from engine.names import invisible_character_problem
+
 from ..errors import ApiError, validation
 from ..store import Store
 from .common import PLANS, Workspace, new_id, now
@@ -39,6 +41,11 @@ class Accounts:
         """A new workspace with its first API key (returned once, stored hashed)."""
         if plan not in PLANS:
             raise validation(f"plan must be one of {', '.join(PLANS)}")
+        if not 1 <= len(name) <= 200:
+            raise validation("a workspace name is 1 to 200 characters")
+        problem = invisible_character_problem(name)
+        if problem is not None:
+            raise validation(f"workspace name: {problem}")
         if credits < 0:
             raise validation("credits cannot be negative")
         workspace = Workspace(new_id("ws"), name, plan)
@@ -56,13 +63,17 @@ class Accounts:
 
     def revoke_key(self, key: str) -> bool:
         """Revoke a live key; False when no live key matches."""
+        return self.revoke_key_hash(hash_key(key))
+
+    def revoke_key_hash(self, digest: str) -> bool:
+        """Revoke the live key with this SHA-256 (what `docbench key revoke` hands a running server)."""
         with self.store.transaction() as cursor:
             found = cursor.execute(
-                "SELECT count(*) FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL", [hash_key(key)]
+                "SELECT count(*) FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL", [digest]
             ).fetchone()[0]
-            cursor.execute("UPDATE api_keys SET revoked_at = ? WHERE key_hash = ?", [now(), hash_key(key)])
+            cursor.execute("UPDATE api_keys SET revoked_at = ? WHERE key_hash = ?", [now(), digest])
         with self._auth_guard:
-            self._auth_cache.pop(hash_key(key), None)
+            self._auth_cache.pop(digest, None)
         return bool(found)
 
     def _insert_key(self, cursor, workspace_id: str) -> str:

@@ -101,14 +101,18 @@ class Designs:
         """Apply the actions atomically (spec 4.3): all of them are saved, or nothing."""
         actions = [a.model_dump() for a in body.actions]
         self._row(ws, design_id, "id")  # 404 before a lock is made for an id that does not exist
+        # Fetching and decoding image sources does not read the tree, and may take up to
+        # 10 URLs x 10 s: it happens before the lock, which covers only read, apply, write.
+        # The uploads stay pending until the tree is saved, so a refused batch leaves none.
+        try:
+            actions, pending = self.media.inline_sources(ws, actions)
+        except ActionError as exc:
+            raise validation(exc.message) from None
         with self._lock(design_id):
             tree = self.tree(ws, design_id)
             try:
-                actions, pending = self.media.inline_sources(ws, actions)
                 new_tree, results = engine.apply(tree, actions)
-            except ActionError as exc:
-                raise validation(exc.message) from None
-            except EngineError as exc:
+            except EngineError as exc:  # ActionError included
                 raise validation(exc.message) from None
             tree_json = new_tree.model_dump_json()
             modified = now()

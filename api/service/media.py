@@ -14,6 +14,7 @@ from typing import Any
 from engine.elements import ELEMENT_TYPES
 from engine.errors import ActionError
 from engine.images import REF_PATTERN, ImageError, decode_data_uri
+from engine.names import invisible_character_problem, strip_invisible
 
 from ..blobs import BlobStore, UrlSigner
 from ..errors import ApiError, validation
@@ -52,8 +53,21 @@ class PendingUpload:
 
 
 def _default_name(filename: str | None, fallback: str) -> str:
+    """A name from a file name or URL: nobody chose its invisible characters, so they go (engine.names)."""
     name = PurePath((filename or "").replace("\\", "/")).name.strip()
-    return name[:200] or fallback
+    return strip_invisible(name[:200]).strip() or fallback
+
+
+def _name(name: str | None, filename: str | None, fallback: str) -> str:
+    """The name a client gave (checked, never altered), or one taken from the file name."""
+    if not name:
+        return _default_name(filename, fallback)
+    if not 1 <= len(name) <= 200:
+        raise validation("name must be 1 to 200 characters")
+    problem = invisible_character_problem(name)
+    if problem is not None:
+        raise validation(f"name: {problem}")
+    return name
 
 
 class Media:
@@ -131,21 +145,23 @@ class Media:
     # Uploads (spec 4.9)
 
     def create_upload(self, ws: Workspace, data: bytes, filename: str | None, name: str | None) -> dict:
+        name = _name(name, filename, "upload")  # before any blob is stored
         image = self._process(ws, data, UPLOAD_LIMIT)
         media_id = new_id("upl")
         keys = self._store_blobs(image)
         with self.store.transaction() as cursor:
-            self._insert(cursor, ws, media_id, "upload", name or _default_name(filename, "upload"), image, keys)
+            self._insert(cursor, ws, media_id, "upload", name, image, keys)
         return self._record(self._row(ws, "upload", media_id))
 
     # Assets (spec 4.10)
 
     def create_asset(self, ws: Workspace, data: bytes, filename: str | None, name: str | None) -> dict:
+        name = _name(name, filename, "asset")  # before any blob is stored
         image = self._process(ws, data, ASSET_LIMIT)
         media_id = new_id("ast")
         keys = self._store_blobs(image)
         with self.store.transaction() as cursor:
-            self._insert(cursor, ws, media_id, "asset", name or _default_name(filename, "asset"), image, keys)
+            self._insert(cursor, ws, media_id, "asset", name, image, keys)
         return self.get_asset(ws, media_id)
 
     def create_placeholder(self, ws: Workspace, body: PlaceholderBody) -> dict:
@@ -231,7 +247,8 @@ class Media:
         """Check image refs, and turn data: URIs and https:// URLs into pending uploads.
 
         Nothing is saved here: the caller saves the pending uploads in the same
-        transaction as the tree, so a failed batch leaves no upload behind.
+        transaction as the tree, so a failed batch leaves no upload behind. Nothing
+        here reads the tree either, so callers run it before taking the design's lock.
         """
         pending: list[PendingUpload] = []
         fetched = 0

@@ -9,12 +9,14 @@ from pydantic import AfterValidator, Field
 from ..colors import Fill
 from ..elements import StrictModel
 from ..elements.image import check_src
+from ..names import check_visible
 from ..paper import Orientation, PaperSize, oriented, paper_dimensions
 from ..tree import BackgroundSize, Page, page_size
 from .base import ActionSpec, ApplyContext, PageAddress, changed_fields, check_page
 
 BACKGROUND_FIELDS = ("backgroundColor", "backgroundImage", "backgroundSize")
 BackgroundRef = Annotated[str, AfterValidator(check_src)]
+PageName = Annotated[str, Field(max_length=200), AfterValidator(check_visible)]
 
 
 class BackgroundArgs(StrictModel):
@@ -32,7 +34,7 @@ class PageFormatArgs(BackgroundArgs):
     orientation: Orientation | None = Field(
         None, description="portrait or landscape: the page's sides follow it, custom width/height included"
     )
-    name: str | None = Field(None, max_length=200)
+    name: PageName | None = None
 
 
 def _orientation_of(page: Page) -> Orientation:

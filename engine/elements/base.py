@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
+from ..names import check_visible
 from ..tagging import Untagged
 
 if TYPE_CHECKING:
@@ -33,7 +34,17 @@ def _check_name(value: str) -> str:
     return value
 
 
-ElementName = Annotated[str, AfterValidator(_check_name)]
+def _check_given_name(value: str) -> str:
+    if not 1 <= len(value) <= 100 or value != value.strip():
+        raise ValueError("a name is 1 to 100 characters, with no leading or trailing spaces")
+    return check_visible(value)
+
+
+# The name of a stored element: trees saved before the rules of engine.names must still load.
+StoredElementName = Annotated[str, AfterValidator(_check_name)]
+# A name given in an action (add_element, update_element's newName): no control, bidi or
+# invisible characters (engine.names), which extensions.md also asks of text placeholders.
+ElementName = Annotated[str, AfterValidator(_check_given_name)]
 
 # Bounds keep every number drawable: PDF viewers cap a page side at 14,400 units.
 MAX_LENGTH = 14_400.0
@@ -157,7 +168,7 @@ class NodeBase(StrictModel):
 
     id: str
     type: str
-    name: ElementName
+    name: StoredElementName
     page: int = 0
     isHidden: bool = False
     isLocked: bool = False
