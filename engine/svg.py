@@ -158,7 +158,8 @@ def _rasterize(data: bytes, width: int, height: int) -> bytes:
 # implicit commands), and again for the bounding box of a gradient or pattern fill. The
 # work is counted in units of about 8 µs of CPU, measured on the development machine
 # (2 cores, Python 3.12) with generated SVGs:
-#   one path segment (80,000-segment path: 0.73 s)  ........................  1 unit
+#   one path segment, plus 1/8 per number (80,000 lines: 0.73 s; a curve
+#   costs about 1.5 lines: 50,000 curves 1.16 s)  ...........................  1 unit
 #   building an element's node (20,000 rects, parse only: 0.29 s)  ...........  2 units
 #   drawing an element instance (20,000 rects: 1.6 s; 22,000 <use>/g: 1.7 s)  8 units
 #   one element passed in a <use> target search (2,000 × 2,000: 34 s)  ......  1 unit
@@ -169,8 +170,9 @@ def _rasterize(data: bytes, width: int, height: int) -> bytes:
 # At most SVG_MAX_WORK units (about 1.2 s) are drawn. The bomb (nested <use> ten
 # wide over a long path, 17 KB) counts in the millions; a 50,000-segment illustration,
 # a logo of a few hundred <use> and every bundled icon count far below the limit.
-# Geometry is not counted (stroke dashes, large self-crossing scribbles, fills covering
-# the whole 4096 px canvas): it is bounded by the rasterising process's CPU limit.
+# Geometry is not counted (a path of 40,000 random segments crossing the whole canvas
+# took 46 s against 0.7 s for as many short ones; fine stroke dashes; fills covering the
+# whole 4096 px canvas): that is for the rasterising process's CPU limit to bound.
 
 SVG_MAX_WORK = 150_000  # units of about 8 µs: about 1.2 s of cairosvg on the machine measured
 SVG_MAX_DEPTH = 100  # nesting, counting each <use>, marker and pattern hop (cairosvg recurses in Python)
