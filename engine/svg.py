@@ -182,7 +182,9 @@ _COPY_BYTES = 200_000  # bytes re-sliced per unit
 _TEXT_PATH = 8  # characters × path segments per unit
 _BBOX_TOKENS = 4  # path tokens per unit when a bounding box is measured (40,000 segments: +0.2 s besides copying)
 _PIXELS = 250  # decoded image pixels per unit
-_MAX_VISITS = 400_000  # the counter's own work: distinct (element, context) evaluations
+# The counter's own work: distinct (element, inherited references) evaluations. Each adds at
+# least _DRAW units to the total, so a file that needs more is far over the limit anyway.
+_MAX_VISITS = 2 * SVG_MAX_WORK // _DRAW
 
 _SVG_NS = "{http://www.w3.org/2000/svg}"
 _XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
@@ -285,6 +287,7 @@ class _WorkCounter:
         self.causes: dict = dict.fromkeys(_CAUSES, 0)
         self.visits = 0
         self.images: dict = {}
+        self.paths: dict = {}
         self.defined_in: dict = {}
         self.sheet: dict[str, tuple[str, ...]] = {}  # property -> references that may apply anywhere
         self.by_class: dict[str, dict[str, tuple[int, str]]] = {}  # class -> property -> (rule, url)
@@ -374,7 +377,7 @@ class _WorkCounter:
         if known is not None:
             return known
         self.visits += 1
-        if self.visits > _MAX_VISITS:
+        if self.visits > _MAX_VISITS:  # many distinct contexts: stop counting, the total is over
             raise ImageError(
                 f"this SVG expands to more than {SVG_MAX_WORK:,} drawing operations; at most {SVG_MAX_WORK:,} are "
                 "accepted: simplify it or convert it to PNG"
@@ -410,7 +413,7 @@ class _WorkCounter:
         vertices = 0
         units = 0
         if tag == "path":
-            segments, copied = _path_work(element.get("d") or "")
+            segments, copied = self._path(element)
             vertices = segments
             units = segments + copied // _COPY_BYTES
             self.causes["path"] += units
@@ -430,6 +433,12 @@ class _WorkCounter:
             units += self._markers(context, vertices, depth)
         return units
 
+    def _path(self, element) -> tuple[int, int]:
+        """_path_work of the element's path data, once per element however often it is drawn."""
+        if element not in self.paths:
+            self.paths[element] = _path_work(element.get("d") or "")
+        return self.paths[element]
+
     def _text(self, element, tag: str, depth: int) -> int:
         characters = len(element.text or "") + sum(len(child.tail or "") for child in element)
         units = _CHAR * characters
@@ -444,7 +453,7 @@ class _WorkCounter:
                 raise _cycle(target.get("id", ""))
             # text() runs twice (as a path, then as text): the path is drawn, then walked thrice per character
             drawn = self._element(target, self._inherited_at(target), depth + 1, False)
-            segments = _path_work(target.get("d") or "")[0] if _local(target.tag) == "path" else 1
+            segments = self._path(target)[0] if _local(target.tag) == "path" else 1
             along = 2 * (drawn + characters * segments // _TEXT_PATH)
             self.causes["textpath"] += along
             units += along
