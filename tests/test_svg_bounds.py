@@ -14,7 +14,8 @@ import pytest
 
 from engine.icons import icon_ids, icon_svg
 from engine.images import ImageError
-from engine.svg import SVG_MAX_DEPTH, SVG_MAX_WORK, _parse_svg, check_svg_work, rasterize_svg
+from engine.svg import _parse_svg, rasterize_svg
+from engine.svg_work import SVG_MAX_DEPTH, SVG_MAX_WORK, check_svg_work
 
 from .test_api_media import upload
 
