@@ -65,6 +65,14 @@ def render_processes(server: Server) -> set[int]:
     return found
 
 
+def process_state(pid: int) -> str | None:
+    """R, S, Z (a zombie: dead, not yet reaped)…, or None when the process is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
 def cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -354,8 +362,7 @@ def test_a_render_process_killed_while_idle_is_replaced_before_the_next_render(b
     wait_until(lambda: len(render_processes(server)) == 1, what="the render process")
     (worker,) = render_processes(server)
     os.kill(worker, signal.SIGKILL)
-    wait_until(lambda: not Path(f"/proc/{worker}/cmdline").exists() or not Path(f"/proc/{worker}/cmdline").read_bytes(),
-               what="the render process to die")
+    wait_until(lambda: process_state(worker) in ("Z", None), what="the render process to die")
     generated = client.data(client.post(f"/designs/{design_id}/generate", json={}), 201)
     assert httpx.get(generated["downloadUrl"]).content.startswith(b"%PDF")
     assert worker not in render_processes(server)

@@ -30,6 +30,7 @@ from typing import Any
 
 log = logging.getLogger("docbench.renderers")
 
+ATTEMPTS = 2  # a task whose process died for no limit of ours runs once more on a fresh one
 # How often a waiting caller looks at its cancellation; the pipe wakes it at once for results.
 POLL_SECONDS = 0.1
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
@@ -87,6 +88,10 @@ class TaskCancelled(Exception):
 
 class TaskFailed(Exception):
     """A bug or a crash in the worker (logged there); not the caller's fault."""
+
+
+class _WorkerLost(TaskFailed):
+    """The worker process ended without answering, for no limit of ours."""
 
 
 class PoolClosed(TaskFailed):
@@ -198,19 +203,27 @@ class ProcessPool:
         then at most `seconds` of wall-clock time and about as much CPU time for the answer.
         """
         self.start()
+        for attempt in range(1, ATTEMPTS + 1):
+            try:
+                return self._run(task, args, seconds, owner, cancel)
+            except _WorkerLost:
+                # Killed from outside (the OOM killer, an operator) or crashed: tried once more on a
+                # fresh process, so a worker that died between tasks costs nobody an error.
+                if attempt == ATTEMPTS:
+                    raise TaskFailed(f"the {self.name} process stopped unexpectedly, twice") from None
+        raise AssertionError("unreachable")
+
+    def _run(self, task: str, args: tuple, seconds: float, owner: str, cancel: Cancellation | None) -> Any:
         worker = self._acquire(owner, cancel)
-        if worker.process.poll() is not None:  # it died while idle (the OOM killer, an operator)
-            dead, worker = worker, self._spawn()
-            dead.kill()
-            with self._guard:
-                self._busy.discard(dead)
-                self._busy.add(worker)
         keep = False
         try:
             if cancel is not None and cancel.cancelled:
                 keep = True
                 raise TaskCancelled()
-            worker.connection.send((task, args, seconds))
+            try:
+                worker.connection.send((task, args, seconds))
+            except OSError:
+                raise _WorkerLost() from None
             deadline = time.monotonic() + seconds
             while not worker.connection.poll(POLL_SECONDS):
                 if cancel is not None and cancel.cancelled:
@@ -225,7 +238,7 @@ class ProcessPool:
                 reason = worker.exit_reason()
                 if reason in ("cpu", "memory"):
                     raise TaskLimitExceeded(reason) from None
-                raise TaskFailed(f"the {self.name} process stopped unexpectedly") from None
+                raise _WorkerLost() from None
             worker.tasks += 1
             if status == "ok":
                 keep = True
