@@ -13,6 +13,7 @@ from api.imaging import fitted_png
 
 from ..client import Client
 from .new_design import NewDesignForm
+from .text import text
 
 WIDE = {"sizing_mode": "stretch_width"}
 
@@ -39,7 +40,7 @@ class Gallery:
             try:
                 created = self.client.call("create_design", body=body)
             except ApiError as error:
-                self.message.param.update(object=error.message, visible=True)
+                self.message.param.update(object=text(error.message), visible=True)
                 return
             self.open_design(created["designId"])
 
