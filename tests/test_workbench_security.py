@@ -79,8 +79,9 @@ def test_a_design_id_in_the_url_is_shown_as_text(web, page, listener):
     hostile = payload(listener)
     page.goto(f"{web.url}/?design={quote(hostile)}")
     alert = page.locator(".alert-danger", has_text="no design")
-    expect(alert).to_contain_text("<img src=x onerror=")  # the id, shown as the characters typed
+    alert.wait_for()
     not_run(page, listener)
+    expect(alert).to_contain_text("<img src=x onerror=")  # the id, shown as the characters typed
 
 
 def test_an_asset_name_is_shown_as_text(web, page, listener, victim):
@@ -91,8 +92,9 @@ def test_an_asset_name_is_shown_as_text(web, page, listener, victim):
     sign_in(page, web, web.workspaces["victim"][1])
     open_design(page, web, design_id)
     page.locator(".bk-tab", has_text="Images").click()
-    expect(page.locator(".dbk-asset").first).to_contain_text("<img src=x onerror=")
+    page.locator(".dbk-asset").first.wait_for()
     not_run(page, listener)
+    expect(page.locator(".dbk-asset").first).to_contain_text("<img src=x onerror=")
 
 
 def test_design_and_element_names_are_shown_as_text(web, page, listener, victim):

@@ -200,6 +200,9 @@ class SignInHandler(_FormHandler):
         self._signed_in(token, target)
 
     def _signed_in(self, token: str, target: str = "/") -> None:
+        previous = self.auth.token_of(self)
+        if previous is not None:  # signing in again replaces this browser's session, it does not add one
+            self.service.accounts.end_browser_session(previous)
         self.auth.set_cookie(self, token)
         self.redirect(local_path(target))
 
