@@ -28,7 +28,15 @@ from api.service.common import Workspace
 from ..client import LocalClient
 from .editor import Editor
 from .gallery import Gallery
-from .signin import BrowserAuth, CookiePolicy, SignInHandler, SignOutHandler, session_of_page, sign_out_form
+from .signin import (
+    SIGNIN_CSS,
+    BrowserAuth,
+    CookiePolicy,
+    SignInHandler,
+    SignOutHandler,
+    session_of_page,
+    sign_out_form,
+)
 from .text import text
 
 SESSION_CHECK_MS = 2000  # an open gallery notices within this that its session ended
@@ -127,6 +135,7 @@ def signed_out_view(reason: str) -> pn.pane.HTML:
     return pn.pane.HTML(
         f'<div class="dbk-signin dbk-signed-out"><h1>docbench</h1><p class="error">{html.escape(reason)}</p>'
         '<p><a href="/signin">Sign in</a></p></div>',
+        stylesheets=[SIGNIN_CSS],
         sizing_mode="stretch_width",
     )
 

@@ -19,7 +19,7 @@ import base64
 import hashlib
 import html
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from bokeh.server.auth_provider import AuthProvider
 from bokeh.server.views.doc_handler import DocHandler
@@ -195,7 +195,8 @@ class SignInHandler(_FormHandler):
             workspace.require("useApiKeys")
             token = self.service.accounts.start_browser_session(workspace.id, key)
         except ApiError:
-            self.form("key", target, status=401)
+            # Back to the form with the reason (a redirect: reloading must not post the key again).
+            self.redirect("/signin?" + urlencode({"error": "key", "next": local_path(target)}))
             return
         self._signed_in(token, target)
 
