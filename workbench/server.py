@@ -26,7 +26,6 @@ from . import ui_threads  # noqa: E402
 from .editor.app import (  # noqa: E402
     CSS,
     BrowserAuth,
-    CookiePolicy,
     SignInHandler,
     SignInTokens,
     SignOutHandler,
@@ -59,7 +58,7 @@ def build_server(service: Service, tokens: SignInTokens):  # noqa: ANN201
     pn.config.raw_css = [*pn.config.raw_css, CSS]
     secret = secret_in(service.settings.data_dir / "cookie-secret")
     https = (settings.base_url or "").lower().startswith("https://")
-    auth = BrowserAuth(service, CookiePolicy(secret, secure=https))
+    auth = BrowserAuth(service, secure=https)
     port = settings.port
     origins = [f"127.0.0.1:{port}", f"localhost:{port}", f"{settings.host}:{port}"]
     if settings.base_url:

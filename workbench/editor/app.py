@@ -31,7 +31,6 @@ from .gallery import Gallery
 from .signin import (
     SIGNIN_CSS,
     BrowserAuth,
-    CookiePolicy,
     SignInHandler,
     SignOutHandler,
     session_of_page,
@@ -165,7 +164,6 @@ def workbench_app(service: Service) -> Any:
 __all__ = [
     "CSS",
     "BrowserAuth",
-    "CookiePolicy",
     "SignInHandler",
     "SignInTokens",
     "SignOutHandler",

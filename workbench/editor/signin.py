@@ -18,7 +18,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-from dataclasses import dataclass
 from urllib.parse import urlencode, urlsplit
 
 from bokeh.server.auth_provider import AuthProvider
@@ -59,18 +58,13 @@ MESSAGES = {
 }
 
 
-@dataclass(frozen=True)
-class CookiePolicy:
-    secret: str
-    secure: bool  # behind an https --base-url: the cookie never travels over plain http
-
-
 class BrowserAuth(AuthProvider):
     """Bokeh's auth hook: the page and its websocket open only for a live browser session."""
 
-    def __init__(self, service: Service, cookies: CookiePolicy):
+    def __init__(self, service: Service, secure: bool):
+        """`secure`: behind an https --base-url, the cookies never travel over plain http."""
         self.service = service
-        self.cookies = cookies
+        self.secure = secure
         super().__init__()
 
     @property
@@ -112,7 +106,7 @@ class BrowserAuth(AuthProvider):
             expires_days=BROWSER_SESSION_DAYS,
             httponly=True,
             samesite="Lax",  # a link from elsewhere still opens the workbench signed in
-            secure=self.cookies.secure,
+            secure=self.secure,
         )
 
     def clear_cookie(self, handler: RequestHandler) -> None:
