@@ -1,4 +1,4 @@
-"""The workbench page at `/`: sign-in, the gallery, the editor.
+"""The workbench page at `/`: the workspace bar, the gallery, the editor.
 
 A person signs in with a workspace API key (or the one-time link `docbench serve`
 prints, as Jupyter does) on the sign-in page (`signin.py`); the browser then holds an
@@ -38,7 +38,7 @@ from .signin import (
 )
 from .text import text
 
-SESSION_CHECK_MS = 2000  # an open gallery notices within this that its session ended
+SESSION_CHECK_MS = 2000  # an open page notices within this that its session ended
 # The bar's sign-out buttons look like links; the pane's shadow root needs its own rules.
 BAR_CSS = (
     ".dbk-bar form{display:inline;margin:0 0 0 .6em}"
