@@ -63,6 +63,16 @@ MIGRATIONS: list[str] = [
         blob_key VARCHAR, error VARCHAR, PRIMARY KEY (job_id, row_index)
     );
     """,
+    # 3: workbench sign-ins. The browser's cookie holds a random token; only its hash is
+    # stored, with the key it was made from (NULL for the console's one-time link), so
+    # revoking that key or "sign out everywhere" ends it.
+    """
+    CREATE TABLE browser_sessions (
+        id VARCHAR PRIMARY KEY, token_hash VARCHAR NOT NULL UNIQUE, workspace_id VARCHAR NOT NULL, key_id VARCHAR,
+        created_at TIMESTAMP NOT NULL, last_seen_at TIMESTAMP NOT NULL, expires_at TIMESTAMP NOT NULL,
+        ended_at TIMESTAMP
+    );
+    """,
 ]
 
 

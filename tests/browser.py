@@ -6,8 +6,11 @@ fails a test whose page logged an error or reached anything but the loopback ser
 
 from __future__ import annotations
 
+import base64
 import re
 import shutil
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -140,3 +143,53 @@ def painted(page) -> int:
 
 def wait_for(predicate, what: str, timeout: float = 15):
     return wait_until(predicate, timeout=timeout, interval=0.1, what=what)
+
+
+class LoopbackListener:
+    """A loopback HTTP server that counts the requests it gets: injected script that
+    phones home shows up here (and must not)."""
+
+    def __init__(self) -> None:
+        listener = self
+
+        class Count(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+                listener.hits += 1
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args) -> None:  # noqa: ANN002
+                pass
+
+        self.hits = 0
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Count)
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/hit"
+
+    def __enter__(self) -> LoopbackListener:
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:  # noqa: ANN002
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def session_token_payloads(html: str) -> list[dict]:
+    """Every Bokeh session token written into a page, decoded as a script in the page could."""
+    from bokeh.util.token import get_token_payload
+
+    return [get_token_payload(token) for token in re.findall(r'"token":\s*"([A-Za-z0-9_\-.]+)"', html)]
+
+
+def cookie_readable_key(value: str, key: str) -> bool:
+    """Whether a cookie value gives the key away, as is or in any base64 part of it (Tornado's
+    signed cookies are `2|1:0|10:<time>|3:<name>|<len>:<base64 value>|<signature>`)."""
+    if key in value:
+        return True
+    for part in re.split(r"[|:]", value):
+        try:
+            if key in base64.b64decode(part + "=" * (-len(part) % 4)).decode(errors="ignore"):
+                return True
+        except ValueError:
+            continue
+    return False

@@ -32,7 +32,8 @@ API_KEY_ROUTES = [
 def test_health_needs_no_key(api_server):
     response = httpx.get(f"{api_server.api}/health")
     assert response.status_code == 200
-    assert response.json() == {"status": "success", "data": {"status": "ok", "schemaVersion": 2}, "error": None}
+    # 3 migrations: the first schema, batch jobs, browser sessions (issue 12)
+    assert response.json() == {"status": "success", "data": {"status": "ok", "schemaVersion": 3}, "error": None}
 
 
 @pytest.mark.parametrize("method,path", API_KEY_ROUTES)

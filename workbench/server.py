@@ -24,7 +24,15 @@ from api.service import Service  # noqa: E402
 from api.settings import ASSET_LIMIT  # noqa: E402
 
 from . import ui_threads  # noqa: E402
-from .editor.app import CSS, SignInHandler, SignInTokens, SignOutHandler, workbench_app  # noqa: E402
+from .editor.app import (  # noqa: E402
+    CSS,
+    BrowserAuth,
+    SignInHandler,
+    SignInTokens,
+    SignOutHandler,
+    workbench_app,
+)
+from .headers import SecurityHeaders  # noqa: E402
 
 UI_THREADS = 4
 RENDER_THREADS = 32
@@ -55,6 +63,8 @@ def build_server(service: Service, tokens: SignInTokens):  # noqa: ANN201
     ui_threads.install(UI_THREADS)
     pn.config.raw_css = [*pn.config.raw_css, CSS]
     secret = secret_in(service.settings.data_dir / "cookie-secret")
+    https = (settings.base_url or "").lower().startswith("https://")
+    auth = BrowserAuth(service, secure=https)
     port = settings.port
     origins = [f"127.0.0.1:{port}", f"localhost:{port}", f"{settings.host}:{port}"]
     if settings.base_url:
@@ -62,7 +72,7 @@ def build_server(service: Service, tokens: SignInTokens):  # noqa: ANN201
 
         origins.append(urlsplit(settings.base_url).netloc)
     server = pn.serve(
-        {"/": workbench_app(service, secret)},
+        {"/": workbench_app(service)},
         port=port,
         address=settings.host,
         show=False,
@@ -74,7 +84,17 @@ def build_server(service: Service, tokens: SignInTokens):  # noqa: ANN201
         cookie_secret=secret,
         executor=executor,
         http_server_kwargs={"max_body_size": ASSET_LIMIT * 2 + 65536, "xheaders": True},
+        # Who is signed in is decided at the Tornado level, from the real cookie ...
+        auth_provider=auth,
+        # ... and Bokeh copies no cookie, nor the raw Cookie header, into the session token it
+        # writes into the page, where any script could read it (issue 12).
+        include_cookies=[],
+        exclude_headers=["Cookie"],
     )
+    application = server._tornado  # Bokeh's Tornado application (no public accessor)
+    application.transforms.append(SecurityHeaders)
+    # Tornado's XSRF cookie guards the sign-in and sign-out forms; scripts never need it.
+    application.settings["xsrf_cookie_kwargs"] = {"httponly": True, "samesite": "Strict", "secure": https}
     return server
 
 

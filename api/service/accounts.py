@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import secrets
 import threading
 import time
+from dataclasses import dataclass
 
 from engine.names import invisible_character_problem
 
@@ -17,6 +19,18 @@ KEY_PREFIX = "dbk_live_"
 # Every request authenticates; a key's workspace is remembered this long. Plans change
 # only through the CLI, with the server stopped, and revocation here clears the entry.
 AUTH_CACHE_SECONDS = 10.0
+# A workbench sign-in lasts this long from its start, unless it is ended sooner.
+BROWSER_SESSION_DAYS = 14
+SIGNED_OUT = "this browser session has ended (signed out, or its API key was revoked); sign in again"
+
+
+@dataclass(frozen=True)
+class BrowserSession:
+    """A workbench sign-in: what its cookie's token stands for. The token itself is never stored."""
+
+    id: str
+    workspace_id: str
+    key_id: str | None
 
 
 def hash_key(key: str) -> str:
@@ -72,6 +86,13 @@ class Accounts:
                 "SELECT count(*) FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL", [digest]
             ).fetchone()[0]
             cursor.execute("UPDATE api_keys SET revoked_at = ? WHERE key_hash = ?", [now(), digest])
+            # A browser signed in with this key is signed out with it (issue 12), whichever way
+            # the key was revoked (the API, the CLI through a running server).
+            cursor.execute(
+                "UPDATE browser_sessions SET ended_at = ? WHERE ended_at IS NULL "
+                "AND key_id IN (SELECT id FROM api_keys WHERE key_hash = ?)",
+                [now(), digest],
+            )
         with self._auth_guard:
             self._auth_cache.pop(digest, None)
         return bool(found)
@@ -104,6 +125,85 @@ class Accounts:
         with self._auth_guard:
             self._auth_cache[digest] = (time.monotonic() + AUTH_CACHE_SECONDS, workspace)
         return workspace
+
+    # Workbench sign-ins: the cookie holds an opaque token, never the key (issue 12).
+
+    def start_browser_session(self, workspace_id: str, key: str | None = None) -> str:
+        """Sign a browser in; returns the token for its cookie (stored hashed, shown once).
+
+        `key` is the API key the person typed, if any: revoking it ends this session."""
+        self.get_workspace(workspace_id)
+        key_id = None
+        if key is not None:
+            row = self.store.one(
+                "SELECT id FROM api_keys WHERE key_hash = ? AND workspace_id = ? AND revoked_at IS NULL",
+                [hash_key(key), workspace_id],
+            )
+            if row is None:
+                raise ApiError("UNAUTHORIZED", "this API key is not valid (unknown or revoked)")
+            key_id = row[0]
+        token = secrets.token_urlsafe(32)
+        started = now()
+        with self.store.transaction() as cursor:
+            cursor.execute(
+                "INSERT INTO browser_sessions VALUES (?, ?, ?, ?, ?, ?, ?, NULL)",
+                [
+                    new_id("bs"),
+                    hash_key(token),
+                    workspace_id,
+                    key_id,
+                    started,
+                    started,
+                    started + dt.timedelta(days=BROWSER_SESSION_DAYS),
+                ],
+            )
+        return token
+
+    def browser_session(self, token: str | None, touch: bool = False) -> BrowserSession:
+        """The live session of a cookie's token; 401 when unknown, ended, expired or its key revoked.
+
+        `touch` records the visit (a page load); a poll only checks."""
+        if not token:
+            raise ApiError("UNAUTHORIZED", SIGNED_OUT)
+        session = self._live_browser_session("s.token_hash = ?", hash_key(token))
+        if touch:
+            with self.store.transaction() as cursor:
+                cursor.execute("UPDATE browser_sessions SET last_seen_at = ? WHERE id = ?", [now(), session.id])
+        return session
+
+    def check_browser_session(self, session_id: str) -> BrowserSession:
+        """The same check by the session's id: an open page asks it on every action and poll."""
+        return self._live_browser_session("s.id = ?", session_id)
+
+    def _live_browser_session(self, match: str, value: str) -> BrowserSession:
+        row = self.store.one(
+            "SELECT s.id, s.workspace_id, s.key_id FROM browser_sessions s LEFT JOIN api_keys k ON k.id = s.key_id "
+            f"WHERE {match} AND s.ended_at IS NULL AND s.expires_at > ? AND k.revoked_at IS NULL",
+            [value, now()],
+        )
+        if row is None:
+            raise ApiError("UNAUTHORIZED", SIGNED_OUT)
+        return BrowserSession(*row)
+
+    def end_browser_session(self, token: str) -> None:
+        """Sign one browser out (its cookie's token); nothing to do for an unknown one."""
+        with self.store.transaction() as cursor:
+            cursor.execute(
+                "UPDATE browser_sessions SET ended_at = ? WHERE token_hash = ? AND ended_at IS NULL",
+                [now(), hash_key(token)],
+            )
+
+    def end_browser_sessions(self, workspace_id: str) -> int:
+        """"Sign out everywhere": ends every browser session of the workspace; returns how many."""
+        with self.store.transaction() as cursor:
+            live = cursor.execute(
+                "SELECT count(*) FROM browser_sessions WHERE workspace_id = ? AND ended_at IS NULL", [workspace_id]
+            ).fetchone()[0]
+            cursor.execute(
+                "UPDATE browser_sessions SET ended_at = ? WHERE workspace_id = ? AND ended_at IS NULL",
+                [now(), workspace_id],
+            )
+        return int(live)
 
     def get_workspace(self, workspace_id: str) -> Workspace:
         row = self.store.one("SELECT id, name, plan FROM workspaces WHERE id = ?", [workspace_id])

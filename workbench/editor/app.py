@@ -1,32 +1,50 @@
-"""The workbench page at `/`: sign-in, the gallery, the editor.
+"""The workbench page at `/`: the workspace bar, the gallery, the editor.
 
-A person signs in with a workspace API key; the key is kept in a signed, HttpOnly
-cookie (`dbk`). `docbench serve` also prints a link with a one-time token that signs
-the default workspace in, as Jupyter does. Each browser session then works through a
-`LocalClient`: the same operations, rules and codes as the REST API.
+A person signs in with a workspace API key (or the one-time link `docbench serve`
+prints, as Jupyter does) on the sign-in page (`signin.py`); the browser then holds an
+opaque session cookie, never the key. Each page works through a `SignedInClient`: the
+same operations, rules and codes as the REST API, refused once the session has ended.
+
+Everything a user or an API caller could have typed (design, asset, element names,
+error messages) reaches the page as text: through widgets, `text()` for Markdown panes,
+or `html.escape` for HTML panes (issue 12).
 """
 
 from __future__ import annotations
 
 import html
-import json
 import secrets
 import threading
 from pathlib import Path
 from typing import Any
 
 import panel as pn
-from tornado.web import RequestHandler, decode_signed_value
 
 from api.errors import ApiError
 from api.service import Service
+from api.service.accounts import BrowserSession
+from api.service.common import Workspace
 
 from ..client import LocalClient
 from .editor import Editor
 from .gallery import Gallery
+from .signin import (
+    SIGNIN_CSS,
+    BrowserAuth,
+    SignInHandler,
+    SignOutHandler,
+    session_of_page,
+    sign_out_form,
+)
+from .text import text
 
-COOKIE = "dbk"
-COOKIE_DAYS = 14
+SESSION_CHECK_MS = 2000  # an open page notices within this that its session ended
+# The bar's sign-out buttons look like links; the pane's shadow root needs its own rules.
+BAR_CSS = (
+    ".dbk-bar form{display:inline;margin:0 0 0 .6em}"
+    ".dbk-bar button{border:none;background:none;padding:0;font:inherit;color:#1f4e8c;cursor:pointer;"
+    "text-decoration:underline}"
+)
 
 CSS = (Path(__file__).parent / "workbench.css").read_text()
 
@@ -49,81 +67,33 @@ class SignInTokens:
             return self._tokens.pop(token, None)
 
 
-class SignInHandler(RequestHandler):
-    def initialize(self, service: Service, tokens: SignInTokens) -> None:
-        self.service = service
-        self.tokens = tokens
+class SignedInClient(LocalClient):
+    """The page's client: every call first checks that its browser session is still live, so a
+    page stops working the moment its session ends (signed out everywhere, key revoked)."""
 
-    def _sign_in(self, who: dict) -> None:
-        self.set_signed_cookie(COOKIE, json.dumps(who), expires_days=COOKIE_DAYS, httponly=True, samesite="Lax")
-        self.redirect("/")
+    def __init__(self, service: Service, session: BrowserSession):
+        super().__init__(service, session.workspace_id)
+        self.session_id = session.id
 
-    def get(self) -> None:
-        token = self.get_query_argument("token", "")
-        workspace_id = self.tokens.redeem(token) if token else None
-        if workspace_id is None:
-            self.redirect("/?error=" + ("token" if token else ""))
-            return
-        self._sign_in({"workspace": workspace_id})
-
-    def post(self) -> None:
-        key = self.get_body_argument("api_key", "").strip()
-        try:
-            workspace = self.service.accounts.authenticate(key)
-            workspace.require("useApiKeys")
-        except ApiError:
-            self.redirect("/?error=key")
-            return
-        self._sign_in({"key": key})
-
-
-class SignOutHandler(RequestHandler):
-    def get(self) -> None:
-        self.clear_cookie(COOKIE)
-        self.redirect("/")
-
-    post = get
-
-
-def signed_in_workspace(service: Service, secret: str) -> str | None:
-    """The workspace id of this browser session's cookie, or None."""
-    raw = pn.state.cookies.get(COOKIE) if pn.state.cookies else None
-    value = decode_signed_value(secret, COOKIE, raw, max_age_days=COOKIE_DAYS) if raw else None
-    if not value:
-        return None
-    try:
-        who = json.loads(value)
-        if "key" in who:
-            return service.accounts.authenticate(who["key"]).id
-        return service.accounts.get_workspace(who["workspace"]).id
-    except (ApiError, ValueError, KeyError, TypeError):
-        return None  # a revoked key or a deleted workspace signs the browser out
-
-
-ERRORS = {"key": "That API key was not accepted.", "token": "That sign-in link was already used or has expired."}
-
-
-def sign_in_view(error: str | None) -> pn.pane.HTML:
-    message = f'<p class="error">{html.escape(ERRORS[error])}</p>' if error in ERRORS else ""
-    return pn.pane.HTML(
-        f"""<div class="dbk-signin"><h1>docbench</h1><p>Sign in with a workspace API key.</p>{message}
-<form method="post" action="/signin"><label>API key<br><input name="api_key" type="password" autocomplete="off"
-placeholder="dbk_live_…" required></label><button type="submit">Sign in</button></form>
-<p><small>No key? <code>docbench key create WORKSPACE_ID</code> makes one.</small></p></div>""",
-        sizing_mode="stretch_width",
-    )
+    def workspace(self) -> Workspace:
+        self.service.accounts.check_browser_session(self.session_id)
+        return super().workspace()
 
 
 class Workbench:
     """One signed-in browser session: the gallery, or the editor of one design."""
 
-    def __init__(self, client: LocalClient):
+    def __init__(self, client: SignedInClient, xsrf: str):
         self.client = client
+        self.editor: Editor | None = None
         self.main = pn.Column(sizing_mode="stretch_both")
         me = client.call("me")
+        signed_in_here = sign_out_form(xsrf) + sign_out_form(xsrf, everywhere=True)
+        forms = signed_in_here if xsrf else '<a href="/signout">Sign out</a>'
         bar = pn.pane.HTML(
             f'<div class="dbk-bar"><b>docbench</b> · {html.escape(me["workspaceName"])} '
-            f'({html.escape(me["plan"])}) · <a href="/signout">Sign out</a></div>',
+            f"({html.escape(me['plan'])}) · {forms}</div>",
+            stylesheets=[BAR_CSS],
             sizing_mode="stretch_width",
             margin=(4, 10),
         )
@@ -133,6 +103,7 @@ class Workbench:
             self.open(design_id)
         else:
             self.show_gallery()
+        self._watch = pn.state.add_periodic_callback(self._check_session, period=SESSION_CHECK_MS)
 
     def show_gallery(self) -> None:
         self.main[:] = [Gallery(self.client, self.open).view]
@@ -141,11 +112,31 @@ class Workbench:
         try:
             editor = Editor(self.client, design_id)
         except ApiError as error:
-            self.main[:] = [pn.pane.Alert(error.message, alert_type="danger"), Gallery(self.client, self.open).view]
+            refusal = pn.pane.Alert(text(error.message), alert_type="danger")
+            self.main[:] = [refusal, Gallery(self.client, self.open).view]
             return
         if pn.state.location is not None:
             pn.state.location.update_query(design=design_id)
+        self.editor = editor
         self.main[:] = [editor.view]
+
+    def _check_session(self) -> None:
+        try:
+            self.client.service.accounts.check_browser_session(self.client.session_id)
+        except ApiError as error:
+            self._watch.stop()
+            if self.editor is not None:
+                self.editor.stop()
+            self.view[:] = [signed_out_view(error.message)]
+
+
+def signed_out_view(reason: str) -> pn.pane.HTML:
+    return pn.pane.HTML(
+        f'<div class="dbk-signin dbk-signed-out"><h1>docbench</h1><p class="error">{html.escape(reason)}</p>'
+        '<p><a href="/signin">Sign in</a></p></div>',
+        stylesheets=[SIGNIN_CSS],
+        sizing_mode="stretch_width",
+    )
 
 
 def _arg(name: str) -> str | None:
@@ -153,16 +144,30 @@ def _arg(name: str) -> str | None:
     return values[0].decode() if values else None
 
 
-def workbench_app(service: Service, secret: str) -> Any:
-    """The Panel app factory: one call per browser session."""
+def workbench_app(service: Service) -> Any:
+    """The Panel app factory: one call per browser session. Bokeh opens the page only for a
+    live browser session (`BrowserAuth`), which it found from the real cookie."""
 
     def page() -> pn.viewable.Viewable:
-        workspace_id = signed_in_workspace(service, secret)
-        if workspace_id is None:
-            return pn.Column(sign_in_view(_arg("error")), sizing_mode="stretch_width")
-        return Workbench(LocalClient(service, workspace_id)).view
+        context = pn.state.curdoc.session_context if pn.state.curdoc is not None else None
+        session, xsrf = session_of_page(context.request if context is not None else None)
+        if session is None:  # not through our auth provider: refuse rather than guess
+            return signed_out_view("Sign in first.")
+        try:
+            return Workbench(SignedInClient(service, session), xsrf).view
+        except ApiError as error:  # the session ended between the request and now
+            return signed_out_view(error.message)
 
     return page
 
 
-__all__ = ["CSS", "SignInHandler", "SignInTokens", "SignOutHandler", "Workbench", "workbench_app"]
+__all__ = [
+    "CSS",
+    "BrowserAuth",
+    "SignInHandler",
+    "SignInTokens",
+    "SignOutHandler",
+    "SignedInClient",
+    "Workbench",
+    "workbench_app",
+]

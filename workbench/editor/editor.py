@@ -23,6 +23,7 @@ from .panels import document_panel, images_panel, pages_panel, variables_panel
 from .pickers import LayerList
 from .properties import element_form
 from .session import DesignSession
+from .text import text
 
 log = logging.getLogger("docbench.editor")
 POLL_MS = 1000  # spec'd: a change made over the API shows within 2 s
@@ -72,8 +73,7 @@ class Editor:
         self.view = self._layout()
         self.refresh()
         self._update_credits()
-        if poll:
-            pn.state.add_periodic_callback(self.poll, period=POLL_MS)
+        self._poller = pn.state.add_periodic_callback(self.poll, period=POLL_MS) if poll else None
 
     # -- layout ------------------------------------------------------------------------
 
@@ -213,11 +213,18 @@ class Editor:
             except ApiError as error:
                 log.info("poll failed: %s", error.message)
 
+    def stop(self) -> None:
+        """Stop polling (the page's session ended)."""
+        if self._poller is not None:
+            self._poller.stop()
+
     # -- actions -------------------------------------------------------------------------
 
     def run(self, action: Any) -> Any:
         """Run one user action; a refusal becomes a message, never a traceback."""
         with self._lock:
+            # Clear the last message first: a message the action itself shows ("Generated …") stays.
+            self.status.visible = False
             try:
                 result = action()
             except ApiError as error:
@@ -230,11 +237,10 @@ class Editor:
                 log.exception("editor action failed")
                 self.say("Something went wrong on our side; the design was not changed.", "danger")
                 return None
-            self.status.visible = False
             return result
 
     def say(self, message: str, kind: str = "info") -> None:
-        self.status.param.update(object=message, alert_type=kind, visible=True)
+        self.status.param.update(object=text(message), alert_type=kind, visible=True)
 
     def apply(self, actions: list[dict]) -> None:
         self.run(lambda: self.session.apply(actions))

@@ -14,6 +14,7 @@ from api.renderers import TaskCancelled
 
 from ..client import Client
 from .new_design import NewDesignForm
+from .text import text
 
 WIDE = {"sizing_mode": "stretch_width"}
 
@@ -40,7 +41,7 @@ class Gallery:
             try:
                 created = self.client.call("create_design", body=body)
             except ApiError as error:
-                self.message.param.update(object=error.message, visible=True)
+                self.message.param.update(object=text(error.message), visible=True)
                 return
             self.open_design(created["designId"])
 

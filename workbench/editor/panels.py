@@ -12,6 +12,8 @@ from api.imaging import fitted_png
 from api.operations import Upload
 from engine.paper import PAPER_SIZES
 
+from .text import text
+
 if TYPE_CHECKING:
     from .editor import Editor
 
@@ -135,7 +137,7 @@ def images_panel(editor: Editor) -> pn.Column:
                 pn.pane.Image(thumb, width=56, height=56, fixed_aspect=True),
                 pn.Column(
                     pn.pane.Markdown(
-                        f"{asset['name']}" + (" (placeholder)" if asset["isPlaceholder"] else ""), margin=(0, 5)
+                        text(asset["name"]) + (" (placeholder)" if asset["isPlaceholder"] else ""), margin=(0, 5)
                     ),
                     pn.Row(place, use),
                     background,
