@@ -366,3 +366,26 @@ def test_a_render_process_killed_while_idle_is_replaced_before_the_next_render(b
     generated = client.data(client.post(f"/designs/{design_id}/generate", json={}), 201)
     assert httpx.get(generated["downloadUrl"]).content.startswith(b"%PDF")
     assert worker not in render_processes(server)
+
+
+def test_a_closed_gallery_renders_no_more_thumbnails(service):
+    from api.models import CreateDesignBody
+    from workbench.client import LocalClient
+    from workbench.editor.gallery import Gallery
+
+    service, workspace = service
+    for i in range(6):
+        service.designs.create(workspace, CreateDesignBody(name=f"Design {i}", size="A5"))
+    renders = []
+    png = service.renderers.png
+
+    def counting_png(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        renders.append(args)
+        if len(renders) == 2:
+            closed.cancel()  # the tab closes while the second thumbnail renders
+        return png(*args, **kwargs)
+
+    service.renderers.png = counting_png  # type: ignore[method-assign]
+    closed = Cancellation()
+    Gallery(LocalClient(service, workspace.id, closed), lambda design_id: None)
+    assert len(renders) == 2  # the four thumbnails after it were never started

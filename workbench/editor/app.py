@@ -21,6 +21,7 @@ from typing import Any
 import panel as pn
 
 from api.errors import ApiError
+from api.renderers import Cancellation
 from api.service import Service
 from api.service.accounts import BrowserSession
 from api.service.common import Workspace
@@ -71,8 +72,8 @@ class SignedInClient(LocalClient):
     """The page's client: every call first checks that its browser session is still live, so a
     page stops working the moment its session ends (signed out everywhere, key revoked)."""
 
-    def __init__(self, service: Service, session: BrowserSession):
-        super().__init__(service, session.workspace_id)
+    def __init__(self, service: Service, session: BrowserSession, cancel: Cancellation | None = None):
+        super().__init__(service, session.workspace_id, cancel)
         self.session_id = session.id
 
     def workspace(self) -> Workspace:
@@ -153,8 +154,13 @@ def workbench_app(service: Service) -> Any:
         session, xsrf = session_of_page(context.request if context is not None else None)
         if session is None:  # not through our auth provider: refuse rather than guess
             return signed_out_view("Sign in first.")
+        # When the tab closes, the renders it asked for (the gallery's thumbnails, the editor's
+        # previews) are dropped from the queue or stopped: nobody will see them.
+        closed = Cancellation()
+        if context is not None:
+            pn.state.on_session_destroyed(lambda _: closed.cancel())
         try:
-            return Workbench(SignedInClient(service, session), xsrf).view
+            return Workbench(SignedInClient(service, session, closed), xsrf).view
         except ApiError as error:  # the session ended between the request and now
             return signed_out_view(error.message)
 
