@@ -19,7 +19,7 @@ class Settings:
     port: int = 5006
     base_url: str | None = field(default_factory=lambda: os.environ.get("DOCBENCH_BASE_URL"))
     redis_url: str | None = field(default_factory=lambda: os.environ.get("DOCBENCH_REDIS_URL"))
-    render_workers: int = 4  # threads for API calls that do not render
+    api_threads: int = 4  # threads for API calls that do not render (renders have their own)
     # Processes that draw generations, previews and uploaded images (architecture: "renderers").
     render_processes: int = field(
         default_factory=lambda: int(os.environ.get("DOCBENCH_RENDER_PROCESSES") or os.cpu_count() or 1)

@@ -53,7 +53,7 @@ def api_patterns(service: Service, executors: Executors, tokens: SignInTokens) -
 def build_server(service: Service, tokens: SignInTokens):  # noqa: ANN201
     """A Panel server (not started) with every route of docbench on it."""
     settings = service.settings
-    executor = ThreadPoolExecutor(max_workers=settings.render_workers, thread_name_prefix="docbench-work")
+    executor = ThreadPoolExecutor(max_workers=settings.api_threads, thread_name_prefix="docbench-work")
     # Threads that mostly wait on a render process: many, since the processes bound the CPU used.
     render_threads = ThreadPoolExecutor(max_workers=RENDER_THREADS, thread_name_prefix="docbench-render")
     executors = Executors(light=executor, render=render_threads)

@@ -2,7 +2,7 @@
 
 Authenticated by X-API-Key like REST (401/403 enveloped at the HTTP level); a browser
 request from another site's Origin is refused with 403 first (origin.py). Tools are the
-API's operations (tools.py) and run on the same executor as REST handlers. Responses are
+API's operations (tools.py) and run on the same threads as REST handlers. Responses are
 plain JSON (the transport allows it); there is no server-initiated stream, so GET answers
 405. Sessions (sessions.py) expire when idle; an unknown one answers 404, so the client
 initialises again (transport, "Session Management").

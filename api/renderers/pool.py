@@ -102,8 +102,6 @@ class PoolClosed(TaskFailed):
 class _Worker:
     process: subprocess.Popen
     connection: Connection
-    started: float = field(default_factory=time.monotonic)
-    tasks: int = 0
 
     def kill(self) -> None:
         try:
@@ -239,7 +237,6 @@ class ProcessPool:
                 if reason in ("cpu", "memory"):
                     raise TaskLimitExceeded(reason) from None
                 raise _WorkerLost() from None
-            worker.tasks += 1
             if status == "ok":
                 keep = True
                 return value

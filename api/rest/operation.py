@@ -1,7 +1,7 @@
 """One Tornado handler per path, dispatching each method to its declared Operation.
 
 Bodies are streamed so size limits are enforced before a large body is buffered;
-parsing, auth and plan checks happen here; the work runs on the executor so the
+parsing, auth and plan checks happen here; the work runs on a thread (renders on threads of their own) so the
 event loop stays free while a document renders.
 """
 
