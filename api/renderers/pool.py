@@ -30,7 +30,8 @@ from typing import Any
 
 log = logging.getLogger("docbench.renderers")
 
-ATTEMPTS = 2  # a task whose process died for no limit of ours runs once more on a fresh one
+ATTEMPTS = 2  # a task whose process died before it had the task runs once more on a fresh one
+STARTUP_SECONDS = 60.0  # a new worker that has not imported everything by then is replaced
 # How often a waiting caller looks at its cancellation; the pipe wakes it at once for results.
 POLL_SECONDS = 0.1
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
@@ -102,6 +103,7 @@ class PoolClosed(TaskFailed):
 class _Worker:
     process: subprocess.Popen
     connection: Connection
+    ready: bool = False  # its "ready" (imports done) was read
 
     def kill(self) -> None:
         try:
@@ -179,10 +181,12 @@ class ProcessPool:
         """Kill every worker now: a stopping server does not wait for renders (jobs resume on restart)."""
         with self._guard:
             self._closed = True
-            workers = [*self._busy, *self._idle]
+            busy, idle = list(self._busy), list(self._idle)
             self._idle.clear()
-        for worker in workers:
+        for worker in idle:
             worker.kill()
+        for worker in busy:  # their callers see the pool closed and release (close) them
+            worker.process.kill()
 
     # -- running tasks ----------------------------------------------------------------
 
@@ -197,58 +201,89 @@ class ProcessPool:
     ) -> Any:
         """Run `task` (a name in api.renderers.worker.TASKS) with `args` on a worker.
 
-        Waits for an idle worker (its owner's turn; as long as it takes, unless cancelled),
-        then at most `seconds` of wall-clock time and about as much CPU time for the answer.
+        Waits for an idle worker (its owner's turn; as long as it takes, unless cancelled)
+        and for it to be ready, then at most `seconds` of wall-clock time and about as much
+        CPU time for the answer.
         """
         self.start()
         for attempt in range(1, ATTEMPTS + 1):
             try:
                 return self._run(task, args, seconds, owner, cancel)
             except _WorkerLost:
-                # Killed from outside (the OOM killer, an operator) or crashed: tried once more on a
-                # fresh process, so a worker that died between tasks costs nobody an error.
+                # It died before it had the task (killed from outside while idle, or failed to
+                # start): the task runs on a fresh process. One that dies *during* a task is not
+                # retried: the task itself may be what kills it.
                 if attempt == ATTEMPTS:
                     raise TaskFailed(f"the {self.name} process stopped unexpectedly, twice") from None
         raise AssertionError("unreachable")
 
     def _run(self, task: str, args: tuple, seconds: float, owner: str, cancel: Cancellation | None) -> Any:
         worker = self._acquire(owner, cancel)
-        keep = False
+        reusable = False
         try:
+            if worker.process.poll() is not None:  # it died while idle (the OOM killer, an operator)
+                raise _WorkerLost()
             if cancel is not None and cancel.cancelled:
-                keep = True
+                reusable = True
                 raise TaskCancelled()
+            self._await_ready(worker, cancel)
             try:
                 worker.connection.send((task, args, seconds))
             except OSError:
                 raise _WorkerLost() from None
             deadline = time.monotonic() + seconds
-            while not worker.connection.poll(POLL_SECONDS):
+            while not self._answered(worker):
                 if cancel is not None and cancel.cancelled:
                     raise TaskCancelled()
                 if time.monotonic() > deadline:
                     raise TaskLimitExceeded("time")
-                if self._closed:
-                    raise PoolClosed("the server is stopping")
             try:
                 status, value = worker.connection.recv()
             except (EOFError, OSError):
                 reason = worker.exit_reason()
                 if reason in ("cpu", "memory"):
                     raise TaskLimitExceeded(reason) from None
-                raise _WorkerLost() from None
+                raise TaskFailed(f"the {self.name} process stopped while rendering") from None
             if status == "ok":
-                keep = True
+                reusable = True
                 return value
             if status == "refused":
-                keep = True
+                reusable = True
                 raise TaskRefused(value)
             if status == "memory":
                 raise TaskLimitExceeded("memory")
-            keep = True
+            reusable = True
             raise TaskFailed(value)
         finally:
-            self._release(worker, keep)
+            self._release(worker, reusable)
+
+    def _answered(self, worker: _Worker) -> bool:
+        """True once the worker has written (or closed) its end; False after a short wait."""
+        if self._closed:
+            raise PoolClosed("the server is stopping")
+        try:
+            return worker.connection.poll(POLL_SECONDS)
+        except OSError:  # the pool closed it meanwhile
+            raise PoolClosed("the server is stopping") from None
+
+    def _await_ready(self, worker: _Worker, cancel: Cancellation | None) -> None:
+        """A new worker says "ready" once it has imported everything: a task's deadline starts
+        after that, so a cold process (just replaced after a kill) costs no task its time."""
+        if worker.ready:
+            return
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while not self._answered(worker):
+            if worker.process.poll() is not None:
+                raise _WorkerLost()
+            if cancel is not None and cancel.cancelled:
+                raise TaskCancelled()
+            if time.monotonic() > deadline:
+                raise _WorkerLost()
+        try:
+            worker.connection.recv()
+        except (EOFError, OSError):
+            raise _WorkerLost() from None
+        worker.ready = True
 
     def _acquire(self, owner: str, cancel: Cancellation | None) -> _Worker:
         """An idle worker; while none is, callers queue per owner and are served in turn,
@@ -282,24 +317,27 @@ class ProcessPool:
     def _hand_over(self, worker: _Worker) -> None:
         """Give a free worker to the owner whose turn it is, or put it with the idle ones."""
         with self._guard:
-            if not self._waiting:
-                self._busy.discard(worker)
-                self._idle.append(worker)
+            if not self._closed:
+                if not self._waiting:
+                    self._busy.discard(worker)
+                    self._idle.append(worker)
+                    return
+                owner = next(iter(self._waiting))
+                tickets = self._waiting.pop(owner)
+                ticket = tickets.popleft()
+                if tickets:
+                    self._waiting[owner] = tickets  # to the back of the line: the next owner goes first
+                self._busy.add(worker)
+                ticket.worker = worker
+                ticket.ready.set()
                 return
-            owner = next(iter(self._waiting))
-            tickets = self._waiting.pop(owner)
-            ticket = tickets.popleft()
-            if tickets:
-                self._waiting[owner] = tickets  # to the back of the line: the next owner goes first
-            self._busy.add(worker)
-            ticket.worker = worker
-            ticket.ready.set()
+        worker.kill()  # the pool closed meanwhile
 
-    def _release(self, worker: _Worker, keep: bool) -> None:
+    def _release(self, worker: _Worker, reusable: bool) -> None:
         with self._guard:
             self._busy.discard(worker)
             closed = self._closed
-        if keep and not closed and worker.process.poll() is None:
+        if reusable and not closed and worker.process.poll() is None:
             self._hand_over(worker)
             return
         worker.kill()

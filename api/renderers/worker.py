@@ -167,7 +167,9 @@ def main(argv: list[str]) -> None:
 
     engine.fonts.install_defaults()
     tune_for_rendering()
-    serve(Connection(fd))
+    connection = Connection(fd)
+    connection.send(("ready", None))  # the pool starts a task's deadline from here
+    serve(connection)
 
 
 if __name__ == "__main__":
