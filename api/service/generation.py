@@ -16,7 +16,6 @@ from ..blobs import BlobStore, UrlSigner
 from ..errors import ApiError, validation
 from ..models import GenerateBody
 from ..renderers import Cancellation, Renderers, TaskCancelled
-from ..renderers.pool import POLL_SECONDS
 from ..settings import URL_LIFETIME
 from ..store import Store
 from .accounts import Accounts
@@ -138,7 +137,8 @@ class Generation:
         editor and an API client); it is cancelled when every one of them has gone."""
         with self._previews_guard:
             flight = self._flights.get(cache_key)
-            leader = flight is None
+            # A flight everyone left is being stopped: a newcomer starts its own render.
+            leader = flight is None or flight.abandoned.cancelled
             if leader:
                 flight = self._flights[cache_key] = _Flight()
             flight.waiters += 1
@@ -146,6 +146,7 @@ class Generation:
             cancel.on_cancel(flight.leave)
         if not leader:
             return flight.wait(cancel)
+        key: str | None = None
         try:
             tree = engine.DesignTree.model_validate_json(tree_json)
             images = self.media.design_keys(ws, tree, {})
@@ -154,12 +155,14 @@ class Generation:
             flight.fail(exc)
             raise
         finally:
+            # One step: a caller never finds the render neither in flight nor in the cache.
             with self._previews_guard:
-                self._flights.pop(cache_key, None)
-        with self._previews_guard:
-            self._previews[cache_key] = key
-            while len(self._previews) > 512:
-                self._previews.popitem(last=False)
+                if self._flights.get(cache_key) is flight:
+                    del self._flights[cache_key]
+                if key is not None:
+                    self._previews[cache_key] = key
+                    while len(self._previews) > 512:
+                        self._previews.popitem(last=False)
         flight.finish(key)
         return key
 
@@ -174,9 +177,10 @@ class _Flight:
     def __init__(self) -> None:
         self.waiters = 0
         self.abandoned = Cancellation()
-        self.done = threading.Event()
         self.key: str | None = None
         self.error: BaseException | None = None
+        self._done = False
+        self._wakers: list = []
         self._guard = threading.Lock()
 
     def leave(self) -> None:
@@ -188,16 +192,34 @@ class _Flight:
 
     def finish(self, key: str) -> None:
         self.key = key
-        self.done.set()
+        self._end()
 
     def fail(self, error: BaseException) -> None:
         self.error = error
-        self.done.set()
+        self._end()
+
+    def _end(self) -> None:
+        with self._guard:
+            self._done = True
+            wakers, self._wakers = self._wakers, []
+        for wake in wakers:
+            wake()
 
     def wait(self, cancel: Cancellation | None) -> str:
-        while not self.done.wait(POLL_SECONDS):
-            if cancel is not None and cancel.cancelled:
-                raise TaskCancelled()
+        """The leader's result, or TaskCancelled as soon as this caller's own client is gone."""
+        woken = threading.Event()
+        with self._guard:
+            if self._done:
+                woken.set()
+            else:
+                self._wakers.append(woken.set)
+        if cancel is not None:
+            cancel.on_cancel(woken.set)
+        woken.wait()
+        with self._guard:
+            done = self._done
+        if not done:
+            raise TaskCancelled()
         if self.error is not None:
             raise self.error
         assert self.key is not None
