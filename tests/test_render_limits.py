@@ -47,8 +47,8 @@ def _credits(client: httpx.Client) -> int:
     return client.data(client.get("/me"), 200)["credits"]
 
 
-def render_processes(server: Server) -> set[int]:
-    """The server's render processes (its children running api.renderers.worker)."""
+def children(server: Server, running: bytes = b"") -> set[int]:
+    """The server's child processes (those whose command line holds `running`)."""
     assert server.process is not None
     found = set()
     for entry in Path("/proc").iterdir():
@@ -60,9 +60,14 @@ def render_processes(server: Server) -> set[int]:
         except OSError:
             continue
         parent = int(stat.rsplit(")", 1)[1].split()[1])
-        if parent == server.process.pid and b"api.renderers.worker" in cmdline:
+        if parent == server.process.pid and running in cmdline:
             found.add(int(entry.name))
     return found
+
+
+def render_processes(server: Server) -> set[int]:
+    """The server's render processes (its children running api.renderers.worker)."""
+    return children(server, b"api.renderers.worker")
 
 
 def process_state(pid: int) -> str | None:
@@ -74,7 +79,11 @@ def process_state(pid: int) -> str | None:
 
 
 def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    """CPU time the process has used so far (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
@@ -185,13 +194,20 @@ def test_sigterm_stops_a_loaded_server_within_seconds(patient):
     load = [threading.Thread(target=generate) for _ in range(3)]
     for thread in load:
         thread.start()
+    # A batch too: its rows render in the in-process batch pool.
+    client.data(client.post(f"/designs/{design_id}/batch", json={"rows": [{}, {}, {}]}), 202)
     wait_until(lambda: cpu_seconds(worker) > 0.5, what="a render under way")
+    batch_pool = wait_until(
+        lambda: [pid for pid in children(server) if pid != worker and cpu_seconds(pid) > 0.5],
+        what="a batch row under way",
+    )
     assert server.process is not None
     server.process.send_signal(signal.SIGTERM)
     started = time.monotonic()
     server.process.wait(timeout=10)
     assert time.monotonic() - started < 10
-    wait_until(lambda: not Path(f"/proc/{worker}").exists(), timeout=5, what="the render process to end")
+    for pid in [worker, *batch_pool]:
+        wait_until(lambda pid=pid: process_state(pid) in ("Z", None), timeout=5, what=f"process {pid} to end")
     for thread in load:
         thread.join(timeout=10)
 

@@ -61,6 +61,10 @@ def _spawn_all(pool: ProcessPoolExecutor, workers: int) -> None:
         sys.modules["__main__"] = main
 
 
+class _Stopping(Exception):
+    """The back-end is closing: a job's rows are not submitted again."""
+
+
 class EmbeddedBackend:
     name = "embedded"
 
@@ -70,11 +74,14 @@ class EmbeddedBackend:
         self.workers = workers or os.cpu_count() or 1
         self._pool: ProcessPoolExecutor | None = None
         self._pool_guard = threading.Lock()
+        self._closed = False
         # One orchestrating thread per running job; the rows themselves run in the pool.
         self._jobs = ThreadPoolExecutor(max_workers=8, thread_name_prefix="docbench-batch")
 
     def _processes(self) -> ProcessPoolExecutor:
         with self._pool_guard:
+            if self._closed:
+                raise _Stopping()
             if self._pool is None:
                 pool = ProcessPoolExecutor(
                     self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_start
@@ -126,6 +133,8 @@ class EmbeddedBackend:
                     unreported, flushed = [], time.monotonic()
             self.listener.rows_done(payload.job_id, unreported)
             self.listener.job_done(payload.job_id, assemble_zip(self.blob_root, list(results.values())))
+        except _Stopping:
+            log.info("batch %s stopped with the server; it will be resumed on the next start", payload.job_id)
         except Exception:
             log.exception("batch %s could not be run; it will be resumed on the next start", payload.job_id)
 
@@ -141,6 +150,7 @@ class EmbeddedBackend:
         """Stop now: rows being rendered are killed, not waited for (the job resumes on restart)."""
         self._jobs.shutdown(wait=False, cancel_futures=True)
         with self._pool_guard:
+            self._closed = True  # a job's thread that sees its rows' processes die must not start new ones
             pool, self._pool = self._pool, None
         if pool is not None:
             # ProcessPoolExecutor has no way to stop a running task; exiting would wait for it.
