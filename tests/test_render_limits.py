@@ -178,6 +178,24 @@ def test_a_generation_whose_client_left_is_stopped_and_not_charged(patient):
     assert _credits(client) == before
 
 
+def test_an_mcp_generation_whose_agent_left_is_stopped_and_not_charged(patient):
+    from .test_mcp_hardening import ACCEPT, open_session
+
+    server, client, key = patient
+    design_id = _table_design(client, *HEAVY)
+    wait_until(lambda: len(render_processes(server)) == 1, what="the render process")
+    (worker,) = render_processes(server)
+    before = _credits(client)
+    session = open_session(server.url, key)
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "generate_pdf", "arguments": {"designId": design_id}}}
+    headers = {**ACCEPT, "X-API-Key": key, "Mcp-Session-Id": session}
+    with pytest.raises(httpx.TimeoutException):
+        httpx.post(f"{server.url}/mcp", json=call, headers=headers, timeout=1.0)
+    wait_until(lambda: worker not in render_processes(server), timeout=10, what="the abandoned render to stop")
+    assert _credits(client) == before
+
+
 def test_sigterm_stops_a_loaded_server_within_seconds(patient):
     server, client, key = patient
     design_id = _table_design(client, *HEAVY)

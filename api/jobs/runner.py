@@ -122,7 +122,7 @@ def _cpu_deadline(seconds: float) -> Iterator[None]:
         raise _RowDeadline()
 
     previous = signal.signal(signal.SIGVTALRM, expire)
-    signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
+    signal.setitimer(signal.ITIMER_VIRTUAL, seconds, 1.0)  # fires again each second until cleared
     try:
         yield
     finally:

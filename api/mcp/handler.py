@@ -17,6 +17,7 @@ from tornado.ioloop import IOLoop
 
 from ..errors import ApiError
 from ..operations import Executors
+from ..renderers import Cancellation
 from ..rest.base import EnvelopeHandler
 from ..service import Service
 from . import extras, origin
@@ -41,8 +42,14 @@ class McpHandler(EnvelopeHandler):
     def initialize(self, service: Service, executors: Executors, tools: ToolSet, sessions: Sessions) -> None:
         self.service = service
         self.executors = executors
+        self.cancel = Cancellation()
         self.tools = tools
         self.sessions = sessions
+
+    def on_connection_close(self) -> None:
+        # The agent went away: its render is stopped and its generation not charged (README, "Limits").
+        self.cancel.cancel()
+        super().on_connection_close()
 
     def allowed_methods(self) -> list[str]:
         return ["POST", "DELETE"]
@@ -140,7 +147,7 @@ class McpHandler(EnvelopeHandler):
             operation = self.tools.operations.get(name)
             executor = self.executors.pick(operation) if operation else self.executors.light
             data = await IOLoop.current().run_in_executor(
-                executor, self.tools.call, self.service, self.workspace, name, arguments
+                executor, self.tools.call, self.service, self.workspace, name, arguments, self.cancel
             )
         except ApiError as exc:
             return error_result(exc)

@@ -16,6 +16,7 @@ from engine.actions.errors import describe
 
 from ..errors import ApiError, validation
 from ..operations import OPERATIONS, Call, Operation, Upload
+from ..renderers import Cancellation
 from ..service import Service, Workspace
 from .messages import invalid_params, json_type
 
@@ -126,13 +127,22 @@ class ToolSet:
                     f"(the inputSchema of {name} in tools/list)"
                 )
 
-    def call(self, service: Service, ws: Workspace, name: str, arguments: dict[str, Any]) -> dict:
+    def call(
+        self,
+        service: Service,
+        ws: Workspace,
+        name: str,
+        arguments: dict[str, Any],
+        cancel: Cancellation | None = None,
+    ) -> dict:
         """Run a tool; an ApiError becomes the caller's to turn into an error result."""
         self.check(name, arguments)
         op = self.operations[name]
         if op.feature:
             ws.require(op.feature)
-        result = op.run(service, ws, self._call(op, dict(arguments or {})))
+        call = self._call(op, dict(arguments or {}))
+        call.cancel = cancel
+        result = op.run(service, ws, call)
         return json.loads(result) if op.raw else result
 
     @staticmethod
