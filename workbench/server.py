@@ -86,10 +86,11 @@ def build_server(service: Service, tokens: SignInTokens):  # noqa: ANN201
         http_server_kwargs={"max_body_size": ASSET_LIMIT * 2 + 65536, "xheaders": True},
         # Who is signed in is decided at the Tornado level, from the real cookie ...
         auth_provider=auth,
-        # ... and Bokeh copies no cookie, nor the raw Cookie header, into the session token it
-        # writes into the page, where any script could read it (issue 12).
+        # ... and Bokeh copies no cookie and only harmless headers into the session token it
+        # writes into the page, where any script could read it (issue 12): an allow-list, so a
+        # proxy's Authorization or forwarded credentials never reach the page either.
         include_cookies=[],
-        exclude_headers=["Cookie"],
+        include_headers=["User-Agent", "Accept-Language"],
     )
     application = server._tornado  # Bokeh's Tornado application (no public accessor)
     application.transforms.append(SecurityHeaders)
