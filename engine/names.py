@@ -94,7 +94,7 @@ def check_visible(value: str) -> str:
     A pydantic AfterValidator for names someone gives, placed after the length bounds:
     `Annotated[str, Field(max_length=200), AfterValidator(check_visible)]`. Only on input
     models: stored names are not checked again, so data saved before the rule still loads.
-    """""
+    """
     problem = invisible_character_problem(value)
     if problem is not None:
         raise ValueError(problem)

@@ -6,7 +6,6 @@ assets are the editor's library, with placeholders and in-place replacement.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
@@ -208,17 +207,6 @@ class Media:
         )
         return row[0] if row else None
 
-    def resolver(self, ws: Workspace) -> Callable[[str], bytes]:
-        """Turns `uploads:`/`assets:` refs of this workspace into the bytes to draw."""
-
-        def resolve(ref: str) -> bytes:
-            key = self._render_key(ws, ref)
-            if key is None:
-                raise KeyError(f"no image {ref} in this workspace")
-            return self.blobs.get(key)
-
-        return resolve
-
     def render_keys(self, ws: Workspace, refs: set[str]) -> dict[str, str]:
         """The blob key of the bytes to draw for each ref: what a batch worker needs."""
         keys: dict[str, str] = {}
@@ -275,6 +263,8 @@ class Media:
                 elif REF_PATTERN.match(source) and not self.ref_exists(ws, source):
                     raise ValueError(f"no image {source} in this workspace (upload it first)")
             except (ValueError, ApiError) as exc:
+                if isinstance(exc, ApiError) and exc.code != "VALIDATION_ERROR":
+                    raise  # a stopping server (503) is not a fault of the action
                 reason = exc.message if isinstance(exc, ApiError) else str(exc)
                 raise ActionError(index, action["type"], f"{where}: {reason}") from None
         return actions, pending

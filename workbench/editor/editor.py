@@ -15,6 +15,7 @@ import panel as pn
 import param
 
 from api.errors import ApiError
+from api.renderers import TaskCancelled
 
 from ..client import Client
 from . import geometry
@@ -229,6 +230,8 @@ class Editor:
                 result = action()
             except ApiError as error:
                 self.say(error.message, "danger")
+                return None
+            except TaskCancelled:  # the tab closed while a render was waiting: nobody to tell
                 return None
             except ValueError as error:
                 self.say(str(error), "danger")
