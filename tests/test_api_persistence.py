@@ -4,8 +4,11 @@ import json
 import threading
 
 import httpx
+import pytest
 
 from .server import Server, docbench, wait_until
+
+pytestmark = pytest.mark.slow  # servers started and stopped: `pytest -m "not slow"` skips them
 
 TEXT = {"type": "add_element", "args": {"type": "text", "name": "t", "position": {"x": 1, "y": 1}}}
 

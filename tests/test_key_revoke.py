@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
+
 from api.service import Service, Settings
 from api.service.accounts import hash_key
 
 from .server import Server, docbench
+
+pytestmark = pytest.mark.slow  # servers started and stopped: `pytest -m "not slow"` skips them
 
 
 def test_revoking_a_key_while_the_server_runs_takes_effect_at_once(tmp_path) -> None:

@@ -26,6 +26,8 @@ import workbench
 from .browser import ARTIFACTS, box, painted, select, wait_for
 from .server import free_port, wait_until
 
+pytestmark = pytest.mark.slow  # Jupyter and a browser: `pytest -m "not slow"` skips them
+
 NOTEBOOK = "inline-editor.ipynb"
 JUPYTER_TIMEOUT_MS = 90_000  # the first cell imports Panel and the service
 NOTEBOOK7_OWN_ERROR = "Cannot read properties of undefined (reading 'schema')"

@@ -19,6 +19,8 @@ from nbclient import NotebookClient
 from .conftest import pdf_text
 from .server import ROOT
 
+pytestmark = pytest.mark.slow  # Jupyter kernels: `pytest -m "not slow"` skips them
+
 NOTEBOOKS = ROOT / "notebooks"
 KERNEL = "docbench-tests"
 

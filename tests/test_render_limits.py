@@ -21,6 +21,8 @@ from api.service import Service, Settings
 
 from .server import Server, create_workspace, wait_until
 
+pytestmark = pytest.mark.slow  # servers whose processes are killed: `pytest -m "not slow"` skips them
+
 # A table whose rows wrap into many lines: 189 sheets (under the 200-page limit), ~20 s of drawing here.
 HEAVY = (190, 50, 100)  # rows, columns, characters per cell
 

@@ -16,6 +16,8 @@ from workbench.samples import certificate_actions, logo_png
 from .browser import ARTIFACTS, box, drag, open_design, painted, scale, select, sign_in, wait_for
 from .conftest import add, pdf_text, png
 
+pytestmark = pytest.mark.slow  # browser: `pytest -m "not slow"` skips them
+
 
 @pytest.fixture
 def key(api_server):

@@ -29,6 +29,8 @@ from .browser import (
 from .conftest import add, png
 from .server import Server, docbench
 
+pytestmark = pytest.mark.slow  # browser: `pytest -m "not slow"` skips them
+
 FLAG = "__dbk_pwned"
 
 
