@@ -9,11 +9,9 @@ import threading
 import time
 from dataclasses import dataclass
 
-from engine.names import invisible_character_problem
-
 from ..errors import ApiError, validation
 from ..store import Store
-from .common import PLANS, Workspace, new_id, now
+from .common import PLANS, Workspace, checked_name, new_id, now
 
 KEY_PREFIX = "dbk_live_"
 # Every request authenticates; a key's workspace is remembered this long. Plans change
@@ -55,11 +53,7 @@ class Accounts:
         """A new workspace with its first API key (returned once, stored hashed)."""
         if plan not in PLANS:
             raise validation(f"plan must be one of {', '.join(PLANS)}")
-        if not 1 <= len(name) <= 200:
-            raise validation("a workspace name is 1 to 200 characters")
-        problem = invisible_character_problem(name)
-        if problem is not None:
-            raise validation(f"workspace name: {problem}")
+        checked_name(name, "workspace name")
         if credits < 0:
             raise validation("credits cannot be negative")
         workspace = Workspace(new_id("ws"), name, plan)

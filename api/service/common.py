@@ -10,6 +10,8 @@ import string
 from dataclasses import dataclass
 from typing import Any
 
+from engine.names import invisible_character_problem
+
 from ..errors import ApiError, validation
 
 PLANS: dict[str, dict[str, bool]] = {
@@ -39,6 +41,17 @@ class Workspace:
                 "INSUFFICIENT_PERMISSIONS",
                 f"the {self.plan} plan does not include {feature}; upgrade the workspace's plan",
             )
+
+
+def checked_name(name: str, what: str = "name") -> str:
+    """A name someone gave, unchanged, or 400 naming the rule it breaks: 1 to 200 characters,
+    no control, bidi or invisible character (engine.names, the same rule as the API's models)."""
+    if not 1 <= len(name) <= 200:
+        raise validation(f"{what} must be 1 to 200 characters")
+    problem = invisible_character_problem(name)
+    if problem is not None:
+        raise validation(f"{what}: {problem}")
+    return name
 
 
 def new_id(prefix: str, length: int = 16) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 from engine.elements import ELEMENT_TYPES
 from engine.errors import ActionError
 from engine.images import REF_PATTERN, ImageError, decode_data_uri
-from engine.names import invisible_character_problem, strip_invisible
+from engine.names import strip_invisible
 
 from ..blobs import BlobStore, UrlSigner
 from ..errors import ApiError, validation
@@ -23,7 +23,7 @@ from ..models import ListQuery, PlaceholderBody
 from ..renderers import Renderers
 from ..settings import ASSET_LIMIT, UPLOAD_LIMIT, URL_LIFETIME, Settings
 from ..store import Store
-from .common import Workspace, iso, new_id, newest_first, now
+from .common import Workspace, checked_name, iso, new_id, newest_first, now
 
 COLUMNS = "id, kind, name, mime_type, file_size, width, height, thumbnail_key, is_placeholder, created_at"
 KIND_OF_REF = {"uploads": "upload", "assets": "asset"}
@@ -59,14 +59,7 @@ def _default_name(filename: str | None, fallback: str) -> str:
 
 def _name(name: str | None, filename: str | None, fallback: str) -> str:
     """The name a client gave (checked, never altered), or one taken from the file name."""
-    if not name:
-        return _default_name(filename, fallback)
-    if not 1 <= len(name) <= 200:
-        raise validation("name must be 1 to 200 characters")
-    problem = invisible_character_problem(name)
-    if problem is not None:
-        raise validation(f"name: {problem}")
-    return name
+    return checked_name(name) if name else _default_name(filename, fallback)
 
 
 class Media:
