@@ -122,10 +122,29 @@ class Accounts:
 
     # Workbench sign-ins: the cookie holds an opaque token, never the key (issue 12).
 
-    def start_browser_session(self, workspace_id: str, key: str | None = None) -> str:
+    def sign_in_with_key(self, key: str, replacing: str | None = None) -> str:
+        """A browser signed in with a workspace's API key (live, on a plan with API keys)."""
+        workspace = self.authenticate(key)
+        workspace.require("useApiKeys")
+        return self.start_browser_session(workspace.id, key, replacing)
+
+    def sign_out_browser(self, token: str, everywhere: bool = False) -> None:
+        """Sign this browser out, or every browser of its workspace ("sign out everywhere")."""
+        if not everywhere:
+            self.end_browser_session(token)
+            return
+        try:
+            session = self.browser_session(token)
+        except ApiError:
+            return  # its session had ended already: there is no workspace to sign out of
+        self.end_browser_sessions(session.workspace_id)
+
+    def start_browser_session(self, workspace_id: str, key: str | None = None, replacing: str | None = None) -> str:
         """Sign a browser in; returns the token for its cookie (stored hashed, shown once).
 
-        `key` is the API key the person typed, if any: revoking it ends this session."""
+        `key` is the API key the person typed, if any: revoking it ends this session.
+        `replacing` is the token the browser's cookie held: a browser has one session, so
+        signing in again ends the one it had rather than adding another."""
         self.get_workspace(workspace_id)
         key_id = None
         if key is not None:
@@ -151,6 +170,11 @@ class Accounts:
                     started + dt.timedelta(days=BROWSER_SESSION_DAYS),
                 ],
             )
+            if replacing is not None:
+                cursor.execute(
+                    "UPDATE browser_sessions SET ended_at = ? WHERE token_hash = ? AND ended_at IS NULL",
+                    [started, hash_key(replacing)],
+                )
         return token
 
     def browser_session(self, token: str | None, touch: bool = False) -> BrowserSession:

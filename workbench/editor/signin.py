@@ -173,7 +173,8 @@ class SignInHandler(_FormHandler):
         if token:
             workspace_id = self.tokens.redeem(token)
             if workspace_id is not None:
-                self._signed_in(self.service.accounts.start_browser_session(workspace_id))
+                previous = self.auth.token_of(self)
+                self._signed_in(self.service.accounts.start_browser_session(workspace_id, replacing=previous))
                 return
         error = "token" if token else self.get_query_argument("error", "")
         self.form(error, self.get_query_argument("next", "/"))
@@ -185,9 +186,7 @@ class SignInHandler(_FormHandler):
             return
         key = self.get_body_argument("api_key", "").strip()
         try:
-            workspace = self.service.accounts.authenticate(key)
-            workspace.require("useApiKeys")
-            token = self.service.accounts.start_browser_session(workspace.id, key)
+            token = self.service.accounts.sign_in_with_key(key, replacing=self.auth.token_of(self))
         except ApiError:
             # Back to the form with the reason (a redirect: reloading must not post the key again).
             self.redirect("/signin?" + urlencode({"error": "key", "next": local_path(target)}))
@@ -195,9 +194,6 @@ class SignInHandler(_FormHandler):
         self._signed_in(token, target)
 
     def _signed_in(self, token: str, target: str = "/") -> None:
-        previous = self.auth.token_of(self)
-        if previous is not None:  # signing in again replaces this browser's session, it does not add one
-            self.service.accounts.end_browser_session(previous)
         self.auth.set_cookie(self, token)
         self.redirect(local_path(target))
 
@@ -231,12 +227,8 @@ class SignOutHandler(_FormHandler):
             return
         token = self.auth.token_of(self)
         if token is not None:
-            accounts = self.auth.service.accounts
-            session = self.auth.session_of(self)
-            if self.get_body_argument("everywhere", "") == "1" and session is not None:
-                accounts.end_browser_sessions(session.workspace_id)
-            else:
-                accounts.end_browser_session(token)
+            everywhere = self.get_body_argument("everywhere", "") == "1"
+            self.auth.service.accounts.sign_out_browser(token, everywhere)
         self.auth.clear_cookie(self)
         self.redirect("/signin?error=ended")
 
