@@ -226,7 +226,11 @@ class ProcessPool:
             if cancel is not None and cancel.cancelled:
                 reusable = True
                 raise TaskCancelled()
-            self._await_ready(worker, cancel)
+            try:
+                self._await_ready(worker, cancel)
+            except TaskCancelled:
+                reusable = True  # it was only starting: it stays for the next task
+                raise
             try:
                 worker.connection.send((task, args, seconds))
             except OSError:
@@ -287,7 +291,7 @@ class ProcessPool:
 
     def _acquire(self, owner: str, cancel: Cancellation | None) -> _Worker:
         """An idle worker; while none is, callers queue per owner and are served in turn,
-        so one workspace's hundred renders delay another's one by at most one render."""
+        so one workspace's many queued renders delay another's by one render, not all."""
         ticket = _Ticket(owner)
         with self._guard:
             if self._closed:
