@@ -34,7 +34,10 @@ from .editor.app import (  # noqa: E402
 )
 from .headers import SecurityHeaders  # noqa: E402
 
-UI_THREADS = 4
+# Browser callbacks mostly wait (on render processes, the database): a gallery filling its
+# thumbnails holds a thread for seconds, and a few pages doing so must not leave another
+# page's click without a thread. The render processes, not these threads, bound the CPU.
+UI_THREADS = 12
 RENDER_THREADS = 32
 
 
