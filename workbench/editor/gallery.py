@@ -50,7 +50,10 @@ class Gallery:
 
     def refresh(self) -> None:
         designs = self.client.call("list_designs", query={"limit": 48})["items"]
-        thumbs = {d["designId"]: pn.Column(height=140, width=180) for d in designs}
+        # Each thumbnail's pane exists from the start and only its image is set later: a new
+        # model pushed while the person clicks could collide with the click's own message
+        # (Bokeh: "reference already known"), and the click was lost.
+        thumbs = {d["designId"]: pn.Column(pn.pane.PNG(None, height=140), height=140, width=180) for d in designs}
         cards = [self._card(design, thumbs[design["designId"]]) for design in designs]
         self.grid.objects = cards or [pn.pane.Markdown("No designs yet: create the first one above.")]
         # Thumbnails render after the page is shown, so a large workspace opens at once.
@@ -66,7 +69,7 @@ class Gallery:
                 return  # the tab closed: nobody will see the rest (the render under way is dropped too)
             try:
                 preview = self.client.call("preview_page", {"designId": design_id}, query={"page": 0})
-                slot.objects = [pn.pane.PNG(fitted_png(self.client.fetch(preview["previewUrl"]), 180), height=140)]
+                slot[0].object = fitted_png(self.client.fetch(preview["previewUrl"]), 180)
             except TaskCancelled:
                 return
             except ApiError:
