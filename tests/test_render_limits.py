@@ -37,6 +37,14 @@ def _table_design(client: httpx.Client, rows: int, columns: int, chars: int) -> 
     return design["designId"]
 
 
+def _heavy_design_and_its_render_process(server: Server, client: httpx.Client) -> tuple[str, int, int]:
+    """The 189-page design, the server's one render process, and the credits before rendering."""
+    design_id = _table_design(client, *HEAVY)
+    wait_until(lambda: len(render_processes(server)) == 1, what="the render process")
+    (worker,) = render_processes(server)
+    return design_id, worker, _credits(client)
+
+
 def _small_design(client: httpx.Client) -> str:
     design = client.data(client.post("/designs", json={"name": "Card", "size": "A5"}), 201)
     text = {"type": "text", "name": "t", "position": {"x": 20, "y": 20}, "data": {"content": "ok"}}
@@ -167,10 +175,7 @@ def test_a_batch_row_over_the_page_limit_fails_alone(bounded):
 
 def test_a_generation_whose_client_left_is_stopped_and_not_charged(patient):
     server, client, key = patient
-    design_id = _table_design(client, *HEAVY)
-    wait_until(lambda: len(render_processes(server)) == 1, what="the render process")
-    (worker,) = render_processes(server)
-    before = _credits(client)
+    design_id, worker, before = _heavy_design_and_its_render_process(server, client)
     with httpx.Client(base_url=server.api, headers={"X-API-Key": key}, timeout=1.0) as impatient:
         with pytest.raises(httpx.TimeoutException):
             impatient.post(f"/designs/{design_id}/generate", json={})
@@ -184,10 +189,7 @@ def test_an_mcp_generation_whose_agent_left_is_stopped_and_not_charged(patient):
     from .test_mcp_hardening import ACCEPT, open_session
 
     server, client, key = patient
-    design_id = _table_design(client, *HEAVY)
-    wait_until(lambda: len(render_processes(server)) == 1, what="the render process")
-    (worker,) = render_processes(server)
-    before = _credits(client)
+    design_id, worker, before = _heavy_design_and_its_render_process(server, client)
     session = open_session(server.url, key)
     call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
             "params": {"name": "generate_pdf", "arguments": {"designId": design_id}}}
@@ -200,9 +202,7 @@ def test_an_mcp_generation_whose_agent_left_is_stopped_and_not_charged(patient):
 
 def test_sigterm_stops_a_loaded_server_within_seconds(patient):
     server, client, key = patient
-    design_id = _table_design(client, *HEAVY)
-    wait_until(lambda: len(render_processes(server)) == 1, what="the render process")
-    (worker,) = render_processes(server)
+    design_id, worker, _ = _heavy_design_and_its_render_process(server, client)
 
     def generate() -> None:
         with httpx.Client(base_url=server.api, headers={"X-API-Key": key}, timeout=120) as other:

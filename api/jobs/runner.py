@@ -22,10 +22,10 @@ from typing import Any
 from pydantic import BaseModel
 
 import engine
-from engine.errors import EngineError, LimitExceeded, RenderError
+from engine.errors import EngineError, RenderError
 
 from ..blobs import BlobStore
-from ..renderers import RenderLimits
+from ..renderers import RenderLimits, check_pdf_size
 
 log = logging.getLogger("docbench.jobs")
 
@@ -61,7 +61,8 @@ class RowResult(BaseModel):
 
 
 @lru_cache(maxsize=8)
-def _tree(tree_json: str) -> engine.DesignTree:
+def parsed_tree(tree_json: str) -> engine.DesignTree:
+    """Parsed trees of the last few designs: a batch's rows and a design's previews come in runs."""
     return engine.DesignTree.model_validate_json(tree_json)
 
 
@@ -81,16 +82,13 @@ def render_row(payload: JobPayload, index: int, blob_root: Path) -> RowResult:
     try:
         with _cpu_deadline(limits.render_seconds):
             pdf = engine.render_pdf(
-                _tree(payload.tree),
+                parsed_tree(payload.tree),
                 payload.rows[index],
                 resolve,
                 payload.profile,  # type: ignore[arg-type]
                 max_sheets=limits.max_pages,
             )
-        if len(pdf) > limits.max_pdf_bytes:
-            raise LimitExceeded(
-                f"the PDF would be {len(pdf) / 1e6:.1f} MB; documents are limited to {limits.max_pdf_bytes / 1e6:g} MB"
-            )
+        check_pdf_size(pdf, limits.max_pdf_bytes)
     except _RowDeadline:
         return RowResult(
             index=index,

@@ -52,6 +52,17 @@ class RenderLimits:
         )
 
 
+def check_pdf_size(pdf: bytes, max_bytes: int) -> None:
+    """LimitExceeded past the PDF size limit: for generations and batch rows alike."""
+    from engine.errors import LimitExceeded
+
+    if len(pdf) > max_bytes:
+        raise LimitExceeded(
+            f"the PDF would be {len(pdf) / 1e6:.1f} MB; documents are limited to {max_bytes / 1e6:g} MB: "
+            "use smaller images or split the data over several documents"
+        )
+
+
 class Renderers:
     """What the service asks of the render processes; errors come back as ApiErrors."""
 

@@ -30,17 +30,15 @@ def render_pdf(
 ) -> tuple[str, int]:
     """A generation's PDF, written to the blob store: (blob key, bytes)."""
     import engine
-    from engine.errors import LimitExceeded
 
     from ..blobs import BlobStore
+    from ..jobs.runner import parsed_tree
+    from . import check_pdf_size
 
     blobs = BlobStore(Path(blob_root))
-    pdf = engine.render_pdf(_tree(tree_json), values, _resolver(blobs, images), profile, max_sheets=max_pages)  # type: ignore[arg-type]
-    if len(pdf) > max_bytes:
-        raise LimitExceeded(
-            f"the PDF would be {len(pdf) / 1e6:.1f} MB; documents are limited to {max_bytes / 1e6:g} MB: "
-            "use smaller images or split the data over several documents"
-        )
+    tree = parsed_tree(tree_json)
+    pdf = engine.render_pdf(tree, values, _resolver(blobs, images), profile, max_sheets=max_pages)  # type: ignore[arg-type]
+    check_pdf_size(pdf, max_bytes)
     return blobs.put(pdf, "application/pdf"), len(pdf)
 
 
@@ -49,9 +47,10 @@ def render_png(tree_json: str, page: int, dpi: float, images: dict[str, str], bl
     import engine
 
     from ..blobs import BlobStore
+    from ..jobs.runner import parsed_tree
 
     blobs = BlobStore(Path(blob_root))
-    return blobs.put(engine.render_png(_tree(tree_json), page, _resolver(blobs, images), dpi=dpi), "image/png")
+    return blobs.put(engine.render_png(parsed_tree(tree_json), page, _resolver(blobs, images), dpi=dpi), "image/png")
 
 
 def process_image(data: bytes, max_bytes: int):  # noqa: ANN201
@@ -62,22 +61,6 @@ def process_image(data: bytes, max_bytes: int):  # noqa: ANN201
 
 
 TASKS = {"render_pdf": render_pdf, "render_png": render_png, "process_image": process_image}
-
-_TREES: dict[str, Any] = {}
-
-
-def _tree(tree_json: str):  # noqa: ANN202
-    """Parsed trees of the last few designs: previews of one design come in runs."""
-    import engine
-
-    tree = _TREES.get(tree_json)
-    if tree is None:
-        tree = engine.DesignTree.model_validate_json(tree_json)
-        if len(_TREES) >= 8:
-            _TREES.pop(next(iter(_TREES)))
-        _TREES[tree_json] = tree
-    return tree
-
 
 def _resolver(blobs, images: dict[str, str]):  # noqa: ANN001, ANN202
     def resolve(ref: str) -> bytes:
