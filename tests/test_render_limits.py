@@ -102,8 +102,8 @@ def bounded(tmp_path_factory):
     """A server with one render process and a 3 s render deadline (the default 200 pages a document)."""
     data_dir = tmp_path_factory.mktemp("bounded")
     _, key = create_workspace(data_dir, "bounded", credits=50)
-    env = {"DOCBENCH_RENDER_PROCESSES": "1", "DOCBENCH_RENDER_SECONDS": "3"}
-    server = Server(data_dir, env=env).start()
+    # The process count by flag here (the other servers set it by environment).
+    server = Server(data_dir, env={"DOCBENCH_RENDER_SECONDS": "3"}, args=("--render-processes", "1")).start()
     client = server.client(key)
     yield server, client
     client.close()

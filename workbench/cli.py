@@ -48,6 +48,11 @@ def serve(args: argparse.Namespace) -> int:
         settings.base_url = args.base_url
     if args.redis_url:
         settings.redis_url = args.redis_url
+    if args.render_processes is not None:
+        if args.render_processes < 1:
+            print("docbench: --render-processes must be at least 1", file=sys.stderr)
+            return 2
+        settings.render_processes = args.render_processes
     service = Service(settings)
     first_key = service.ensure_default_workspace()
     service.start_jobs()
@@ -254,6 +259,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=5006)
     p.add_argument("--base-url", default=None, help="public URL that signed links start with (DOCBENCH_BASE_URL)")
     p.add_argument("--redis-url", default=None, help="send batches to RQ on this Redis (DOCBENCH_REDIS_URL)")
+    p.add_argument(
+        "--render-processes",
+        type=int,
+        default=None,
+        help="processes that render generations, previews and uploads (DOCBENCH_RENDER_PROCESSES; one per core)",
+    )
     _data_dir(p)
     p.set_defaults(func=serve)
 
