@@ -130,8 +130,9 @@ def _rasterize(data: bytes, width: int, height: int) -> bytes:
     """PNG bytes of exactly width x height; no file or network access from the SVG.
 
     Safety settings: unsafe=False and a refusing url_fetcher, passed through
-    Surface.convert because cairosvg's svg2png() does not accept url_fetcher. The output size is passed explicitly, so the surface we allocate is
-    the one we computed, whatever the SVG claims.
+    Surface.convert because cairosvg's svg2png() does not accept url_fetcher. The output
+    size is passed explicitly, so the surface we allocate is the one we computed,
+    whatever the SVG claims.
     """
     from cairosvg.surface import PNGSurface
 

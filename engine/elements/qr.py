@@ -134,6 +134,8 @@ ELEMENT = ElementType(
     Styles=QrStyles,
     measure=measure,
     draw=draw,
+    title="QR code",
+    defaults={"position": {"size": 96}, "data": {"content": "https://example.com"}},
     variable=VariableSpec(kind="code", field="data.content", accepts="a string", apply=bind_value),
     position_hints={
         "w": "QR codes are square: use position.size",
