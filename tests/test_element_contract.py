@@ -205,7 +205,6 @@ def test_a_plugin_element_type_is_drawn_in_a_generated_pdf(plugin_server):
     assert "APPROVED" in text and "DRAFT" not in text
 
 
-@pytest.mark.slow
 def test_a_plugin_element_type_is_in_the_editor_toolbar_and_properties(plugin_env):
     probe = python(EDITOR_PROBE, plugin_env)
     assert probe.returncode == 0, probe.stderr
@@ -215,6 +214,18 @@ def test_a_plugin_element_type_is_in_the_editor_toolbar_and_properties(plugin_en
     assert (shown["box"]["w"], shown["box"]["h"], shown["box"]["resize"]) == (90, 90, "free")
     assert shown["colour_pickers"] == ["Ink"]  # a HexColor field gets the colour picker, by its type
     assert "Label" in shown["text_inputs"]
+
+
+def test_an_installed_plugin_registers_through_its_entry_point(tmp_path):
+    (tmp_path / f"{PLUGIN_MODULE}.py").write_text(STAMP_SOURCE)
+    # What `pip install` of a package declaring the entry point leaves on the path.
+    dist = tmp_path / "docbench_stamp-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: docbench-stamp\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text(f"[docbench.elements]\nstamp = {PLUGIN_MODULE}:ELEMENT\n")
+    probe = "from engine.elements import ELEMENT_TYPES; print(ELEMENT_TYPES['stamp'].title)"
+    run = python(probe, {"PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)]), "DOCBENCH_ELEMENT_MODULES": ""})
+    assert run.returncode == 0 and run.stdout.strip() == "Rubber stamp", run.stderr
 
 
 TEXT_AGAIN = """
@@ -416,3 +427,20 @@ def test_defaults_that_do_not_make_an_element_are_refused_naming_the_type():
         ElementType(name="broken", variable=None, defaults={"styles": {"fontSize": -1}}, **fields)
     with pytest.raises(KeyError, match="data has no field 'logo'"):
         ElementType(name="broken", variable=None, image_fields=("data.logo",), **fields)
+
+
+def test_every_bindable_type_has_a_sample_value_widget_shapes_included():
+    from workbench.editor.properties import variable_widget
+
+    tree, _ = apply(
+        new_design(), [add("shape", "Badge", {"x": 0, "y": 0, "w": 20, "h": 20}, styles={"fill": "#00ff00"})]
+    )
+    node = tree.node_by_name("Badge")
+    sent: list[list[dict]] = []
+    widget = variable_widget(node, sent.append)
+    assert widget.value == "#00ff00"
+    widget.value = "#123456"
+    tree, _ = apply(tree, sent[-1])
+    assert tree.node_by_name("Badge").styles.fill == "#123456"
+    image, _ = apply(new_design(), [add("image", "Photo", {"x": 0, "y": 0, "w": 20, "h": 20})])
+    assert variable_widget(image.node_by_name("Photo"), sent.append) is None  # chosen from the Images panel
