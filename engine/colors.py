@@ -11,6 +11,8 @@ from typing import Annotated
 from pydantic import AfterValidator
 from reportlab.lib.colors import Color as RLColor
 
+from .editing import COLOR, Widget
+
 _HEX = re.compile(r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
 _GRADIENT = re.compile(r"^linear-gradient\((?P<body>.*)\)$", re.IGNORECASE | re.DOTALL)
 _ANGLE = re.compile(r"^(-?\d+(?:\.\d+)?)deg$")
@@ -32,7 +34,7 @@ def check_fill(value: str) -> str:
     return value
 
 
-HexColor = Annotated[str, AfterValidator(check_hex)]
+HexColor = Annotated[str, AfterValidator(check_hex), Widget(COLOR)]
 Fill = Annotated[str, AfterValidator(check_fill)]
 
 

@@ -69,7 +69,8 @@ def _layout_page(design: DesignTree, filled: DesignTree, index: int) -> list[Lai
     sheets = [LaidOutPage(index, page, background)]
     nodes = [filled.nodes[i] for i in page.elements if not filled.nodes[i].isHidden]
     designed = {n.id: _box(design.nodes[n.id]) for n in nodes}
-    tables = [n for n in nodes if n.type == "table"]
+    # Elements that split across sheets (tables); the others follow the ones above them.
+    tables = [n for n in nodes if ELEMENT_TYPES[n.type].splits]
     margin = flow_margin(page)
     limit = page.height - margin
 
@@ -81,7 +82,7 @@ def _layout_page(design: DesignTree, filled: DesignTree, index: int) -> list[Lai
     ends: dict[str, tuple[int, float]] = {}  # table id -> (sheet, bottom y)
     spills: dict[str, tuple[int, float]] = {}  # table id -> (sheet, y origin) once its followers spill over
     placed: list[tuple[int, Placement]] = []
-    for node in sorted(nodes, key=lambda n: (designed[n.id].y, n.type != "table")):
+    for node in sorted(nodes, key=lambda n: (designed[n.id].y, not ELEMENT_TYPES[n.type].splits)):
         own = designed[node.id]
         actual = _box(node)
         paginate = ELEMENT_TYPES[node.type].paginate

@@ -105,4 +105,3 @@ def strip_invisible(value: str) -> str:
     """value without the characters a name may not hold (for names nobody chose, e.g. from a file name)."""
     refused = set(_refused_positions(value))
     return "".join(character for index, character in enumerate(value) if index not in refused)
-

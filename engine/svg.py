@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 
-from .images import RASTER_TYPES, ImageError, check_raster_size, decode_data_uri, sniff
+from .image_bytes import RASTER_TYPES, ImageError, check_raster_size, decode_data_uri, sniff
 from .svg_work import check_svg_work
 
 SVG_SCALE = 2.0  # rasterised at twice their own size, for print ...
@@ -129,10 +129,10 @@ def _svg_fetcher(url: str, resource_type: str) -> bytes:
 def _rasterize(data: bytes, width: int, height: int) -> bytes:
     """PNG bytes of exactly width x height; no file or network access from the SVG.
 
-    Same safety settings as engine.images.rasterize_svg (unsafe=False, a refusing
-    url_fetcher), but through Surface.convert: cairosvg's svg2png() does not accept
-    url_fetcher. The output size is passed explicitly, so the surface we allocate is
-    the one we computed, whatever the SVG claims.
+    Safety settings: unsafe=False and a refusing url_fetcher, passed through
+    Surface.convert because cairosvg's svg2png() does not accept url_fetcher. The output
+    size is passed explicitly, so the surface we allocate is the one we computed,
+    whatever the SVG claims.
     """
     from cairosvg.surface import PNGSurface
 

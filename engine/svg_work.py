@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import re
 
-from .images import ImageError, decode_data_uri
+from .image_bytes import ImageError, decode_data_uri
 
 #
 # cairosvg (2.9.1) draws an SVG by walking it in Python: every element costs a node and a

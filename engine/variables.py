@@ -57,3 +57,14 @@ def describe_variables(tree: DesignTree) -> list[dict]:
             {"name": name, "kind": variable.kind, "elementId": variable.nodeId, "accepts": spec.accepts if spec else ""}
         )
     return out
+
+
+def image_variable_names(tree: DesignTree) -> set[str]:
+    """Names of the variables whose value is an image ref (their element's VariableSpec
+    says so): the service checks such values exist and ships their bytes to rendering."""
+    names = set()
+    for name, variable in tree.variables.items():
+        spec = ELEMENT_TYPES[tree.nodes[variable.nodeId].type].variable
+        if spec is not None and spec.image_ref:
+            names.add(name)
+    return names

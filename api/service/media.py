@@ -27,14 +27,20 @@ from .common import Workspace, checked_name, iso, new_id, newest_first, now
 
 COLUMNS = "id, kind, name, mime_type, file_size, width, height, thumbnail_key, is_placeholder, created_at"
 KIND_OF_REF = {"uploads": "upload", "assets": "asset"}
-# Fields of action args that hold an image source, by action type.
-SOURCE_FIELDS: dict[str, tuple[str, ...]] = {
-    "add_element": ("data", "src"),
-    "update_element": ("data", "src"),
-    "add_page": ("backgroundImage",),
-    "update_page": ("backgroundImage",),
-    "set_page_background": ("backgroundImage",),
-    "set_document_background": ("backgroundImage",),
+# Paths in an element action's args that hold an image source: every field an element
+# type declares as one (ElementType.image_fields), whatever the type (update_element's
+# args do not name it; a path another type lacks is simply absent from its args).
+ELEMENT_SOURCE_PATHS: tuple[tuple[str, ...], ...] = tuple(
+    dict.fromkeys(tuple(path.split(".")) for element in ELEMENT_TYPES.values() for path in element.image_fields)
+)
+# Paths of action args that hold an image source, by action type.
+SOURCE_FIELDS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "add_element": ELEMENT_SOURCE_PATHS,
+    "update_element": ELEMENT_SOURCE_PATHS,
+    "add_page": (("backgroundImage",),),
+    "update_page": (("backgroundImage",),),
+    "set_page_background": (("backgroundImage",),),
+    "set_document_background": (("backgroundImage",),),
 }
 
 
@@ -234,32 +240,32 @@ class Media:
         pending: list[PendingUpload] = []
         fetched = 0
         for index, action in enumerate(actions):
-            path = SOURCE_FIELDS.get(action.get("type", ""))
-            holder = action.get("args")
-            for key in (path or ())[:-1]:
-                holder = holder.get(key) if isinstance(holder, dict) else None
-            if not path or not isinstance(holder, dict) or not isinstance(holder.get(path[-1]), str):
-                continue
-            source = holder[path[-1]]
-            where = ".".join(path)
-            try:
-                if source.startswith("https://"):
-                    fetched += 1
-                    if fetched > MAX_FETCHES_PER_PATCH:
-                        raise ValueError(
-                            f"at most {MAX_FETCHES_PER_PATCH} https:// images per batch; upload the rest first"
-                        )
-                if source.startswith(("data:", "https://")):
-                    upload = self._pending_upload(ws, source)
-                    pending.append(upload)
-                    holder[path[-1]] = f"uploads:{upload.id}"
-                elif REF_PATTERN.match(source) and not self.ref_exists(ws, source):
-                    raise ValueError(f"no image {source} in this workspace (upload it first)")
-            except (ValueError, ApiError) as exc:
-                if isinstance(exc, ApiError) and exc.code != "VALIDATION_ERROR":
-                    raise  # a stopping server (503) is not a fault of the action
-                reason = exc.message if isinstance(exc, ApiError) else str(exc)
-                raise ActionError(index, action["type"], f"{where}: {reason}") from None
+            for path in SOURCE_FIELDS.get(action.get("type", ""), ()):
+                holder = action.get("args")
+                for key in path[:-1]:
+                    holder = holder.get(key) if isinstance(holder, dict) else None
+                if not isinstance(holder, dict) or not isinstance(holder.get(path[-1]), str):
+                    continue
+                source = holder[path[-1]]
+                where = ".".join(path)
+                try:
+                    if source.startswith("https://"):
+                        fetched += 1
+                        if fetched > MAX_FETCHES_PER_PATCH:
+                            raise ValueError(
+                                f"at most {MAX_FETCHES_PER_PATCH} https:// images per batch; upload the rest first"
+                            )
+                    if source.startswith(("data:", "https://")):
+                        upload = self._pending_upload(ws, source)
+                        pending.append(upload)
+                        holder[path[-1]] = f"uploads:{upload.id}"
+                    elif REF_PATTERN.match(source) and not self.ref_exists(ws, source):
+                        raise ValueError(f"no image {source} in this workspace (upload it first)")
+                except (ValueError, ApiError) as exc:
+                    if isinstance(exc, ApiError) and exc.code != "VALIDATION_ERROR":
+                        raise  # a stopping server (503) is not a fault of the action
+                    reason = exc.message if isinstance(exc, ApiError) else str(exc)
+                    raise ActionError(index, action["type"], f"{where}: {reason}") from None
         return actions, pending
 
     def _pending_upload(self, ws: Workspace, source: str) -> PendingUpload:

@@ -179,14 +179,25 @@ def run_unbind(ctx: ApplyContext, args: ElementAddress) -> dict:
     return {"variable": node.name, "id": node.id}
 
 
+def _type_list() -> str:
+    """Each element type as the catalog's prose names it, from its declaration."""
+    return "".join(f"\n- {name} ({element.title}): {element.summary}" for name, element in ELEMENT_TYPES.items())
+
+
+def _bindings() -> str:
+    return "".join(
+        f"\n- {name}: {element.variable.field}, {element.variable.accepts}"
+        for name, element in ELEMENT_TYPES.items()
+        if element.variable is not None
+    )
+
+
 ELEMENT_ACTIONS = [
     ActionSpec(
         "add_element",
-        "Add one element (text, image, table, shape, icon, qr, barcode) with a unique name. Never send an id: "
-        "the server mints it. Text and table sizes are derived (text: position {x, y, maxWidth?}; table: "
-        "position {x, y} with data.columnWidths or data.width); qr takes position {x, y, size}; the rest "
-        "{x, y, w, h}. Coordinates are points from the page's top-left corner. The result echoes the id and "
-        "the derived box {x, y, w, h}.",
+        "Add one element with a unique name. Never send an id: the server mints it. Coordinates are points "
+        "from the page's top-left corner. The result echoes the id and the derived box {x, y, w, h}. "
+        f"The types, with the position each takes:{_type_list()}",
         AddElementArgs,
         run_add,
         parse=parse_add,
@@ -214,9 +225,8 @@ ELEMENT_ACTIONS = [
     ),
     ActionSpec(
         "bind_variable",
-        "Make one element fillable at generation: the element's name becomes the variable name. Text takes "
-        "its content, image its src ref, table its cells, qr/barcode their content, icon its iconId, shape "
-        "its fill colour.",
+        "Make one element fillable at generation: the element's name becomes the variable name. What a value "
+        f"replaces, by type:{_bindings()}",
         ElementAddress,
         run_bind,
     ),

@@ -136,5 +136,7 @@ ELEMENT = ElementType(
     Styles=BarcodeStyles,
     measure=box_size,
     draw=draw,
+    title="Barcode",
+    defaults={"position": {"w": 200, "h": 70}, "data": {"content": "DOCBENCH-0001", "format": "CODE128"}},
     variable=VariableSpec(kind="code", field="data.content", accepts="a string valid for the format", apply=bind_value),
 )

@@ -1,18 +1,23 @@
 """What every element type module provides, and the pieces they share.
 
 An element type is one module owning its `Position`, `Data` and `Styles` models,
-`measure()` (the derived box), its variable binding and `draw()`. The module ends by
-building an `ElementType`; the registry in `elements/__init__.py` collects them.
+`measure()` (the derived box), its variable binding and `draw()`, and what the faces
+need of it: a title, defaults for a new element, the fields holding image refs, how
+the editor resizes it, and (on the field types, engine.editing) how each field is
+edited. The module ends by building an `ElementType`; the registry in
+`elements/__init__.py` collects the built-in ones and those of plugins.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic.fields import FieldInfo
 
+from ..editing import widget_of
 from ..names import check_visible
 from ..tagging import Untagged
 
@@ -99,6 +104,13 @@ class VariableSpec:
     field: str  # where the value goes, e.g. "data.content"
     accepts: str  # what the value must be, for error messages and the catalog
     apply: Callable[[Any, Any], Any]  # (node, value) -> node; raises ValueError(reason)
+    # A value is an image ref: the service checks that it exists and ships its bytes to
+    # the render process (engine.variables.image_variable_names).
+    image_ref: bool = False
+
+
+PARTS = ("position", "data", "styles")
+ResizeMode = Literal["free", "square", "width"]
 
 
 @dataclass(frozen=True)
@@ -111,12 +123,23 @@ class ElementType:
     measure: Callable[[Any], tuple[float, float]]
     draw: Callable[..., None]  # (node, box, ctx, part) -> None
     variable: VariableSpec | None
+    # What people call it: the toolbar's button, the first name of a new element.
+    title: str = ""
+    # A new element's content, as add_element args without x and y:
+    # {"position": {...}, "data": {...}, "styles": {...}}; checked against the models here.
+    defaults: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # Dotted paths of the fields holding image refs ("data.src"): media rewrites data: and
+    # https:// sources there, and image_refs reads them unless a type gives its own.
+    image_fields: tuple[str, ...] = ()
     # Hints for keys the position refuses, e.g. {"w": "use position.maxWidth"}.
     position_hints: dict[str, str] = field(default_factory=dict)
     # Refs of images the element draws, so callers can resolve or ship them.
-    image_refs: Callable[[Any], list[str]] = lambda node: []
-    # Only tables split across pages: (node, first_room, page_room) -> list of parts.
+    image_refs: Callable[[Any], list[str]] = None  # type: ignore[assignment]  # set from image_fields
+    # Types that flow across sheets: (node, first_room, page_room) -> list of parts.
     paginate: Callable[..., list[Any]] | None = None
+    # How the editor widens a type whose width is derived (neither w nor size nor maxWidth
+    # in its position): (node, new width) -> update_element args, e.g. {"data": {...}}.
+    resize_width: Callable[[Any, float], dict] | None = None
     # How update_element merges a data patch into stored data (default: key by key).
     merge_data: Callable[[dict, dict], dict] | None = None
     # Tagged profiles: most elements are pictures, a Figure with data.alt or decoration
@@ -125,6 +148,13 @@ class ElementType:
     Node: type[BaseModel] = field(init=False)
 
     def __post_init__(self) -> None:
+        if not self.title:
+            object.__setattr__(self, "title", self.name.capitalize())
+        for path in self.image_fields:
+            self.model_field(path)  # a KeyError names a path that is not a field
+        if self.image_refs is None:
+            object.__setattr__(self, "image_refs", self._declared_image_refs)
+        self._check_defaults()
         node = create_model(
             f"{self.name.capitalize()}Node",
             __base__=NodeBase,
@@ -134,6 +164,73 @@ class ElementType:
             styles=(self.Styles, Field(default_factory=self.Styles)),
         )
         object.__setattr__(self, "Node", node)
+
+    @property
+    def splits(self) -> bool:
+        """True when the element flows across sheets (layout splits it; others follow it)."""
+        return self.paginate is not None
+
+    @property
+    def resize_mode(self) -> ResizeMode:
+        """How the editor resizes it, from the Position model: {w, h} free, {size} square,
+        otherwise by width only (maxWidth, or resize_width for a derived width)."""
+        fields = self.Position.model_fields
+        if "w" in fields and "h" in fields:
+            return "free"
+        if "size" in fields:
+            return "square"
+        return "width"
+
+    def resized(self, node: Any, width: float, height: float) -> dict:
+        """update_element args ({"position": …} or {"data": …}) giving the node this size."""
+        mode = self.resize_mode
+        if mode == "free":
+            return {"position": {"w": width, "h": height}}
+        if mode == "square":
+            return {"position": {"size": width}}
+        if "maxWidth" in self.Position.model_fields:
+            return {"position": {"maxWidth": width}}
+        if self.resize_width is not None:
+            return self.resize_width(node, width)
+        return {}
+
+    def model_field(self, path: str) -> FieldInfo:
+        """The model field at a dotted path such as "data.src" or "styles.fill"."""
+        part, _, name = path.partition(".")
+        if part not in PARTS:
+            raise KeyError(f"element type '{self.name}': '{path}' does not start with position, data or styles")
+        model = {"position": self.Position, "data": self.Data, "styles": self.Styles}[part]
+        if name not in model.model_fields:
+            raise KeyError(f"element type '{self.name}': {part} has no field '{name}' (from '{path}')")
+        return model.model_fields[name]
+
+    def edited(self, node: Any, path: str, edited: Any) -> dict:
+        """update_element args for an edited value of the field at `path`, through the
+        field type's Widget conversion (a table's cell texts keep their cells' styles)."""
+        part, _, name = path.partition(".")
+        widget = widget_of(self.model_field(path))
+        current = getattr(getattr(node, part), name)
+        return {part: {name: widget.store(current, edited) if widget else edited}}
+
+    def _declared_image_refs(self, node: Any) -> list[str]:
+        refs: list[str] = []
+        for path in self.image_fields:
+            part, _, name = path.partition(".")
+            value = getattr(getattr(node, part), name)
+            refs.extend([value] if isinstance(value, str) else [v for v in value or () if isinstance(v, str)])
+        return refs
+
+    def _check_defaults(self) -> None:
+        """A type's defaults must make a valid element: a mistake shows at import, naming it."""
+        unknown = set(self.defaults) - set(PARTS)
+        if unknown:
+            raise TypeError(f"element type '{self.name}': defaults has {sorted(unknown)}; use {', '.join(PARTS)}")
+        try:
+            self.Position.model_validate({"x": 0, "y": 0, **self.defaults.get("position", {})})
+            self.Data.model_validate(dict(self.defaults.get("data", {})))
+            self.Styles.model_validate(dict(self.defaults.get("styles", {})))
+        except ValidationError as exc:
+            raise TypeError(f"element type '{self.name}': its defaults do not make a valid element: {exc}") from None
 
 
 def merge_keys(current: dict, patch: dict) -> dict:

@@ -8,6 +8,7 @@ from pydantic import AfterValidator, Field
 
 from .. import icons
 from ..colors import HexColor
+from ..editing import ICON, Widget
 from .base import (
     Box,
     BoxPosition,
@@ -31,7 +32,7 @@ def check_icon(value: str) -> str:
     return value
 
 
-IconId = Annotated[str, AfterValidator(check_icon)]
+IconId = Annotated[str, AfterValidator(check_icon), Widget(ICON)]
 
 
 class IconData(StrictModel):
@@ -78,5 +79,7 @@ ELEMENT = ElementType(
     Styles=IconStyles,
     measure=box_size,
     draw=draw,
+    title="Icon",
+    defaults={"position": {"w": 48, "h": 48}, "data": {"iconId": "star"}, "styles": {"color": "#1f4e8c"}},
     variable=VariableSpec(kind="icon", field="data.iconId", accepts="an icon id string", apply=bind_value),
 )

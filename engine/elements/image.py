@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
+from ..editing import HIDDEN, IMAGE, Widget
 from ..images import REF_PATTERN, Crop, place
 from .base import Box, BoxPosition, DrawContext, ElementType, Opacity, StrictModel, VariableSpec, box_size, with_data
 
@@ -21,7 +22,8 @@ def check_src(value: str) -> str:
     )
 
 
-ImageSrc = Annotated[str, AfterValidator(check_src)]
+# Chosen from the image library (the Images panel), not typed.
+ImageSrc = Annotated[str, AfterValidator(check_src), Widget(IMAGE)]
 
 
 class CropBox(StrictModel):
@@ -39,9 +41,13 @@ class CropBox(StrictModel):
         return self
 
 
+# Cropping is done on the canvas, not in the properties form.
+ImageCrop = Annotated[CropBox, Widget(HIDDEN)]
+
+
 class ImageData(StrictModel):
     src: ImageSrc | None = Field(None, description="uploads:<id> or assets:<id>")
-    crop: CropBox | None = None
+    crop: ImageCrop | None = None
     fit: Fit = Field("contain", description="contain keeps it whole, cover fills and clips, fill stretches")
     alt: str | None = Field(None, max_length=2000, description="Alternative text; none marks it decorative")
 
@@ -86,10 +92,6 @@ def bind_value(node: Any, value: Any) -> Any:
     return with_data(node, src=value)
 
 
-def image_refs(node: Any) -> list[str]:
-    return [node.data.src] if node.data.src else []
-
-
 ELEMENT = ElementType(
     name="image",
     summary="An image ref drawn into an explicit box; position {x, y, w, h}",
@@ -98,9 +100,16 @@ ELEMENT = ElementType(
     Styles=ImageStyles,
     measure=box_size,
     draw=draw,
+    title="Image",
+    # The editor adds a placeholder asset as data.src when none is given.
+    defaults={"position": {"w": 140, "h": 100}, "data": {"fit": "contain"}},
+    image_fields=("data.src",),
     variable=VariableSpec(
-        kind="image", field="data.src", accepts="an image ref 'uploads:<id>' or 'assets:<id>'", apply=bind_value
+        kind="image",
+        field="data.src",
+        accepts="an image ref 'uploads:<id>' or 'assets:<id>'",
+        apply=bind_value,
+        image_ref=True,
     ),
     position_hints={"size": "images take an explicit box: send position.w and position.h"},
-    image_refs=image_refs,
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import qrcode
 import qrcode.constants
@@ -11,6 +11,7 @@ from pydantic import Field, model_validator
 from qrcode.exceptions import DataOverflowError
 
 from ..colors import HexColor, to_rl
+from ..editing import MULTILINE, Widget
 from .base import (
     MAX_LENGTH,
     Box,
@@ -38,8 +39,12 @@ class QrPosition(StrictModel):
     size: float = Field(gt=0, le=MAX_LENGTH, description="Side of the square in points")
 
 
+# A QR code often holds several lines (a vCard, Wi-Fi settings).
+QrContent = Annotated[str, Widget(MULTILINE)]
+
+
 class QrData(StrictModel):
-    content: str = Field(description="Text or URL to encode")
+    content: QrContent = Field(description="Text or URL to encode")
     errorCorrection: ErrorCorrection = Field("M", description="L 7%, M 15%, Q 25%, H 30% recoverable")
     alt: str | None = Field(None, max_length=2000, description="Alternative text; none marks it decorative")
 
@@ -134,6 +139,8 @@ ELEMENT = ElementType(
     Styles=QrStyles,
     measure=measure,
     draw=draw,
+    title="QR code",
+    defaults={"position": {"size": 96}, "data": {"content": "https://example.com"}},
     variable=VariableSpec(kind="code", field="data.content", accepts="a string", apply=bind_value),
     position_hints={
         "w": "QR codes are square: use position.size",

@@ -118,5 +118,11 @@ ELEMENT = ElementType(
     Styles=ShapeStyles,
     measure=box_size,
     draw=draw,
+    title="Shape",
+    defaults={
+        "position": {"w": 140, "h": 90},
+        "data": {"shapeType": "rectangle"},
+        "styles": {"fill": "#dbe7f7", "stroke": "#1f4e8c"},
+    },
     variable=VariableSpec(kind="color", field="styles.fill", accepts="a hex colour string", apply=bind_value),
 )

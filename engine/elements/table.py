@@ -16,6 +16,7 @@ from pydantic import Field, model_validator
 
 from .. import typeset
 from ..colors import HexColor, to_rl
+from ..editing import CELLS, Widget
 from ..fonts import DEFAULT_FAMILY, FontFamily
 from .base import (
     MAX_LENGTH,
@@ -62,6 +63,37 @@ class Cell(StrictModel):
     styles: CellStyles = Field(default_factory=CellStyles)
 
 
+def cell_texts(cells: list[list[str | Cell]]) -> list[list[str]]:
+    """The texts of a grid of cells, row by row."""
+    return [[cell if isinstance(cell, str) else cell.data.content for cell in row] for row in cells or []]
+
+
+def set_cell_texts(cells: list[list[str | Cell]] | None, texts: list[list[str]]) -> list[list[Any]]:
+    """New texts for a grid, each cell keeping its own styles (JSON, for update_element).
+
+    The editor's grid and its CSV paste edit texts only: a cell's overrides (bold, a
+    background) stay with its position. Cells past the current grid start plain."""
+    current = cells or []
+    grid: list[list[Any]] = []
+    for r, row in enumerate(texts):
+        old_row = current[r] if r < len(current) else []
+        new_row: list[Any] = []
+        for c, text in enumerate(row):
+            old = old_row[c] if c < len(old_row) else ""
+            if isinstance(old, str):
+                new_row.append(text)
+            else:
+                new_row.append(
+                    old.model_copy(update={"data": CellData(content=text)}).model_dump(mode="json", exclude_none=True)
+                )
+        grid.append(new_row)
+    return grid
+
+
+# Edited as a grid of texts; set_cell_texts keeps each cell's styles.
+CellRows = Annotated[list[list[str | Cell]], Widget(CELLS, shown=cell_texts, stored=set_cell_texts)]
+
+
 class TableData(StrictModel):
     rows: int | None = Field(None, ge=1, le=MAX_ROWS, description="Derived from cells when omitted")
     columns: int | None = Field(None, ge=1, le=MAX_COLUMNS, description="Derived from cells when omitted")
@@ -69,7 +101,7 @@ class TableData(StrictModel):
         None, description="Points, one per column"
     )
     width: float | None = Field(None, gt=0, le=MAX_LENGTH, description="Total width, split equally between columns")
-    cells: list[list[str | Cell]] | None = Field(None, description="Rows of cells: strings or {type, data, styles}")
+    cells: CellRows | None = Field(None, description="Rows of cells: strings or {type, data, styles}")
     headerRow: bool = Field(True, description="The first row is a header: styled, and repeated on new pages")
     headerColumn: bool = Field(False, description="The first column is a header column")
 
@@ -309,6 +341,14 @@ def _draw_grid(
     canvas.drawPath(path, stroke=1, fill=0)
 
 
+def resize_to_width(node: Any, width: float) -> dict:
+    """update_element args that make the table `width` wide: its columns scale together."""
+    if node.data.columnWidths:
+        factor = width / (measure(node)[0] or 1)
+        return {"data": {"columnWidths": [round(w * factor, 2) for w in node.data.columnWidths]}}
+    return {"data": {"width": round(width, 2)}}
+
+
 def bind_value(node: Any, value: Any) -> Any:
     """A 2-D array of strings replaces every cell (the first row is the header when
     the table has one); new rows inherit the styling of the design's last row."""
@@ -392,6 +432,12 @@ ELEMENT = ElementType(
     Styles=TableStyles,
     measure=measure,
     draw=draw,
+    title="Table",
+    defaults={
+        "position": {},
+        "data": {"cells": [["Item", "Qty", "Price"], ["", "", ""], ["", "", ""]], "columnWidths": [140, 60, 80]},
+    },
+    resize_width=resize_to_width,
     variable=VariableSpec(
         kind="table",
         field="data.cells",

@@ -10,6 +10,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from .. import typeset
 from ..colors import HexColor
+from ..editing import MULTILINE, Widget
 from ..fonts import DEFAULT_FAMILY, FontFamily
 from ..formatting import DataType, check_format, check_locale, check_value, format_value
 from .base import (
@@ -38,6 +39,19 @@ def _weight(value: Any) -> Any:
 FontWeight = Annotated[int, BeforeValidator(_weight), Field(ge=100, le=900)]
 
 
+def _lines(content: str | list[str]) -> str:
+    return "\n".join(content) if isinstance(content, list) else content
+
+
+def _content(current: str | list[str], edited: str) -> str | list[str]:
+    """An edit of the lines back to the content's shape: list items stay a list."""
+    return edited.split("\n") if isinstance(current, list) else edited
+
+
+# One text area for a string or for list items, one per line.
+TextContent = Annotated[str | list[str], Widget(MULTILINE, shown=_lines, stored=_content)]
+
+
 class TextPosition(StrictModel):
     x: Coordinate
     y: Coordinate
@@ -47,7 +61,7 @@ class TextPosition(StrictModel):
 
 
 class TextData(StrictModel):
-    content: str | list[str] = Field("", description="A string, or item strings when listFormat is a list")
+    content: TextContent = Field("", description="A string, or item strings when listFormat is a list")
     listFormat: ListFormat = "none"
     listStart: int = Field(1, ge=0, description="The first number of an ordered list")
     dataType: DataType = Field("string", description="How values are read and shown")
@@ -216,6 +230,12 @@ ELEMENT = ElementType(
     Styles=TextStyles,
     measure=measure,
     draw=draw,
+    title="Text",
+    defaults={
+        "position": {"maxWidth": 220},
+        "data": {"content": "Your text here"},
+        "styles": {"fontSize": 16},
+    },
     variable=VariableSpec(
         kind="text",
         field="data.content",

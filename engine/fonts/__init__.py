@@ -18,6 +18,8 @@ from reportlab import rl_config
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 
+from ..editing import FONT, Widget
+
 FONT_DIR = Path(__file__).parent
 DEFAULT_FAMILY = "Inter"
 # Wide coverage (Latin, Greek, Cyrillic, symbols): where a family lacks a glyph the
@@ -62,7 +64,7 @@ def check_family(name: str) -> str:
     return name
 
 
-FontFamily = Annotated[str, AfterValidator(check_family)]
+FontFamily = Annotated[str, AfterValidator(check_family), Widget(FONT)]
 
 
 def nearest_weight(available: list[int], wanted: int) -> int:

@@ -1,58 +1,33 @@
 """Between the canvas's boxes and the element models: derived boxes, resize rules,
 position patches, defaults and unique names.
 
-How an element may be resized follows from its position model: `{x, y, w, h}` is
-free, `{x, y, size}` stays square, `{x, y, maxWidth}` (text) takes a width only, and
-a table (`{x, y}`) is widened by scaling its column widths.
+Nothing here names an element type: titles, defaults and resize rules are each
+type's declaration (engine.elements.base.ElementType), so a plugin type is in the
+toolbar and resizes like a built-in one.
 """
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any
 
 from engine import DesignTree
 from engine.elements import ELEMENT_TYPES
 
-# Sensible first content for each type (the toolbar's "add"); sizes in points.
-DEFAULTS: dict[str, dict[str, Any]] = {
-    "text": {
-        "position": {"maxWidth": 220},
-        "data": {"content": "Your text here"},
-        "styles": {"fontSize": 16},
-    },
-    "image": {"position": {"w": 140, "h": 100}, "data": {"fit": "contain"}},
-    "table": {
-        "position": {},
-        "data": {"cells": [["Item", "Qty", "Price"], ["", "", ""], ["", "", ""]], "columnWidths": [140, 60, 80]},
-    },
-    "shape": {
-        "position": {"w": 140, "h": 90},
-        "data": {"shapeType": "rectangle"},
-        "styles": {"fill": "#dbe7f7", "stroke": "#1f4e8c"},
-    },
-    "icon": {"position": {"w": 48, "h": 48}, "data": {"iconId": "star"}, "styles": {"color": "#1f4e8c"}},
-    "qr": {"position": {"size": 96}, "data": {"content": "https://example.com"}},
-    "barcode": {"position": {"w": 200, "h": 70}, "data": {"content": "DOCBENCH-0001", "format": "CODE128"}},
-}
-TITLES = {
-    "qr": "QR code",
-    "barcode": "Barcode",
-    "text": "Text",
-    "image": "Image",
-    "table": "Table",
-    "shape": "Shape",
-    "icon": "Icon",
-}
+
+def element_kinds() -> list[tuple[str, str]]:
+    """(type, title) of every element type, in the registry's order: the toolbar's buttons."""
+    return [(name, element.title) for name, element in ELEMENT_TYPES.items()]
+
+
+# Views of the declarations by type, for callers that read them as tables.
+TITLES: dict[str, str] = dict(element_kinds())
+DEFAULTS: dict[str, dict[str, Any]] = {name: copy.deepcopy(dict(e.defaults)) for name, e in ELEMENT_TYPES.items()}
 
 
 def resize_mode(element_type: str) -> str:
-    fields = set(ELEMENT_TYPES[element_type].Position.model_fields)
-    if {"w", "h"} <= fields:
-        return "free"
-    if "size" in fields:
-        return "square"
-    return "width"
+    return ELEMENT_TYPES[element_type].resize_mode
 
 
 def box_of(node: Any) -> dict:
@@ -81,25 +56,12 @@ def boxes(tree: DesignTree, page: int) -> list[dict]:
 
 def placement_patch(node: Any, change: dict, resized: bool) -> dict:
     """The update_element args that put a node at the box the canvas reports."""
-    position: dict[str, Any] = {"x": round(change["x"], 2), "y": round(change["y"], 2)}
-    data: dict[str, Any] = {}
-    mode = resize_mode(node.type)
-    if resized and mode == "free":
-        position.update(w=round(change["w"], 2), h=round(change["h"], 2))
-    elif resized and mode == "square":
-        position["size"] = round(change["w"], 2)
-    elif resized and "maxWidth" in type(node.position).model_fields:
-        position["maxWidth"] = round(change["w"], 2)
-    elif resized and node.type == "table":
-        current = box_of(node)["w"] or 1
-        if node.data.columnWidths:
-            factor = change["w"] / current
-            data["columnWidths"] = [round(width * factor, 2) for width in node.data.columnWidths]
-        else:
-            data["width"] = round(change["w"], 2)
-    args: dict[str, Any] = {"id": node.id, "position": position}
-    if data:
-        args["data"] = data
+    patch: dict[str, Any] = {}
+    if resized:
+        element = ELEMENT_TYPES[node.type]
+        patch = element.resized(node, round(change["w"], 2), round(change["h"], 2))
+    position = {"x": round(change["x"], 2), "y": round(change["y"], 2), **patch.get("position", {})}
+    args: dict[str, Any] = {"id": node.id, **patch, "position": position}
     return {"type": "update_element", "args": args}
 
 
@@ -114,15 +76,17 @@ def unique_name(tree: DesignTree, base: str) -> str:
 
 
 def new_element(tree: DesignTree, element_type: str, page: int, at: tuple[float, float], **data: Any) -> dict:
-    default = DEFAULTS[element_type]
+    """add_element for a new element of the type, at `at`, with the type's defaults."""
+    element = ELEMENT_TYPES[element_type]
+    default = copy.deepcopy(element.defaults)  # the declaration is shared: the action gets its own copy
     args = {
         "type": element_type,
-        "name": unique_name(tree, TITLES[element_type]),
+        "name": unique_name(tree, element.title),
         "page": page,
-        "position": {"x": at[0], "y": at[1], **default["position"]},
-        "data": {**default["data"], **data},
+        "position": {"x": at[0], "y": at[1], **default.get("position", {})},
+        "data": {**default.get("data", {}), **data},
     }
-    if "styles" in default:
+    if default.get("styles"):
         args["styles"] = default["styles"]
     return {"type": "add_element", "args": args}
 

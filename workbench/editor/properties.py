@@ -1,14 +1,19 @@
 """The properties panel, generated from the selected element's pydantic models.
 
 Each field of the type's Position, Data and Styles models becomes a widget chosen by
-its annotation (Literal → select, bool → checkbox, number → number input, colour →
-colour picker…), so a new element type or field appears here without editor code.
-A change sends one update_element action.
+its type, never by its name: a field type marked with an engine.editing `Widget`
+(HexColor: a colour picker, FontFamily: the font picker, the icon id: the icon picker,
+text content: a text area, a table's cells: the cell grid…) gets that widget, with the
+type's own conversions; any other field is edited by its plain type (Literal: a select,
+bool: a checkbox, numbers, strings, lists of numbers). A new element type or field
+appears here with fitting widgets and no editor code. A change sends one
+update_element action.
 """
 
 from __future__ import annotations
 
-import types
+import csv
+import io
 import typing
 from collections.abc import Callable
 from typing import Any, Literal
@@ -16,30 +21,16 @@ from typing import Any, Literal
 import panel as pn
 from pydantic.fields import FieldInfo
 
+from engine import editing
+from engine.editing import Widget, plain_type, widget_of
 from engine.elements import ELEMENT_TYPES
 
 from .pickers import CellGrid, FontPicker, icon_picker
 
 Send = Callable[[list[dict]], None]
 HEX = "#000000"
-SKIP = {("image", "data", "crop"), ("image", "data", "src"), ("table", "data", "cells")}
-
-
-def _base(annotation: Any) -> tuple[Any, bool]:
-    """(the annotation without Optional/Annotated, whether None is allowed)."""
-    optional = False
-    while True:
-        origin = typing.get_origin(annotation)
-        if origin is typing.Annotated:
-            annotation = typing.get_args(annotation)[0]
-        elif origin in (typing.Union, types.UnionType):
-            args = [a for a in typing.get_args(annotation) if a is not type(None)]
-            optional = optional or len(args) < len(typing.get_args(annotation))
-            if len(args) != 1:
-                return args, optional
-            annotation = args[0]
-        else:
-            return annotation, optional
+# Editors of an element's content lead their card (a text's lines, a table's grid).
+LEADING_KINDS = {editing.MULTILINE, editing.CELLS}
 
 
 def _label(name: str) -> str:
@@ -47,18 +38,36 @@ def _label(name: str) -> str:
     return words[:1].upper() + words[1:]
 
 
-def field_widget(element_type: str, part: str, name: str, field: FieldInfo, value: Any, send_value: Callable) -> Any:
-    """A widget for one model field, or None when the field has its own editor elsewhere."""
-    if (element_type, part, name) in SKIP:
-        return None
-    annotation, optional = _base(field.annotation)
-    label = _label(name)
-    if name == "fontFamily":
-        picker = FontPicker.catalog(value or "Inter")
-        picker.param.watch(lambda e: send_value(e.new), "value")
-        return pn.Column(pn.pane.Markdown(f"**{label}**", margin=(0, 5)), picker, sizing_mode="stretch_width")
-    if name == "iconId":
-        return icon_picker(value, send_value)
+def _titled(label: str, *widgets: Any) -> pn.Column:
+    return pn.Column(pn.pane.Markdown(f"**{label}**", margin=(0, 5)), *widgets, sizing_mode="stretch_width")
+
+
+def _marked_widget(marker: Widget, label: str, value: Any, optional: bool, send: Callable[[Any], None]) -> Any:
+    """The widget a field type asks for; `send` takes the edited value (before conversion)."""
+    kind = marker.kind
+    shown = marker.show(value)
+    if kind in (editing.HIDDEN, editing.IMAGE):
+        return None  # a crop is edited on the canvas, an image ref from the Images panel
+    if kind == editing.FONT:
+        picker = FontPicker.catalog(shown or "Inter")
+        picker.param.watch(lambda e: send(e.new), "value")
+        return _titled(label, picker)
+    if kind == editing.ICON:
+        return icon_picker(shown, send)
+    if kind == editing.COLOR:
+        if optional:  # a colour picker cannot be empty: a hex text, empty for none
+            widget = pn.widgets.TextInput(name=f"{label} (hex, empty for none)", value=shown or "")
+            return _watch(widget, lambda v: send(v or None))
+        return _watch(pn.widgets.ColorPicker(name=label, value=shown or HEX), send)
+    if kind == editing.MULTILINE:
+        widget = pn.widgets.TextAreaInput(name=label, value=shown or "", auto_grow=True, max_rows=8)
+        return _watch(widget, send)
+    if kind == editing.CELLS:
+        return cells_editor(label, shown or [], send)
+    return None  # a kind this editor does not know: shown as its plain type by the caller
+
+
+def _plain_widget(annotation: Any, optional: bool, label: str, part: str, value: Any, send: Callable) -> Any:
     if typing.get_origin(annotation) is Literal:
         widget = pn.widgets.Select(name=label, options=list(typing.get_args(annotation)), value=value)
     elif annotation is bool:
@@ -67,32 +76,41 @@ def field_widget(element_type: str, part: str, name: str, field: FieldInfo, valu
         widget = pn.widgets.IntInput(name=label, value=value)
     elif annotation is float:
         widget = pn.widgets.FloatInput(name=label, value=value, step=1 if part == "position" else 0.5)
-    elif annotation is str and ("color" in name.lower() or name in ("fill", "stroke")):
-        if optional:
-            widget = pn.widgets.TextInput(name=f"{label} (hex, empty for none)", value=value or "")
-        else:
-            widget = pn.widgets.ColorPicker(name=label, value=value or HEX)
-    elif name == "content" or isinstance(annotation, list):  # text content: a string or list items
-        text = "\n".join(value) if isinstance(value, list) else (value or "")
-        widget = pn.widgets.TextAreaInput(name=label, value=text, auto_grow=True, max_rows=8)
-        return _watch(widget, lambda v: send_value(v.split("\n") if isinstance(value, list) else v))
-    elif typing.get_origin(annotation) is list:  # columnWidths, dash: numbers
+    elif typing.get_origin(annotation) is list and plain_type(typing.get_args(annotation)[0])[0] in (int, float):
         shown = ", ".join(f"{v:g}" for v in value) if value else ""
-        widget = pn.widgets.TextInput(name=f"{label} (comma-separated)", value=shown)
-        return _watch(
-            widget, lambda v: send_value([float(x) for x in v.replace(";", ",").split(",") if x.strip()] or None)
-        )
+        widget = pn.widgets.TextInput(name=f"{label} (comma-separated)", value=shown, sizing_mode="stretch_width")
+        return _watch(widget, lambda v: send([float(x) for x in v.replace(";", ",").split(",") if x.strip()] or None))
     elif annotation is str:
         widget = pn.widgets.TextInput(name=label, value=value or "")
     else:
         return None
     widget.sizing_mode = "stretch_width"
-    return _watch(widget, lambda v: send_value(None if v == "" and optional else v))
+    return _watch(widget, lambda v: send(None if v == "" and optional else v))
+
+
+def field_widget(element_type: str, part: str, name: str, field: FieldInfo, value: Any, send_value: Callable) -> Any:
+    """A widget for one model field, or None when the field is edited elsewhere.
+
+    `send_value` takes the field's new JSON value; a marked type's conversion (engine.editing)
+    turns the widget's edit into it, from the current value."""
+    annotation, optional = plain_type(field.annotation)
+    label = _label(name)
+    marker = widget_of(field)
+    if marker is not None:
+        widget = _marked_widget(marker, label, value, optional, lambda edited: send_value(marker.store(value, edited)))
+        if widget is not None or marker.kind in (editing.HIDDEN, editing.IMAGE):
+            return widget
+    return _plain_widget(annotation, optional, label, part, value, send_value)
 
 
 def _watch(widget: Any, handler: Callable[[Any], None]) -> Any:
     widget.param.watch(lambda e: handler(e.new), "value")
     return widget
+
+
+def _leads(field: FieldInfo) -> bool:
+    marker = widget_of(field)
+    return marker is not None and marker.kind in LEADING_KINDS
 
 
 def element_form(node: Any, send: Send) -> pn.Column:
@@ -113,23 +131,23 @@ def element_form(node: Any, send: Send) -> pn.Column:
     hidden.param.watch(lambda e: update(isHidden=e.new), "value")
     locked = pn.widgets.Checkbox(name="Locked", value=node.isLocked)
     locked.param.watch(lambda e: update(isLocked=e.new), "value")
-    sections: list[Any] = [pn.pane.Markdown(f"### {node.type.capitalize()}"), name, pn.Row(hidden, locked)]
+    sections: list[Any] = [pn.pane.Markdown(f"### {spec.title}"), name, pn.Row(hidden, locked)]
     position_widgets: dict[str, Any] = {}
     for part, model in (("data", spec.Data), ("position", spec.Position), ("styles", spec.Styles)):
         current = getattr(node, part)
-        widgets = []
+        leading, widgets = [], []
         for field_name, field in model.model_fields.items():
 
             def send_value(value: Any, part: str = part, field_name: str = field_name) -> None:
                 update(**{part: {field_name: value}})
 
             widget = field_widget(node.type, part, field_name, field, getattr(current, field_name), send_value)
-            if widget is not None:
-                widgets.append(widget)
-                if part == "position":
-                    position_widgets[field_name] = widget
-        if node.type == "table" and part == "data":
-            widgets.insert(0, table_cells(node, update))
+            if widget is None:
+                continue
+            (leading if _leads(field) else widgets).append(widget)
+            if part == "position":
+                position_widgets[field_name] = widget
+        widgets = leading + widgets
         if widgets:
             sections.append(
                 pn.Card(*widgets, title=part.capitalize(), sizing_mode="stretch_width", collapsed=part == "styles")
@@ -139,21 +157,35 @@ def element_form(node: Any, send: Send) -> pn.Column:
     return form
 
 
-def table_cells(node: Any, update: Callable[..., None]) -> pn.Column:
-    """The table editor: its cells as a grid, or pasted as CSV (first row is the header)."""
-    import csv
-    import io
+def variable_widget(node: Any, send: Send) -> Any:
+    """The widget for the field a variable of this node fills (its sample value), or None
+    when the type cannot be bound or its field is edited elsewhere (an image ref)."""
+    element = ELEMENT_TYPES[node.type]
+    if element.variable is None:
+        return None
+    part, _, name = element.variable.field.partition(".")
 
-    cells = [[c if isinstance(c, str) else c.data.content for c in row] for row in (node.data.cells or [])]
-    grid = CellGrid(cells=cells, sizing_mode="stretch_width")
-    grid.param.watch(lambda e: update(data={"cells": e.new}), "cells")
+    def send_value(value: Any) -> None:
+        send([{"type": "update_element", "args": {"id": node.id, part: {name: value}}}])
+
+    field = element.model_field(element.variable.field)
+    return field_widget(node.type, part, name, field, getattr(getattr(node, part), name), send_value)
+
+
+def cells_editor(label: str, texts: list[list[str]], send: Callable[[list[list[str]]], None]) -> pn.Column:
+    """A table's cells as a grid of texts, or pasted as CSV (first row is the header).
+
+    Only texts travel: the field type's conversion (engine.elements.table.set_cell_texts)
+    keeps each cell's styles."""
+    grid = CellGrid(cells=texts, sizing_mode="stretch_width")
+    grid.param.watch(lambda e: send(e.new), "cells")
     paste = pn.widgets.TextAreaInput(name="Paste CSV to replace the cells", placeholder="Item,Qty\nPens,3", rows=3)
 
     def from_csv(event: Any) -> None:
         rows = [row for row in csv.reader(io.StringIO(event.new)) if row]
         if rows:
             width = max(len(row) for row in rows)
-            update(data={"cells": [row + [""] * (width - len(row)) for row in rows]})
+            send([row + [""] * (width - len(row)) for row in rows])
 
     paste.param.watch(from_csv, "value")
-    return pn.Column(pn.pane.Markdown("**Cells**", margin=(0, 5)), grid, paste, sizing_mode="stretch_width")
+    return _titled(label, grid, paste)
