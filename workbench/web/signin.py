@@ -18,6 +18,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import secrets
+import threading
 from urllib.parse import urlencode, urlsplit
 
 from bokeh.server.auth_provider import AuthProvider
@@ -56,6 +58,24 @@ MESSAGES = {
     "form": "That sign-in form had expired or came from another site; please try again.",
     "ended": "You were signed out.",
 }
+
+
+class SignInTokens:
+    """One-time tokens for the link `docbench serve` prints."""
+
+    def __init__(self) -> None:
+        self._tokens: dict[str, str] = {}
+        self._guard = threading.Lock()
+
+    def issue(self, workspace_id: str) -> str:
+        token = secrets.token_urlsafe(24)
+        with self._guard:
+            self._tokens[token] = workspace_id
+        return token
+
+    def redeem(self, token: str) -> str | None:
+        with self._guard:
+            return self._tokens.pop(token, None)
 
 
 class BrowserAuth(AuthProvider):
@@ -164,7 +184,7 @@ class _FormHandler(RequestHandler):
 
 
 class SignInHandler(_FormHandler):
-    def initialize(self, service: Service, tokens) -> None:  # noqa: ANN001 - SignInTokens (app.py)
+    def initialize(self, service: Service, tokens: SignInTokens) -> None:
         self.service = service
         self.tokens = tokens
 
