@@ -59,7 +59,7 @@ def serve(args: argparse.Namespace) -> int:
     from api.jobs.runner import tune_for_rendering
 
     from .server import build_server
-    from .web.signin import SignInTokens
+    from .signin_links import SignInTokens
 
     tune_for_rendering()
     tokens = SignInTokens()

@@ -18,8 +18,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-import secrets
-import threading
 from urllib.parse import urlencode, urlsplit
 
 from bokeh.server.auth_provider import AuthProvider
@@ -29,6 +27,8 @@ from tornado.web import HTTPError, RequestHandler
 from api.errors import ApiError
 from api.service import Service
 from api.service.accounts import BROWSER_SESSION_DAYS, BrowserSession
+
+from ..signin_links import SignInTokens
 
 COOKIE = "dbk"
 XSRF_COOKIE = "_xsrf"
@@ -58,24 +58,6 @@ MESSAGES = {
     "form": "That sign-in form had expired or came from another site; please try again.",
     "ended": "You were signed out.",
 }
-
-
-class SignInTokens:
-    """One-time tokens for the link `docbench serve` prints."""
-
-    def __init__(self) -> None:
-        self._tokens: dict[str, str] = {}
-        self._guard = threading.Lock()
-
-    def issue(self, workspace_id: str) -> str:
-        token = secrets.token_urlsafe(24)
-        with self._guard:
-            self._tokens[token] = workspace_id
-        return token
-
-    def redeem(self, token: str) -> str | None:
-        with self._guard:
-            return self._tokens.pop(token, None)
 
 
 class BrowserAuth(AuthProvider):
