@@ -1,5 +1,5 @@
-// The gallery's "new design" form: the whole form travels in one `submitted` message on
-// Create, so the name typed just before the click cannot arrive after it.
+// The gallery's "new design" form: Create (or Enter) sends the whole form as one `submitted`
+// message; the custom-size fields show instead of the orientation when the paper is "Custom".
 export function render({ model, el }) {
   const form = document.createElement("form");
   form.className = "dbk-new";

@@ -1,8 +1,8 @@
-"""The gallery's "new design" form: name, paper, orientation or custom size, in one message.
+"""The gallery's "new design" form: name, paper, orientation or custom size.
 
-A form of Panel widgets sends each field as its own event, and Panel handles a session's
-events on several threads (`pn.config.nthreads`), so a click on Create could be handled
-before the name typed just before it. This component sends the whole form with the click.
+A plain HTML form (`new_design.js`): Enter submits it, the custom-size fields show and hide
+in the browser without a round trip, and Create sends the whole form as one message, so the
+design is made from exactly what the form showed when it was submitted.
 """
 
 from __future__ import annotations
