@@ -1,5 +1,5 @@
-"""The import graph of engine/, api/ and workbench/ keeps the architecture's shape
-(docs/architecture: engine → api → workbench; faces are thin and independent).
+"""The import graph of engine/, api/ and workbench/ keeps the architecture's shape (README,
+"Project layout"): engine → api → workbench, no cycles, faces independent of each other.
 
 Every import counts, module-level or inside a function (a lazy import is still a
 dependency), except under `if TYPE_CHECKING:` (never executed). `from pkg import name` is an
