@@ -3,6 +3,9 @@ SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | md5sum | cut -c1-12)
+# The lint step syntax-checks the workbench's JavaScript with Node: Debian's nodejs when no
+# node is on the PATH (one installed otherwise, nvm's say, is used as it is).
+NODE_PACKAGE := $(if $(shell command -v node),,nodejs)
 
 .PHONY: run samples test bench lint clean
 
@@ -22,8 +25,9 @@ samples: $(STAMP)
 	$(PY) -m workbench.samples --out out
 
 test: $(STAMP)
-	@scripts/provision.sh redis-server chromium
+	@scripts/provision.sh redis-server chromium $(NODE_PACKAGE)
 	$(VENV)/bin/ruff check engine api workbench tests benchmarks
+	scripts/check_js.sh
 	$(PY) -m pytest
 
 bench: $(STAMP)
@@ -35,7 +39,9 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.notebook
 
 lint: $(STAMP)
+	@scripts/provision.sh $(NODE_PACKAGE)
 	$(VENV)/bin/ruff check engine api workbench tests benchmarks
+	scripts/check_js.sh
 
 clean:
 	rm -rf $(VENV) out .pytest_cache

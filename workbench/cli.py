@@ -58,8 +58,8 @@ def serve(args: argparse.Namespace) -> int:
     service.start_jobs()
     from api.jobs.runner import tune_for_rendering
 
-    from .editor.app import SignInTokens
     from .server import build_server
+    from .signin_links import SignInTokens
 
     tune_for_rendering()
     tokens = SignInTokens()

@@ -13,17 +13,18 @@ import panel as pn
 
 from .client import Client
 from .editor import Editor
-from .editor.app import CSS
 
 _loaded = threading.Event()
 
 
 def load_extension() -> None:
     """Load Panel into the notebook once, with its JavaScript written into the notebook itself:
-    by default it is fetched from a CDN, which a machine without internet can't reach."""
+    by default it is fetched from a CDN, which a machine without internet can't reach. No page
+    stylesheet: each of the editor's components carries the editor's one stylesheet itself, and
+    the notebook's page is Jupyter's to style."""
     if _loaded.is_set():
         return
-    pn.extension(inline=True, raw_css=[CSS])
+    pn.extension(inline=True)
     _loaded.set()
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import panel as pn
 import param
 
-STYLE = Path(__file__).with_name("canvas.css").read_text()
+STYLE = Path(__file__).with_name("editor.css").read_text()
 
 
 class Canvas(pn.custom.JSComponent):

@@ -1,23 +1,5 @@
-"""The gallery's "new design" form: name, paper, orientation or custom size, in one message.
-
-A form of Panel widgets sends each field as its own event, and Panel handles a session's
-events on several threads (`pn.config.nthreads`), so a click on Create could be handled
-before the name typed just before it. This component sends the whole form with the click.
-"""
-
-from __future__ import annotations
-
-import panel as pn
-import param
-
-from engine.paper import PAPER_SIZES
-
-
-class NewDesignForm(pn.custom.JSComponent):
-    papers = param.List(default=[*PAPER_SIZES, "Custom"])
-    submitted = param.Dict(default={}, doc="{name, paper, orientation, width, height, at} on each Create")
-
-    _esm = """
+// The gallery's "new design" form: Create (or Enter) sends the whole form as one `submitted`
+// message; the custom-size fields show instead of the orientation when the paper is "Custom".
 export function render({ model, el }) {
   const form = document.createElement("form");
   form.className = "dbk-new";
@@ -68,18 +50,3 @@ export function render({ model, el }) {
   });
   el.append(form);
 }
-"""
-
-    _stylesheets = [
-        """
-.dbk-new { display: flex; flex-wrap: wrap; gap: 10px; align-items: flex-end; font: inherit; padding: 0 10px; }
-.dbk-new label { display: flex; flex-direction: column; gap: 4px; font-size: 13px; }
-.dbk-new label[hidden] { display: none; }
-.dbk-new input, .dbk-new select { font: inherit; padding: 6px 8px; border: 1px solid #c8ccd2; border-radius: 4px; }
-.dbk-new-name input { width: 260px; }
-.dbk-new-width input, .dbk-new-height input { width: 90px; }
-.dbk-create button { font: inherit; padding: 7px 14px; border: 0; border-radius: 4px; background: #0072b5;
-  color: white; cursor: pointer; }
-.dbk-create button:hover { background: #005a8f; }
-"""
-    ]

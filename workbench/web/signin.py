@@ -28,6 +28,8 @@ from api.errors import ApiError
 from api.service import Service
 from api.service.accounts import BROWSER_SESSION_DAYS, BrowserSession
 
+from ..signin_links import SignInTokens
+
 COOKIE = "dbk"
 XSRF_COOKIE = "_xsrf"
 # Attributes our auth provider sets on the Tornado request; the app reads them through
@@ -164,7 +166,7 @@ class _FormHandler(RequestHandler):
 
 
 class SignInHandler(_FormHandler):
-    def initialize(self, service: Service, tokens) -> None:  # noqa: ANN001 - SignInTokens (app.py)
+    def initialize(self, service: Service, tokens: SignInTokens) -> None:
         self.service = service
         self.tokens = tokens
 

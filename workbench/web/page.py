@@ -1,4 +1,4 @@
-"""The workbench page at `/`: the workspace bar, the gallery, the editor.
+"""The workbench page at `/`: the workspace bar, the gallery, the editor of one design.
 
 A person signs in with a workspace API key (or the one-time link `docbench serve`
 prints, as Jupyter does) on the sign-in page (`signin.py`); the browser then holds an
@@ -13,9 +13,6 @@ or `html.escape` for HTML panes (issue 12).
 from __future__ import annotations
 
 import html
-import secrets
-import threading
-from pathlib import Path
 from typing import Any
 
 import panel as pn
@@ -27,45 +24,13 @@ from api.service.accounts import BrowserSession
 from api.service.common import Workspace
 
 from ..client import LocalClient
-from .editor import Editor
+from ..editor import Editor
+from ..editor.style import STYLESHEET
+from ..editor.text import text
 from .gallery import Gallery
-from .signin import (
-    SIGNIN_CSS,
-    BrowserAuth,
-    SignInHandler,
-    SignOutHandler,
-    session_of_page,
-    sign_out_form,
-)
-from .text import text
+from .signin import SIGNIN_CSS, session_of_page, sign_out_form
 
 SESSION_CHECK_MS = 2000  # an open page notices within this that its session ended
-# The bar's sign-out buttons look like links; the pane's shadow root needs its own rules.
-BAR_CSS = (
-    ".dbk-bar form{display:inline;margin:0 0 0 .6em}"
-    ".dbk-bar button{border:none;background:none;padding:0;font:inherit;color:#1f4e8c;cursor:pointer;"
-    "text-decoration:underline}"
-)
-
-CSS = (Path(__file__).parent / "workbench.css").read_text()
-
-
-class SignInTokens:
-    """One-time tokens for the link `docbench serve` prints."""
-
-    def __init__(self) -> None:
-        self._tokens: dict[str, str] = {}
-        self._guard = threading.Lock()
-
-    def issue(self, workspace_id: str) -> str:
-        token = secrets.token_urlsafe(24)
-        with self._guard:
-            self._tokens[token] = workspace_id
-        return token
-
-    def redeem(self, token: str) -> str | None:
-        with self._guard:
-            return self._tokens.pop(token, None)
 
 
 class SignedInClient(LocalClient):
@@ -81,8 +46,9 @@ class SignedInClient(LocalClient):
         return super().workspace()
 
 
-class Workbench:
-    """One signed-in browser session: the gallery, or the editor of one design."""
+class WorkbenchPage:
+    """The page of one signed-in browser session: the workspace bar over the gallery, or over
+    the editor of one design. (Not `workbench.Workbench`, the notebook's connection.)"""
 
     def __init__(self, client: SignedInClient, xsrf: str):
         self.client = client
@@ -94,7 +60,7 @@ class Workbench:
         bar = pn.pane.HTML(
             f'<div class="dbk-bar"><b>docbench</b> · {html.escape(me["workspaceName"])} '
             f"({html.escape(me['plan'])}) · {forms}</div>",
-            stylesheets=[BAR_CSS],
+            stylesheets=[STYLESHEET],  # the bar's sign-out buttons look like links (.dbk-bar)
             sizing_mode="stretch_width",
             margin=(4, 10),
         )
@@ -160,20 +126,11 @@ def workbench_app(service: Service) -> Any:
         if context is not None:
             pn.state.on_session_destroyed(lambda _: closed.cancel())
         try:
-            return Workbench(SignedInClient(service, session, closed), xsrf).view
+            return WorkbenchPage(SignedInClient(service, session, closed), xsrf).view
         except ApiError as error:  # the session ended between the request and now
             return signed_out_view(error.message)
 
     return page
 
 
-__all__ = [
-    "CSS",
-    "BrowserAuth",
-    "SignInHandler",
-    "SignInTokens",
-    "SignOutHandler",
-    "SignedInClient",
-    "Workbench",
-    "workbench_app",
-]
+__all__ = ["SignedInClient", "WorkbenchPage", "signed_out_view", "workbench_app"]

@@ -13,8 +13,8 @@ from api.imaging import fitted_png
 from api.renderers import TaskCancelled
 
 from ..client import Client
+from ..editor.text import text
 from .new_design import NewDesignForm
-from .text import text
 
 WIDE = {"sizing_mode": "stretch_width"}
 
