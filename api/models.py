@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model, model_validator
 
 from engine.actions import MAX_ACTIONS, Action
 from engine.names import check_visible
 from engine.paper import Orientation, PaperSize
+
+from .plans import FEATURES
 
 PdfProfile = Literal["standard", "accessible", "pdf-a"]
 
@@ -120,7 +122,9 @@ class DesignCreated(BaseModel):
     createdAt: str
 
 
-class Design(BaseModel):
+class DesignInfo(BaseModel):
+    """A design's metadata (get_design, list_designs): everything but its tree."""
+
     designId: str
     name: str
     description: str | None = None
@@ -138,7 +142,7 @@ class DesignUpdated(BaseModel):
 
 
 class DesignList(BaseModel):
-    items: list[Design]
+    items: list[DesignInfo]
     nextCursor: str | None
 
 
@@ -221,9 +225,8 @@ class Preview(BaseModel):
     page: int
 
 
-class Features(BaseModel):
-    useApiKeys: bool
-    batchGenerate: bool
+# One boolean per feature of api.plans, so a feature added there is documented here too.
+Features = create_model("Features", **{feature: (bool, ...) for feature in FEATURES})
 
 
 class Me(BaseModel):

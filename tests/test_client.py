@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from api.errors import ApiError
-from api.operations import Upload
+from api.operations import UploadedFile
 from api.service import Service, Settings
 from workbench.client import LocalClient, RestClient
 
@@ -29,7 +29,7 @@ def client(request, api_server, local):
 
 def test_a_design_is_authored_previewed_and_generated_through_either_transport(client):
     design = client.call("create_design", body={"name": "Client check"})
-    upload = client.call("upload_image", file=Upload(png(), "dot.png"), form={"name": "dot"})
+    upload = client.call("upload_image", file=UploadedFile(png(), "dot.png"), form={"name": "dot"})
     actions = [
         add("text", "Title", {"x": 40, "y": 40}, {"content": "Hello"}),
         add("image", "Dot", {"x": 40, "y": 100, "w": 40, "h": 20}, {"src": upload["ref"]}),

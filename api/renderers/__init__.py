@@ -96,7 +96,7 @@ class Renderers:
         return self._call("render_png", args, owner, self.limits.render_seconds, cancel, "the preview")
 
     def image(self, owner: str, data: bytes, max_bytes: int) -> Any:
-        """An upload checked and (SVG) rasterised in a render process: an api.imaging.ProcessedImage."""
+        """An upload checked and (SVG) rasterised in a render process: an api.images.processing.ProcessedImage."""
         return self._call("process_image", (data, max_bytes), owner, self.limits.image_seconds, None, "the image")
 
     def _call(self, task: str, args: tuple, owner: str, seconds: float, cancel: Cancellation | None, what: str) -> Any:

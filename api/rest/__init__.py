@@ -9,9 +9,9 @@ from tornado.web import URLSpec
 from ..openapi import document
 from ..operations import OPERATIONS, Executors, Operation
 from ..service import Service
-from .base import NotFoundHandler
 from .files import FileHandler
 from .meta import HealthHandler, OpenApiHandler
+from .missing import NotFoundHandler
 from .operation import OperationHandler
 
 PREFIX = "/api/v1"

@@ -20,6 +20,7 @@ from ..errors import ApiError, validation
 from ..jobs import BackendUnavailable, JobBackend
 from ..jobs.runner import JobPayload, RowResult
 from ..models import BatchBody
+from ..plans import BATCH_GENERATE
 from ..settings import URL_LIFETIME
 from ..store import Store
 from .accounts import Accounts
@@ -49,6 +50,7 @@ class Batches:
     # Submission
 
     def submit(self, ws: Workspace, design_id: str, body: BatchBody) -> dict:
+        ws.require(BATCH_GENERATE)  # first: a plan without batches learns that, not a design's faults
         row = self.designs.row_for_render(ws, design_id)
         tree = engine.DesignTree.model_validate_json(row["tree"])
         rows = [self._checked_row(tree, i, values) for i, values in enumerate(body.rows)]
@@ -127,6 +129,7 @@ class Batches:
     # Reading
 
     def _job(self, ws: Workspace, job_id: str) -> tuple:
+        ws.require(BATCH_GENERATE)  # following a job is part of the feature, as submitting it is
         row = self.store.one(f"SELECT {COLUMNS} FROM batch_jobs WHERE id = ? AND workspace_id = ?", [job_id, ws.id])
         if row is None:
             raise ApiError("JOB_NOT_FOUND", f"no batch job '{job_id}' in this workspace")

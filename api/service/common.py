@@ -13,12 +13,7 @@ from typing import Any
 from engine.names import invisible_character_problem
 
 from ..errors import ApiError, validation
-
-PLANS: dict[str, dict[str, bool]] = {
-    "free": {"useApiKeys": False, "batchGenerate": False},
-    "starter": {"useApiKeys": True, "batchGenerate": False},
-    "pro": {"useApiKeys": True, "batchGenerate": True},
-}
+from ..plans import PLANS
 
 _ALPHABET = string.ascii_lowercase + string.digits
 
@@ -36,6 +31,9 @@ class Workspace:
         return PLANS[self.plan]
 
     def require(self, feature: str) -> None:
+        """403 unless the workspace's plan includes `feature` (api.plans). Each rule is asked
+        by the service method it guards, so every face (REST, MCP, the workbench, the
+        notebook) meets it alike."""
         if not self.features.get(feature):
             raise ApiError(
                 "INSUFFICIENT_PERMISSIONS",

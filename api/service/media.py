@@ -17,8 +17,8 @@ from engine.names import strip_invisible
 
 from ..blobs import BlobStore, UrlSigner
 from ..errors import ApiError, validation
-from ..fetch import FetchRefused, fetch_image
-from ..imaging import ProcessedImage, draw_placeholder
+from ..images.fetch import FetchRefused, fetch_image
+from ..images.processing import ProcessedImage, draw_placeholder
 from ..models import ListQuery, PlaceholderBody
 from ..renderers import Renderers
 from ..settings import ASSET_LIMIT, UPLOAD_LIMIT, URL_LIFETIME, Settings
@@ -58,8 +58,9 @@ def _default_name(filename: str | None, fallback: str) -> str:
 
 
 def _name(name: str | None, filename: str | None, fallback: str) -> str:
-    """The name a client gave (checked, never altered), or one taken from the file name."""
-    return checked_name(name) if name else _default_name(filename, fallback)
+    """The name a client gave (checked, never altered: 1 to 200 characters, whichever face
+    it came through), or, when it gave none, one taken from the file name."""
+    return checked_name(name) if name is not None else _default_name(filename, fallback)
 
 
 class Media:
