@@ -71,3 +71,23 @@ def test_rest_client_says_when_the_server_is_not_reachable():
         RestClient(f"http://127.0.0.1:{free_port()}", "dbk_live_x").call("me")
     assert down.value.code == "SERVICE_UNAVAILABLE"
     assert "not reachable" in down.value.message
+
+
+def test_an_image_name_over_200_characters_is_refused_in_process_and_nothing_is_stored(local):
+    """The notebook and the editor call in-process: the service, not REST, holds the name rule."""
+    blobs = local.service.blobs.root
+
+    def stored() -> list[str]:
+        return sorted(str(path) for path in blobs.rglob("*") if path.is_file())
+
+    def media_rows() -> int:
+        return local.service.store.one("SELECT count(*) FROM media")[0]
+
+    before, rows = stored(), media_rows()
+    for operation in ("upload_image", "create_asset"):
+        with pytest.raises(ApiError) as refused:
+            local.call(operation, file=UploadedFile(png(), "dot.png"), form={"name": "n" * 201})
+        assert refused.value.code == "VALIDATION_ERROR" and "1 to 200 characters" in refused.value.message
+    assert stored() == before and media_rows() == rows
+    named = local.call("upload_image", file=UploadedFile(png(), "dot.png"), form={"name": "n" * 200})
+    assert named["name"] == "n" * 200 and media_rows() == rows + 1
