@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
-from typing import Any
 
 import engine
-from engine.errors import EngineError
 
 from ..blobs import UrlSigner
-from ..errors import ApiError, validation
+from ..errors import ApiError
 from ..jobs import BackendUnavailable, JobBackend
 from ..jobs.runner import JobPayload, RowResult
 from ..models import BatchBody
@@ -27,15 +25,10 @@ from .accounts import Accounts
 from .common import Workspace, iso, new_id, now
 from .designs import Designs
 from .media import Media
+from .values import checked_values, image_values
 
 log = logging.getLogger("docbench.batches")
 COLUMNS = "id, workspace_id, design_id, status, total, completed, failed, zip_key, created_at, updated_at"
-
-
-def _image_refs(tree: engine.DesignTree) -> set[str]:
-    refs = {ref for node in tree.nodes.values() for ref in engine.ELEMENT_TYPES[node.type].image_refs(node)}
-    backgrounds = [tree.background, *tree.pages]
-    return refs | {b.backgroundImage for b in backgrounds if b.backgroundImage}
 
 
 class Batches:
@@ -53,11 +46,12 @@ class Batches:
         ws.require(BATCH_GENERATE)  # first: a plan without batches learns that, not a design's faults
         row = self.designs.row_for_render(ws, design_id)
         tree = engine.DesignTree.model_validate_json(row["tree"])
-        rows = [self._checked_row(tree, i, values) for i, values in enumerate(body.rows)]
-        row_refs = {v for values in rows for name, v in values.items() if tree.variables[name].kind == "image"}
-        # spec 4.13, decisions.md "Generation values": a well-formed row ref that is not in the
-        # workspace is not a submission error; the worker cannot resolve it, so that row fails
-        # alone (refunded, listed in errors.json) and the others render.
+        rows = [checked_values(tree, values, f"rows[{i}]") for i, values in enumerate(body.rows)]
+        row_refs = {ref for values in rows for ref in image_values(tree, values).values()}
+        # Rule 3 for a batch (spec 4.13, decisions.md "Generation values"): a well-formed row ref
+        # that is not in the workspace is not a submission error; the worker is not given it and
+        # cannot resolve it, so that row fails alone (refunded, listed in errors.json) and the
+        # others render.
         present = {ref for ref in row_refs if self.media.ref_exists(ws, ref)}
         job_id = new_id("job")
         payload = JobPayload(
@@ -65,7 +59,7 @@ class Batches:
             tree=row["tree"],
             rows=rows,
             profile=body.pdfProfile or "standard",
-            images=self.media.render_keys(ws, _image_refs(tree) | present),
+            images=self.media.render_keys(ws, self.media.tree_refs(tree) | present),
         )
         assert self.backend is not None
         try:
@@ -95,27 +89,6 @@ class Batches:
             self._cancel(job_id, ws.id, len(rows))
             raise ApiError("SERVICE_UNAVAILABLE", f"{exc}; nothing was charged, try again shortly") from None
         return {"jobId": job_id, "status": "queued", "total": len(rows), "designId": design_id}
-
-    @staticmethod
-    def _checked_row(tree: engine.DesignTree, index: int, values: Any) -> dict:
-        if not isinstance(values, dict):
-            raise validation(f"rows[{index}]: each row is an object of variable name to value")
-        values = {
-            name: value
-            for name, value in values.items()
-            # spec 4.11 rule 3, for every row: inline data: image values are dropped.
-            if not (
-                name in tree.variables
-                and tree.variables[name].kind == "image"
-                and isinstance(value, str)
-                and value.startswith("data:")
-            )
-        }
-        try:
-            engine.check_values(tree, values)
-        except EngineError as exc:
-            raise validation(f"rows[{index}]: {exc.message}") from None
-        return values
 
     def _cancel(self, job_id: str, workspace_id: str, rows: int) -> None:
         """The queue refused the job after it was recorded: give every credit back."""

@@ -10,7 +10,6 @@ from collections import OrderedDict
 from typing import Any
 
 import engine
-from engine.errors import EngineError
 
 from ..blobs import BlobStore, UrlSigner
 from ..errors import ApiError, validation
@@ -22,6 +21,7 @@ from .accounts import Accounts
 from .common import Workspace, new_id, now
 from .designs import Designs
 from .media import Media
+from .values import checked_values, image_values
 
 _UNSAFE_FILENAME = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|]+')
 
@@ -55,29 +55,13 @@ class Generation:
         self._flights: dict[tuple[str, Any, int, int], _Flight] = {}
         self._previews_guard = threading.Lock()
 
-    def _values(self, tree: engine.DesignTree, data: dict[str, Any] | None) -> dict[str, Any]:
-        values = dict(data or {})
-        for name, value in list(values.items()):
-            variable = tree.variables.get(name)
-            # spec 4.11 rule 3: inline data: image values are dropped; upload first.
-            if (
-                variable is not None
-                and variable.kind == "image"
-                and isinstance(value, str)
-                and value.startswith("data:")
-            ):
-                del values[name]
-        try:
-            engine.check_values(tree, values)
-        except EngineError as exc:
-            raise validation(exc.message) from None
-        return values
-
     def generate(self, ws: Workspace, design_id: str, body: GenerateBody, cancel: Cancellation | None = None) -> dict:
         row = self.designs.row_for_render(ws, design_id)
         tree = engine.DesignTree.model_validate_json(row["tree"])
-        values = self._values(tree, body.data)
-        self._check_image_values(ws, tree, values)
+        values = checked_values(tree, body.data)
+        for name, ref in image_values(tree, values).items():
+            if not self.media.ref_exists(ws, ref):  # rule 3, for one PDF: refused before any credit is taken
+                raise validation(f"variable '{name}': no image {ref} in this workspace (upload it first)")
         self.accounts.require_credits(ws.id, 1)
         profile = body.pdfProfile or "standard"
         images = self.media.design_keys(ws, tree, values)
@@ -110,11 +94,6 @@ class Generation:
             "expiresIn": URL_LIFETIME,
             "status": "completed",
         }
-
-    def _check_image_values(self, ws: Workspace, tree: engine.DesignTree, values: dict[str, Any]) -> None:
-        for name, value in values.items():
-            if tree.variables[name].kind == "image" and not self.media.ref_exists(ws, value):
-                raise validation(f"variable '{name}': no image {value} in this workspace (upload it first)")
 
     def preview(self, ws: Workspace, design_id: str, page: int, cancel: Cancellation | None = None) -> dict:
         row = self.designs.row_for_render(ws, design_id)
