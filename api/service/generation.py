@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import re
 import threading
 from collections import OrderedDict
-from typing import Any
 
 import engine
 
@@ -50,9 +50,10 @@ class Generation:
         self.designs = designs
         self.media = media
         self.renderers = renderers
-        # Previews are free and repeatable: one render per (design version, page).
-        self._previews: OrderedDict[tuple[str, Any, int, int], str] = OrderedDict()
-        self._flights: dict[tuple[str, Any, int, int], _Flight] = {}
+        # Previews are free and repeatable: one render per design and page content (and the
+        # images' version), so an edit re-renders only the pages it changed (_page_digest).
+        self._previews: OrderedDict[tuple[str, str, int], str] = OrderedDict()
+        self._flights: dict[tuple[str, str, int], _Flight] = {}
         self._previews_guard = threading.Lock()
 
     def generate(self, ws: Workspace, design_id: str, body: GenerateBody, cancel: Cancellation | None = None) -> dict:
@@ -102,7 +103,7 @@ class Generation:
             raise ApiError(
                 "PAGE_NOT_FOUND", f"page {page} does not exist; the design has {pages} page(s), numbered from 0"
             )
-        cache_key = (design_id, row["modified_at"], page, self.media.version)
+        cache_key = (design_id, _page_digest(row["tree"], page), self.media.version)
         with self._previews_guard:
             key = self._previews.get(cache_key)
         if key is None or not self.blobs.exists(key):
@@ -112,8 +113,8 @@ class Generation:
     def _render_preview(
         self, ws: Workspace, tree_json: str, page: int, cache_key: tuple, cancel: Cancellation | None
     ) -> str:
-        """One render per design version and page however many ask at once (a gallery, an
-        editor and an API client); it is cancelled when every one of them has gone."""
+        """One render per page content however many ask at once (a gallery, an editor and an
+        API client); it is cancelled when every one of them has gone."""
         with self._previews_guard:
             flight = self._flights.get(cache_key)
             # A flight everyone left is being stopped: a newcomer starts its own render.
@@ -148,6 +149,23 @@ class Generation:
 
 def _page_count(tree_json: str) -> int:
     return len(json.loads(tree_json)["pages"])
+
+
+def _page_digest(tree_json: str, page: int) -> str:
+    """A hash of everything a preview of `page` is drawn from (engine.render_png, design-time
+    content): the page's own fields (size, background), the nodes it lists, in paint order,
+    and the document background its own fields fall back to (engine.layout.effective_background).
+    Other pages, variables and metadata never reach its pixels, so editing them keeps its
+    preview; image bytes changed in place are the caller's part of the key (Media.version)."""
+    tree = json.loads(tree_json)
+    sheet = tree["pages"][page]
+    nodes = tree.get("nodes", {})
+    drawn = {
+        "page": sheet,
+        "nodes": [nodes.get(node_id) for node_id in sheet.get("elements", [])],
+        "background": tree.get("background"),
+    }
+    return hashlib.sha256(json.dumps(drawn, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 class _Flight:
