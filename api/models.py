@@ -12,11 +12,12 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model,
 
 from engine.actions import MAX_ACTIONS, Action
 from engine.names import check_visible
-from engine.paper import Orientation, PaperSize
+from engine.paper import MAX_PAGE_SIDE, MIN_PAGE_SIDE, Orientation, PaperSize
+from engine.render import Profile
 
 from .plans import FEATURES
 
-PdfProfile = Literal["standard", "accessible", "pdf-a"]
+PdfProfile = Profile  # the engine renders them; it owns the list
 
 
 class Strict(BaseModel):
@@ -32,7 +33,7 @@ class Strict(BaseModel):
 Name = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(check_visible)]
 Description = Annotated[str, Field(max_length=2000)]
 Label = Annotated[str, Field(max_length=40), AfterValidator(check_visible)]
-PageSide = Annotated[float, Field(ge=36, le=14400)]
+PageSide = Annotated[float, Field(ge=MIN_PAGE_SIDE, le=MAX_PAGE_SIDE)]
 
 
 class CreateDesignBody(Strict):
