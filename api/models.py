@@ -30,7 +30,10 @@ class Strict(BaseModel):
 # Optional fields are left out rather than sent as null: `field: T = None` keeps null out of
 # the schema and refuses it. Constraints live on the types, so they never meet the default.
 # engine.names: no control, bidi or invisible characters in names people give.
-Name = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(check_visible)]
+NAME_MAX_LENGTH = 200  # names people give: designs, assets, uploads, workspaces
+Name = Annotated[str, Field(min_length=1, max_length=NAME_MAX_LENGTH), AfterValidator(check_visible)]
+# A name sent as a multipart form field (OpenAPI) or a tool argument (MCP), which no model parses.
+NAME_FIELD_SCHEMA = {"type": "string", "minLength": 1, "maxLength": NAME_MAX_LENGTH}
 Description = Annotated[str, Field(max_length=2000)]
 Label = Annotated[str, Field(max_length=40), AfterValidator(check_visible)]
 PageSide = Annotated[float, Field(ge=MIN_PAGE_SIDE, le=MAX_PAGE_SIDE)]

@@ -12,6 +12,7 @@ from typing import Any
 import engine
 
 from ..errors import ApiError, validation
+from ..models import NAME_FIELD_SCHEMA
 from ..operations import OPERATIONS, Call, Operation, UploadedFile, parse_model
 from ..renderers import Cancellation
 from ..service import Service, Workspace
@@ -88,7 +89,7 @@ class ToolSet:
             properties["file"] = {"type": "string", "contentEncoding": "base64", "description": "The image, base64"}
             properties["filename"] = {"type": "string", "description": "Its file name (the default name)"}
             for field in op.multipart.fields:
-                properties[field] = {"type": "string", "minLength": 1, "maxLength": 200}
+                properties[field] = dict(NAME_FIELD_SCHEMA)
             required.append("file")
         schema = {
             "type": "object",

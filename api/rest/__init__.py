@@ -12,7 +12,7 @@ from ..service import Service
 from .files import FileHandler
 from .meta import HealthHandler, OpenApiHandler
 from .missing import NotFoundHandler
-from .operation import OperationHandler
+from .operation import MAX_BODY_SIZE, OperationHandler
 
 PREFIX = "/api/v1"
 
@@ -42,3 +42,6 @@ def routes(service: Service, executors: Executors) -> list[URLSpec]:
         URLSpec(PREFIX + "(?:/.*)?$", NotFoundHandler),
     ]
     return specs
+
+
+__all__ = ["MAX_BODY_SIZE", "PREFIX", "routes"]

@@ -19,10 +19,12 @@ from ..http import EnvelopeHandler
 from ..operations import Call, Executors, Operation, UploadedFile, parse_model
 from ..renderers import Cancellation
 from ..service import Service
-from ..settings import JSON_LIMIT
+from ..settings import ASSET_LIMIT, JSON_LIMIT, UPLOAD_LIMIT
 
 MULTIPART_SLACK = 64 * 1024  # headers and boundaries around the file part
 HARD_LIMIT_FACTOR = 2  # past twice a limit the connection is dropped instead of drained
+# The server-wide ceiling (Tornado's max_body_size); each operation lowers it for its request.
+MAX_BODY_SIZE = max(ASSET_LIMIT, UPLOAD_LIMIT, JSON_LIMIT) * HARD_LIMIT_FACTOR + MULTIPART_SLACK
 
 
 def _too_large(operation: Operation, size: int) -> ApiError:

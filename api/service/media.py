@@ -20,7 +20,7 @@ from ..blobs import BlobStore, UrlSigner
 from ..errors import ApiError, validation
 from ..images.fetch import FetchRefused, fetch_image
 from ..images.processing import ProcessedImage, draw_placeholder
-from ..models import ListQuery, PlaceholderBody
+from ..models import NAME_MAX_LENGTH, ListQuery, PlaceholderBody
 from ..renderers import Renderers
 from ..settings import ASSET_LIMIT, UPLOAD_LIMIT, URL_LIFETIME, Settings
 from ..store import Store
@@ -56,7 +56,7 @@ class PendingUpload:
 def _default_name(filename: str | None, fallback: str) -> str:
     """A name from a file name or URL: nobody chose its invisible characters, so they go (engine.names)."""
     name = PurePath((filename or "").replace("\\", "/")).name.strip()
-    return strip_invisible(name[:200]).strip() or fallback
+    return strip_invisible(name[:NAME_MAX_LENGTH]).strip() or fallback
 
 
 def _name(name: str | None, filename: str | None, fallback: str) -> str:
