@@ -25,7 +25,7 @@ from .accounts import Accounts
 from .common import Workspace, iso, new_id, now
 from .designs import Designs
 from .media import Media
-from .values import checked_values, image_values
+from .values import checked_values, present_images
 
 log = logging.getLogger("docbench.batches")
 COLUMNS = "id, workspace_id, design_id, status, total, completed, failed, zip_key, created_at, updated_at"
@@ -47,12 +47,7 @@ class Batches:
         row = self.designs.row_for_render(ws, design_id)
         tree = engine.DesignTree.model_validate_json(row["tree"])
         rows = [checked_values(tree, values, f"rows[{i}]") for i, values in enumerate(body.rows)]
-        row_refs = {ref for values in rows for ref in image_values(tree, values).values()}
-        # Rule 3 for a batch (spec 4.13, decisions.md "Generation values"): a well-formed row ref
-        # that is not in the workspace is not a submission error; the worker is not given it and
-        # cannot resolve it, so that row fails alone (refunded, listed in errors.json) and the
-        # others render.
-        present = {ref for ref in row_refs if self.media.ref_exists(ws, ref)}
+        present = present_images(self.media, ws, tree, rows)  # a missing ref fails its row alone
         job_id = new_id("job")
         payload = JobPayload(
             job_id=job_id,

@@ -12,7 +12,7 @@ from collections import OrderedDict
 import engine
 
 from ..blobs import BlobStore, UrlSigner
-from ..errors import ApiError, validation
+from ..errors import ApiError
 from ..models import GenerateBody
 from ..renderers import Cancellation, Renderers, TaskCancelled
 from ..settings import URL_LIFETIME
@@ -21,7 +21,7 @@ from .accounts import Accounts
 from .common import Workspace, new_id, now
 from .designs import Designs
 from .media import Media
-from .values import checked_values, image_values
+from .values import checked_values, require_images
 
 _UNSAFE_FILENAME = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|]+')
 
@@ -60,9 +60,7 @@ class Generation:
         row = self.designs.row_for_render(ws, design_id)
         tree = engine.DesignTree.model_validate_json(row["tree"])
         values = checked_values(tree, body.data)
-        for name, ref in image_values(tree, values).items():
-            if not self.media.ref_exists(ws, ref):  # rule 3, for one PDF: refused before any credit is taken
-                raise validation(f"variable '{name}': no image {ref} in this workspace (upload it first)")
+        require_images(self.media, ws, tree, values)
         self.accounts.require_credits(ws.id, 1)
         profile = body.pdfProfile or "standard"
         images = self.media.design_keys(ws, tree, values)
