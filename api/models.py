@@ -18,6 +18,9 @@ from engine.render import Profile
 from .plans import FEATURES
 
 PdfProfile = Profile  # the engine renders them; it owns the list
+DEFAULT_PDF_PROFILE: PdfProfile = "standard"
+JobStatus = Literal["queued", "processing", "completed", "failed"]
+JOB_ENDED: tuple[JobStatus, ...] = ("completed", "failed")  # a batch job's final states
 
 
 class Strict(BaseModel):
@@ -210,7 +213,7 @@ class BatchSubmitted(BaseModel):
 
 class BatchJob(BaseModel):
     jobId: str
-    status: Literal["queued", "processing", "completed", "failed"]
+    status: JobStatus
     total: int
     completed: int
     failed: int

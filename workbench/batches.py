@@ -21,10 +21,10 @@ from annotated_types import MaxLen
 
 from api.errors import ApiError
 from api.jobs.runner import ERRORS_FILE, errors_document, row_name
-from api.models import BatchBody
+from api.models import JOB_ENDED, BatchBody
 
 from .client import Client
-from .progress import ENDED, follow
+from .progress import follow
 
 if TYPE_CHECKING:
     import pandas
@@ -206,7 +206,7 @@ def _follow(
         if done > job.done:
             bar.update(done - job.done)
             job.done = done
-        if state["status"] in ENDED:
+        if state["status"] in JOB_ENDED:
             _collect(client, job, output, failures)
             if failures:
                 bar.set_postfix(failed=len(failures))

@@ -12,10 +12,11 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
+from api.models import JOB_ENDED
+
 if TYPE_CHECKING:
     from .client import Client
 
-ENDED = ("completed", "failed")  # a job's final states (api.models.BatchJob.status)
 FOLLOWED_AT_ONCE = 8  # jobs polled each round; later ones wait their turn in the queue anyway
 
 
@@ -40,7 +41,7 @@ def follow(
             if finished > done[job_id]:
                 done[job_id], moved = finished, time.monotonic()
             on_state(job_id, state)
-            if state["status"] in ENDED:
+            if state["status"] in JOB_ENDED:
                 final[job_id] = state
         waiting = [j for j in job_ids if j not in final]
         if waiting:
@@ -78,9 +79,9 @@ def terminal(stream: TextIO = sys.stderr) -> Callable[[str, dict], None]:
         line = bar(state, time.monotonic() - started)
         if stream.isatty():
             stream.write("\r" + line.ljust(len(last[0])))
-            if state["status"] in ENDED:
+            if state["status"] in JOB_ENDED:
                 stream.write("\n")
-        elif state["status"] != last[0].rsplit("  ", 1)[-1] or state["status"] in ENDED:
+        elif state["status"] != last[0].rsplit("  ", 1)[-1] or state["status"] in JOB_ENDED:
             stream.write(line + "\n")
         stream.flush()
         last[0] = line

@@ -17,7 +17,7 @@ from ..blobs import UrlSigner
 from ..errors import ApiError
 from ..jobs import BackendUnavailable, JobBackend
 from ..jobs.runner import JobPayload, RowResult
-from ..models import BatchBody
+from ..models import DEFAULT_PDF_PROFILE, JOB_ENDED, BatchBody
 from ..plans import BATCH_GENERATE
 from ..settings import URL_LIFETIME
 from ..store import Store
@@ -53,7 +53,7 @@ class Batches:
             job_id=job_id,
             tree=row["tree"],
             rows=rows,
-            profile=body.pdfProfile or "standard",
+            profile=body.pdfProfile or DEFAULT_PDF_PROFILE,
             images=self.media.render_keys(ws, self.media.tree_refs(tree) | present),
         )
         assert self.backend is not None
@@ -117,7 +117,7 @@ class Batches:
 
     def download(self, ws: Workspace, job_id: str) -> dict:
         _, _, _, status, total, completed, _, zip_key, _, _ = self._job(ws, job_id)
-        if status not in ("completed", "failed") or not zip_key:
+        if status not in JOB_ENDED or not zip_key:
             raise ApiError(
                 "JOB_NOT_COMPLETED",
                 f"the job is {status} ({completed} of {total} rows done); "

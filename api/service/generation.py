@@ -13,7 +13,7 @@ import engine
 
 from ..blobs import BlobStore, UrlSigner
 from ..errors import ApiError
-from ..models import GenerateBody
+from ..models import DEFAULT_PDF_PROFILE, GenerateBody
 from ..renderers import Cancellation, Renderers, TaskCancelled
 from ..settings import URL_LIFETIME
 from ..store import Store
@@ -62,7 +62,7 @@ class Generation:
         values = checked_values(tree, body.data)
         require_images(self.media, ws, tree, values)
         self.accounts.require_credits(ws.id, 1)
-        profile = body.pdfProfile or "standard"
+        profile = body.pdfProfile or DEFAULT_PDF_PROFILE
         images = self.media.design_keys(ws, tree, values)
         key, _ = self.renderers.pdf(ws.id, row["tree"], values, profile, images, cancel)
         if cancel is not None and cancel.cancelled:
