@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from api.errors import ApiError
+from api.models import BatchBody
 from api.operations import UploadedFile
 from api.service import Service, Settings
 from workbench.client import LocalClient, RestClient
@@ -91,3 +92,32 @@ def test_an_image_name_over_200_characters_is_refused_in_process_and_nothing_is_
     assert stored() == before and media_rows() == rows
     named = local.call("upload_image", file=UploadedFile(png(), "dot.png"), form={"name": "n" * 200})
     assert named["name"] == "n" * 200 and media_rows() == rows + 1
+
+
+def test_batches_need_the_plan_feature_whoever_calls_the_service(local):
+    """batchGenerate is the batch service's own rule: every face meets it, and so does a caller
+    of the service itself (the notebook's embedded mode, a script)."""
+    service = local.service
+    workspace, _ = service.accounts.create_workspace("starter", "starter", 5)
+    starter = LocalClient(service, workspace.id)
+    design_id = starter.call("create_design", body={"name": "Badges"})["designId"]
+    calls = [
+        lambda: starter.call("submit_batch", {"designId": design_id}, {"rows": [{}]}),
+        lambda: starter.call("get_batch", {"jobId": "job_x"}),
+        lambda: starter.call("get_batch_download", {"jobId": "job_x"}),
+        lambda: service.batches.submit(workspace, design_id, BatchBody(rows=[{}])),
+        lambda: service.batches.get(workspace, "job_x"),
+    ]
+    for call in calls:
+        with pytest.raises(ApiError) as refused:
+            call()
+        assert refused.value.code == "INSUFFICIENT_PERMISSIONS" and "batchGenerate" in refused.value.message
+    assert service.accounts.balance(workspace.id) == 5
+
+
+def test_a_plan_without_api_keys_is_refused_in_process(local):
+    service = local.service
+    workspace, _ = service.accounts.create_workspace("free", "free", 5)
+    with pytest.raises(ApiError) as refused:
+        LocalClient(service, workspace.id).call("me")
+    assert refused.value.code == "INSUFFICIENT_PERMISSIONS" and "useApiKeys" in refused.value.message
