@@ -1,7 +1,7 @@
 """Errors the service raises: a stable code (spec 7, decisions.md) and an HTTP status.
 
 Raised anywhere in the service, mapped to the response envelope in exactly one place
-(`api.rest.base`). Messages may change; codes are stable.
+(`api.http`). Messages may change; codes are stable.
 """
 
 from __future__ import annotations

@@ -8,13 +8,19 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model, model_validator
 
 from engine.actions import MAX_ACTIONS, Action
 from engine.names import check_visible
-from engine.paper import Orientation, PaperSize
+from engine.paper import MAX_PAGE_SIDE, MIN_PAGE_SIDE, Orientation, PaperSize
+from engine.render import Profile
 
-PdfProfile = Literal["standard", "accessible", "pdf-a"]
+from .plans import FEATURES
+
+PdfProfile = Profile  # the engine renders them; it owns the list
+DEFAULT_PDF_PROFILE: PdfProfile = "standard"
+JobStatus = Literal["queued", "processing", "completed", "failed"]
+JOB_ENDED: tuple[JobStatus, ...] = ("completed", "failed")  # a batch job's final states
 
 
 class Strict(BaseModel):
@@ -27,10 +33,13 @@ class Strict(BaseModel):
 # Optional fields are left out rather than sent as null: `field: T = None` keeps null out of
 # the schema and refuses it. Constraints live on the types, so they never meet the default.
 # engine.names: no control, bidi or invisible characters in names people give.
-Name = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(check_visible)]
+NAME_MAX_LENGTH = 200  # names people give: designs, assets, uploads, workspaces
+Name = Annotated[str, Field(min_length=1, max_length=NAME_MAX_LENGTH), AfterValidator(check_visible)]
+# A name sent as a multipart form field (OpenAPI) or a tool argument (MCP), which no model parses.
+NAME_FIELD_SCHEMA = {"type": "string", "minLength": 1, "maxLength": NAME_MAX_LENGTH}
 Description = Annotated[str, Field(max_length=2000)]
 Label = Annotated[str, Field(max_length=40), AfterValidator(check_visible)]
-PageSide = Annotated[float, Field(ge=36, le=14400)]
+PageSide = Annotated[float, Field(ge=MIN_PAGE_SIDE, le=MAX_PAGE_SIDE)]
 
 
 class CreateDesignBody(Strict):
@@ -120,7 +129,9 @@ class DesignCreated(BaseModel):
     createdAt: str
 
 
-class Design(BaseModel):
+class DesignInfo(BaseModel):
+    """A design's metadata (get_design, list_designs): everything but its tree."""
+
     designId: str
     name: str
     description: str | None = None
@@ -138,7 +149,7 @@ class DesignUpdated(BaseModel):
 
 
 class DesignList(BaseModel):
-    items: list[Design]
+    items: list[DesignInfo]
     nextCursor: str | None
 
 
@@ -202,7 +213,7 @@ class BatchSubmitted(BaseModel):
 
 class BatchJob(BaseModel):
     jobId: str
-    status: Literal["queued", "processing", "completed", "failed"]
+    status: JobStatus
     total: int
     completed: int
     failed: int
@@ -221,9 +232,8 @@ class Preview(BaseModel):
     page: int
 
 
-class Features(BaseModel):
-    useApiKeys: bool
-    batchGenerate: bool
+# One boolean per feature of api.plans, so a feature added there is documented here too.
+Features = create_model("Features", **{feature: (bool, ...) for feature in FEATURES})
 
 
 class Me(BaseModel):

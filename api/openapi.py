@@ -62,7 +62,7 @@ def _request_body(operation: Operation) -> dict | None:
     if operation.multipart is not None:
         properties: dict[str, Any] = {"file": {"type": "string", "format": "binary"}}
         for field in operation.multipart.fields:
-            properties[field] = {"type": "string", "minLength": 1, "maxLength": 200}
+            properties[field] = dict(m.NAME_FIELD_SCHEMA)
         return {
             "required": True,
             "content": {

@@ -11,18 +11,22 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 import engine
+from engine.actions.errors import describe
 
 from . import models as m
+from .errors import validation
 from .renderers import Cancellation
 from .service import Service, Workspace
 from .settings import ASSET_LIMIT, UPLOAD_LIMIT
 
 
 @dataclass
-class Upload:
+class UploadedFile:
+    """A file a caller sent (a multipart part, base64 in an MCP argument, bytes in the notebook)."""
+
     data: bytes
     filename: str | None
 
@@ -34,7 +38,7 @@ class Call:
     params: dict[str, str] = field(default_factory=dict)
     body: Any = None
     query: Any = None
-    file: Upload | None = None
+    file: UploadedFile | None = None
     form: dict[str, str] = field(default_factory=dict)
     cancel: Cancellation | None = None  # set when the caller is gone: a render for nobody stops
 
@@ -59,7 +63,6 @@ class Operation:
     status: int = 200
     errors: tuple[str, ...] = ()
     raw: bool = False  # the success body is not enveloped (GET /designs/:id/tree)
-    feature: str | None = None  # a plan feature beyond useApiKeys
     description: str = ""
     renders: bool = False  # waits on a render process (README, "Limits"): runs on the render threads
 
@@ -75,6 +78,19 @@ class Executors:
 
     def pick(self, operation: Operation) -> Executor:
         return self.render if operation.renders else self.light
+
+
+def parse_model(model: type[BaseModel], raw: Any, root: str, prefix: str | None = None) -> BaseModel:
+    """A query, body or arguments object validated by its model, or VALIDATION_ERROR in one
+    readable sentence: every face (REST, MCP, the local client) parses through here.
+    Locations are prefixed by `root` ("query.limit"), except for a body, whose fields are
+    named bare, as the spec's examples do; `prefix` overrides that."""
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        if prefix is None:
+            prefix = root if root != "body" else ""
+        raise validation(describe(exc, {"": model}, prefix=prefix, root=root)) from None
 
 
 def _fonts(service: Service, ws: Workspace, call: Call) -> dict:
@@ -131,7 +147,7 @@ OPERATIONS: list[Operation] = [
         "/designs/{designId}",
         "A design's metadata (no tree)",
         lambda s, ws, c: s.designs.get(ws, c.params["designId"]),
-        response=m.Design,
+        response=m.DesignInfo,
         errors=DESIGN,
     ),
     Operation(
@@ -270,7 +286,6 @@ OPERATIONS += [
         body=m.BatchBody,
         response=m.BatchSubmitted,
         status=202,
-        feature="batchGenerate",
         errors=(*DESIGN, "INSUFFICIENT_CREDITS", "SERVICE_UNAVAILABLE"),
     ),
     Operation(
@@ -280,7 +295,6 @@ OPERATIONS += [
         "A batch job's state and its completed/failed counts",
         lambda s, ws, c: s.batches.get(ws, c.params["jobId"]),
         response=m.BatchJob,
-        feature="batchGenerate",
         errors=("JOB_NOT_FOUND",),
     ),
     Operation(
@@ -290,7 +304,6 @@ OPERATIONS += [
         "A signed URL to the ZIP of a finished batch (row-0001.pdf…, errors.json when rows failed)",
         lambda s, ws, c: s.batches.download(ws, c.params["jobId"]),
         response=m.BatchDownload,
-        feature="batchGenerate",
         errors=("JOB_NOT_FOUND", "JOB_NOT_COMPLETED"),
     ),
 ]

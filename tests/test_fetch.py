@@ -1,4 +1,4 @@
-"""api.fetch: https-only image fetching with SSRF and DNS-rebinding protection.
+"""api.images.fetch: https-only image fetching with SSRF and DNS-rebinding protection.
 
 Refusals are checked with every socket connection (and name lookup) patched to fail,
 so they prove nothing is contacted. The success path uses a real HTTPS server on
@@ -19,8 +19,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from PIL import Image
 
-from api import fetch as fetch_module
-from api.fetch import FetchRefused, fetch_image
+from api.images import fetch as fetch_module
+from api.images.fetch import FetchRefused, fetch_image
 
 from .https_images import make_certificate, serve_https
 

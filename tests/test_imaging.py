@@ -1,4 +1,4 @@
-"""api.imaging: upload validation, SVG rasterisation and its hostile inputs, placeholders."""
+"""api.images.processing: upload validation, SVG rasterisation and its hostile inputs, placeholders."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from functools import cache
 import pytest
 from PIL import Image
 
-from api.imaging import ImageRejected, ProcessedImage, draw_placeholder, process_image
+from api.images.processing import ImageRejected, ProcessedImage, draw_placeholder, process_image
 
 MB = 1024 * 1024
 SVG_NS = 'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'

@@ -275,3 +275,25 @@ def test_sessions_are_required_and_checked(api_server, alpha_key):
         headers={**headers, "Mcp-Session-Id": "nope"},
     )
     assert response.status_code == 404
+
+
+def _stored_files(data_dir) -> list[str]:
+    return sorted(str(path) for path in (data_dir / "blobs").rglob("*") if path.is_file())
+
+
+def test_an_image_name_over_200_characters_is_refused_and_nothing_is_stored(api_server, alpha_key):
+    """The name rule is the service's (1 to 200 characters), not only REST's form parser's."""
+    image = base64.b64encode(png()).decode()
+
+    async def script(session):
+        before = _stored_files(api_server.data_dir)
+        upload = failed(await session.call_tool("upload_image", {"file": image, "name": "n" * 201}), "VALIDATION_ERROR")
+        asset = failed(await session.call_tool("create_asset", {"file": image, "name": "n" * 201}), "VALIDATION_ERROR")
+        empty = failed(await session.call_tool("create_asset", {"file": image, "name": ""}), "VALIDATION_ERROR")
+        assets = ok(await session.call_tool("list_assets", {"limit": 200}))["items"]
+        return upload, asset, empty, assets, before, _stored_files(api_server.data_dir)
+
+    upload, asset, empty, assets, before, after = run(api_server, alpha_key, script)
+    assert all("1 to 200 characters" in message for message in (upload, asset, empty))
+    assert not [item for item in assets if item["name"] in ("n" * 201, "")]
+    assert after == before

@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import json
 import re
-import time
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,17 +20,16 @@ from typing import TYPE_CHECKING, Any
 from annotated_types import MaxLen
 
 from api.errors import ApiError
-from api.jobs.runner import row_name
-from api.models import BatchBody
+from api.jobs.runner import ERRORS_FILE, errors_document, row_name
+from api.models import JOB_ENDED, BatchBody
 
 from .client import Client
+from .progress import follow
 
 if TYPE_CHECKING:
     import pandas
 
 CHUNK_ROWS = next(m.max_length for m in BatchBody.model_fields["rows"].metadata if isinstance(m, MaxLen))
-ENDED = ("completed", "failed")
-FOLLOWED_AT_ONCE = 8  # jobs polled each round; later ones wait their turn in the queue anyway
 
 
 @dataclass
@@ -77,7 +75,7 @@ class _Output:
                 self._archive = zipfile.ZipFile(self.path, "w", compression=zipfile.ZIP_STORED)
 
     def name(self, position: int) -> str:
-        return f"row-{position + 1:0{self.width}d}.pdf"
+        return row_name(position, self.width)
 
     def write(self, position: int, pdf: bytes) -> None:
         if self._archive is not None:
@@ -92,13 +90,13 @@ class _Output:
     def close(self, failures: dict[int, str]) -> None:
         """errors.json, in the API's shape, beside the PDFs when rows failed."""
         listing = [{"row": p + 1, "file": self.name(p), "error": failures[p]} for p in sorted(failures)]
-        errors = json.dumps({"failed": listing}, indent=2)
+        errors = errors_document(listing)
         if self._archive is not None:
             if failures:
-                self._archive.writestr("errors.json", errors)
+                self._archive.writestr(ERRORS_FILE, errors)
             self._archive.close()
         elif self.path is not None:
-            stale = self.path / "errors.json"
+            stale = self.path / ERRORS_FILE
             if failures:
                 stale.write_text(errors, encoding="utf-8")
             elif stale.exists():
@@ -199,25 +197,21 @@ def _follow(
     timeout: float,
     interval: float,
 ) -> None:
-    """Poll the jobs in order until every one ended, collecting each as it ends."""
-    pending = list(jobs)
-    moved = time.monotonic()
-    while pending:
-        for job in pending[:FOLLOWED_AT_ONCE]:
-            state = client.call("get_batch", {"jobId": job.id})
-            done = state["completed"] + state["failed"]
-            if done > job.done:
-                bar.update(done - job.done)
-                job.done, moved = done, time.monotonic()
-            if state["status"] in ENDED:
-                _collect(client, job, output, failures)
-                if failures:
-                    bar.set_postfix(failed=len(failures))
-        pending = [job for job in pending if not job.collected]
-        if pending:
-            if time.monotonic() - moved > timeout:
-                raise TimeoutError(f"batch {pending[0].id}: no row finished in {timeout:.0f} s")
-            time.sleep(interval)  # the next poll is the point of waiting here
+    """Follow the jobs until every one ended (progress.follow), collecting each as it ends."""
+    by_id = {job.id: job for job in jobs}
+
+    def on_state(job_id: str, state: dict) -> None:
+        job = by_id[job_id]
+        done = state["completed"] + state["failed"]
+        if done > job.done:
+            bar.update(done - job.done)
+            job.done = done
+        if state["status"] in JOB_ENDED:
+            _collect(client, job, output, failures)
+            if failures:
+                bar.set_postfix(failed=len(failures))
+
+    follow(client, [job.id for job in jobs], on_state, interval=interval, timeout=timeout)
 
 
 def _collect(client: Client, job: _Job, output: _Output, failures: dict[int, str]) -> None:
@@ -226,8 +220,8 @@ def _collect(client: Client, job: _Job, output: _Output, failures: dict[int, str
     with zipfile.ZipFile(io.BytesIO(client.fetch(url))) as archive:
         names = set(archive.namelist())
         reported = {}
-        if "errors.json" in names:
-            reported = {entry["row"]: entry["error"] for entry in json.loads(archive.read("errors.json"))["failed"]}
+        if ERRORS_FILE in names:
+            reported = {entry["row"]: entry["error"] for entry in json.loads(archive.read(ERRORS_FILE))["failed"]}
         for index in range(job.size):
             name = row_name(index)
             if name in names:

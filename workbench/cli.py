@@ -11,12 +11,17 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import get_args
 
 from api.errors import ApiError
+from api.plans import PLANS
 from api.service import Service
 from api.service.revocations import ANSWER_WAIT, request_revocation
 from api.settings import Settings
 from api.store import DatabaseLocked
+from engine.render import Profile
+
+PROFILES = list(get_args(Profile))  # engine.render's, as the API's pdfProfile
 
 
 def _data_dir(parser: argparse.ArgumentParser) -> None:
@@ -144,7 +149,7 @@ def batch(args: argparse.Namespace) -> int:
         body["pdfProfile"] = args.profile
     job = client.call("submit_batch", {"designId": args.design_id}, body)
     print(f"batch {job['jobId']}: {job['total']} rows queued", file=sys.stderr)
-    state = follow(lambda: client.call("get_batch", {"jobId": job["jobId"]}), terminal())
+    state = follow(client, [job["jobId"]], terminal())[job["jobId"]]
     url = client.call("get_batch_download", {"jobId": job["jobId"]})["downloadUrl"]
     out = args.out or Path(f"{job['jobId']}.zip")
     out.write_bytes(client.fetch(url))
@@ -279,7 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("rows", type=Path, help="a JSON list of objects, or a CSV with one column per variable")
     p.add_argument("--url", default=os.environ.get("DOCBENCH_URL", "http://127.0.0.1:5006"))
     p.add_argument("--key", default=None, help="the workspace API key (DOCBENCH_API_KEY)")
-    p.add_argument("--profile", choices=["standard", "accessible", "pdf-a"], default=None)
+    p.add_argument("--profile", choices=PROFILES, default=None)
     p.add_argument("--out", type=Path, default=None, help="where to write the ZIP (<jobId>.zip)")
     p.set_defaults(func=batch)
 
@@ -292,7 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("design", help="the design's id, or its name")
     p.add_argument("--data", type=Path, required=True, help="a CSV with one column per variable, or a JSON list")
     p.add_argument("--out", type=Path, required=True, help="a .zip file, or a folder for row-0001.pdf…")
-    p.add_argument("--profile", choices=["standard", "accessible", "pdf-a"], default=None)
+    p.add_argument("--profile", choices=PROFILES, default=None)
     p.add_argument(
         "--map", action="append", default=[], metavar="VARIABLE=COLUMN", help="fill a variable from a column"
     )
@@ -307,13 +312,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p = workspace.add_parser("create", help="create a workspace and print its first API key as JSON")
     p.add_argument("name")
-    p.add_argument("--plan", choices=["free", "starter", "pro"], default="pro")
+    p.add_argument("--plan", choices=list(PLANS), default="pro")
     p.add_argument("--credits", type=int, default=100)
     _data_dir(p)
     p.set_defaults(func=workspace_create)
     p = workspace.add_parser("set-plan", help="change a workspace's plan")
     p.add_argument("workspace_id")
-    p.add_argument("plan", choices=["free", "starter", "pro"])
+    p.add_argument("plan", choices=list(PLANS))
     _data_dir(p)
     p.set_defaults(func=workspace_set_plan)
     p = workspace.add_parser("list", help="list workspaces with their plans and credits")
@@ -339,9 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the running server revokes it (within a second) and this command waits for its answer.",
     )
     p.add_argument("key")
-    p.add_argument(
-        "--wait", type=float, default=ANSWER_WAIT, help="seconds to wait for a running server's answer (10)"
-    )
+    p.add_argument("--wait", type=float, default=ANSWER_WAIT, help="seconds to wait for a running server's answer (10)")
     _data_dir(p)
     p.set_defaults(func=key_revoke)
     return parser

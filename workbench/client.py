@@ -17,9 +17,8 @@ from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 from api.errors import STATUS_BY_CODE, ApiError
-from api.operations import BY_NAME, Call, Operation, Upload
+from api.operations import BY_NAME, Call, Operation, UploadedFile, parse_model
 from api.renderers import Cancellation
-from api.rest.operation import parse_model
 from api.service import Service, Workspace
 
 
@@ -46,7 +45,7 @@ class Client:
         params: dict[str, str] | None = None,
         body: dict | None = None,
         query: dict | None = None,
-        file: Upload | None = None,
+        file: UploadedFile | None = None,
         form: dict[str, str] | None = None,
     ) -> Any:
         raise NotImplementedError
@@ -74,15 +73,12 @@ class LocalClient(Client):
         return f"local data in {self.service.settings.data_dir}"
 
     def workspace(self) -> Workspace:
-        # Read afresh each call: a plan change over the CLI applies at once, as it does over REST.
-        return self.service.accounts.get_workspace(self.workspace_id)
+        """The caller, checked as REST checks an API key's (a plan change applies at once)."""
+        return self.service.accounts.local_caller(self.workspace_id)
 
     def call(self, name, params=None, body=None, query=None, file=None, form=None):  # noqa: ANN001, ANN201
         operation = _operation(name)
         workspace = self.workspace()
-        workspace.require("useApiKeys")
-        if operation.feature:
-            workspace.require(operation.feature)
         call = Call(params=dict(params or {}), file=file, form=dict(form or {}), cancel=self.cancel)
         if operation.query is not None:
             call.query = parse_model(operation.query, query or {}, "query")
@@ -169,7 +165,7 @@ def _unwrap(status: int, payload: bytes) -> Any:
     return envelope["data"]
 
 
-def _multipart(file: Upload, form: dict[str, str]) -> tuple[bytes, str]:
+def _multipart(file: UploadedFile, form: dict[str, str]) -> tuple[bytes, str]:
     boundary = uuid.uuid4().hex
     filename = file.filename or "image"
     content_type = mimetypes.guess_type(filename)[0] or "application/octet-stream"

@@ -25,7 +25,7 @@ from annotated_types import Le
 import engine
 from api import models as m
 from api.errors import ApiError
-from api.operations import Upload
+from api.operations import UploadedFile
 from api.service import Service, Settings, Workspace
 from api.store import DatabaseLocked
 
@@ -101,11 +101,11 @@ def _workspace(service: Service, wanted: str | None) -> Workspace:
     return matches[0]
 
 
-def _image_file(image: str | Path | bytes, name: str | None) -> Upload:
+def _image_file(image: str | Path | bytes, name: str | None) -> UploadedFile:
     if isinstance(image, bytes):
-        return Upload(image, name)
+        return UploadedFile(image, name)
     path = Path(image)
-    return Upload(path.read_bytes(), path.name)
+    return UploadedFile(path.read_bytes(), path.name)
 
 
 class Workbench:
@@ -129,9 +129,9 @@ class Workbench:
     def credits(self) -> int:
         return self.me().credits
 
-    def designs(self) -> list[m.Design]:
+    def designs(self) -> list[m.DesignInfo]:
         """Every design of the workspace, newest first (all pages)."""
-        items: list[m.Design] = []
+        items: list[m.DesignInfo] = []
         query: dict[str, Any] = {"limit": self.PAGE_SIZE}
         while True:
             page = m.DesignList.model_validate(self.client.call("list_designs", query=query))
@@ -144,7 +144,9 @@ class Workbench:
         """A design by id (`dsg_…`), or by its name when exactly one design has it."""
         if id_or_name.startswith("dsg_"):
             try:
-                return Design(self, m.Design.model_validate(self.client.call("get_design", {"designId": id_or_name})))
+                return Design(
+                    self, m.DesignInfo.model_validate(self.client.call("get_design", {"designId": id_or_name}))
+                )
             except ApiError as exc:
                 if exc.code != "DESIGN_NOT_FOUND":
                     raise
@@ -228,7 +230,7 @@ class Preview:
 class Design(Authoring):
     """A design of the workspace: its tree, actions, previews and PDFs."""
 
-    def __init__(self, workbench: Workbench, info: m.Design):
+    def __init__(self, workbench: Workbench, info: m.DesignInfo):
         self.workbench = workbench
         self.info = info
 
@@ -247,7 +249,7 @@ class Design(Authoring):
         return self.workbench.client.call(name, {"designId": self.id}, body, query)
 
     def refresh(self) -> Design:
-        self.info = m.Design.model_validate(self._call("get_design"))
+        self.info = m.DesignInfo.model_validate(self._call("get_design"))
         return self
 
     @property

@@ -1,7 +1,8 @@
-"""Following a batch job until it ends, with a progress bar where people wait.
+"""Following batch jobs until they end: the one poller of `get_batch`, with displays.
 
-`follow` polls a job (any callable returning the GET /batches/:jobId data) and hands
-each state to a display: the terminal bar below for the CLI, a widget in notebooks.
+`follow` polls jobs through a `Client` and hands each state to a callback: the CLI's
+terminal bar below, or `workbench.batches` collecting each job's ZIP as it ends (and
+moving the notebook's progress bar).
 """
 
 from __future__ import annotations
@@ -9,25 +10,45 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-ENDED = ("completed", "failed")
+from api.models import JOB_ENDED
+
+if TYPE_CHECKING:
+    from .client import Client
+
+FOLLOWED_AT_ONCE = 8  # jobs polled each round; later ones wait their turn in the queue anyway
 
 
 def follow(
-    poll: Callable[[], dict], show: Callable[[dict, float], None], interval: float = 0.3, timeout: float = 3600
-) -> dict:
-    """Poll until the job ends (or timeout); show(state, elapsed seconds) after each poll."""
-    started = time.monotonic()
-    while True:
-        state = poll()
-        elapsed = time.monotonic() - started
-        show(state, elapsed)
-        if state["status"] in ENDED:
-            return state
-        if elapsed > timeout:
-            raise TimeoutError(f"job {state.get('jobId')} still {state['status']} after {timeout:.0f} s")
-        time.sleep(interval)  # the next poll is the point of waiting here
+    client: Client,
+    job_ids: list[str],
+    on_state: Callable[[str, dict], None],
+    *,
+    interval: float = 0.3,
+    timeout: float = 3600,
+) -> dict[str, dict]:
+    """Poll the jobs, in order, until every one ended; `on_state(job id, state)` after each
+    poll (the GET /batches/:jobId data). Their final states, by job id. TimeoutError when
+    no row of any job finished for `timeout` seconds."""
+    final: dict[str, dict] = {}
+    done: dict[str, int] = dict.fromkeys(job_ids, 0)
+    moved = time.monotonic()
+    while len(final) < len(job_ids):
+        for job_id in [j for j in job_ids if j not in final][:FOLLOWED_AT_ONCE]:
+            state = client.call("get_batch", {"jobId": job_id})
+            finished = state["completed"] + state["failed"]
+            if finished > done[job_id]:
+                done[job_id], moved = finished, time.monotonic()
+            on_state(job_id, state)
+            if state["status"] in JOB_ENDED:
+                final[job_id] = state
+        waiting = [j for j in job_ids if j not in final]
+        if waiting:
+            if time.monotonic() - moved > timeout:
+                raise TimeoutError(f"batch {waiting[0]}: no row finished in {timeout:.0f} s")
+            time.sleep(interval)  # the next poll is the point of waiting here
+    return final
 
 
 def bar(state: dict, elapsed: float, width: int = 30) -> str:
@@ -49,17 +70,18 @@ def bar(state: dict, elapsed: float, width: int = 30) -> str:
     return "  ".join(p for p in parts if p)
 
 
-def terminal(stream: TextIO = sys.stderr) -> Callable[[dict, float], None]:
-    """A display that redraws one line on a terminal, or prints milestones elsewhere."""
+def terminal(stream: TextIO = sys.stderr) -> Callable[[str, dict], None]:
+    """A display (for `follow`) that redraws one line on a terminal, or prints milestones elsewhere."""
     last: list[str] = [""]
+    started = time.monotonic()
 
-    def show(state: dict, elapsed: float) -> None:
-        line = bar(state, elapsed)
+    def show(job_id: str, state: dict) -> None:
+        line = bar(state, time.monotonic() - started)
         if stream.isatty():
             stream.write("\r" + line.ljust(len(last[0])))
-            if state["status"] in ENDED:
+            if state["status"] in JOB_ENDED:
                 stream.write("\n")
-        elif state["status"] != last[0].rsplit("  ", 1)[-1] or state["status"] in ENDED:
+        elif state["status"] != last[0].rsplit("  ", 1)[-1] or state["status"] in JOB_ENDED:
             stream.write(line + "\n")
         stream.flush()
         last[0] = line

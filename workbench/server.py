@@ -19,9 +19,8 @@ import panel as pn  # noqa: E402
 from api.blobs import secret_in  # noqa: E402
 from api.mcp import McpHandler, Sessions, ToolSet  # noqa: E402
 from api.operations import Executors  # noqa: E402
-from api.rest import routes  # noqa: E402
+from api.rest import MAX_BODY_SIZE, routes  # noqa: E402
 from api.service import Service  # noqa: E402
-from api.settings import ASSET_LIMIT  # noqa: E402
 
 from . import ui_threads  # noqa: E402
 from .editor.style import STYLESHEET as CSS  # noqa: E402
@@ -82,7 +81,7 @@ def build_server(service: Service, tokens: SignInTokens):  # noqa: ANN201
         websocket_origin=sorted(set(origins)),
         cookie_secret=secret,
         executor=executor,
-        http_server_kwargs={"max_body_size": ASSET_LIMIT * 2 + 65536, "xheaders": True},
+        http_server_kwargs={"max_body_size": MAX_BODY_SIZE, "xheaders": True},
         # Who is signed in is decided at the Tornado level, from the real cookie ...
         auth_provider=auth,
         # ... and Bokeh copies no cookie and only harmless headers into the session token it

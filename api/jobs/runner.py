@@ -128,8 +128,19 @@ def _cpu_deadline(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGVTALRM, previous)
 
 
-def row_name(index: int) -> str:
-    return f"row-{index + 1:04d}.pdf"
+# The batch ZIP's layout (spec 4.13), defined here and read by every client of it
+# (workbench.batches writes the same layout for runs of any size).
+ERRORS_FILE = "errors.json"
+
+
+def row_name(index: int, width: int = 4) -> str:
+    """The file of row `index` (from 0): row-0001.pdf…; wider numbers for longer runs."""
+    return f"row-{index + 1:0{width}d}.pdf"
+
+
+def errors_document(failures: list[dict[str, Any]]) -> str:
+    """errors.json: {"failed": [{"row": n from 1, "file": its would-be PDF, "error": why}, …]}."""
+    return json.dumps({"failed": failures}, indent=2)
 
 
 def assemble_zip(blob_root: Path, results: list[RowResult]) -> str:
@@ -145,5 +156,5 @@ def assemble_zip(blob_root: Path, results: list[RowResult]) -> str:
             else:
                 failures.append({"row": result.index + 1, "file": row_name(result.index), "error": result.error})
         if failures:
-            archive.writestr("errors.json", json.dumps({"failed": failures}, indent=2))
+            archive.writestr(ERRORS_FILE, errors_document(failures))
     return blobs.put(buffer.getvalue(), "application/zip")

@@ -16,9 +16,9 @@ from typing import Any
 from tornado.ioloop import IOLoop
 
 from ..errors import ApiError
+from ..http import EnvelopeHandler
 from ..operations import Executors
 from ..renderers import Cancellation
-from ..rest.base import EnvelopeHandler
 from ..service import Service
 from . import extras, origin
 from .messages import InvalidMessage, check_envelope, check_params, usable_id
@@ -61,8 +61,7 @@ class McpHandler(EnvelopeHandler):
             refused = origin.refusal(sent_origin, self.service.settings)
             if refused:
                 raise ApiError("INSUFFICIENT_PERMISSIONS", refused)
-        self.workspace = self.service.accounts.authenticate(self.request.headers.get("X-API-Key"))
-        self.workspace.require("useApiKeys")
+        self.workspace = self.service.accounts.api_caller(self.request.headers.get("X-API-Key"))
 
     def get(self) -> None:
         raise ApiError("METHOD_NOT_ALLOWED", "this server sends no unsolicited messages: POST JSON-RPC requests")

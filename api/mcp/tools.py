@@ -9,13 +9,11 @@ import json
 import re
 from typing import Any
 
-from pydantic import ValidationError
-
 import engine
-from engine.actions.errors import describe
 
 from ..errors import ApiError, validation
-from ..operations import OPERATIONS, Call, Operation, Upload
+from ..models import NAME_FIELD_SCHEMA
+from ..operations import OPERATIONS, Call, Operation, UploadedFile, parse_model
 from ..renderers import Cancellation
 from ..service import Service, Workspace
 from .messages import invalid_params, json_type
@@ -91,7 +89,7 @@ class ToolSet:
             properties["file"] = {"type": "string", "contentEncoding": "base64", "description": "The image, base64"}
             properties["filename"] = {"type": "string", "description": "Its file name (the default name)"}
             for field in op.multipart.fields:
-                properties[field] = {"type": "string", "minLength": 1, "maxLength": 200}
+                properties[field] = dict(NAME_FIELD_SCHEMA)
             required.append("file")
         schema = {
             "type": "object",
@@ -138,8 +136,6 @@ class ToolSet:
         """Run a tool; an ApiError becomes the caller's to turn into an error result."""
         self.check(name, arguments)
         op = self.operations[name]
-        if op.feature:
-            ws.require(op.feature)
         call = self._call(op, dict(arguments or {}))
         call.cancel = cancel
         result = op.run(service, ws, call)
@@ -159,16 +155,13 @@ class ToolSet:
                 data = base64.b64decode(encoded or "", validate=True)
             except (binascii.Error, ValueError, TypeError):
                 raise validation("file: give the image as a base64 string") from None
-            call.file = Upload(data, args.pop("filename", None))
+            call.file = UploadedFile(data, args.pop("filename", None))
             call.form = {k: str(args.pop(k)) for k in op.multipart.fields if k in args}
         for model, slot in ((op.query, "query"), (op.body, "body")):
             if model is None:
                 continue
             mine = {k: args.pop(k) for k in list(args) if k in model.model_fields}
-            try:
-                setattr(call, slot, model.model_validate(mine))
-            except ValidationError as exc:
-                raise validation(describe(exc, {"": model}, root="arguments")) from None
+            setattr(call, slot, parse_model(model, mine, "arguments", prefix=""))
         if args:
             raise validation(f"unknown argument(s): {', '.join(sorted(args))}")
         return call

@@ -18,6 +18,8 @@ dropped from the queue, or its process killed if it had started.
 from __future__ import annotations
 
 import os
+import threading
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,6 +72,9 @@ class Renderers:
         self.limits = limits
         self.blob_root = blob_root
         self.pool = ProcessPool(processes, limits.memory_bytes)
+        # Tasks handed to the processes, by task name: what the service's caches save shows here.
+        self.tasks: Counter[str] = Counter()
+        self._tasks_guard = threading.Lock()
 
     def start(self) -> None:
         self.pool.start()
@@ -96,10 +101,12 @@ class Renderers:
         return self._call("render_png", args, owner, self.limits.render_seconds, cancel, "the preview")
 
     def image(self, owner: str, data: bytes, max_bytes: int) -> Any:
-        """An upload checked and (SVG) rasterised in a render process: an api.imaging.ProcessedImage."""
+        """An upload checked and (SVG) rasterised in a render process: an api.images.processing.ProcessedImage."""
         return self._call("process_image", (data, max_bytes), owner, self.limits.image_seconds, None, "the image")
 
     def _call(self, task: str, args: tuple, owner: str, seconds: float, cancel: Cancellation | None, what: str) -> Any:
+        with self._tasks_guard:
+            self.tasks[task] += 1
         try:
             return self.pool.call(task, args, seconds=seconds, owner=owner, cancel=cancel)
         except TaskRefused as exc:

@@ -54,13 +54,14 @@ def render_png(tree_json: str, page: int, dpi: float, images: dict[str, str], bl
 
 
 def process_image(data: bytes, max_bytes: int):  # noqa: ANN201
-    """An uploaded image checked, rasterised (SVG) and thumbnailed: an api.imaging.ProcessedImage."""
-    from ..imaging import process_image as process
+    """An uploaded image checked, rasterised (SVG) and thumbnailed: an api.images.processing.ProcessedImage."""
+    from ..images.processing import process_image as process
 
     return process(data, max_bytes)
 
 
 TASKS = {"render_pdf": render_pdf, "render_png": render_png, "process_image": process_image}
+
 
 def _resolver(blobs, images: dict[str, str]):  # noqa: ANN001, ANN202
     def resolve(ref: str) -> bytes:
@@ -75,7 +76,7 @@ def _refusal(exc: BaseException) -> str | None:
     """The client-facing message of an exception that means "this input is refused"."""
     from engine.errors import EngineError
 
-    from ..imaging import ImageRejected
+    from ..images.processing import ImageRejected
 
     if isinstance(exc, EngineError):
         return exc.message

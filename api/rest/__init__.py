@@ -9,10 +9,10 @@ from tornado.web import URLSpec
 from ..openapi import document
 from ..operations import OPERATIONS, Executors, Operation
 from ..service import Service
-from .base import NotFoundHandler
 from .files import FileHandler
 from .meta import HealthHandler, OpenApiHandler
-from .operation import OperationHandler
+from .missing import NotFoundHandler
+from .operation import MAX_BODY_SIZE, OperationHandler
 
 PREFIX = "/api/v1"
 
@@ -42,3 +42,6 @@ def routes(service: Service, executors: Executors) -> list[URLSpec]:
         URLSpec(PREFIX + "(?:/.*)?$", NotFoundHandler),
     ]
     return specs
+
+
+__all__ = ["MAX_BODY_SIZE", "PREFIX", "routes"]

@@ -6,7 +6,7 @@ from urllib.parse import quote
 
 from ..blobs import CONTENT_TYPES, BlobStore, UrlSigner
 from ..errors import ApiError
-from .base import EnvelopeHandler
+from ..http import EnvelopeHandler
 
 
 def content_disposition(name: str) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from ..http import EnvelopeHandler
 from ..service import Service
-from .base import EnvelopeHandler
 
 
 class HealthHandler(EnvelopeHandler):

@@ -1,31 +1,30 @@
 """One Tornado handler per path, dispatching each method to its declared Operation.
 
 Bodies are streamed so size limits are enforced before a large body is buffered;
-parsing, auth and plan checks happen here; the work runs on a thread (renders on threads of their own) so the
-event loop stays free while a document renders.
+parsing and authentication happen here, the plan and business rules in the service.
+The work runs on a thread (renders on threads of their own) so the event loop stays
+free while a document renders.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
-from pydantic import BaseModel, ValidationError
 from tornado.httputil import HTTPFile, HTTPInputError, parse_body_arguments
 from tornado.ioloop import IOLoop
 from tornado.web import stream_request_body
 
-from engine.actions.errors import describe
-
 from ..errors import ApiError, validation
-from ..operations import Call, Executors, Operation, Upload
+from ..http import EnvelopeHandler
+from ..operations import Call, Executors, Operation, UploadedFile, parse_model
 from ..renderers import Cancellation
 from ..service import Service
-from ..settings import JSON_LIMIT
-from .base import EnvelopeHandler
+from ..settings import ASSET_LIMIT, JSON_LIMIT, UPLOAD_LIMIT
 
 MULTIPART_SLACK = 64 * 1024  # headers and boundaries around the file part
 HARD_LIMIT_FACTOR = 2  # past twice a limit the connection is dropped instead of drained
+# The server-wide ceiling (Tornado's max_body_size); each operation lowers it for its request.
+MAX_BODY_SIZE = max(ASSET_LIMIT, UPLOAD_LIMIT, JSON_LIMIT) * HARD_LIMIT_FACTOR + MULTIPART_SLACK
 
 
 def _too_large(operation: Operation, size: int) -> ApiError:
@@ -33,13 +32,6 @@ def _too_large(operation: Operation, size: int) -> ApiError:
         megabytes = operation.multipart.limit / (1024 * 1024)
         return validation(f"the file is larger than the {megabytes:g} MB this endpoint accepts")
     return ApiError("PAYLOAD_TOO_LARGE", f"the request body is {size} bytes; JSON bodies are limited to 10 MB")
-
-
-def parse_model(model: type[BaseModel], raw: Any, where: str) -> BaseModel:
-    try:
-        return model.model_validate(raw)
-    except ValidationError as exc:
-        raise validation(describe(exc, {"": model}, prefix=where if where != "body" else "", root=where)) from None
 
 
 @stream_request_body
@@ -81,10 +73,7 @@ class OperationHandler(EnvelopeHandler):
         if declared.isdigit() and int(declared) > limit:
             raise _too_large(self.operation, int(declared))
         try:
-            self.workspace = self.service.accounts.authenticate(self.request.headers.get("X-API-Key"))
-            self.workspace.require("useApiKeys")
-            if self.operation.feature:
-                self.workspace.require(self.operation.feature)
+            self.workspace = self.service.accounts.api_caller(self.request.headers.get("X-API-Key"))
             self._check_content_type()
         except ApiError as refusal:
             self._refusal = refusal
@@ -146,7 +135,7 @@ class OperationHandler(EnvelopeHandler):
             call.file, call.form = self._multipart(operation, body)
         return call
 
-    def _multipart(self, operation: Operation, body: bytes) -> tuple[Upload, dict[str, str]]:
+    def _multipart(self, operation: Operation, body: bytes) -> tuple[UploadedFile, dict[str, str]]:
         assert operation.multipart is not None
         arguments: dict[str, list[bytes]] = {}
         files: dict[str, list[HTTPFile]] = {}
@@ -161,8 +150,6 @@ class OperationHandler(EnvelopeHandler):
             raise validation(f"unknown form field(s): {', '.join(sorted(unknown))}")
         part = files["file"][0]
         form = {k: v[0].decode("utf-8", "replace").strip() for k, v in arguments.items()}
-        if "name" in form and not (1 <= len(form["name"]) <= 200):
-            raise validation("name must be 1 to 200 characters")
-        return Upload(part.body, part.filename or None), form
+        return UploadedFile(part.body, part.filename or None), form
 
     get = post = put = patch = delete = head = options = _dispatch

@@ -6,12 +6,13 @@ REST handlers, MCP tools, the workbench and the notebook API all call a `Service
 from __future__ import annotations
 
 from ..blobs import BlobStore, UrlSigner
+from ..plans import PLANS
 from ..renderers import Renderers, RenderLimits
 from ..settings import Settings
 from ..store import Store
 from .accounts import Accounts
 from .batches import Batches
-from .common import PLANS, Workspace
+from .common import Workspace
 from .designs import Designs
 from .generation import Generation
 from .media import Media

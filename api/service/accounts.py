@@ -10,8 +10,9 @@ import time
 from dataclasses import dataclass
 
 from ..errors import ApiError, validation
+from ..plans import PLANS, USE_API_KEYS
 from ..store import Store
-from .common import PLANS, Workspace, checked_name, new_id, now
+from .common import Workspace, checked_name, new_id, now
 
 KEY_PREFIX = "dbk_live_"
 # Every request authenticates; a key's workspace is remembered this long. Plans change
@@ -41,6 +42,11 @@ def _check_covered(amount: int, available: int) -> None:
     if available < amount:
         plural = "s" if amount != 1 else ""
         raise ApiError("INSUFFICIENT_CREDITS", f"this needs {amount} credit{plural} and the workspace has {available}")
+
+
+def _may_use_api(workspace: Workspace) -> Workspace:
+    workspace.require(USE_API_KEYS)
+    return workspace
 
 
 class Accounts:
@@ -120,12 +126,24 @@ class Accounts:
             self._auth_cache[digest] = (time.monotonic() + AUTH_CACHE_SECONDS, workspace)
         return workspace
 
+    # Who may call the API: one rule for every face.
+
+    def api_caller(self, key: str | None) -> Workspace:
+        """The workspace of a live API key whose plan may use the API: 401 for a bad key, 403
+        for a plan without useApiKeys. REST, MCP and the workbench's sign-in ask this, before
+        reading a request's body."""
+        return _may_use_api(self.authenticate(key))
+
+    def local_caller(self, workspace_id: str) -> Workspace:
+        """The same rule for an in-process caller (the workbench, the notebook), which holds a
+        workspace id rather than a key. Read afresh: a plan changed over the CLI applies at once."""
+        return _may_use_api(self.get_workspace(workspace_id))
+
     # Workbench sign-ins: the cookie holds an opaque token, never the key (issue 12).
 
     def sign_in_with_key(self, key: str, replacing: str | None = None) -> str:
         """A browser signed in with a workspace's API key (live, on a plan with API keys)."""
-        workspace = self.authenticate(key)
-        workspace.require("useApiKeys")
+        workspace = self.api_caller(key)
         return self.start_browser_session(workspace.id, key, replacing)
 
     def sign_out_browser(self, token: str, everywhere: bool = False) -> None:
@@ -212,7 +230,7 @@ class Accounts:
             )
 
     def end_browser_sessions(self, workspace_id: str) -> int:
-        """"Sign out everywhere": ends every browser session of the workspace; returns how many."""
+        """ "Sign out everywhere": ends every browser session of the workspace; returns how many."""
         with self.store.transaction() as cursor:
             live = cursor.execute(
                 "SELECT count(*) FROM browser_sessions WHERE workspace_id = ? AND ended_at IS NULL", [workspace_id]

@@ -10,31 +10,25 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
-from typing import Any
 
 import engine
-from engine.errors import EngineError
 
 from ..blobs import UrlSigner
-from ..errors import ApiError, validation
+from ..errors import ApiError
 from ..jobs import BackendUnavailable, JobBackend
 from ..jobs.runner import JobPayload, RowResult
-from ..models import BatchBody
+from ..models import DEFAULT_PDF_PROFILE, JOB_ENDED, BatchBody
+from ..plans import BATCH_GENERATE
 from ..settings import URL_LIFETIME
 from ..store import Store
 from .accounts import Accounts
 from .common import Workspace, iso, new_id, now
 from .designs import Designs
 from .media import Media
+from .values import checked_values, present_images
 
 log = logging.getLogger("docbench.batches")
 COLUMNS = "id, workspace_id, design_id, status, total, completed, failed, zip_key, created_at, updated_at"
-
-
-def _image_refs(tree: engine.DesignTree) -> set[str]:
-    refs = {ref for node in tree.nodes.values() for ref in engine.ELEMENT_TYPES[node.type].image_refs(node)}
-    backgrounds = [tree.background, *tree.pages]
-    return refs | {b.backgroundImage for b in backgrounds if b.backgroundImage}
 
 
 class Batches:
@@ -49,21 +43,18 @@ class Batches:
     # Submission
 
     def submit(self, ws: Workspace, design_id: str, body: BatchBody) -> dict:
+        ws.require(BATCH_GENERATE)  # first: a plan without batches learns that, not a design's faults
         row = self.designs.row_for_render(ws, design_id)
         tree = engine.DesignTree.model_validate_json(row["tree"])
-        rows = [self._checked_row(tree, i, values) for i, values in enumerate(body.rows)]
-        row_refs = {v for values in rows for name, v in values.items() if tree.variables[name].kind == "image"}
-        # spec 4.13, decisions.md "Generation values": a well-formed row ref that is not in the
-        # workspace is not a submission error; the worker cannot resolve it, so that row fails
-        # alone (refunded, listed in errors.json) and the others render.
-        present = {ref for ref in row_refs if self.media.ref_exists(ws, ref)}
+        rows = [checked_values(tree, values, f"rows[{i}]") for i, values in enumerate(body.rows)]
+        present = present_images(self.media, ws, tree, rows)  # a missing ref fails its row alone
         job_id = new_id("job")
         payload = JobPayload(
             job_id=job_id,
             tree=row["tree"],
             rows=rows,
-            profile=body.pdfProfile or "standard",
-            images=self.media.render_keys(ws, _image_refs(tree) | present),
+            profile=body.pdfProfile or DEFAULT_PDF_PROFILE,
+            images=self.media.render_keys(ws, self.media.tree_refs(tree) | present),
         )
         assert self.backend is not None
         try:
@@ -94,27 +85,6 @@ class Batches:
             raise ApiError("SERVICE_UNAVAILABLE", f"{exc}; nothing was charged, try again shortly") from None
         return {"jobId": job_id, "status": "queued", "total": len(rows), "designId": design_id}
 
-    @staticmethod
-    def _checked_row(tree: engine.DesignTree, index: int, values: Any) -> dict:
-        if not isinstance(values, dict):
-            raise validation(f"rows[{index}]: each row is an object of variable name to value")
-        values = {
-            name: value
-            for name, value in values.items()
-            # spec 4.11 rule 3, for every row: inline data: image values are dropped.
-            if not (
-                name in tree.variables
-                and tree.variables[name].kind == "image"
-                and isinstance(value, str)
-                and value.startswith("data:")
-            )
-        }
-        try:
-            engine.check_values(tree, values)
-        except EngineError as exc:
-            raise validation(f"rows[{index}]: {exc.message}") from None
-        return values
-
     def _cancel(self, job_id: str, workspace_id: str, rows: int) -> None:
         """The queue refused the job after it was recorded: give every credit back."""
         with self.store.transaction() as cursor:
@@ -127,6 +97,7 @@ class Batches:
     # Reading
 
     def _job(self, ws: Workspace, job_id: str) -> tuple:
+        ws.require(BATCH_GENERATE)  # following a job is part of the feature, as submitting it is
         row = self.store.one(f"SELECT {COLUMNS} FROM batch_jobs WHERE id = ? AND workspace_id = ?", [job_id, ws.id])
         if row is None:
             raise ApiError("JOB_NOT_FOUND", f"no batch job '{job_id}' in this workspace")
@@ -146,7 +117,7 @@ class Batches:
 
     def download(self, ws: Workspace, job_id: str) -> dict:
         _, _, _, status, total, completed, _, zip_key, _, _ = self._job(ws, job_id)
-        if status not in ("completed", "failed") or not zip_key:
+        if status not in JOB_ENDED or not zip_key:
             raise ApiError(
                 "JOB_NOT_COMPLETED",
                 f"the job is {status} ({completed} of {total} rows done); "

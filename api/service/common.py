@@ -13,12 +13,8 @@ from typing import Any
 from engine.names import invisible_character_problem
 
 from ..errors import ApiError, validation
-
-PLANS: dict[str, dict[str, bool]] = {
-    "free": {"useApiKeys": False, "batchGenerate": False},
-    "starter": {"useApiKeys": True, "batchGenerate": False},
-    "pro": {"useApiKeys": True, "batchGenerate": True},
-}
+from ..models import NAME_MAX_LENGTH
+from ..plans import PLANS
 
 _ALPHABET = string.ascii_lowercase + string.digits
 
@@ -36,6 +32,9 @@ class Workspace:
         return PLANS[self.plan]
 
     def require(self, feature: str) -> None:
+        """403 unless the workspace's plan includes `feature` (api.plans). Each rule is asked
+        by the service method it guards, so every face (REST, MCP, the workbench, the
+        notebook) meets it alike."""
         if not self.features.get(feature):
             raise ApiError(
                 "INSUFFICIENT_PERMISSIONS",
@@ -46,8 +45,8 @@ class Workspace:
 def checked_name(name: str, what: str = "name") -> str:
     """A name someone gave, unchanged, or 400 naming the rule it breaks: 1 to 200 characters,
     no control, bidi or invisible character (engine.names, the same rule as the API's models)."""
-    if not 1 <= len(name) <= 200:
-        raise validation(f"{what} must be 1 to 200 characters")
+    if not 1 <= len(name) <= NAME_MAX_LENGTH:
+        raise validation(f"{what} must be 1 to {NAME_MAX_LENGTH} characters")
     problem = invisible_character_problem(name)
     if problem is not None:
         raise validation(f"{what}: {problem}")

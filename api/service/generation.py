@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import re
 import threading
 from collections import OrderedDict
-from typing import Any
 
 import engine
-from engine.errors import EngineError
 
 from ..blobs import BlobStore, UrlSigner
-from ..errors import ApiError, validation
-from ..models import GenerateBody
+from ..errors import ApiError
+from ..models import DEFAULT_PDF_PROFILE, GenerateBody
 from ..renderers import Cancellation, Renderers, TaskCancelled
 from ..settings import URL_LIFETIME
 from ..store import Store
@@ -22,6 +21,7 @@ from .accounts import Accounts
 from .common import Workspace, new_id, now
 from .designs import Designs
 from .media import Media
+from .values import checked_values, require_images
 
 _UNSAFE_FILENAME = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|]+')
 
@@ -50,36 +50,19 @@ class Generation:
         self.designs = designs
         self.media = media
         self.renderers = renderers
-        # Previews are free and repeatable: one render per (design version, page).
-        self._previews: OrderedDict[tuple[str, Any, int, int], str] = OrderedDict()
-        self._flights: dict[tuple[str, Any, int, int], _Flight] = {}
+        # Previews are free and repeatable: one render per design and page content (and the
+        # images' version), so an edit re-renders only the pages it changed (_page_digest).
+        self._previews: OrderedDict[tuple[str, str, int], str] = OrderedDict()
+        self._flights: dict[tuple[str, str, int], _Flight] = {}
         self._previews_guard = threading.Lock()
-
-    def _values(self, tree: engine.DesignTree, data: dict[str, Any] | None) -> dict[str, Any]:
-        values = dict(data or {})
-        for name, value in list(values.items()):
-            variable = tree.variables.get(name)
-            # spec 4.11 rule 3: inline data: image values are dropped; upload first.
-            if (
-                variable is not None
-                and variable.kind == "image"
-                and isinstance(value, str)
-                and value.startswith("data:")
-            ):
-                del values[name]
-        try:
-            engine.check_values(tree, values)
-        except EngineError as exc:
-            raise validation(exc.message) from None
-        return values
 
     def generate(self, ws: Workspace, design_id: str, body: GenerateBody, cancel: Cancellation | None = None) -> dict:
         row = self.designs.row_for_render(ws, design_id)
         tree = engine.DesignTree.model_validate_json(row["tree"])
-        values = self._values(tree, body.data)
-        self._check_image_values(ws, tree, values)
+        values = checked_values(tree, body.data)
+        require_images(self.media, ws, tree, values)
         self.accounts.require_credits(ws.id, 1)
-        profile = body.pdfProfile or "standard"
+        profile = body.pdfProfile or DEFAULT_PDF_PROFILE
         images = self.media.design_keys(ws, tree, values)
         key, _ = self.renderers.pdf(ws.id, row["tree"], values, profile, images, cancel)
         if cancel is not None and cancel.cancelled:
@@ -111,11 +94,6 @@ class Generation:
             "status": "completed",
         }
 
-    def _check_image_values(self, ws: Workspace, tree: engine.DesignTree, values: dict[str, Any]) -> None:
-        for name, value in values.items():
-            if tree.variables[name].kind == "image" and not self.media.ref_exists(ws, value):
-                raise validation(f"variable '{name}': no image {value} in this workspace (upload it first)")
-
     def preview(self, ws: Workspace, design_id: str, page: int, cancel: Cancellation | None = None) -> dict:
         row = self.designs.row_for_render(ws, design_id)
         pages = _page_count(row["tree"])
@@ -123,7 +101,7 @@ class Generation:
             raise ApiError(
                 "PAGE_NOT_FOUND", f"page {page} does not exist; the design has {pages} page(s), numbered from 0"
             )
-        cache_key = (design_id, row["modified_at"], page, self.media.version)
+        cache_key = (design_id, _page_digest(row["tree"], page), self.media.version)
         with self._previews_guard:
             key = self._previews.get(cache_key)
         if key is None or not self.blobs.exists(key):
@@ -133,8 +111,8 @@ class Generation:
     def _render_preview(
         self, ws: Workspace, tree_json: str, page: int, cache_key: tuple, cancel: Cancellation | None
     ) -> str:
-        """One render per design version and page however many ask at once (a gallery, an
-        editor and an API client); it is cancelled when every one of them has gone."""
+        """One render per page content however many ask at once (a gallery, an editor and an
+        API client); it is cancelled when every one of them has gone."""
         with self._previews_guard:
             flight = self._flights.get(cache_key)
             # A flight everyone left is being stopped: a newcomer starts its own render.
@@ -169,6 +147,23 @@ class Generation:
 
 def _page_count(tree_json: str) -> int:
     return len(json.loads(tree_json)["pages"])
+
+
+def _page_digest(tree_json: str, page: int) -> str:
+    """A hash of everything a preview of `page` is drawn from (engine.render_png, design-time
+    content): the page's own fields (size, background), the nodes it lists, in paint order,
+    and the document background its own fields fall back to (engine.layout.effective_background).
+    Other pages, variables and metadata never reach its pixels, so editing them keeps its
+    preview; image bytes changed in place are the caller's part of the key (Media.version)."""
+    tree = json.loads(tree_json)
+    sheet = tree["pages"][page]
+    nodes = tree.get("nodes", {})
+    drawn = {
+        "page": sheet,
+        "nodes": [nodes.get(node_id) for node_id in sheet.get("elements", [])],
+        "background": tree.get("background"),
+    }
+    return hashlib.sha256(json.dumps(drawn, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 class _Flight:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
+from engine import DesignTree
 from engine.elements import ELEMENT_TYPES
 from engine.errors import ActionError
 from engine.images import REF_PATTERN, ImageError, decode_data_uri
@@ -17,13 +18,14 @@ from engine.names import strip_invisible
 
 from ..blobs import BlobStore, UrlSigner
 from ..errors import ApiError, validation
-from ..fetch import FetchRefused, fetch_image
-from ..imaging import ProcessedImage, draw_placeholder
-from ..models import ListQuery, PlaceholderBody
+from ..images.fetch import FetchRefused, fetch_image
+from ..images.processing import ProcessedImage, draw_placeholder
+from ..models import NAME_MAX_LENGTH, ListQuery, PlaceholderBody
 from ..renderers import Renderers
 from ..settings import ASSET_LIMIT, UPLOAD_LIMIT, URL_LIFETIME, Settings
 from ..store import Store
 from .common import Workspace, checked_name, iso, new_id, newest_first, now
+from .values import image_values
 
 COLUMNS = "id, kind, name, mime_type, file_size, width, height, thumbnail_key, is_placeholder, created_at"
 KIND_OF_REF = {"uploads": "upload", "assets": "asset"}
@@ -60,12 +62,13 @@ class PendingUpload:
 def _default_name(filename: str | None, fallback: str) -> str:
     """A name from a file name or URL: nobody chose its invisible characters, so they go (engine.names)."""
     name = PurePath((filename or "").replace("\\", "/")).name.strip()
-    return strip_invisible(name[:200]).strip() or fallback
+    return strip_invisible(name[:NAME_MAX_LENGTH]).strip() or fallback
 
 
 def _name(name: str | None, filename: str | None, fallback: str) -> str:
-    """The name a client gave (checked, never altered), or one taken from the file name."""
-    return checked_name(name) if name else _default_name(filename, fallback)
+    """The name a client gave (checked, never altered: 1 to 200 characters, whichever face
+    it came through), or, when it gave none, one taken from the file name."""
+    return checked_name(name) if name is not None else _default_name(filename, fallback)
 
 
 class Media:
@@ -218,12 +221,17 @@ class Media:
             keys[ref] = key
         return keys
 
-    def design_keys(self, ws: Workspace, tree: Any, values: dict[str, Any]) -> dict[str, str]:
-        """The blob key of every image a render of `tree` with `values` draws: what a render process needs."""
+    @staticmethod
+    def tree_refs(tree: DesignTree) -> set[str]:
+        """Every image source the tree itself draws: its elements' (as each element type
+        declares them) and its backgrounds'."""
         refs = {ref for node in tree.nodes.values() for ref in ELEMENT_TYPES[node.type].image_refs(node)}
-        refs |= {b.backgroundImage for b in [tree.background, *tree.pages] if b.backgroundImage}
-        refs |= {v for name, v in values.items() if tree.variables[name].kind == "image" and isinstance(v, str)}
-        return self.render_keys(ws, refs)
+        return refs | {b.backgroundImage for b in [tree.background, *tree.pages] if b.backgroundImage}
+
+    def design_keys(self, ws: Workspace, tree: DesignTree, values: dict[str, Any]) -> dict[str, str]:
+        """The blob key of every image a render of `tree` with (checked) `values` draws: what a
+        render process needs."""
+        return self.render_keys(ws, self.tree_refs(tree) | set(image_values(tree, values).values()))
 
     def ref_exists(self, ws: Workspace, ref: str) -> bool:
         return self._render_key(ws, ref) is not None

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import panel as pn
 
-from api.imaging import fitted_png
-from api.operations import Upload
+from api.images.processing import fitted_png
+from api.operations import UploadedFile
 from engine.paper import PAPER_SIZES
 
 from .text import text
@@ -93,7 +93,7 @@ def images_panel(editor: Editor) -> pn.Column:
             data, filename = event.new, upload.filename or "image"
             editor.run(
                 lambda: (
-                    editor.client.call("create_asset", file=Upload(data, filename), form={"name": filename}),
+                    editor.client.call("create_asset", file=UploadedFile(data, filename), form={"name": filename}),
                     editor._refresh_side(),
                 )
             )

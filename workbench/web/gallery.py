@@ -9,7 +9,7 @@ from typing import Any
 import panel as pn
 
 from api.errors import ApiError
-from api.imaging import fitted_png
+from api.images.processing import fitted_png
 from api.renderers import TaskCancelled
 
 from ..client import Client

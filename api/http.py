@@ -1,4 +1,5 @@
-"""The envelope (spec 2.1) and the one place where errors become HTTP responses."""
+"""What every HTTP face shares (REST and MCP): the envelope (spec 2.1), request ids,
+default headers, and the one place where errors become HTTP responses."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from typing import Any
 
 from tornado.web import HTTPError, RequestHandler
 
-from ..errors import ApiError
-from ..renderers import TaskCancelled
+from .errors import ApiError
+from .renderers import TaskCancelled
 
 log = logging.getLogger("docbench.api")
 
@@ -77,12 +78,3 @@ class EnvelopeHandler(RequestHandler):
             return self.fail(ApiError("VALIDATION_ERROR", self._reason or "bad request"))
         request_id = getattr(self, "request_id", "-")
         self.fail(ApiError("INTERNAL_ERROR", f"something went wrong on our side; request id {request_id}"))
-
-
-class NotFoundHandler(EnvelopeHandler):
-    """Any path under /api/v1 that is not a route: 404 NOT_FOUND, in the envelope."""
-
-    def _not_found(self, *args: Any) -> None:
-        raise ApiError("NOT_FOUND", f"no route {self.request.path}; see /api/v1/openapi.json")
-
-    get = post = put = patch = delete = head = options = _not_found
