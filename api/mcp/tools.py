@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 import engine
+from engine.elements import ELEMENT_TYPES
 
 from ..errors import ApiError, validation
 from ..models import NAME_FIELD_SCHEMA
@@ -27,10 +28,10 @@ GUIDANCE = {
     "author it next with patch_design_tree.",
     "patch_design_tree": "The way to author a design: send 1-500 actions in order; they are applied atomically (all "
     "or nothing; on failure the error names actions[i]). add_element never takes an id (the server mints it); "
-    "elements are addressed later by their unique name. Text and table sizes are derived: text takes position "
-    "{x, y, maxWidth?}, tables {x, y} with data.columnWidths or data.width, qr {x, y, size}, everything else "
-    "{x, y, w, h}, in points from the page's top-left. bind_variable makes an element fillable by generate_pdf. "
-    "list_actions has every action's argument schema.",
+    "elements are addressed later by their unique name. Positions are in points from the page's top-left; each "
+    "element type takes its own (from the types' own declarations): "
+    + "; ".join(f"{name}: {element.summary}" for name, element in ELEMENT_TYPES.items())
+    + ". bind_variable makes an element fillable by generate_pdf. list_actions has every action's argument schema.",
     "generate_pdf": "Renders one PDF (1 credit) with values for the design's variables (element name -> value: text "
     "strings, table 2-D arrays with the header row first, image refs 'uploads:<id>'/'assets:<id>'). Returns a "
     "download URL valid for an hour.",

@@ -15,17 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 import engine
 from engine.errors import EngineError
+from engine.variables import image_variable_names
 
 from ..errors import validation
 from .common import Workspace
 
 if TYPE_CHECKING:
     from .media import Media
-
-
-def _image_variables(tree: engine.DesignTree) -> set[str]:
-    """The names of the variables whose values are image refs. The one place that says so."""
-    return {name for name, variable in tree.variables.items() if variable.kind == "image"}
 
 
 def checked_values(tree: engine.DesignTree, values: Any, where: str = "") -> dict[str, Any]:
@@ -35,7 +31,7 @@ def checked_values(tree: engine.DesignTree, values: Any, where: str = "") -> dic
         values = {}
     if not isinstance(values, dict):
         raise validation(f"{prefix}each row is an object of variable name to value")
-    images = _image_variables(tree)
+    images = image_variable_names(tree)
     kept = {
         name: value
         for name, value in values.items()
@@ -50,7 +46,7 @@ def checked_values(tree: engine.DesignTree, values: Any, where: str = "") -> dic
 
 def image_values(tree: engine.DesignTree, values: dict[str, Any]) -> dict[str, str]:
     """The refs among checked values (rule 3): variable name -> ref."""
-    images = _image_variables(tree)
+    images = image_variable_names(tree)
     return {name: value for name, value in values.items() if name in images and isinstance(value, str)}
 
 
