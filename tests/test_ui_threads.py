@@ -58,3 +58,25 @@ def test_a_failing_task_reaches_its_future_and_the_lane_goes_on(pool):
 def test_a_shared_shutdown_from_a_borrowing_loop_is_ignored(pool):
     pool.shutdown()  # what asyncio does to its default executor when a loop closes
     assert pool.submit(lambda: 1).result(timeout=10) == 1
+
+
+def test_a_task_submitted_while_a_page_is_current_joins_its_lane(pool):
+    # Panel submits a periodic callback's run with no document argument, from inside Bokeh's
+    # callback for that page (its document current): the poll must queue behind a slow click.
+    from panel.io.state import set_curdoc
+
+    page, ran, release = Document(), [], threading.Event()
+
+    def slow_click(doc):
+        release.wait(10)
+        ran.append("click")
+
+    click = pool.submit(slow_click, page)
+    with set_curdoc(page):
+        poll = pool.submit(lambda: ran.append("poll"))
+    assert pool.submit(lambda: "no page").result(timeout=10) == "no page"  # outside the page: not held up
+    assert ran == []
+    release.set()
+    click.result(timeout=10)
+    poll.result(timeout=10)
+    assert ran == ["click", "poll"]

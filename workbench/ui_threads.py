@@ -1,11 +1,18 @@
-"""Browser events handled off the server's loop, but in the order each page sent them.
+"""Each browser page's lane: its callbacks run one at a time, in the order they arrived.
 
-With `pn.config.nthreads`, Panel hands every widget change and event to a thread pool, so a
-slow callback never stalls the REST API on the same loop. But each lands on whichever thread
-is free: a click on "Generate" could run before the text typed just before it was saved.
-This pool keeps one lane per Bokeh document (one browser page): a page's tasks run one at a
-time in the order they were submitted, while different pages still run side by side. Tasks
-that name no document (periodic callbacks, `onload`, Bokeh's own offloading) run unordered.
+With `pn.config.nthreads`, Panel hands every widget change, browser event and periodic
+callback to a thread pool, so a slow callback never stalls the REST API on the same loop.
+But each lands on whichever thread is free: a click on "Generate" could run before the
+text typed just before it was saved, and the editor's poll could run beside a drag.
+This pool keeps one lane per Bokeh document (one browser page): a page's tasks run one at
+a time in the order they were submitted, while different pages still run side by side.
+
+A task belongs to the page whose document Panel passes it (widget changes, browser events,
+`onload`) or, failing that, to the page whose document is current when it is submitted:
+Bokeh makes a page's document current around every callback it runs for that page, and
+Panel submits a periodic callback's run from there. Tasks of no page (Bokeh's own
+offloading, HTTP handlers) run unordered. docs/editor-state.md explains why the lane lives
+here, in Panel's pool, rather than in each component.
 """
 
 from __future__ import annotations
@@ -18,6 +25,14 @@ from typing import Any
 from bokeh.document import Document
 
 
+def page_of(args: tuple) -> Document | None:
+    """The page a task submitted with `args` belongs to, if any."""
+    from panel.io.state import state
+
+    named = next((a for a in args if isinstance(a, Document)), None)
+    return named if named is not None else state.curdoc
+
+
 class PagesInOrder(ThreadPoolExecutor):
     def __init__(self, max_workers: int):
         super().__init__(max_workers=max_workers, thread_name_prefix="docbench-ui")
@@ -25,7 +40,7 @@ class PagesInOrder(ThreadPoolExecutor):
         self._guard = threading.Lock()
 
     def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future:
-        page = next((a for a in args if isinstance(a, Document)), None)
+        page = page_of(args)
         if page is None:
             return super().submit(fn, *args, **kwargs)
         future: Future = Future()
@@ -61,7 +76,7 @@ class PagesInOrder(ThreadPoolExecutor):
 
 
 def install(threads: int) -> None:
-    """Make Panel use `threads` threads with each page's events in order (once per process)."""
+    """Make Panel use `threads` threads with each page's callbacks in its lane (once per process)."""
     import panel as pn
     from panel.io.state import state
 
