@@ -97,3 +97,56 @@ def test_toolbar_names_are_unique(session):
     for _ in range(3):
         session.apply([new_element(session.tree, "shape", 0, (10, 10))])
     assert sorted(n.name for n in session.tree.nodes.values()) == ["Shape 1", "Shape 2", "Shape 3"]
+
+
+def test_a_burst_of_gestures_in_a_pages_lane_is_saved_in_order_and_the_poll_never_runs_beside_one(session):
+    """docs/editor-state.md: every callback of a page, the poll included, runs in its lane."""
+    import time
+
+    from bokeh.document import Document
+    from panel.io.state import set_curdoc
+
+    from workbench.editor import Editor
+    from workbench.ui_threads import PagesInOrder
+
+    session.apply([add("shape", "Box", {"x": 10, "y": 10, "w": 50, "h": 50})])
+    session.apply([add("shape", "Other", {"x": 300, "y": 10, "w": 50, "h": 50})])
+    editor = Editor(session.client, session.design_id, poll=False)
+    box_id = editor.session.tree.node_by_name("Box").id
+    pool, page, spans = PagesInOrder(4), Document(), []
+
+    def timed(what, run):
+        def task(*_):
+            start = time.perf_counter()
+            run()
+            spans.append((start, time.perf_counter(), what))
+
+        return task
+
+    futures = []
+    gestures = [
+        {"kind": "move", "changes": [{"id": box_id, "x": 100 + i, "y": 20, "w": 50, "h": 50}]} for i in range(8)
+    ]
+    gestures += [{"kind": "nudge", "ids": [box_id], "dx": 10, "dy": 0}] * 5
+    try:
+        for index, message in enumerate(gestures):
+            futures.append(pool.submit(timed("gesture", lambda m=message: editor.canvas._handle_msg(m)), page))
+            with set_curdoc(page):  # as Panel submits a page's periodic callback
+                futures.append(pool.submit(timed("poll", editor.poll)))
+            if index == 4:  # another client saves meanwhile; a poll picks it up
+                update = {"type": "update_element", "args": {"name": "Other", "position": {"x": 400}}}
+                session.client.call("patch_design_tree", {"designId": session.design_id}, {"actions": [update]})
+        for future in futures:
+            future.result(timeout=60)
+    finally:
+        pool.shutdown(_shared=False)
+    spans.sort()
+    assert len(spans) == 2 * len(gestures)
+    assert all(later[0] >= earlier[1] for earlier, later in zip(spans, spans[1:], strict=False)), (
+        "two callbacks overlapped"
+    )
+    saved = DesignSession(session.client, session.design_id).tree
+    assert saved.node_by_name("Box").position.x == 107 + 50  # the last drop, then five nudges of 10
+    assert saved.node_by_name("Other").position.x == 400
+    shown = {b["name"]: b["x"] for b in editor.canvas.boxes}
+    assert shown == {"Box": 157, "Other": 400}
