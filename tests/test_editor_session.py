@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from api.service import Service, Settings
@@ -99,52 +101,62 @@ def test_toolbar_names_are_unique(session):
     assert sorted(n.name for n in session.tree.nodes.values()) == ["Shape 1", "Shape 2", "Shape 3"]
 
 
-def test_a_burst_of_gestures_in_a_pages_lane_is_saved_in_order_and_the_poll_never_runs_beside_one(session):
+@pytest.fixture
+def lanes():
+    """Panel's pool with one lane per page, as `docbench serve` installs it; Panel's default after."""
+    import panel as pn
+
+    from workbench import ui_threads
+
+    ui_threads.install(4)
+    yield
+    pn.config.nthreads = None  # shuts the pool down
+
+
+def test_a_burst_of_gestures_in_a_pages_lane_is_saved_in_order_and_the_poll_never_runs_beside_one(session, lanes):
     """docs/editor-state.md: every callback of a page, the poll included, runs in its lane."""
+    import asyncio
+    import threading
     import time
 
+    import panel as pn
     from bokeh.document import Document
     from panel.io.state import set_curdoc
 
     from workbench.editor import Editor
-    from workbench.ui_threads import PagesInOrder
 
     session.apply([add("shape", "Box", {"x": 10, "y": 10, "w": 50, "h": 50})])
     session.apply([add("shape", "Other", {"x": 300, "y": 10, "w": 50, "h": 50})])
     editor = Editor(session.client, session.design_id, poll=False)
     box_id = editor.session.tree.node_by_name("Box").id
-    pool, page, spans = PagesInOrder(4), Document(), []
+    page, spans, done = Document(), [], threading.Event()
 
     def timed(what, run):
-        def task(*_):
+        def task(*args):
             start = time.perf_counter()
-            run()
+            run(*args)
             spans.append((start, time.perf_counter(), what))
 
         return task
 
-    futures = []
+    editor.poll = timed("poll", editor.poll)  # the editor's own poll, its start and end noted
     gestures = [
         {"kind": "move", "changes": [{"id": box_id, "x": 100 + i, "y": 20, "w": 50, "h": 50}]} for i in range(8)
     ]
     gestures += [{"kind": "nudge", "ids": [box_id], "dx": 10, "dy": 0}] * 5
-    try:
+    with set_curdoc(page):  # as Panel runs a page's callbacks
         for index, message in enumerate(gestures):
-            futures.append(pool.submit(timed("gesture", lambda m=message: editor.canvas._handle_msg(m)), page))
-            with set_curdoc(page):  # as Panel submits a page's periodic callback
-                futures.append(pool.submit(timed("poll", editor.poll)))
+            # A browser message: Panel hands the page's document with it.
+            pn.state.execute(partial(timed("gesture", editor.canvas._handle_msg), message), schedule="thread")
+            asyncio.run(editor._poll_in_lane())  # the periodic callback's tick
             if index == 4:  # another client saves meanwhile; a poll picks it up
                 update = {"type": "update_element", "args": {"name": "Other", "position": {"x": 400}}}
                 session.client.call("patch_design_tree", {"designId": session.design_id}, {"actions": [update]})
-        for future in futures:
-            future.result(timeout=60)
-    finally:
-        pool.shutdown(_shared=False)
+        pn.state.execute(done.set, schedule="thread")  # last in the lane
+    assert done.wait(60)
     spans.sort()
-    assert len(spans) == 2 * len(gestures)
-    assert all(later[0] >= earlier[1] for earlier, later in zip(spans, spans[1:], strict=False)), (
-        "two callbacks overlapped"
-    )
+    assert [what for *_, what in spans].count("gesture") == len(gestures) and len(spans) == 2 * len(gestures)
+    assert all(later[0] >= earlier[1] for earlier, later in zip(spans, spans[1:], strict=False)), "callbacks overlapped"
     saved = DesignSession(session.client, session.design_id).tree
     assert saved.node_by_name("Box").position.x == 107 + 50  # the last drop, then five nudges of 10
     assert saved.node_by_name("Other").position.x == 400

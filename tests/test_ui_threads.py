@@ -60,10 +60,11 @@ def test_a_shared_shutdown_from_a_borrowing_loop_is_ignored(pool):
     assert pool.submit(lambda: 1).result(timeout=10) == 1
 
 
-def test_a_task_submitted_while_a_page_is_current_joins_its_lane(pool):
-    # Panel submits a periodic callback's run with no document argument, from inside Bokeh's
-    # callback for that page (its document current): the poll must queue behind a slow click.
-    from panel.io.state import set_curdoc
+
+def test_a_callback_handed_over_with_panels_execute_joins_its_pages_lane(pool):
+    # `pn.state.execute(callback, schedule="thread")` submits a partial that names the page:
+    # the editor's poll goes that way, so it queues behind a slow click of its page.
+    from functools import partial
 
     page, ran, release = Document(), [], threading.Event()
 
@@ -71,9 +72,11 @@ def test_a_task_submitted_while_a_page_is_current_joins_its_lane(pool):
         release.wait(10)
         ran.append("click")
 
+    def execute_on_thread(doc, callback):  # the shape of Panel's state._execute_on_thread
+        callback()
+
     click = pool.submit(slow_click, page)
-    with set_curdoc(page):
-        poll = pool.submit(lambda: ran.append("poll"))
+    poll = pool.submit(partial(execute_on_thread, page, lambda: ran.append("poll")))
     assert pool.submit(lambda: "no page").result(timeout=10) == "no page"  # outside the page: not held up
     assert ran == []
     release.set()

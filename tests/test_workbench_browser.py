@@ -187,6 +187,27 @@ def test_bind_a_variable_and_generate_a_pdf(api_server, page, key, alpha_api):
     page.locator(".dbk-credits", has_text=str(credits - 1)).wait_for()
 
 
+def test_a_burst_of_nudges_is_saved_in_order_and_the_canvas_ends_where_the_server_has_it(
+    api_server, page, key, alpha_api
+):
+    design_id = new_design(alpha_api, "Browser: burst", [add("shape", "Box", {"x": 50, "y": 50, "w": 100, "h": 60})])
+    sign_in(page, api_server, key)
+    open_design(page, api_server, design_id)
+    select(page, "Box")
+
+    def shown_x() -> float:  # in points, from the page's left edge
+        return (box(page, "Box").bounding_box()["x"] - page.locator(".dbk-sheet").bounding_box()["x"]) / scale(
+            page, 595.28
+        )
+
+    for _ in range(6):  # as fast as the keyboard goes: each one a message, none waits for the last
+        page.keyboard.press("Shift+ArrowRight")
+    wait_for(lambda: node(alpha_api, design_id, "Box")["position"]["x"] == 110, "six nudges of 10 pt saved")
+    wait_for(lambda: abs(shown_x() - 110) < 1, "the box where it was saved")
+    page.locator(".dbk-undo button").click()
+    wait_for(lambda: node(alpha_api, design_id, "Box")["position"]["x"] == 100, "one undo: one nudge back")
+
+
 def test_undo_and_redo_in_the_editor(api_server, page, key, alpha_api):
     design_id = new_design(alpha_api, "Browser: undo", [add("shape", "Box", {"x": 50, "y": 50, "w": 100, "h": 60})])
     sign_in(page, api_server, key)

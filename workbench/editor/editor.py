@@ -84,8 +84,7 @@ class Editor:
         self.view = self._layout()
         self.refresh()
         self._update_credits()
-        # Panel runs the poll in this page's lane too (workbench.ui_threads): never beside a gesture.
-        self._poller = pn.state.add_periodic_callback(self.poll, period=POLL_MS) if poll else None
+        self._poller = pn.state.add_periodic_callback(self._poll_in_lane, period=POLL_MS) if poll else None
 
     # -- layout ------------------------------------------------------------------------
 
@@ -233,6 +232,12 @@ class Editor:
             self.credits.object = f"**Credits:** {self.session.credits()}"
         except ApiError as error:
             self.credits.object = f"Credits: unavailable ({error.code})"
+
+    async def _poll_in_lane(self) -> None:
+        # Panel would run a plain periodic callback on any free thread, beside a gesture of this
+        # page; handed over with the page's document it joins the page's lane (ui_threads). In a
+        # notebook there is no pool: the kernel's loop runs every callback, one at a time.
+        pn.state.execute(self.poll, schedule="thread" if pn.config.nthreads else False)
 
     def poll(self) -> None:
         """Show what another client saved (REST, MCP, another tab)."""
