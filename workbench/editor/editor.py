@@ -205,7 +205,7 @@ class Editor:
             client=self.client,
             apply=self.apply,
             run=self._run_from_panel,
-            add=self.add,
+            add=lambda element_type, **data: self.run(lambda: self.add(element_type, **data)),
             show_page=lambda index: self.run(lambda: self.show_page(index)),
             thumbnail=self.thumbnail,
         )

@@ -36,8 +36,8 @@ class PanelContext:
     client: Client
     apply: Callable[[list[dict]], None]  # save one action batch; a refusal is shown to the user
     run: Callable[[Callable[[], Any]], None]  # any other call (an upload); the panel is rebuilt after it
-    add: Callable[..., None]  # add an element of a type to the page shown, and select it
-    show_page: Callable[[int], None]
+    add: Callable[..., None]  # add an element of a type to the page shown, and select it; refusals shown
+    show_page: Callable[[int], None]  # show another page on the canvas
     thumbnail: Callable[[int], bytes]  # a page's preview, small; made again only when the page changed
 
 
@@ -139,7 +139,7 @@ def images_panel(ctx: PanelContext) -> pn.Column:
     for asset in ctx.client.call("list_assets", query={"limit": 50})["items"]:
         thumb = ctx.client.fetch(asset["thumbnailUrl"])
         place = pn.widgets.Button(name="Place", css_classes=["dbk-place"], width=60)
-        place.on_click(lambda e, ref=asset["ref"]: ctx.run(lambda: ctx.add(placed, **{image_field(placed): ref})))
+        place.on_click(lambda e, ref=asset["ref"]: ctx.add(placed, **{image_field(placed): ref}))
         use = pn.widgets.Button(name="Use in selected", width=110, disabled=target is None)
         if target is not None:
             use.on_click(
