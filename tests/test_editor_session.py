@@ -162,3 +162,44 @@ def test_a_burst_of_gestures_in_a_pages_lane_is_saved_in_order_and_the_poll_neve
     assert saved.node_by_name("Other").position.x == 400
     shown = {b["name"]: b["x"] for b in editor.canvas.boxes}
     assert shown == {"Box": 157, "Other": 400}
+
+
+def test_a_batch_that_changes_nothing_is_not_saved(session):
+    session.apply([add("shape", "Box", {"x": 10, "y": 10, "w": 50, "h": 50})])
+    saved_at = session.info["modifiedAt"]
+    same = {"type": "update_element", "args": {"name": "Box", "position": {"x": 10}}}
+    assert session.apply([same]) == []  # what a position field set by the editor itself sends back
+    assert len(session.undo_stack) == 1 and session.info["modifiedAt"] == saved_at
+
+
+def test_an_edit_fetches_again_only_the_preview_of_the_page_it_changed(session):
+    session.apply([{"type": "add_page", "args": {}}])
+    session.apply([add("shape", "Box", {"x": 10, "y": 10, "w": 50, "h": 50})])
+    first, second = session.preview_png(0), session.preview_png(1)
+    session.apply([{"type": "update_element", "args": {"name": "Box", "position": {"x": 200}}}])  # on page 1
+    assert session.preview_png(1) is second  # untouched: not fetched (nor rendered) again
+    assert session.preview_png(0) != first
+
+
+def test_the_variables_panel_binds_every_bindable_type_and_edits_the_field_a_value_fills(session):
+    import panel as pn
+
+    from workbench.editor import Editor
+    from workbench.editor.panels import variables_panel
+
+    session.apply([add("shape", "Badge", {"x": 10, "y": 10, "w": 50, "h": 50}, styles={"fill": "#112233"})])
+    session.apply([add("text", "Greeting", {"x": 10, "y": 100}, {"content": "Hi"})])
+    editor = Editor(session.client, session.design_id, poll=False)
+
+    def widgets():  # the panel as built after the last save
+        return variables_panel(editor.panel_context()).select(pn.widgets.Widget)
+
+    bind = next(w for w in widgets() if isinstance(w, pn.widgets.Checkbox) and w.name.startswith("Badge"))
+    bind.value = True
+    assert "Badge" in DesignSession(session.client, session.design_id).tree.variables  # shapes bind (styles.fill)
+    fill = next(w for w in widgets() if isinstance(w, pn.widgets.TextInput) and w.value == "#112233")
+    fill.value = "#aa0000"
+    assert DesignSession(session.client, session.design_id).tree.node_by_name("Badge").styles.fill == "#aa0000"
+    content = next(w for w in widgets() if isinstance(w, pn.widgets.TextAreaInput) and w.value == "Hi")
+    content.value = "Hello"
+    assert DesignSession(session.client, session.design_id).tree.node_by_name("Greeting").data.content == "Hello"
