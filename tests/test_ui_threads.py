@@ -60,7 +60,6 @@ def test_a_shared_shutdown_from_a_borrowing_loop_is_ignored(pool):
     assert pool.submit(lambda: 1).result(timeout=10) == 1
 
 
-
 def test_a_callback_handed_over_with_panels_execute_joins_its_pages_lane(pool):
     # `pn.state.execute(callback, schedule="thread")` submits a partial that names the page:
     # the editor's poll goes that way, so it queues behind a slow click of its page.

@@ -181,6 +181,7 @@ def test_bind_a_variable_and_generate_a_pdf(api_server, page, key, alpha_api):
     wait_for(lambda: "recipient" in tree(alpha_api, design_id)["variables"], "the bound variable")
     with page.expect_download() as download:
         page.locator(".dbk-generate button").click()
+    assert "/files/" in download.value.url  # the signed URL of the same server, not bytes over the websocket
     pdf = open(download.value.path(), "rb").read()
     assert "Grace Hopper" in " ".join(pdf_text(pdf))
     assert alpha_api.data(alpha_api.get("/me"), 200)["credits"] == credits - 1
