@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from api.service import Service, Settings
@@ -97,3 +99,112 @@ def test_toolbar_names_are_unique(session):
     for _ in range(3):
         session.apply([new_element(session.tree, "shape", 0, (10, 10))])
     assert sorted(n.name for n in session.tree.nodes.values()) == ["Shape 1", "Shape 2", "Shape 3"]
+
+
+@pytest.fixture
+def lanes():
+    """Panel's pool with one lane per page, as `docbench serve` installs it; Panel's default after."""
+    import panel as pn
+
+    from workbench import ui_threads
+
+    ui_threads.install(4)
+    yield
+    pn.config.nthreads = None  # shuts the pool down
+
+
+def test_a_burst_of_gestures_in_a_pages_lane_is_saved_in_order_and_the_poll_never_runs_beside_one(session, lanes):
+    """docs/editor-state.md: every callback of a page, the poll included, runs in its lane."""
+    import threading
+    import time
+
+    import panel as pn
+    from bokeh.document import Document
+    from panel.io.state import set_curdoc
+
+    from workbench.editor import Editor
+
+    session.apply([add("shape", "Box", {"x": 10, "y": 10, "w": 50, "h": 50})])
+    session.apply([add("shape", "Other", {"x": 300, "y": 10, "w": 50, "h": 50})])
+    editor = Editor(session.client, session.design_id, poll=False)
+    box_id = editor.session.tree.node_by_name("Box").id
+    page, spans, done = Document(), [], threading.Event()
+
+    def tick(coroutine):
+        # Run the tick to its end here, in this context (the page current): it awaits nothing.
+        # (Not asyncio.run: another test may have left this thread's loop running.)
+        with pytest.raises(StopIteration):
+            coroutine.send(None)
+
+    def timed(what, run):
+        def task(*args):
+            start = time.perf_counter()
+            run(*args)
+            spans.append((start, time.perf_counter(), what))
+
+        return task
+
+    editor.poll = timed("poll", editor.poll)  # the editor's own poll, its start and end noted
+    gestures = [
+        {"kind": "move", "changes": [{"id": box_id, "x": 100 + i, "y": 20, "w": 50, "h": 50}]} for i in range(8)
+    ]
+    gestures += [{"kind": "nudge", "ids": [box_id], "dx": 10, "dy": 0}] * 5
+    with set_curdoc(page):  # as Panel runs a page's callbacks
+        for index, message in enumerate(gestures):
+            # A browser message: Panel hands the page's document with it.
+            pn.state.execute(partial(timed("gesture", editor.canvas._handle_msg), message), schedule="thread")
+            tick(editor._poll_in_lane())  # the periodic callback's tick
+            if index == 4:  # another client saves meanwhile; a poll picks it up
+                update = {"type": "update_element", "args": {"name": "Other", "position": {"x": 400}}}
+                session.client.call("patch_design_tree", {"designId": session.design_id}, {"actions": [update]})
+        pn.state.execute(done.set, schedule="thread")  # last in the lane
+    assert done.wait(60)
+    spans.sort()
+    assert [what for *_, what in spans].count("gesture") == len(gestures) and len(spans) == 2 * len(gestures)
+    assert all(later[0] >= earlier[1] for earlier, later in zip(spans, spans[1:], strict=False)), "callbacks overlapped"
+    saved = DesignSession(session.client, session.design_id).tree
+    assert saved.node_by_name("Box").position.x == 107 + 50  # the last drop, then five nudges of 10
+    assert saved.node_by_name("Other").position.x == 400
+    shown = {b["name"]: b["x"] for b in editor.canvas.boxes}
+    assert shown == {"Box": 157, "Other": 400}
+
+
+def test_a_batch_that_changes_nothing_is_not_saved(session):
+    session.apply([add("shape", "Box", {"x": 10, "y": 10, "w": 50, "h": 50})])
+    saved_at = session.info["modifiedAt"]
+    same = {"type": "update_element", "args": {"name": "Box", "position": {"x": 10}}}
+    assert session.apply([same]) == []  # what a position field set by the editor itself sends back
+    assert len(session.undo_stack) == 1 and session.info["modifiedAt"] == saved_at
+
+
+def test_an_edit_fetches_again_only_the_preview_of_the_page_it_changed(session):
+    session.apply([{"type": "add_page", "args": {}}])
+    session.apply([add("shape", "Box", {"x": 10, "y": 10, "w": 50, "h": 50})])
+    first, second = session.preview_png(0), session.preview_png(1)
+    session.apply([{"type": "update_element", "args": {"name": "Box", "position": {"x": 200}}}])  # on page 1
+    assert session.preview_png(1) is second  # untouched: not fetched (nor rendered) again
+    assert session.preview_png(0) != first
+
+
+def test_the_variables_panel_binds_every_bindable_type_and_edits_the_field_a_value_fills(session):
+    import panel as pn
+
+    from workbench.editor import Editor
+    from workbench.editor.panels import variables_panel
+
+    session.apply([add("shape", "Badge", {"x": 10, "y": 10, "w": 50, "h": 50}, styles={"fill": "#112233"})])
+    session.apply([add("text", "Greeting", {"x": 10, "y": 100}, {"content": "Hi"})])
+    editor = Editor(session.client, session.design_id, poll=False)
+
+    def widgets():  # the panel as built after the last save
+        return variables_panel(editor.panel_context()).select(pn.widgets.Widget)
+
+    bind = next(w for w in widgets() if isinstance(w, pn.widgets.Checkbox) and w.name.startswith("Badge"))
+    bind.value = True
+    assert "Badge" in DesignSession(session.client, session.design_id).tree.variables  # shapes bind (styles.fill)
+    fill = next(w for w in widgets() if isinstance(w, pn.widgets.TextInput) and w.value == "#112233")
+    fill.value = "#aa0000"
+    assert DesignSession(session.client, session.design_id).tree.node_by_name("Badge").styles.fill == "#aa0000"
+    content = next(w for w in widgets() if isinstance(w, pn.widgets.TextAreaInput) and w.value == "Hi")
+    content.value = "Hello"
+    assert DesignSession(session.client, session.design_id).tree.node_by_name("Greeting").data.content == "Hello"

@@ -211,13 +211,14 @@ def test_the_inline_editor_saves_its_edits_and_shows_changes_made_in_code(wb):
     assert "application/vnd.holoviews_exec.v0+json" in bundle  # what JupyterLab renders (test_notebook_editor)
     editor = inline.editor
     box = next(b for b in editor.canvas.boxes if b["name"] == "name")
-    editor.canvas.edit = {"seq": 1, "kind": "move", "changes": [{**box, "x": 120, "y": 60}]}  # a drag on the canvas
+    editor.canvas._handle_msg({"kind": "move", "changes": [{**box, "x": 120, "y": 60}]})  # a drag on the canvas
     moved = design.tree.node_by_name("name").position
-    assert (moved.x, moved.y) == (120, 60) and editor.canvas.applied == 1
+    shown = next(b for b in editor.canvas.boxes if b["name"] == "name")  # what the browser is sent back
+    assert (moved.x, moved.y) == (120, 60) and (shown["x"], shown["y"]) == (120, 60)
     design.update_element("name", position={"x": 200})  # from code, while the editor is open
     editor.poll()
     assert next(b for b in editor.canvas.boxes if b["name"] == "name")["x"] == 200
-    editor.canvas.edit = {"seq": 2, "kind": "undo"}  # back to before the editor's move
+    editor.canvas._handle_msg({"kind": "undo"})  # back to before the editor's move
     assert design.tree.node_by_name("name").position.x == 40
 
 

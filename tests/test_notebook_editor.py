@@ -168,6 +168,12 @@ def test_the_inline_editor_renders_in_jupyter_and_an_edit_reaches_the_kernel(jup
     run_cell(page, 2)
     wait_for(lambda: hello.bounding_box()["x"] > left + 50, "the change from code in the editor", timeout=30)
 
+    # Generate: the embedded service serves no /files URL, so the PDF comes as a data: URL.
+    with page.expect_download() as download:
+        page.locator(".dbk-generate button").click()
+    assert download.value.url.startswith("data:application/pdf;base64,")
+    assert open(download.value.path(), "rb").read().startswith(b"%PDF")
+
     page.close()  # before Jupyter stops, so its page logs no lost connection
     if jupyter.app == "notebook":
         # Notebook 7.6's shortcut settings fail on opening any notebook, one with `1+1` in it too.

@@ -58,3 +58,27 @@ def test_a_failing_task_reaches_its_future_and_the_lane_goes_on(pool):
 def test_a_shared_shutdown_from_a_borrowing_loop_is_ignored(pool):
     pool.shutdown()  # what asyncio does to its default executor when a loop closes
     assert pool.submit(lambda: 1).result(timeout=10) == 1
+
+
+def test_a_callback_handed_over_with_panels_execute_joins_its_pages_lane(pool):
+    # `pn.state.execute(callback, schedule="thread")` submits a partial that names the page:
+    # the editor's poll goes that way, so it queues behind a slow click of its page.
+    from functools import partial
+
+    page, ran, release = Document(), [], threading.Event()
+
+    def slow_click(doc):
+        release.wait(10)
+        ran.append("click")
+
+    def execute_on_thread(doc, callback):  # the shape of Panel's state._execute_on_thread
+        callback()
+
+    click = pool.submit(slow_click, page)
+    poll = pool.submit(partial(execute_on_thread, page, lambda: ran.append("poll")))
+    assert pool.submit(lambda: "no page").result(timeout=10) == "no page"  # outside the page: not held up
+    assert ran == []
+    release.set()
+    click.result(timeout=10)
+    poll.result(timeout=10)
+    assert ran == ["click", "poll"]

@@ -181,10 +181,32 @@ def test_bind_a_variable_and_generate_a_pdf(api_server, page, key, alpha_api):
     wait_for(lambda: "recipient" in tree(alpha_api, design_id)["variables"], "the bound variable")
     with page.expect_download() as download:
         page.locator(".dbk-generate button").click()
+    assert "/files/" in download.value.url  # the signed URL of the same server, not bytes over the websocket
     pdf = open(download.value.path(), "rb").read()
     assert "Grace Hopper" in " ".join(pdf_text(pdf))
     assert alpha_api.data(alpha_api.get("/me"), 200)["credits"] == credits - 1
     page.locator(".dbk-credits", has_text=str(credits - 1)).wait_for()
+
+
+def test_a_burst_of_nudges_is_saved_in_order_and_the_canvas_ends_where_the_server_has_it(
+    api_server, page, key, alpha_api
+):
+    design_id = new_design(alpha_api, "Browser: burst", [add("shape", "Box", {"x": 50, "y": 50, "w": 100, "h": 60})])
+    sign_in(page, api_server, key)
+    open_design(page, api_server, design_id)
+    select(page, "Box")
+
+    def shown_x() -> float:  # in points, from the page's left edge
+        return (box(page, "Box").bounding_box()["x"] - page.locator(".dbk-sheet").bounding_box()["x"]) / scale(
+            page, 595.28
+        )
+
+    for _ in range(6):  # as fast as the keyboard goes: each one a message, none waits for the last
+        page.keyboard.press("Shift+ArrowRight")
+    wait_for(lambda: node(alpha_api, design_id, "Box")["position"]["x"] == 110, "six nudges of 10 pt saved")
+    wait_for(lambda: abs(shown_x() - 110) < 1, "the box where it was saved")
+    page.locator(".dbk-undo button").click()
+    wait_for(lambda: node(alpha_api, design_id, "Box")["position"]["x"] == 100, "one undo: one nudge back")
 
 
 def test_undo_and_redo_in_the_editor(api_server, page, key, alpha_api):

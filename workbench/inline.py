@@ -11,7 +11,7 @@ from typing import Any
 
 import panel as pn
 
-from .client import Client
+from .client import Client, LocalClient
 from .editor import Editor
 
 _loaded = threading.Event()
@@ -33,7 +33,9 @@ class InlineEditor:
 
     def __init__(self, client: Client, design_id: str, height: int = 820):
         load_extension()
-        self.editor = Editor(client, design_id, home=None)
+        # An embedded service serves no HTTP, so its signed /files URLs reach no browser: a generated
+        # PDF comes to the page as a data: URL. Over REST the server's own URL does.
+        self.editor = Editor(client, design_id, home=None, files_served=not isinstance(client, LocalClient))
         self.view = pn.Column(self.editor, height=height, sizing_mode="stretch_width", css_classes=["dbk-inline"])
 
     def __panel__(self) -> pn.viewable.Viewable:

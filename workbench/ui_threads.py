@@ -1,11 +1,19 @@
-"""Browser events handled off the server's loop, but in the order each page sent them.
+"""Each browser page's lane: its callbacks run one at a time, in the order they arrived.
 
-With `pn.config.nthreads`, Panel hands every widget change and event to a thread pool, so a
-slow callback never stalls the REST API on the same loop. But each lands on whichever thread
-is free: a click on "Generate" could run before the text typed just before it was saved.
-This pool keeps one lane per Bokeh document (one browser page): a page's tasks run one at a
-time in the order they were submitted, while different pages still run side by side. Tasks
-that name no document (periodic callbacks, `onload`, Bokeh's own offloading) run unordered.
+With `pn.config.nthreads`, Panel hands every widget change and browser event to a thread
+pool, so a slow callback never stalls the REST API on the same loop. But each lands on
+whichever thread is free: a click on "Generate" could run before the text typed just
+before it was saved. This pool keeps one lane per Bokeh document (one browser page): a
+page's tasks run one at a time in the order they were submitted, while different pages
+still run side by side.
+
+A task belongs to the page whose document Panel hands it: as an argument (widget changes,
+browser events and messages, `onload`) or inside the `functools.partial` it submits
+(`pn.state.execute(callback, schedule="thread")`). A periodic callback names no document
+when Panel submits it, so a page's periodic work enters its lane through
+`pn.state.execute(..., schedule="thread")` (the editor's poll does). Tasks of no page
+(Bokeh's own offloading of its document-locked callbacks, HTTP handlers) run unordered.
+docs/editor-state.md explains why the lane lives here, in Panel's pool.
 """
 
 from __future__ import annotations
@@ -13,9 +21,17 @@ from __future__ import annotations
 import threading
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 from bokeh.document import Document
+
+
+def page_of(fn: Any, args: tuple) -> Document | None:
+    """The page a task belongs to: the document among its arguments or its partial's, if any."""
+    if isinstance(fn, partial):
+        args = (*fn.args, *args)
+    return next((a for a in args if isinstance(a, Document)), None)
 
 
 class PagesInOrder(ThreadPoolExecutor):
@@ -25,7 +41,7 @@ class PagesInOrder(ThreadPoolExecutor):
         self._guard = threading.Lock()
 
     def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future:
-        page = next((a for a in args if isinstance(a, Document)), None)
+        page = page_of(fn, args)
         if page is None:
             return super().submit(fn, *args, **kwargs)
         future: Future = Future()
@@ -61,7 +77,7 @@ class PagesInOrder(ThreadPoolExecutor):
 
 
 def install(threads: int) -> None:
-    """Make Panel use `threads` threads with each page's events in order (once per process)."""
+    """Make Panel use `threads` threads with each page's callbacks in its lane (once per process)."""
     import panel as pn
     from panel.io.state import state
 

@@ -1,7 +1,9 @@
 // The page canvas: the engine's PNG preview under interactive element boxes.
 // Plain ESM, no imports: the workbench must work offline. Boxes are reused by id and
-// never redrawn during a drag (that would drop the pointer capture); the model is
-// written once, on pointerup, as one `edit` that Python turns into an action batch.
+// never redrawn during a drag (that would drop the pointer capture). Each gesture is sent
+// once, on pointerup or keydown, as one message that Python turns into an action batch;
+// the server's boxes are the truth, and what this page shows before they come back is only
+// a guess (docs/editor-state.md).
 
 const HANDLES = {
   free: ["nw", "n", "ne", "e", "se", "s", "sw", "w"],
@@ -32,7 +34,6 @@ export function render({ model, el }) {
   const nodes = new Map();
   const guides = [];
   let gesture = null; // {kind: "move"|"resize"|"band", ...}
-  let seq = 0;
   let clipboard = [];
   let painted = 0;
 
@@ -45,20 +46,23 @@ export function render({ model, el }) {
     return tall > 100 ? Math.min(byWidth, tall / model.page_height) : byWidth;
   };
   const selected = () => new Set(model.selection);
-  // Where boxes were sent but their edit has not been applied yet (Python echoes the
-  // edit's seq in `applied`): quick repeated nudges and drags start from there, not from
-  // an older saved position.
-  const pending = new Map();
-  const boxById = (id) => (pending.get(id) || {}).box || model.boxes.find((b) => b.id === id);
+  // Boxes shown where this page moved them, until the server's boxes come back: a drag
+  // started meanwhile starts from what the person sees.
+  const shown = new Map();
+  const boxById = (id) => shown.get(id) || model.boxes.find((b) => b.id === id);
+  function show(changes) {
+    const s = scale();
+    for (const change of changes) {
+      const box = { ...boxById(change.id), ...change };
+      shown.set(change.id, box);
+      const node = nodes.get(change.id);
+      if (node) place(node, box, s);
+    }
+  }
 
   function send(kind, payload) {
-    seq += 1;
-    const id = Date.now() * 1000 + seq;
-    for (const change of payload.changes || []) {
-      pending.set(change.id, { seq: id, box: { ...boxById(change.id), ...change } });
-    }
     root.dataset.editAt = String(performance.now());
-    model.edit = { seq: id, kind, ...payload };
+    model.send_msg({ kind, ...payload });
   }
   function select(ids) {
     model.selection = [...ids];
@@ -106,7 +110,8 @@ export function render({ model, el }) {
     if (img.getAttribute("src") !== model.image && model.image) img.src = model.image;
     const chosen = selected();
     const seen = new Set();
-    for (const box of model.boxes) {
+    for (const saved of model.boxes) {
+      const box = shown.get(saved.id) || saved;
       let node = nodes.get(box.id);
       if (!node) {
         node = makeNode(box);
@@ -264,9 +269,9 @@ export function render({ model, el }) {
     if (done.result) {
       // The boxes stay where they were dropped until the saved tree comes back.
       const round = (v) => Math.round(v * 100) / 100;
-      send(done.kind === "move" ? "move" : "resize", {
-        changes: done.result.map((r) => ({ id: r.id, x: round(r.x), y: round(r.y), w: round(r.w), h: round(r.h) })),
-      });
+      const changes = done.result.map((r) => ({ id: r.id, x: round(r.x), y: round(r.y), w: round(r.w), h: round(r.h) }));
+      show(changes);
+      send(done.kind === "move" ? "move" : "resize", { changes });
     } else {
       sync();
     }
@@ -307,7 +312,12 @@ export function render({ model, el }) {
     if (arrows[e.key] && ids.length) {
       const [dx, dy] = arrows[e.key];
       const moving = ids.map(boxById).filter((b) => b && !b.locked);
-      if (moving.length) send("move", { changes: moving.map((b) => ({ id: b.id, x: b.x + dx, y: b.y + dy, w: b.w, h: b.h })) });
+      if (moving.length) {
+        // A nudge is relative: the server moves the saved element, so quick presses add up
+        // whatever this page was showing when each was pressed.
+        show(moving.map((b) => ({ id: b.id, x: b.x + dx, y: b.y + dy })));
+        send("nudge", { ids: moving.map((b) => b.id), dx, dy });
+      }
     } else if ((e.key === "Delete" || e.key === "Backspace") && ids.length) {
       send("delete", { ids });
     } else if (mod && e.key.toLowerCase() === "c" && ids.length) {
@@ -328,11 +338,15 @@ export function render({ model, el }) {
     e.preventDefault();
   });
 
-  model.on("applied", () => {
-    for (const [id, entry] of pending) if (entry.seq <= model.applied) pending.delete(id);
+  // The server's boxes replace whatever this page guessed; so does its word that a gesture
+  // saved nothing (refused, or on locked elements).
+  const reconcile = () => {
+    shown.clear();
     sync();
-  });
-  for (const name of ["boxes", "selection", "image", "zoom", "page_width", "page_height"]) model.on(name, sync);
+  };
+  model.on("boxes", reconcile);
+  model.on("msg:custom", (msg) => msg && msg.redraw && reconcile());
+  for (const name of ["selection", "image", "zoom", "page_width", "page_height"]) model.on(name, sync);
   new ResizeObserver(() => model.zoom > 0 || sync()).observe(root);
   sync();
 }

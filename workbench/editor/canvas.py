@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import panel as pn
 import param
@@ -11,8 +13,12 @@ STYLE = Path(__file__).with_name("editor.css").read_text()
 
 
 class Canvas(pn.custom.JSComponent):
-    """Python side of the canvas. `edit` carries one gesture from the browser (move,
-    resize, delete, paste, undo, redo); the editor turns it into an action batch.
+    """Python side of the canvas (docs/editor-state.md).
+
+    The server writes what the page shows (`boxes`, `image`, the page size) and nothing
+    else; the browser owns the view (`selection`, `zoom`). Each gesture (move, resize,
+    nudge, delete, paste, undo, redo) comes as one message, handed to `on_gesture` in the
+    page's lane, in the order the browser sent them.
 
     Trial notes: a param named `background` is never synced, and list params sync only
     when a new list is assigned, so every update assigns a fresh list.
@@ -25,8 +31,19 @@ class Canvas(pn.custom.JSComponent):
     selection = param.List(default=[], doc="selected element ids")
     zoom = param.Number(default=0, doc="pixels per point; 0 fits the page into the view")
     fit_scale = param.Number(default=1, doc="pixels per point when fitted, measured by the browser")
-    edit = param.Dict(default={}, doc="the last gesture, written by the browser")
-    applied = param.Integer(default=0, doc="the seq of the last gesture handled (saved or refused)")
 
     _esm = Path(__file__).with_name("canvas.js")
     _stylesheets = [STYLE]
+
+    def __init__(self, on_gesture: Callable[[dict], None] | None = None, **params: Any):
+        super().__init__(**params)
+        self.on_gesture = on_gesture
+
+    def _handle_msg(self, msg: Any) -> None:
+        if isinstance(msg, dict) and self.on_gesture is not None:
+            self.on_gesture(msg)
+
+    def redraw(self) -> None:
+        """Ask the browser to draw the boxes it holds again: a gesture that saved nothing
+        (refused, or on locked elements) leaves no new boxes to put the dropped ones back."""
+        self._send_msg({"redraw": True})

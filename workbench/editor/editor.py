@@ -2,79 +2,89 @@
 
 It talks to the service only through a `Client` (in-process in the workbench server,
 REST or in-process in a notebook), and only in action batches (`DesignSession`).
+
+docs/editor-state.md is its state model: the saved tree is the truth and the page only
+shows it; the browser's gestures come as messages; every callback of a page, the poll
+included, runs in that page's lane (one at a time, in arrival order), so nothing here
+takes a lock or guards against a callback running beside another.
 """
 
 from __future__ import annotations
 
 import base64
 import logging
-import threading
+from pathlib import Path
 from typing import Any
 
 import panel as pn
-import param
 
 from api.errors import ApiError
+from api.images.processing import fitted_png
 from api.renderers import TaskCancelled
 
 from ..client import Client
 from . import geometry
 from .canvas import Canvas
-from .panels import document_panel, images_panel, pages_panel, variables_panel
+from .panels import SIDE_PANELS, PanelContext, image_field
 from .pickers import LayerList
 from .properties import element_form
-from .session import DesignSession
+from .session import DesignSession, page_content
 from .text import text
 
 log = logging.getLogger("docbench.editor")
 POLL_MS = 1000  # spec'd: a change made over the API shows within 2 s
+THUMBNAIL_SIDE = 120
 
 
 class Download(pn.custom.JSComponent):
-    """Starts a browser download of `href` (a data: URL) whenever it changes."""
+    """Starts a browser download of a file each time `start` is called."""
 
-    href = param.String(default="")
-    filename = param.String(default="document.pdf")
+    _esm = Path(__file__).with_name("download.js")
 
-    _esm = """
-export function render({ model, el }) {
-  model.on("href", () => {
-    if (!model.href) return;
-    const a = document.createElement("a");
-    a.href = model.href; a.download = model.filename; a.style.display = "none";
-    el.append(a); a.click(); a.remove();
-  });
-}"""
+    def start(self, href: str, filename: str) -> None:
+        # A message, not a param: the same PDF generated twice is two downloads.
+        self._send_msg({"href": href, "filename": filename})
 
 
 class Editor:
-    def __init__(self, client: Client, design_id: str, poll: bool = True, home: str | None = "./"):
-        """`home` is where "← Designs" leads (the gallery); None for no link, as inline in Jupyter."""
+    def __init__(
+        self,
+        client: Client,
+        design_id: str,
+        poll: bool = True,
+        home: str | None = "./",
+        files_served: bool = True,
+    ):
+        """`home` is where "← Designs" leads (the gallery); None for no link, as inline in Jupyter.
+        `files_served`: whether the signed `/files` URLs the API returns reach the browser. They do
+        in the workbench (the same server) and over REST; an embedded service in a notebook serves
+        no HTTP, so there a generated PDF reaches the browser as a data: URL instead."""
         self.client = client
         self.home = home
+        self.files_served = files_served
         self.session = DesignSession(client, design_id)
         self.page = 0
-        self._lock = threading.RLock()
-        self._form_key: tuple | None = None
-        self._syncing = False
-        self._gesture_seq = 0
+        self._form_shows: str | None = None  # the element (position aside) the properties form was built for
+        self._thumbnails: dict[str, bytes] = {}  # fitted page previews by page content
         self.status = pn.pane.Alert("", alert_type="light", visible=False, sizing_mode="stretch_width", margin=(0, 10))
-        self.canvas = Canvas(sizing_mode="stretch_both", min_height=520, css_classes=["dbk-canvas-host"])
+        self.canvas = Canvas(
+            on_gesture=self.gesture, sizing_mode="stretch_both", min_height=520, css_classes=["dbk-canvas-host"]
+        )
         self.layers = LayerList(sizing_mode="stretch_width")
         self.properties = pn.Column(sizing_mode="stretch_width", css_classes=["dbk-properties-host"])
         self.download = Download(height=0, width=0, margin=0)
         self.credits = pn.pane.Markdown("", css_classes=["dbk-credits"], margin=(8, 10))
         self.side = pn.Tabs(dynamic=True, sizing_mode="stretch_width")
-        self.canvas.param.watch(self._on_gesture, "edit")
         self.canvas.param.watch(self._on_selection, "selection")
-        self.layers.param.watch(self._on_gesture, "edit")
+        # The layer list still sends its edits as a param (pickers.py); they are gestures all the same.
+        self.layers.param.watch(lambda event: self.gesture(event.new or {}), "edit")
         self.layers.param.watch(self._on_layer_selection, "selection")
         self.side.param.watch(lambda e: self._refresh_side(), "active")
         self.session.listeners.append(self.refresh)
         self.view = self._layout()
         self.refresh()
         self._update_credits()
-        self._poller = pn.state.add_periodic_callback(self.poll, period=POLL_MS) if poll else None
+        self._poller = pn.state.add_periodic_callback(self._poll_in_lane, period=POLL_MS) if poll else None
 
     # -- layout ------------------------------------------------------------------------
 
@@ -108,8 +118,8 @@ class Editor:
             css_classes=["dbk-header"],
         )
         adders = [
-            self._button(f"+ {geometry.TITLES[kind]}", lambda kind=kind: self.add(kind), f"dbk-add-{kind}")
-            for kind in geometry.DEFAULTS
+            self._button(f"+ {title}", lambda kind=kind: self.add(kind), f"dbk-add-{kind}")
+            for kind, title in geometry.element_kinds()
         ]
         shortcuts = pn.pane.HTML(
             "<small>Arrows nudge (Shift: 10 pt) · Delete · Ctrl+C / Ctrl+V · Ctrl+Z / Ctrl+Shift+Z · "
@@ -118,13 +128,12 @@ class Editor:
             sizing_mode="stretch_width",  # wraps where the editor is narrow, as in a notebook
         )
         toolbar = pn.Row(*adders, shortcuts, sizing_mode="stretch_width", css_classes=["dbk-toolbar"])
-        self.side[:] = [
-            ("Layers", pn.Column(self.layers, sizing_mode="stretch_width")),
-            ("Pages", pn.Column(sizing_mode="stretch_width")),
-            ("Images", pn.Column(sizing_mode="stretch_width")),
-            ("Variables", pn.Column(sizing_mode="stretch_width")),
-            ("Document", pn.Column(sizing_mode="stretch_width")),
+        # Each tab with what fills it: the layer list lives on; the other panels are built
+        # from the tree when shown (`_refresh_side`).
+        self._tabs = [("Layers", pn.Column(self.layers, sizing_mode="stretch_width"), None)] + [
+            (title, pn.Column(sizing_mode="stretch_width"), builder) for title, builder in SIDE_PANELS
         ]
+        self.side[:] = [(title, holder) for title, holder, _ in self._tabs]
         left = pn.Column(self.side, width=300, css_classes=["dbk-left"])
         right = pn.Column(self.properties, width=320, css_classes=["dbk-right"], scroll=True, height=760)
         body = pn.Row(left, self.canvas, right, sizing_mode="stretch_both")
@@ -140,26 +149,23 @@ class Editor:
         current = self.canvas.zoom or self.canvas.fit_scale
         self.canvas.zoom = max(0.2, min(6.0, current * factor))
 
-    # -- refreshing --------------------------------------------------------------------
+    # -- showing the saved tree ------------------------------------------------------------
 
     def refresh(self) -> None:
+        """Show the session's tree: after every save, undo, reload or page switch."""
         tree = self.session.tree
         self.page = min(self.page, len(tree.pages) - 1)
         page = tree.pages[self.page]
         boxes = geometry.boxes(tree, self.page)
         ids = {b["id"] for b in boxes}
-        update: dict[str, Any] = {}
-        # Write the selection back only when elements left it: a click in the browser can arrive
-        # while this runs on another thread, and writing back what was read here would undo it.
-        if any(i not in ids for i in self.canvas.selection):
-            update["selection"] = [i for i in self.canvas.selection if i in ids]
+        # The selection is the browser's; this only drops elements that are gone (an equal list is
+        # not sent, so a click the lane has not reached yet is not undone).
         self.canvas.param.update(
             page_width=page.width,
             page_height=page.height,
             boxes=boxes,
             image=self.session.preview_data_url(self.page),
-            applied=self._gesture_seq,  # in the same message as the boxes it produced
-            **update,
+            selection=[i for i in self.canvas.selection if i in ids],
         )
         self.layers.layers = [{k: b[k] for k in ("id", "name", "type", "hidden", "locked")} for b in boxes]
         if self._name.value != self.session.name:
@@ -168,37 +174,58 @@ class Editor:
         self._refresh_side()
 
     def _refresh_properties(self) -> None:
-        selected = [self.session.tree.nodes[i] for i in self.canvas.selection if i in self.session.tree.nodes]
+        selected = self._selected()
         if len(selected) != 1:
-            key = ("none", len(selected))
-            if key != self._form_key:
-                text = "Select an element to edit it." if not selected else f"{len(selected)} elements selected."
-                self.properties[:] = [pn.pane.Markdown(text, css_classes=["dbk-hint"])]
-            self._form_key = key
+            shows = f"{len(selected)} selected"
+            if shows != self._form_shows:
+                hint = "Select an element to edit it." if not selected else f"{len(selected)} elements selected."
+                self.properties[:] = [pn.pane.Markdown(hint, css_classes=["dbk-hint"])]
+                self._form_shows = shows
             return
         node = selected[0]
-        key = ("node", node.model_dump_json(exclude={"position"}))
-        if key != self._form_key:
-            self.properties[:] = [element_form(node, self._form_edit)]
-            self._form_key = key
+        shows = node.model_dump_json(exclude={"position"})
+        if shows != self._form_shows:
+            self.properties[:] = [element_form(node, self.apply)]
+            self._form_shows = shows
             return
-        # Same element, moved or resized: refresh the position fields only.
-        self._syncing = True
-        try:
-            for field, widget in getattr(self.properties[0], "position_widgets", {}).items():
-                widget.value = getattr(node.position, field)
-        finally:
-            self._syncing = False
+        # The same element, moved or resized: only its position fields change (rebuilding the form
+        # costs the browser more than the preview). The edits these settings send save nothing.
+        for field, widget in getattr(self.properties[0], "position_widgets", {}).items():
+            widget.value = getattr(node.position, field)
 
-    def _form_edit(self, actions: list[dict]) -> None:
-        if not self._syncing:  # a value we set ourselves is not an edit
-            self.apply(actions)
+    def _selected(self) -> list[Any]:
+        nodes = self.session.tree.nodes
+        return [nodes[i] for i in self.canvas.selection if i in nodes]
+
+    def panel_context(self) -> PanelContext:
+        return PanelContext(
+            tree=self.session.tree,
+            page=self.page,
+            selection=tuple(node.id for node in self._selected()),
+            client=self.client,
+            apply=self.apply,
+            run=self._run_from_panel,
+            add=lambda element_type, **data: self.run(lambda: self.add(element_type, **data)),
+            show_page=lambda index: self.run(lambda: self.show_page(index)),
+            thumbnail=self.thumbnail,
+        )
 
     def _refresh_side(self) -> None:
-        builders = [None, pages_panel, images_panel, variables_panel, document_panel]
-        index = self.side.active
-        if builders[index] is not None:
-            self.side[index].objects = [builders[index](self)]
+        _, holder, builder = self._tabs[self.side.active]
+        if builder is not None:
+            holder.objects = [builder(self.panel_context())]
+
+    def _run_from_panel(self, action: Any) -> None:
+        """A panel's own action (an upload, a new placeholder): run, then the panel shows its result."""
+        self.run(action)
+        self._refresh_side()
+
+    def thumbnail(self, index: int) -> bytes:
+        """Page `index`'s preview fitted for the pages panel; made again only when the page changed."""
+        key = page_content(self.session.tree, index)
+        if key not in self._thumbnails:
+            self._thumbnails[key] = fitted_png(self.session.preview_png(index), THUMBNAIL_SIDE)
+        return self._thumbnails[key]
 
     def _update_credits(self) -> None:
         try:
@@ -206,13 +233,18 @@ class Editor:
         except ApiError as error:
             self.credits.object = f"Credits: unavailable ({error.code})"
 
+    async def _poll_in_lane(self) -> None:
+        # Panel would run a plain periodic callback on any free thread, beside a gesture of this
+        # page; handed over with the page's document it joins the page's lane (ui_threads). In a
+        # notebook there is no pool: the kernel's loop runs every callback, one at a time.
+        pn.state.execute(self.poll, schedule="thread" if pn.config.nthreads else False)
+
     def poll(self) -> None:
         """Show what another client saved (REST, MCP, another tab)."""
-        with self._lock:
-            try:
-                self.session.changed_elsewhere()
-            except ApiError as error:
-                log.info("poll failed: %s", error.message)
+        try:
+            self.session.changed_elsewhere()
+        except ApiError as error:
+            log.info("poll failed: %s", error.message)
 
     def stop(self) -> None:
         """Stop polling (the page's session ended)."""
@@ -223,24 +255,20 @@ class Editor:
 
     def run(self, action: Any) -> Any:
         """Run one user action; a refusal becomes a message, never a traceback."""
-        with self._lock:
-            # Clear the last message first: a message the action itself shows ("Generated …") stays.
-            self.status.visible = False
-            try:
-                result = action()
-            except ApiError as error:
-                self.say(error.message, "danger")
-                return None
-            except TaskCancelled:  # the tab closed while a render was waiting: nobody to tell
-                return None
-            except ValueError as error:
-                self.say(str(error), "danger")
-                return None
-            except Exception:  # a bug of ours: logged with its traceback, shown as one sentence
-                log.exception("editor action failed")
-                self.say("Something went wrong on our side; the design was not changed.", "danger")
-                return None
-            return result
+        # Clear the last message first: a message the action itself shows ("Generated …") stays.
+        self.status.visible = False
+        try:
+            return action()
+        except ApiError as error:
+            self.say(error.message, "danger")
+        except TaskCancelled:  # the tab closed while a render was waiting: nobody to tell
+            pass
+        except ValueError as error:
+            self.say(str(error), "danger")
+        except Exception:  # a bug of ours: logged with its traceback, shown as one sentence
+            log.exception("editor action failed")
+            self.say("Something went wrong on our side; the design was not changed.", "danger")
+        return None
 
     def say(self, message: str, kind: str = "info") -> None:
         self.status.param.update(object=text(message), alert_type=kind, visible=True)
@@ -260,8 +288,9 @@ class Editor:
         page = self.session.tree.pages[self.page]
         offset = 12 * (len(page.elements) % 8)
         at = (round(page.width * 0.2 + offset, 2), round(page.height * 0.2 + offset, 2))
-        if element_type == "image" and "src" not in data:
-            data["src"] = self._placeholder_ref()
+        field = image_field(element_type)
+        if field is not None and field not in data:  # a new image shows a placeholder until one is chosen
+            data[field] = self._placeholder_ref()
         action = geometry.new_element(self.session.tree, element_type, self.page, at, **data)
         results = self.session.apply([action])
         self.canvas.selection = [r["data"]["id"] for r in results if "id" in r.get("data", {})]
@@ -271,9 +300,11 @@ class Editor:
         return asset["ref"]
 
     def generate(self) -> None:
-        filename, pdf = self.session.generate()
-        self.download.filename = filename
-        self.download.href = "data:application/pdf;base64," + base64.b64encode(pdf).decode()
+        generated = self.session.generate()
+        filename, url = generated["filename"], generated["downloadUrl"]
+        if not self.files_served:
+            url = "data:application/pdf;base64," + base64.b64encode(self.client.fetch(url)).decode()
+        self.download.start(url, filename)
         self._update_credits()
         self.say(f"Generated {filename} (1 credit).", "success")
 
@@ -286,37 +317,31 @@ class Editor:
         if list(self.canvas.selection) != list(event.new):
             self.canvas.selection = list(event.new)
 
-    def _on_gesture(self, event: Any) -> None:
-        edit = event.new or {}
-        log.debug("gesture %s", edit.get("kind"))
-        seq = edit.get("seq") if event.obj is self.canvas else None
+    def gesture(self, message: dict) -> None:
+        """One gesture from the canvas or the layer list, saved as one action batch."""
+        kind = message.get("kind")
+        log.debug("gesture %s", kind)
         handlers = {
-            "move": lambda: self._place(edit["changes"], resized=False),
-            "resize": lambda: self._place(edit["changes"], resized=True),
-            "delete": lambda: self._delete(edit["ids"]),
-            "paste": lambda: self._paste(edit["ids"]),
+            "move": lambda: self._place(message["changes"], resized=False),
+            "resize": lambda: self._place(message["changes"], resized=True),
+            "nudge": lambda: self._nudge(message["ids"], float(message["dx"]), float(message["dy"])),
+            "delete": lambda: self._delete(message["ids"]),
+            "paste": lambda: self._paste(message["ids"]),
             "undo": self.undo,
             "redo": self.redo,
-            "toggle": lambda: self._toggle(edit["id"], edit["flag"]),
+            "toggle": lambda: self._toggle(message["id"], message["flag"]),
             "reorder": lambda: self.session.apply(
-                [{"type": "reorder_element", "args": {"id": edit["id"], "to": int(edit["to"])}}]
+                [{"type": "reorder_element", "args": {"id": message["id"], "to": int(message["to"])}}]
             ),
         }
-        handler = handlers.get(edit.get("kind"))
-        with self._lock:
-            if isinstance(seq, int):
-                # Panel may hand one session's events to different threads, so they can arrive
-                # out of order; a gesture older than one already handled is stale (positions
-                # are absolute: the newer gesture already holds the result).
-                if seq <= self._gesture_seq:
-                    return
-                self._gesture_seq = seq
-            if handler is not None:
-                self.run(handler)
-            # A saved edit reports its seq with the new boxes (refresh); a refused or empty
-            # one reports it here, so the browser drops its unsaved positions either way.
-            if isinstance(seq, int) and self.canvas.applied != seq:
-                self.canvas.applied = seq
+        handler = handlers.get(kind)
+        before = self.session.tree
+        if handler is not None:
+            self.run(handler)
+        if self.session.tree is before:
+            # Nothing saved (refused, locked, or no change): no new boxes will come, so the
+            # browser puts back what it moved.
+            self.canvas.redraw()
 
     def _place(self, changes: list[dict], resized: bool) -> None:
         nodes = self.session.tree.nodes
@@ -326,6 +351,13 @@ class Editor:
             if c["id"] in nodes and not nodes[c["id"]].isLocked
         ]
         self.session.apply(actions)
+
+    def _nudge(self, ids: list[str], dx: float, dy: float) -> None:
+        """Move by (dx, dy) from where the saved tree has each element: quick nudges add up."""
+        nodes = self.session.tree.nodes
+        moved = [nodes[i] for i in ids if i in nodes and not nodes[i].isLocked]
+        changes = [{"id": n.id, "x": n.position.x + dx, "y": n.position.y + dy} for n in moved]
+        self.session.apply([geometry.placement_patch(nodes[c["id"]], c, resized=False) for c in changes])
 
     def _delete(self, ids: list[str]) -> None:
         nodes = self.session.tree.nodes

@@ -21,11 +21,6 @@ def element_kinds() -> list[tuple[str, str]]:
     return [(name, element.title) for name, element in ELEMENT_TYPES.items()]
 
 
-# Views of the declarations by type, for callers that read them as tables.
-TITLES: dict[str, str] = dict(element_kinds())
-DEFAULTS: dict[str, dict[str, Any]] = {name: copy.deepcopy(dict(e.defaults)) for name, e in ELEMENT_TYPES.items()}
-
-
 def resize_mode(element_type: str) -> str:
     return ELEMENT_TYPES[element_type].resize_mode
 

@@ -1,46 +1,73 @@
-"""The editor's side panels: pages, images, variables, document. Each is rebuilt from
-the current tree when shown; every change goes through the editor as an action batch."""
+"""The editor's side panels: pages, images, variables, document.
+
+Each is built from a `PanelContext` (the tree, the page shown, the selection and what a
+panel may do) when its tab is shown and after every save; every change goes out as an
+action batch through `apply`. `SIDE_PANELS` declares the tabs with their builders.
+"""
 
 from __future__ import annotations
 
-import io
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 import panel as pn
 
-from api.images.processing import fitted_png
 from api.operations import UploadedFile
+from engine import DesignTree
+from engine.elements import ELEMENT_TYPES
 from engine.paper import PAPER_SIZES
+from engine.tree import Metadata
 
+from ..client import Client
+from .properties import field_widget
 from .text import text
 
-if TYPE_CHECKING:
-    from .editor import Editor
-
 WIDE = {"sizing_mode": "stretch_width"}
+
+
+@dataclass(frozen=True)
+class PanelContext:
+    """What a side panel sees of the editor, and all it may do."""
+
+    tree: DesignTree
+    page: int  # the index of the page shown on the canvas
+    selection: tuple[str, ...]  # the selected element ids
+    client: Client
+    apply: Callable[[list[dict]], None]  # save one action batch; a refusal is shown to the user
+    run: Callable[[Callable[[], Any]], None]  # any other call (an upload); the panel is rebuilt after it
+    add: Callable[..., None]  # add an element of a type to the page shown, and select it; refusals shown
+    show_page: Callable[[int], None]  # show another page on the canvas
+    thumbnail: Callable[[int], bytes]  # a page's preview, small; made again only when the page changed
+
+
+def image_field(element_type: str) -> str | None:
+    """The data field of the type that holds an image ref, if any (its declared image_fields)."""
+    declared = ELEMENT_TYPES[element_type].image_fields
+    data_fields = [path.split(".", 1)[1] for path in declared if path.startswith("data.")]
+    return data_fields[0] if data_fields else None
 
 
 def _action(kind: str, **args: Any) -> dict:
     return {"type": kind, "args": args}
 
 
-def pages_panel(editor: Editor) -> pn.Column:
-    tree = editor.session.tree
+def pages_panel(ctx: PanelContext) -> pn.Column:
+    tree = ctx.tree
     thumbs = []
     for index in range(len(tree.pages)):
-        png = fitted_png(editor.session.preview_png(index), 120)
         button = pn.widgets.Button(
-            name=f"Page {index + 1}" + (" ●" if index == editor.page else ""),
+            name=f"Page {index + 1}" + (" ●" if index == ctx.page else ""),
             css_classes=[f"dbk-page-{index}"],
-            button_type="primary" if index == editor.page else "default",
+            button_type="primary" if index == ctx.page else "default",
         )
-        button.on_click(lambda e, index=index: editor.run(lambda: editor.show_page(index)))
-        thumbs.append(pn.Column(pn.pane.PNG(png, width=110), button, width=130))
-    page = tree.pages[editor.page]
+        button.on_click(lambda e, index=index: ctx.show_page(index))
+        thumbs.append(pn.Column(pn.pane.PNG(ctx.thumbnail(index), width=110), button, width=130))
+    page = tree.pages[ctx.page]
     add = pn.widgets.Button(name="+ Add page", css_classes=["dbk-add-page"])
-    add.on_click(lambda e: editor.apply([_action("add_page")]))
+    add.on_click(lambda e: ctx.apply([_action("add_page")]))
     remove = pn.widgets.Button(name="Remove this page", button_type="danger", disabled=len(tree.pages) == 1)
-    remove.on_click(lambda e: editor.apply([_action("remove_page", page=editor.page)]))
+    remove.on_click(lambda e: ctx.apply([_action("remove_page", page=ctx.page)]))
     size = pn.widgets.Select(name="Paper", options=["Custom", *PAPER_SIZES], value="Custom", **WIDE)
     orientation = pn.widgets.RadioButtonGroup(
         options=["portrait", "landscape"], value=("landscape" if page.width > page.height else "portrait")
@@ -50,24 +77,24 @@ def pages_panel(editor: Editor) -> pn.Column:
     apply_format = pn.widgets.Button(name="Apply page format", css_classes=["dbk-apply-format"])
 
     def set_format(event: Any) -> None:
-        args: dict[str, Any] = {"page": editor.page}
+        args: dict[str, Any] = {"page": ctx.page}
         if size.value == "Custom":
             args.update(width=width.value, height=height.value)
         else:
             args.update(size=size.value, orientation=orientation.value)
-        editor.apply([_action("update_page", **args)])
+        ctx.apply([_action("update_page", **args)])
 
     apply_format.on_click(set_format)
     colour = _colour_input("Page background", page.backgroundColor)
     colour.param.watch(
-        lambda e: editor.apply([_action("set_page_background", page=editor.page, backgroundColor=e.new or None)]),
+        lambda e: ctx.apply([_action("set_page_background", page=ctx.page, backgroundColor=e.new or None)]),
         "value",
     )
     return pn.Column(
         pn.pane.Markdown("**Pages**"),
         pn.FlexBox(*thumbs),
         pn.Row(add, remove),
-        pn.pane.Markdown(f"**Page {editor.page + 1} format** — {page.width:g} × {page.height:g} pt"),
+        pn.pane.Markdown(f"**Page {ctx.page + 1} format** — {page.width:g} × {page.height:g} pt"),
         size,
         orientation,
         pn.Row(width, height),
@@ -81,56 +108,43 @@ def _colour_input(label: str, value: str | None) -> pn.widgets.TextInput:
     return pn.widgets.TextInput(name=f"{label} (hex or linear-gradient, empty for none)", value=value or "", **WIDE)
 
 
-def _assets(editor: Editor) -> list[dict]:
-    return editor.client.call("list_assets", query={"limit": 50})["items"]
-
-
-def images_panel(editor: Editor) -> pn.Column:
+def images_panel(ctx: PanelContext) -> pn.Column:
     upload = pn.widgets.FileInput(accept=".png,.jpg,.jpeg,.webp,.svg", css_classes=["dbk-upload"], **WIDE)
 
     def uploaded(event: Any) -> None:
         if event.new:
             data, filename = event.new, upload.filename or "image"
-            editor.run(
-                lambda: (
-                    editor.client.call("create_asset", file=UploadedFile(data, filename), form={"name": filename}),
-                    editor._refresh_side(),
-                )
-            )
+            ctx.run(lambda: ctx.client.call("create_asset", file=UploadedFile(data, filename), form={"name": filename}))
 
     upload.param.watch(uploaded, "value")
     label = pn.widgets.TextInput(name="Placeholder label", value="Logo", width=160)
     placeholder = pn.widgets.Button(name="+ Placeholder", margin=(22, 5))
     placeholder.on_click(
-        lambda e: editor.run(
-            lambda: (
-                editor.client.call(
-                    "create_placeholder_asset",
-                    body={"name": label.value or "Placeholder", "label": (label.value or "Placeholder")[:40]},
-                ),
-                editor._refresh_side(),
+        lambda e: ctx.run(
+            lambda: ctx.client.call(
+                "create_placeholder_asset",
+                body={"name": label.value or "Placeholder", "label": (label.value or "Placeholder")[:40]},
             )
         )
     )
     rows = []
-    selected = [editor.session.tree.nodes[i] for i in editor.canvas.selection if i in editor.session.tree.nodes]
-    image_node = selected[0] if len(selected) == 1 and selected[0].type == "image" else None
-    for asset in _assets(editor):
-        thumb = editor.client.fetch(asset["thumbnailUrl"])
+    selected = [ctx.tree.nodes[i] for i in ctx.selection]
+    target = selected[0] if len(selected) == 1 and image_field(selected[0].type) else None
+    placed = "image"  # the type "Place" adds
+    for asset in ctx.client.call("list_assets", query={"limit": 50})["items"]:
+        thumb = ctx.client.fetch(asset["thumbnailUrl"])
         place = pn.widgets.Button(name="Place", css_classes=["dbk-place"], width=60)
-        place.on_click(lambda e, ref=asset["ref"]: editor.run(lambda: editor.add("image", src=ref)))
-        use = pn.widgets.Button(name="Use in selected", width=110, disabled=image_node is None)
-        if image_node is not None:
+        place.on_click(lambda e, ref=asset["ref"]: ctx.add(placed, **{image_field(placed): ref}))
+        use = pn.widgets.Button(name="Use in selected", width=110, disabled=target is None)
+        if target is not None:
             use.on_click(
-                lambda e, ref=asset["ref"], node=image_node: editor.apply(
-                    [_action("update_element", id=node.id, data={"src": ref})]
+                lambda e, ref=asset["ref"], node=target: ctx.apply(
+                    [_action("update_element", id=node.id, data={image_field(node.type): ref})]
                 )
             )
         background = pn.widgets.Button(name="Page background", width=120)
         background.on_click(
-            lambda e, ref=asset["ref"]: editor.apply(
-                [_action("set_page_background", page=editor.page, backgroundImage=ref)]
-            )
+            lambda e, ref=asset["ref"]: ctx.apply([_action("set_page_background", page=ctx.page, backgroundImage=ref)])
         )
         rows.append(
             pn.Row(
@@ -155,68 +169,76 @@ def images_panel(editor: Editor) -> pn.Column:
     )
 
 
-def variables_panel(editor: Editor) -> pn.Column:
-    """Bind or unbind each element; its design-time content is the sample value."""
-    tree = editor.session.tree
+def variables_panel(ctx: PanelContext) -> pn.Column:
+    """Bind or unbind each element whose type can be bound; its design-time content is the sample."""
+    tree = ctx.tree
     rows: list[Any] = [pn.pane.Markdown("A bound element is filled at generation; its content here is the sample.")]
     for node in tree.nodes.values():
-        if node.type == "shape":
+        variable = ELEMENT_TYPES[node.type].variable
+        if variable is None:
             continue
         bound = pn.widgets.Checkbox(
             name=f"{node.name} ({node.type})", value=node.name in tree.variables, css_classes=["dbk-bind"]
         )
         bound.param.watch(
-            lambda e, name=node.name: editor.apply(
-                [_action("bind_variable" if e.new else "unbind_variable", name=name)]
-            ),
+            lambda e, name=node.name: ctx.apply([_action("bind_variable" if e.new else "unbind_variable", name=name)]),
             "value",
         )
         rows.append(bound)
-        sample = _sample_editor(editor, node)
+        sample = _sample_editor(ctx, node, variable.field)
         if sample is not None:
             rows.append(sample)
     return pn.Column(*rows, **WIDE)
 
 
-def _sample_editor(editor: Editor, node: Any) -> Any:
-    def update(**data: Any) -> None:
-        editor.apply([_action("update_element", id=node.id, data=data)])
+def _sample_editor(ctx: PanelContext, node: Any, path: str) -> Any:
+    """The properties form's widget for the field a value fills (`VariableSpec.field`), or None
+    when that field has its own editor elsewhere (an image's source, a table's cells)."""
+    part, name = path.split(".", 1)
+    model = type(getattr(node, part))
 
-    if node.type in ("text", "qr", "barcode") and isinstance(node.data.content, str):
-        sample = pn.widgets.TextInput(value=node.data.content, name="Sample value", margin=(0, 10, 10, 30), **WIDE)
-        sample.param.watch(lambda e: update(content=e.new), "value")
-        return sample
-    if node.type == "table":
-        import csv
+    def send_value(value: Any) -> None:
+        ctx.apply([_action("update_element", id=node.id, **{part: {name: value}})])
 
-        text = io.StringIO()
-        csv.writer(text).writerows(
-            [[c if isinstance(c, str) else c.data.content for c in row] for row in node.data.cells or []]
-        )
-        sample = pn.widgets.TextAreaInput(
-            value=text.getvalue(), name="Sample rows (CSV, header first)", rows=4, margin=(0, 10, 10, 30), **WIDE
-        )
-        sample.param.watch(lambda e: update(cells=[r for r in csv.reader(io.StringIO(e.new)) if r]), "value")
-        return sample
-    return None
+    widget = field_widget(
+        node.type, part, name, model.model_fields[name], getattr(getattr(node, part), name), send_value
+    )
+    if widget is None:
+        return None
+    return pn.Column(widget, margin=(0, 10, 10, 30), css_classes=["dbk-sample"], **WIDE)
 
 
-def document_panel(editor: Editor) -> pn.Column:
-    tree = editor.session.tree
+# The metadata a person fills in: every optional field of the tree's metadata model
+# (`schemaVersion` has a fixed value).
+METADATA_FIELDS = tuple(name for name, field in Metadata.model_fields.items() if field.default is None)
+
+
+def document_panel(ctx: PanelContext) -> pn.Column:
+    tree = ctx.tree
     fields = []
-    for field in ("title", "author", "subject", "keywords", "creator", "language"):
+    for field in METADATA_FIELDS:
+        description = Metadata.model_fields[field].description
         widget = pn.widgets.TextInput(
-            name=field.capitalize() + (" (BCP 47, e.g. en-GB)" if field == "language" else ""),
+            name=field.capitalize() + (f" ({description})" if description else ""),
             value=getattr(tree.metadata, field) or "",
             css_classes=[f"dbk-meta-{field}"],
             **WIDE,
         )
         widget.param.watch(
-            lambda e, field=field: editor.apply([_action("set_metadata", **{field: e.new or None})]), "value"
+            lambda e, field=field: ctx.apply([_action("set_metadata", **{field: e.new or None})]), "value"
         )
         fields.append(widget)
     colour = _colour_input("Document background", tree.background.backgroundColor)
     colour.param.watch(
-        lambda e: editor.apply([_action("set_document_background", backgroundColor=e.new or None)]), "value"
+        lambda e: ctx.apply([_action("set_document_background", backgroundColor=e.new or None)]), "value"
     )
     return pn.Column(pn.pane.Markdown("**PDF metadata**"), *fields, pn.pane.Markdown("**Every page**"), colour, **WIDE)
+
+
+# The side tabs after Layers, in order, each with the builder that fills it.
+SIDE_PANELS: list[tuple[str, Callable[[PanelContext], pn.viewable.Viewable]]] = [
+    ("Pages", pages_panel),
+    ("Images", images_panel),
+    ("Variables", variables_panel),
+    ("Document", document_panel),
+]

@@ -4,19 +4,47 @@ Every edit is an action batch sent through the client (the same operation the RE
 API runs), so whatever the editor does an API client could do. Undo and redo are
 action batches too: the history keeps snapshots of the tree, and stepping back sends
 the actions that turn the current tree into the snapshot (`engine.diff.changes`).
+
+A batch that would change nothing is not sent (a value the editor itself wrote into a
+widget comes back as such a batch), and a page's preview is fetched again only when that
+page's content changed.
 """
 
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Callable
 
 from engine import DesignTree
+from engine.actions import apply as apply_actions
 from engine.diff import changes
 
 from ..client import Client
 
 HISTORY_LIMIT = 100
+PREVIEWS_KEPT = 64
+
+
+def page_content(tree: DesignTree, index: int) -> str:
+    """Everything page `index`'s picture depends on, as one string: equal strings, equal pictures."""
+    page = tree.pages[index]
+    drawn = {
+        "page": page.model_dump(mode="json"),
+        "nodes": [tree.nodes[i].model_dump(mode="json") for i in page.elements if i in tree.nodes],
+        "background": tree.background.model_dump(mode="json"),
+    }
+    return json.dumps(drawn, sort_keys=True)
+
+
+def changes_nothing(tree: DesignTree, actions: list[dict]) -> bool:
+    """True when the batch would leave the tree as it is. A batch the engine refuses here is
+    sent all the same, so the service's own refusal (and its message) is what the user sees."""
+    try:
+        after, _ = apply_actions(tree, actions)
+    except Exception:
+        return False
+    return after == tree
 
 
 class DesignSession:
@@ -26,6 +54,7 @@ class DesignSession:
         self.undo_stack: list[DesignTree] = []
         self.redo_stack: list[DesignTree] = []
         self.listeners: list[Callable[[], None]] = []
+        self._previews: dict[tuple[int, str], bytes] = {}  # (page index, page content) -> PNG
         self.tree: DesignTree
         self.info: dict
         self.reload()
@@ -46,8 +75,13 @@ class DesignSession:
         return True
 
     def preview_png(self, page: int) -> bytes:
-        preview = self.client.call("preview_page", {"designId": self.design_id}, query={"page": page})
-        return self.client.fetch(preview["previewUrl"])
+        key = (page, page_content(self.tree, page))
+        if key not in self._previews:
+            preview = self.client.call("preview_page", {"designId": self.design_id}, query={"page": page})
+            if len(self._previews) >= PREVIEWS_KEPT:
+                self._previews.pop(next(iter(self._previews)))  # the oldest
+            self._previews[key] = self.client.fetch(preview["previewUrl"])
+        return self._previews[key]
 
     def preview_data_url(self, page: int) -> str:
         return "data:image/png;base64," + base64.b64encode(self.preview_png(page)).decode()
@@ -60,7 +94,7 @@ class DesignSession:
 
     def apply(self, actions: list[dict]) -> list[dict]:
         """Save one action batch (all or nothing) and remember the tree before it for undo."""
-        if not actions:
+        if not actions or changes_nothing(self.tree, actions):
             return []
         before = self.tree
         results = self._send(actions)
@@ -99,10 +133,10 @@ class DesignSession:
         self.info = {**self.info, **self.client.call("update_design", {"designId": self.design_id}, {"name": name})}
         self._notify()
 
-    def generate(self, values: dict | None = None) -> tuple[str, bytes]:
-        """A PDF with the design-time content as sample values (1 credit, like the API)."""
-        generated = self.client.call("generate_pdf", {"designId": self.design_id}, {"data": values or {}})
-        return generated["filename"], self.client.fetch(generated["downloadUrl"])
+    def generate(self, values: dict | None = None) -> dict:
+        """A PDF with the design-time content as sample values (1 credit, like the API): the API's
+        answer, with its `filename` and signed `downloadUrl`."""
+        return self.client.call("generate_pdf", {"designId": self.design_id}, {"data": values or {}})
 
     def credits(self) -> int:
         return int(self.client.call("me")["credits"])
