@@ -19,8 +19,9 @@ LAYERS = ("engine", "api", "workbench")  # each may import only the ones before 
 
 # A face is what a caller reaches: REST, MCP, the web workbench, the notebook API, the CLI.
 # Each is a thin layer over shared modules (api.service, api.operations, workbench.client,
-# the canvas editor that both the web page and the notebook show, the batch runner and
-# progress bar that the notebook and the CLI both use, …) and imports no other face.
+# the canvas editor that both the web page and the notebook show, the connection (embedded or
+# REST), design lookup, batch runner and progress bar that the notebook and the CLI both use, …)
+# and imports no other face.
 # `pkg.*` is a package and everything in it; a plain name is that one module.
 FACES = {
     "REST": ("api.rest.*",),

@@ -261,6 +261,39 @@ def test_locked_elements_do_not_move_and_hidden_ones_show_faintly(api_server, pa
     assert node(alpha_api, design_id, "Fixed")["position"]["x"] == 50
 
 
+def test_the_layer_list_locks_hides_and_reorders(api_server, page, key, alpha_api):
+    """The layer list's buttons and drag each reach the tree as one message (docs/editor-state.md)."""
+    design_id = new_design(
+        alpha_api,
+        "Browser: layers",
+        [
+            add("shape", "Back", {"x": 50, "y": 50, "w": 100, "h": 60}),
+            add("shape", "Front", {"x": 80, "y": 80, "w": 100, "h": 60}),
+        ],
+    )
+    sign_in(page, api_server, key)
+    open_design(page, api_server, design_id)
+
+    def row(name: str):
+        return page.locator(f".dbk-layer[data-name='{name}']")
+
+    def paint_order() -> list[str]:
+        saved = tree(alpha_api, design_id)
+        return [saved["nodes"][i]["name"] for i in saved["pages"][0]["elements"]]
+
+    expect(page.locator(".dbk-layer")).to_have_count(2)
+    assert [r.get_attribute("data-name") for r in page.locator(".dbk-layer").all()] == ["Front", "Back"]
+    row("Back").locator(".dbk-lock").click()
+    wait_for(lambda: node(alpha_api, design_id, "Back").get("isLocked") is True, "the lock saved")
+    expect(row("Back").locator(".dbk-lock")).to_have_attribute("title", "Unlock")
+    row("Front").locator(".dbk-eye").click()
+    wait_for(lambda: node(alpha_api, design_id, "Front").get("isHidden") is True, "the hiding saved")
+    wait_for(lambda: "hidden-element" in (box(page, "Front").get_attribute("class") or ""), "the box shown faintly")
+    row("Back").drag_to(row("Front"))
+    wait_for(lambda: paint_order() == ["Front", "Back"], "Back moved to the front")
+    expect(page.locator(".dbk-layer").first).to_have_attribute("data-name", "Back")
+
+
 def test_screenshot_of_the_editor_with_a_certificate(api_server, page, key, alpha_api):
     files = {"file": ("logo.png", logo_png(), "image/png")}
     logo = alpha_api.data(alpha_api.post("/assets", files=files, data={"name": "Logo"}), 201)["ref"]

@@ -13,16 +13,19 @@ import io
 import json
 import re
 import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from annotated_types import MaxLen
 
+import engine
 from api.errors import ApiError
 from api.jobs.runner import ERRORS_FILE, errors_document, row_name
-from api.models import JOB_ENDED, BatchBody
+from api.models import JOB_ENDED, BatchBody, DesignInfo
 
+from . import rows as row_values
 from .client import Client
 from .progress import follow
 
@@ -130,6 +133,26 @@ class BatchRefused(ApiError):
             message += f"; rows 0-{start - 1} were generated{where}, nothing from row {start} on was submitted"
         super().__init__(error.code, message)
         self.result = result
+
+
+def generate_from_data(
+    client: Client,
+    design: DesignInfo,
+    data: Any,
+    columns: Mapping[str, Any] | None = None,
+    *,
+    profile: str | None = None,
+    out: str | Path | None = None,
+    progress: bool = True,
+    timeout: float = 600,
+) -> BatchResult:
+    """One PDF per row of a DataFrame or list of dicts, its columns filling the design's variables
+    (`workbench.rows.rows_for`), in batches of at most the API's limit (`generate_many`)."""
+    tree = engine.DesignTree.model_validate(client.call("get_design_tree", {"designId": design.designId}))
+    values = row_values.rows_for(data, list(tree.variables), row_values.header_rows(tree), columns)
+    return generate_many(
+        client, design.designId, values, profile=profile, out=out, progress=progress, label=design.name, timeout=timeout
+    )
 
 
 def generate_many(

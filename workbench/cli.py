@@ -169,23 +169,26 @@ def _column_map(pairs: list[str]) -> dict[str, str]:
 
 def generate(args: argparse.Namespace) -> int:
     """PDFs for every row of a CSV or JSON file, in batches of 100, into a ZIP or a folder."""
-    from .notebook import connect
+    from .batches import generate_from_data
+    from .connection import DEFAULT_URL, find_design, open_connection
 
     rows = _read_rows(args.data)
     url = args.url or (None if args.data_dir else os.environ.get("DOCBENCH_URL"))
     try:
-        wb = connect(url, args.key, data_dir=args.data_dir, workspace=args.workspace)
+        connection = open_connection(url, args.key, data_dir=args.data_dir, workspace=args.workspace)
     except DatabaseLocked:
         where = args.data_dir or Settings().data_dir
         print(
             f"docbench: the data dir {where} is in use by a running docbench server; "
-            "pass its URL and key instead: --url http://127.0.0.1:5006 --key dbk_live_…",
+            f"pass its URL and key instead: --url {DEFAULT_URL} --key dbk_live_…",
             file=sys.stderr,
         )
         return 2
-    with wb:
-        design = wb.design(args.design)
-        result = design.generate_many(rows, _column_map(args.map), profile=args.profile, out=args.out)
+    with connection:
+        design = find_design(connection.client, args.design)
+        result = generate_from_data(
+            connection.client, design, rows, _column_map(args.map), profile=args.profile, out=args.out
+        )
     print(f"{result.completed} PDFs, {len(result.failures)} failed: {args.out}", file=sys.stderr)
     for _, failure in result.failures.head(20).iterrows():
         print(f"  {failure['file']}: {failure['reason']}", file=sys.stderr)

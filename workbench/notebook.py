@@ -13,28 +13,24 @@ service's. Results are the API's own pydantic models (`api.models`).
 
 from __future__ import annotations
 
-import os
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from annotated_types import Le
-
 import engine
 from api import models as m
-from api.errors import ApiError
 from api.operations import UploadedFile
-from api.service import Service, Settings, Workspace
-from api.store import DatabaseLocked
+from api.service import Service
 
 from . import rows
 from .authoring import Authoring
-from .batches import BatchResult, generate_many
-from .client import Client, LocalClient, RestClient
-
-DEFAULT_URL = "http://127.0.0.1:5006"
+from .batches import BatchResult, generate_from_data
+from .client import Client, LocalClient
+from .connection import DEFAULT_URL as DEFAULT_URL  # where connect's docs send a held data dir
+from .connection import PAGE_SIZE as LARGEST_PAGE
+from .connection import find_design, list_designs, open_connection
 
 
 def connect(
@@ -51,54 +47,12 @@ def connect(
     workspace with the name or id `workspace` (by default the `default` one, created when the
     data dir has none). Close the workbench (or use `with`) to stop its batch workers.
     """
-    if url is None and data_dir is None:
-        url = os.environ.get("DOCBENCH_URL") or None
-    if url is not None:
-        if data_dir is not None or workspace is not None:
-            raise ValueError("with a server URL the API key picks the workspace: leave out data_dir and workspace")
-        key = api_key or os.environ.get("DOCBENCH_API_KEY")
-        if not key:
-            raise ValueError(f"connecting to {url} needs an API key: pass api_key=… or set DOCBENCH_API_KEY")
-        return Workbench(RestClient(url, key))
-    if api_key is not None:
-        raise ValueError("an API key goes with a server URL: pass the URL too, or leave the key out")
-    return _embedded(Settings() if data_dir is None else Settings(data_dir=Path(data_dir)), workspace)
-
-
-def _embedded(settings: Settings, workspace: str | None) -> Workbench:
+    connection = open_connection(url, api_key, data_dir=data_dir, workspace=workspace)
     try:
-        service = Service(settings)
-    except DatabaseLocked:
-        raise DatabaseLocked(
-            f"The data dir {settings.data_dir} is in use by a running docbench server, so connect to that server "
-            f'instead with its URL and API key: workbench.connect("{DEFAULT_URL}", api_key="dbk_live_…").'
-        ) from None
-    try:
-        chosen = _workspace(service, workspace)
-        service.start_jobs()  # batches run in a process pool of this process, as under `docbench serve`
-        return Workbench(LocalClient(service, chosen.id), service)
+        return Workbench(connection.client, connection.service)
     except BaseException:
-        service.close()
+        connection.close()
         raise
-
-
-def _workspace(service: Service, wanted: str | None) -> Workspace:
-    workspaces = service.accounts.list_workspaces()
-    if wanted is None:
-        if not workspaces:
-            service.ensure_default_workspace()
-            workspaces = service.accounts.list_workspaces()
-        matches = [w for w in workspaces if w.name == "default"] or (workspaces if len(workspaces) == 1 else [])
-        if not matches:
-            names = ", ".join(w.name for w in workspaces)
-            raise ValueError(f"this data dir has several workspaces and none is 'default': pass workspace= ({names})")
-        return matches[0]
-    matches = [w for w in workspaces if wanted in (w.id, w.name)]
-    if len(matches) != 1:
-        names = ", ".join(f"{w.name} ({w.id})" for w in workspaces) or "none"
-        problem = "several workspaces are named" if matches else "no workspace has the name or id"
-        raise ValueError(f"{problem} {wanted!r} in {service.settings.data_dir}; its workspaces: {names}")
-    return matches[0]
 
 
 def _image_file(image: str | Path | bytes, name: str | None) -> UploadedFile:
@@ -111,7 +65,7 @@ def _image_file(image: str | Path | bytes, name: str | None) -> UploadedFile:
 class Workbench:
     """One workspace's designs, over REST or in-process; `close()` when done (or `with`)."""
 
-    PAGE_SIZE = next(c.le for c in m.ListQuery.model_fields["limit"].metadata if isinstance(c, Le))  # largest page
+    PAGE_SIZE = LARGEST_PAGE  # designs() lists with the API's largest page
 
     def __init__(self, client: Client, service: Service | None = None):
         self.client = client
@@ -131,32 +85,11 @@ class Workbench:
 
     def designs(self) -> list[m.DesignInfo]:
         """Every design of the workspace, newest first (all pages)."""
-        items: list[m.DesignInfo] = []
-        query: dict[str, Any] = {"limit": self.PAGE_SIZE}
-        while True:
-            page = m.DesignList.model_validate(self.client.call("list_designs", query=query))
-            items += page.items
-            if not page.nextCursor:
-                return items
-            query["cursor"] = page.nextCursor
+        return list_designs(self.client, self.PAGE_SIZE)
 
     def design(self, id_or_name: str) -> Design:
         """A design by id (`dsg_…`), or by its name when exactly one design has it."""
-        if id_or_name.startswith("dsg_"):
-            try:
-                return Design(
-                    self, m.DesignInfo.model_validate(self.client.call("get_design", {"designId": id_or_name}))
-                )
-            except ApiError as exc:
-                if exc.code != "DESIGN_NOT_FOUND":
-                    raise
-        matches = [d for d in self.designs() if d.name == id_or_name]
-        if not matches:
-            raise ApiError("DESIGN_NOT_FOUND", f"no design has the name or id {id_or_name!r} in this workspace")
-        if len(matches) > 1:
-            ids = ", ".join(d.designId for d in matches)
-            raise ValueError(f"{len(matches)} designs are named {id_or_name!r} ({ids}): open one by its id")
-        return Design(self, matches[0])
+        return Design(self, find_design(self.client, id_or_name, self.PAGE_SIZE))
 
     def create_design(
         self,
@@ -290,19 +223,14 @@ class Design(Authoring):
 
         return InlineEditor(self.workbench.client, self.id, height)
 
-    @staticmethod
-    def _headers(tree: engine.DesignTree) -> dict[str, bool]:
-        """Whether each variable's table value starts with a header row (its table has one)."""
-        nodes = {name: tree.nodes[variable.nodeId] for name, variable in tree.variables.items()}
-        return {name: bool(getattr(node.data, "headerRow", True)) for name, node in nodes.items()}
-
     def generate(
         self, values: Mapping[str, Any] | None = None, *, profile: str | None = None, path: str | Path | None = None
     ) -> bytes:
         """One PDF (1 credit) with these values; also written to `path` when given."""
         values = dict(values or {})
-        headers = self._headers(self.tree) if any(rows.is_tabular(v) for v in values.values()) else {}
-        body: dict[str, Any] = {"data": rows.values(values, lambda name: headers.get(name, True))}
+        tabular = any(rows.is_tabular(v) for v in values.values())
+        header = rows.header_rows(self.tree) if tabular else (lambda name: True)
+        body: dict[str, Any] = {"data": rows.values(values, header)}
         if profile is not None:
             body["pdfProfile"] = profile
         generation = m.Generation.model_validate(self._call("generate_pdf", body))
@@ -329,16 +257,13 @@ class Design(Authoring):
         (`row-0001.pdf`…) or a `.zip`; without it the PDFs stay in `result.pdfs`. Rows go
         in batches of at most 100; `result.failures` lists failed rows by position.
         """
-        tree = self.tree
-        headers = self._headers(tree)
-        values = rows.rows_for(data, list(tree.variables), lambda name: headers.get(name, True), columns)
-        return generate_many(
+        return generate_from_data(
             self.workbench.client,
-            self.id,
-            values,
+            self.info,
+            data,
+            columns,
             profile=profile,
             out=out,
             progress=progress,
-            label=self.name,
             timeout=timeout,
         )

@@ -14,7 +14,10 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import engine
 
 _MISSING = object()
 
@@ -108,6 +111,14 @@ def to_value(value: Any, header: bool = True) -> Any:
     if isinstance(value, Mapping):
         return dict(value)  # not a shape any variable takes: the service says why
     return _scalar(value)
+
+
+def header_rows(tree: engine.DesignTree) -> Callable[[str], bool]:
+    """Whether each variable's table value starts with a header row: its table has one (a
+    variable of another type, or an unknown name, takes a header row if given a table)."""
+    nodes = {name: tree.nodes[variable.nodeId] for name, variable in tree.variables.items()}
+    headers = {name: bool(getattr(node.data, "headerRow", True)) for name, node in nodes.items()}
+    return lambda name: headers.get(name, True)
 
 
 def values(data: Mapping[str, Any], header: Callable[[str], bool]) -> dict[str, Any]:

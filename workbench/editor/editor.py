@@ -70,14 +70,12 @@ class Editor:
         self.canvas = Canvas(
             on_gesture=self.gesture, sizing_mode="stretch_both", min_height=520, css_classes=["dbk-canvas-host"]
         )
-        self.layers = LayerList(sizing_mode="stretch_width")
+        self.layers = LayerList(on_gesture=self.gesture, sizing_mode="stretch_width")
         self.properties = pn.Column(sizing_mode="stretch_width", css_classes=["dbk-properties-host"])
         self.download = Download(height=0, width=0, margin=0)
         self.credits = pn.pane.Markdown("", css_classes=["dbk-credits"], margin=(8, 10))
         self.side = pn.Tabs(dynamic=True, sizing_mode="stretch_width")
         self.canvas.param.watch(self._on_selection, "selection")
-        # The layer list still sends its edits as a param (pickers.py); they are gestures all the same.
-        self.layers.param.watch(lambda event: self.gesture(event.new or {}), "edit")
         self.layers.param.watch(self._on_layer_selection, "selection")
         self.side.param.watch(lambda e: self._refresh_side(), "active")
         self.session.listeners.append(self.refresh)

@@ -1,10 +1,10 @@
 // Layers, front first. A click selects (Shift adds); drag a row to reorder; the eye and lock
-// buttons toggle. Each gesture is one `edit` message with a sequence number.
+// buttons toggle. Each edit is one message ({kind: "toggle" | "reorder", ...}), as on the canvas.
 export function render({ model, el }) {
   const list = document.createElement("div");
   list.className = "dbk-list dbk-layers";
-  let seq = 0, dragged = null;
-  const send = (edit) => { seq += 1; model.edit = { seq, ...edit }; };
+  let dragged = null;
+  const send = (edit) => model.send_msg(edit);
   function draw() {
     const count = model.layers.length;
     const front = [...model.layers].reverse();

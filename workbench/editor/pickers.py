@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import io
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -83,16 +84,23 @@ class CellGrid(pn.custom.JSComponent):
 
 
 class LayerList(pn.custom.JSComponent):
-    """Layers, front first. Drag a row to reorder; the eye and lock buttons toggle."""
+    """Layers, front first. Drag a row to reorder; the eye and lock buttons toggle.
+
+    The browser owns the selection, as on the canvas; each edit (toggle, reorder) comes as one
+    message, handed to `on_gesture` in the page's lane (docs/editor-state.md)."""
 
     layers = param.List(default=[], doc="[{id, name, type, hidden, locked}] in paint order (back first)")
     selection = param.List(default=[])
-    edit = param.Dict(default={})
     icons = param.Dict(default={}, doc="the row buttons' SVGs, from the bundled icon catalog")
 
     _esm = Path(__file__).with_name("layer_list.js")
     _stylesheets = [STYLESHEET]
 
-    def __init__(self, **params: Any) -> None:
+    def __init__(self, on_gesture: Callable[[dict], None] | None = None, **params: Any) -> None:
         icons = {name: engine.icons.icon_svg(name, "#3a4456") for name in ("eye", "eye-off", "lock", "lock-open")}
         super().__init__(icons=icons, **params)
+        self.on_gesture = on_gesture
+
+    def _handle_msg(self, msg: Any) -> None:
+        if isinstance(msg, dict) and self.on_gesture is not None:
+            self.on_gesture(msg)

@@ -70,7 +70,7 @@ class WorkbenchPage:
             self.open(design_id)
         else:
             self.show_gallery()
-        self._watch = pn.state.add_periodic_callback(self._check_session, period=SESSION_CHECK_MS)
+        self._watch = pn.state.add_periodic_callback(self._check_session_in_lane, period=SESSION_CHECK_MS)
 
     def show_gallery(self) -> None:
         self.main[:] = [Gallery(self.client, self.open).view]
@@ -87,7 +87,14 @@ class WorkbenchPage:
         self.editor = editor
         self.main[:] = [editor.view]
 
+    async def _check_session_in_lane(self) -> None:
+        # The check replaces the page's view and stops its editor: it must not run beside a
+        # callback of this page. Panel runs a periodic callback with no document; handed over
+        # with the page's document it joins the page's lane, as the editor's poll does.
+        pn.state.execute(self._check_session, schedule="thread" if pn.config.nthreads else False)
+
     def _check_session(self) -> None:
+        """End the page (and its editor's poll) once its browser session has ended."""
         try:
             self.client.service.accounts.check_browser_session(self.client.session_id)
         except ApiError as error:
