@@ -20,7 +20,7 @@ from engine.paper import PAPER_SIZES
 from engine.tree import Metadata
 
 from ..client import Client
-from .properties import field_widget
+from .properties import variable_widget
 from .text import text
 
 WIDE = {"sizing_mode": "stretch_width"}
@@ -174,8 +174,7 @@ def variables_panel(ctx: PanelContext) -> pn.Column:
     tree = ctx.tree
     rows: list[Any] = [pn.pane.Markdown("A bound element is filled at generation; its content here is the sample.")]
     for node in tree.nodes.values():
-        variable = ELEMENT_TYPES[node.type].variable
-        if variable is None:
+        if ELEMENT_TYPES[node.type].variable is None:
             continue
         bound = pn.widgets.Checkbox(
             name=f"{node.name} ({node.type})", value=node.name in tree.variables, css_classes=["dbk-bind"]
@@ -185,27 +184,10 @@ def variables_panel(ctx: PanelContext) -> pn.Column:
             "value",
         )
         rows.append(bound)
-        sample = _sample_editor(ctx, node, variable.field)
+        sample = variable_widget(node, ctx.apply)
         if sample is not None:
-            rows.append(sample)
+            rows.append(pn.Column(sample, margin=(0, 10, 10, 30), css_classes=["dbk-sample"], **WIDE))
     return pn.Column(*rows, **WIDE)
-
-
-def _sample_editor(ctx: PanelContext, node: Any, path: str) -> Any:
-    """The properties form's widget for the field a value fills (`VariableSpec.field`), or None
-    when that field has its own editor elsewhere (an image's source, a table's cells)."""
-    part, name = path.split(".", 1)
-    model = type(getattr(node, part))
-
-    def send_value(value: Any) -> None:
-        ctx.apply([_action("update_element", id=node.id, **{part: {name: value}})])
-
-    widget = field_widget(
-        node.type, part, name, model.model_fields[name], getattr(getattr(node, part), name), send_value
-    )
-    if widget is None:
-        return None
-    return pn.Column(widget, margin=(0, 10, 10, 30), css_classes=["dbk-sample"], **WIDE)
 
 
 # The metadata a person fills in: every optional field of the tree's metadata model
