@@ -9,7 +9,7 @@ from typing import Any
 import panel as pn
 import param
 
-STYLE = Path(__file__).with_name("editor.css").read_text()
+from .style import STYLESHEET
 
 
 class Canvas(pn.custom.JSComponent):
@@ -33,7 +33,7 @@ class Canvas(pn.custom.JSComponent):
     fit_scale = param.Number(default=1, doc="pixels per point when fitted, measured by the browser")
 
     _esm = Path(__file__).with_name("canvas.js")
-    _stylesheets = [STYLE]
+    _stylesheets = [STYLESHEET]
 
     def __init__(self, on_gesture: Callable[[dict], None] | None = None, **params: Any):
         super().__init__(**params)
