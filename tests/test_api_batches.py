@@ -133,7 +133,10 @@ def test_a_batch_renders_one_pdf_per_row_and_charges_each_row(env):
 def test_progress_rises_while_rows_finish(env):
     with env.client() as client:
         design_id = design(client)
-        job_id = client.data(client.post(f"/designs/{design_id}/batch", json={"rows": rows(100)}), 202)["jobId"]
+        # Progress is written every 0.2 s (api/jobs/embedded.py): on a fast machine 100 small rows
+        # finish inside one interval, so each row carries a long QR code (about 60 ms to encode).
+        slow_rows = [{**row, "code": f"{row['code']}-" + "x" * 1200} for row in rows(100)]
+        job_id = client.data(client.post(f"/designs/{design_id}/batch", json={"rows": slow_rows}), 202)["jobId"]
         message = client.error(client.get(f"/batches/{job_id}/download"), 409, "JOB_NOT_COMPLETED")
         assert "of 100 rows" in message
         seen: list[tuple[str, int]] = []
