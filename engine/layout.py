@@ -10,6 +10,9 @@ moves to the next page, keeping its distance to the followers after it.
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +50,22 @@ def effective_background(tree: DesignTree, page: Page) -> Background:
 def _box(node: Any) -> Box:
     w, h = ELEMENT_TYPES[node.type].measure(node)
     return Box(node.position.x, node.position.y, w, h)
+
+
+def page_digest(tree: Mapping[str, Any], index: int) -> str:
+    """A hash of everything a design-time picture of page `index` is drawn from, given the
+    tree in its JSON form: the page's own fields (size, background), the nodes it lists, in
+    paint order, and the document background its fields fall back to (effective_background).
+    Other pages, variables and metadata never reach its pixels, so editing them keeps the
+    digest: previews are cached by it. Image bytes replaced in place are the caller's part."""
+    sheet = tree["pages"][index]
+    nodes = tree.get("nodes", {})
+    drawn = {
+        "page": sheet,
+        "nodes": [nodes.get(node_id) for node_id in sheet.get("elements", [])],
+        "background": tree.get("background"),
+    }
+    return hashlib.sha256(json.dumps(drawn, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def layout(design: DesignTree, filled: DesignTree | None = None, pages: list[int] | None = None) -> list[LaidOutPage]:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import re
 import threading
 from collections import OrderedDict
 
 import engine
+from engine.layout import page_digest
 
 from ..blobs import BlobStore, UrlSigner
 from ..errors import ApiError
@@ -51,7 +51,7 @@ class Generation:
         self.media = media
         self.renderers = renderers
         # Previews are free and repeatable: one render per design and page content (and the
-        # images' version), so an edit re-renders only the pages it changed (_page_digest).
+        # images' version), so an edit re-renders only the pages it changed (page_digest).
         self._previews: OrderedDict[tuple[str, str, int], str] = OrderedDict()
         self._flights: dict[tuple[str, str, int], _Flight] = {}
         self._previews_guard = threading.Lock()
@@ -101,7 +101,7 @@ class Generation:
             raise ApiError(
                 "PAGE_NOT_FOUND", f"page {page} does not exist; the design has {pages} page(s), numbered from 0"
             )
-        cache_key = (design_id, _page_digest(row["tree"], page), self.media.version)
+        cache_key = (design_id, page_digest(json.loads(row["tree"]), page), self.media.version)
         with self._previews_guard:
             key = self._previews.get(cache_key)
         if key is None or not self.blobs.exists(key):
@@ -147,23 +147,6 @@ class Generation:
 
 def _page_count(tree_json: str) -> int:
     return len(json.loads(tree_json)["pages"])
-
-
-def _page_digest(tree_json: str, page: int) -> str:
-    """A hash of everything a preview of `page` is drawn from (engine.render_png, design-time
-    content): the page's own fields (size, background), the nodes it lists, in paint order,
-    and the document background its own fields fall back to (engine.layout.effective_background).
-    Other pages, variables and metadata never reach its pixels, so editing them keeps its
-    preview; image bytes changed in place are the caller's part of the key (Media.version)."""
-    tree = json.loads(tree_json)
-    sheet = tree["pages"][page]
-    nodes = tree.get("nodes", {})
-    drawn = {
-        "page": sheet,
-        "nodes": [nodes.get(node_id) for node_id in sheet.get("elements", [])],
-        "background": tree.get("background"),
-    }
-    return hashlib.sha256(json.dumps(drawn, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 class _Flight:

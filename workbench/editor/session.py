@@ -13,12 +13,12 @@ page's content changed.
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Callable
 
 from engine import DesignTree
 from engine.actions import apply as apply_actions
 from engine.diff import changes
+from engine.layout import page_digest
 
 from ..client import Client
 
@@ -27,14 +27,9 @@ PREVIEWS_KEPT = 64
 
 
 def page_content(tree: DesignTree, index: int) -> str:
-    """Everything page `index`'s picture depends on, as one string: equal strings, equal pictures."""
-    page = tree.pages[index]
-    drawn = {
-        "page": page.model_dump(mode="json"),
-        "nodes": [tree.nodes[i].model_dump(mode="json") for i in page.elements if i in tree.nodes],
-        "background": tree.background.model_dump(mode="json"),
-    }
-    return json.dumps(drawn, sort_keys=True)
+    """Everything page `index`'s picture depends on (engine.layout.page_digest, as the service's
+    preview cache): equal digests, equal pictures."""
+    return page_digest(tree.model_dump(mode="json"), index)
 
 
 def changes_nothing(tree: DesignTree, actions: list[dict]) -> bool:
