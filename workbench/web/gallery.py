@@ -56,24 +56,33 @@ class Gallery:
         thumbs = {d["designId"]: pn.Column(pn.pane.PNG(None, height=140), height=140, width=180) for d in designs}
         cards = [self._card(design, thumbs[design["designId"]]) for design in designs]
         self.grid.objects = cards or [pn.pane.Markdown("No designs yet: create the first one above.")]
-        # Thumbnails render after the page is shown, so a large workspace opens at once.
-        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
-            pn.state.onload(lambda: self._fill(thumbs), threaded=True)
+        # Thumbnails render after the page is shown, so a large workspace opens at once; one
+        # at a time, each a task of the page's lane that queues the next when it ends, so a
+        # click waits for one thumbnail at most, never for the whole grid (docs/editor-state.md).
+        pending = list(thumbs.items())
+        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None and pn.config.nthreads:
+            pn.state.onload(lambda: self._fill_next(pending), threaded=True)
         else:
-            self._fill(thumbs)
+            while pending and self._fill_one(*pending.pop(0)):
+                pass
 
-    def _fill(self, thumbs: dict[str, pn.Column]) -> None:
+    def _fill_next(self, pending: list[tuple[str, pn.Column]]) -> None:
+        if pending and self._fill_one(*pending.pop(0)) and pending:
+            pn.state.execute(lambda: self._fill_next(pending), schedule="thread")
+
+    def _fill_one(self, design_id: str, slot: pn.Column) -> bool:
+        """One thumbnail; False when the tab has closed (nobody will see the rest)."""
         cancel = getattr(self.client, "cancel", None)
-        for design_id, slot in thumbs.items():
-            if cancel is not None and cancel.cancelled:
-                return  # the tab closed: nobody will see the rest (the render under way is dropped too)
-            try:
-                preview = self.client.call("preview_page", {"designId": design_id}, query={"page": 0})
-                slot[0].object = fitted_png(self.client.fetch(preview["previewUrl"]), 180)
-            except TaskCancelled:
-                return
-            except ApiError:
-                slot.objects = [pn.pane.Markdown("(no preview)")]
+        if cancel is not None and cancel.cancelled:
+            return False
+        try:
+            preview = self.client.call("preview_page", {"designId": design_id}, query={"page": 0})
+            slot[0].object = fitted_png(self.client.fetch(preview["previewUrl"]), 180)
+        except TaskCancelled:  # the render under way was dropped with the tab
+            return False
+        except ApiError:
+            slot.objects = [pn.pane.Markdown("(no preview)")]
+        return True
 
     def _card(self, design: dict, thumb: pn.Column) -> pn.Column:
         design_id = design["designId"]
