@@ -46,6 +46,17 @@ SOURCE_FIELDS: dict[str, tuple[tuple[str, ...], ...]] = {
 }
 
 
+
+def _source_paths(action: dict) -> tuple[tuple[str, ...], ...]:
+    """The image source paths of one action's args: add_element names its type, so only that
+    type's declared image fields count; update_element's args do not, so every type's do."""
+    args = action.get("args")
+    kind = args.get("type") if isinstance(args, dict) else None
+    if action.get("type") == "add_element" and isinstance(kind, str) and kind in ELEMENT_TYPES:
+        return tuple(tuple(path.split(".")) for path in ELEMENT_TYPES[kind].image_fields)
+    return SOURCE_FIELDS.get(action.get("type", ""), ())
+
+
 # Each fetch may take up to its timeout: a bound keeps one request from holding a worker for long.
 MAX_FETCHES_PER_PATCH = 10
 
@@ -248,7 +259,7 @@ class Media:
         pending: list[PendingUpload] = []
         fetched = 0
         for index, action in enumerate(actions):
-            for path in SOURCE_FIELDS.get(action.get("type", ""), ()):
+            for path in _source_paths(action):
                 holder = action.get("args")
                 for key in path[:-1]:
                     holder = holder.get(key) if isinstance(holder, dict) else None

@@ -28,7 +28,7 @@ from .canvas import Canvas
 from .panels import SIDE_PANELS, PanelContext, image_field
 from .pickers import LayerList
 from .properties import element_form
-from .session import DesignSession, page_content
+from .session import PREVIEWS_KEPT, DesignSession, page_content
 from .text import text
 
 log = logging.getLogger("docbench.editor")
@@ -222,6 +222,8 @@ class Editor:
         """Page `index`'s preview fitted for the pages panel; made again only when the page changed."""
         key = page_content(self.session.tree, index)
         if key not in self._thumbnails:
+            if len(self._thumbnails) >= PREVIEWS_KEPT:
+                self._thumbnails.pop(next(iter(self._thumbnails)))  # the oldest
             self._thumbnails[key] = fitted_png(self.session.preview_png(index), THUMBNAIL_SIDE)
         return self._thumbnails[key]
 

@@ -130,7 +130,8 @@ def images_panel(ctx: PanelContext) -> pn.Column:
     rows = []
     selected = [ctx.tree.nodes[i] for i in ctx.selection]
     target = selected[0] if len(selected) == 1 and image_field(selected[0].type) else None
-    placed = "image"  # the type "Place" adds
+    # "Place" adds the first element type that draws an image from a data field (the image).
+    placed = next(name for name in ELEMENT_TYPES if image_field(name) is not None)
     for asset in ctx.client.call("list_assets", query={"limit": 50})["items"]:
         thumb = ctx.client.fetch(asset["thumbnailUrl"])
         place = pn.widgets.Button(name="Place", css_classes=["dbk-place"], width=60)

@@ -19,7 +19,7 @@ import param
 from PIL import Image, ImageDraw, ImageFont
 
 import engine
-from engine.fonts import FONT_DIR
+from engine.fonts import DEFAULT_FAMILY, FONT_DIR
 
 from .style import STYLESHEET
 
@@ -39,7 +39,7 @@ def font_sample(family: str) -> str:
 
 
 class FontPicker(pn.custom.JSComponent):
-    value = param.String(default="Inter")
+    value = param.String(default=DEFAULT_FAMILY)
     options = param.List(default=[], doc="[{name, image}]")
 
     _esm = Path(__file__).with_name("font_picker.js")

@@ -24,6 +24,7 @@ from pydantic.fields import FieldInfo
 from engine import editing
 from engine.editing import Widget, plain_type, widget_of
 from engine.elements import ELEMENT_TYPES
+from engine.fonts import DEFAULT_FAMILY
 
 from .pickers import CellGrid, FontPicker, icon_picker
 
@@ -49,7 +50,7 @@ def _marked_widget(marker: Widget, label: str, value: Any, optional: bool, send:
     if kind in (editing.HIDDEN, editing.IMAGE):
         return None  # a crop is edited on the canvas, an image ref from the Images panel
     if kind == editing.FONT:
-        picker = FontPicker.catalog(shown or "Inter")
+        picker = FontPicker.catalog(shown or DEFAULT_FAMILY)
         picker.param.watch(lambda e: send(e.new), "value")
         return _titled(label, picker)
     if kind == editing.ICON:
