@@ -22,11 +22,16 @@ WIDE = {"sizing_mode": "stretch_width"}
 class Gallery:
     def __init__(self, client: Client, open_design: Callable[[str], None]):
         self.client = client
-        self.open_design = open_design
+        self._open_design = open_design
+        self.left = False  # a design was opened in its place: the thumbnails left are for nobody
         self.message = pn.pane.Alert("", alert_type="danger", visible=False, **WIDE)
         self.grid = pn.FlexBox(css_classes=["dbk-gallery"], **WIDE)
         self.view = pn.Column(pn.pane.Markdown("## Designs"), self._create_form(), self.message, self.grid, **WIDE)
         self.refresh()
+
+    def open_design(self, design_id: str) -> None:
+        self.left = True
+        self._open_design(design_id)
 
     def _create_form(self) -> NewDesignForm:
         form = NewDesignForm(**WIDE)
@@ -71,9 +76,9 @@ class Gallery:
             pn.state.execute(lambda: self._fill_next(pending), schedule="thread")
 
     def _fill_one(self, design_id: str, slot: pn.Column) -> bool:
-        """One thumbnail; False when the tab has closed (nobody will see the rest)."""
+        """One thumbnail; False when the tab has closed or the gallery was left (nobody will see the rest)."""
         cancel = getattr(self.client, "cancel", None)
-        if cancel is not None and cancel.cancelled:
+        if self.left or (cancel is not None and cancel.cancelled):
             return False
         try:
             preview = self.client.call("preview_page", {"designId": design_id}, query={"page": 0})
