@@ -83,6 +83,10 @@ class UpdateDesignBody(Strict):
         return self
 
 
+class DuplicateDesignBody(Strict):
+    name: Name = Field(None, description='The copy\'s name; "<name> (copy)" by default')
+
+
 class PatchTreeBody(Strict):
     actions: list[Action] = Field(min_length=1, max_length=MAX_ACTIONS)
 
@@ -146,6 +150,11 @@ class DesignUpdated(BaseModel):
     description: str | None = None
     fileSize: int
     modifiedAt: str
+
+
+class DesignDeleted(BaseModel):
+    designId: str
+    deleted: Literal[True]
 
 
 class DesignList(BaseModel):

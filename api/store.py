@@ -73,6 +73,12 @@ MIGRATIONS: list[str] = [
         ended_at TIMESTAMP
     );
     """,
+    # 4: deleting a design (extensions.md 10) marks it instead of removing its row, so the
+    # generations and batch jobs made from it keep pointing at a design that exists; every
+    # read of designs skips the marked ones.
+    """
+    ALTER TABLE designs ADD COLUMN deleted_at TIMESTAMP;
+    """,
 ]
 
 

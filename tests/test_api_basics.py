@@ -11,6 +11,8 @@ API_KEY_ROUTES = [
     ("POST", "/designs"),
     ("GET", "/designs/dsg_x"),
     ("PATCH", "/designs/dsg_x"),
+    ("DELETE", "/designs/dsg_x"),
+    ("POST", "/designs/dsg_x/duplicate"),
     ("GET", "/designs/dsg_x/tree"),
     ("PATCH", "/designs/dsg_x/tree"),
     ("GET", "/actions"),
@@ -32,8 +34,8 @@ API_KEY_ROUTES = [
 def test_health_needs_no_key(api_server):
     response = httpx.get(f"{api_server.api}/health")
     assert response.status_code == 200
-    # 3 migrations: the first schema, batch jobs, browser sessions (issue 12)
-    assert response.json() == {"status": "success", "data": {"status": "ok", "schemaVersion": 3}, "error": None}
+    # 4 migrations: the first schema, batch jobs, browser sessions (issue 12), deleted designs (issue 14)
+    assert response.json() == {"status": "success", "data": {"status": "ok", "schemaVersion": 4}, "error": None}
 
 
 @pytest.mark.parametrize("method,path", API_KEY_ROUTES)

@@ -20,6 +20,8 @@ TOOLS = {
     "get_design",
     "get_design_tree",
     "update_design",
+    "delete_design",
+    "duplicate_design",
     "patch_design_tree",
     "list_actions",
     "list_fonts",
@@ -220,6 +222,56 @@ def test_another_workspaces_design_is_not_visible(api_server, alpha_key):
     listed, result = run(api_server, api_server.workspaces["beta"][1], peek)
     assert design_id not in {d["designId"] for d in listed["items"]}
     assert design_id in failed(result, "DESIGN_NOT_FOUND")
+
+
+def test_duplicate_and_delete_a_design(api_server, alpha_key):
+    async def script(session):
+        design = ok(await session.call_tool("create_design", {"name": "Agent draft"}))
+        actions = [
+            {"type": "add_element", "args": {"type": "text", "name": "who", "position": {"x": 1, "y": 1}}},
+            {"type": "bind_variable", "args": {"name": "who"}},
+        ]
+        ok(await session.call_tool("patch_design_tree", {"designId": design["designId"], "actions": actions}))
+        copy = ok(await session.call_tool("duplicate_design", {"designId": design["designId"]}))
+        named = ok(await session.call_tool("duplicate_design", {"designId": design["designId"], "name": "Second"}))
+        unknown = failed(
+            await session.call_tool("duplicate_design", {"designId": design["designId"], "colour": "red"}),
+            "VALIDATION_ERROR",
+        )
+        tree = ok(await session.call_tool("get_design_tree", {"designId": copy["designId"]}))
+        deleted = ok(await session.call_tool("delete_design", {"designId": design["designId"]}))
+        gone = failed(await session.call_tool("get_design", {"designId": design["designId"]}), "DESIGN_NOT_FOUND")
+        again = failed(await session.call_tool("delete_design", {"designId": design["designId"]}), "DESIGN_NOT_FOUND")
+        listed = ok(await session.call_tool("list_designs", {"limit": 200}))["items"]
+        return design, copy, named, unknown, tree, deleted, gone, again, listed
+
+    design, copy, named, unknown, tree, deleted, gone, again, listed = run(api_server, alpha_key, script)
+    assert copy["name"] == "Agent draft (copy)" and copy["designId"] != design["designId"]
+    assert named["name"] == "Second" and "colour" in unknown
+    assert list(tree["variables"]) == ["who"] and len(tree["nodes"]) == 1
+    assert deleted == {"designId": design["designId"], "deleted": True}
+    assert design["designId"] in gone and design["designId"] in again
+    ids = {item["designId"] for item in listed}
+    assert design["designId"] not in ids and {copy["designId"], named["designId"]} <= ids
+
+
+def test_another_workspaces_design_cannot_be_deleted_or_duplicated(api_server, alpha_key):
+    async def create(session):
+        return ok(await session.call_tool("create_design", {"name": "mine"}))["designId"]
+
+    design_id = run(api_server, alpha_key, create)
+
+    async def attempt(session):
+        deleted = await session.call_tool("delete_design", {"designId": design_id})
+        duplicated = await session.call_tool("duplicate_design", {"designId": design_id})
+        return failed(deleted, "DESIGN_NOT_FOUND"), failed(duplicated, "DESIGN_NOT_FOUND")
+
+    run(api_server, api_server.workspaces["beta"][1], attempt)
+
+    async def still_there(session):
+        return ok(await session.call_tool("get_design", {"designId": design_id}))
+
+    assert run(api_server, alpha_key, still_there)["name"] == "mine"
 
 
 @pytest.mark.parametrize("key,status,code", [(None, 401, "UNAUTHORIZED"), ("dbk_live_wrong", 401, "UNAUTHORIZED")])

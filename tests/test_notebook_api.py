@@ -168,6 +168,28 @@ def test_opening_a_design_that_is_missing_or_ambiguous_says_so(wb):
     assert twins[0].id in str(ambiguous.value) and twins[1].id in str(ambiguous.value)
 
 
+def test_a_design_duplicates_into_an_independent_copy_and_deletes(wb):
+    design = badge(wb, f"Housekept {wb.transport}")
+    copy = design.duplicate()
+    named = design.duplicate("Badge, second edition")
+    assert isinstance(copy, workbench.Design) and copy.id != design.id
+    assert (copy.name, named.name) == (f"Housekept {wb.transport} (copy)", "Badge, second edition")
+    assert copy.tree == design.tree and [v["name"] for v in copy.variables] == ["name", "issued", "photo"]
+    copy.update_element("name", data={"content": "Only in the copy"})
+    assert copy.tree != design.tree
+    pdf = design.generate({"name": "Before the delete"})
+    design.delete()
+    listed = {d.designId for d in wb.designs()}
+    assert design.id not in listed and {copy.id, named.id} <= listed
+    with pytest.raises(ApiError) as gone:
+        wb.design(design.id)
+    assert gone.value.code == "DESIGN_NOT_FOUND"
+    with pytest.raises(ApiError) as again:
+        design.delete()
+    assert again.value.code == "DESIGN_NOT_FOUND"
+    assert "Before the delete" in text(pdf) and "Only in the copy" in text(copy.generate())
+
+
 def test_the_builders_add_every_element_type_and_bind_variables(wb):
     design = wb.create_design("Built in code", "A4", "landscape")
     design.add_text("title", "Quarterly report", x=40, y=40, font_size=24, font_weight=700)

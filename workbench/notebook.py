@@ -185,6 +185,18 @@ class Design(Authoring):
         self.info = m.DesignInfo.model_validate(self._call("get_design"))
         return self
 
+    def duplicate(self, name: str | None = None) -> Design:
+        """A new design with a copy of this one's tree (variables included), named `name`
+        or "<name> (copy)"; editing either leaves the other as it is."""
+        created = self._call("duplicate_design", {} if name is None else {"name": name})
+        return self.workbench.design(created["designId"])
+
+    def delete(self) -> None:
+        """Delete the design: it leaves `wb.designs()` and opening it fails with DESIGN_NOT_FOUND.
+        PDFs already made from it stay downloadable until their URLs expire; a batch still
+        running finishes."""
+        self._call("delete_design")
+
     @property
     def tree(self) -> engine.DesignTree:
         """The design tree as saved now."""

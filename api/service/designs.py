@@ -1,16 +1,18 @@
-"""Designs: create, list, read, rename, and author through atomic action batches."""
+"""Designs: create, list, read, rename, duplicate, delete, and author through atomic action batches."""
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
 import engine
 from engine.errors import ActionError, EngineError
+from engine.names import invisible_character_problem, strip_invisible
 
 from ..errors import design_not_found, validation
-from ..models import CreateDesignBody, ListQuery, PatchTreeBody, UpdateDesignBody
+from ..models import NAME_MAX_LENGTH, CreateDesignBody, DuplicateDesignBody, ListQuery, PatchTreeBody, UpdateDesignBody
 from ..store import Store
 from .common import Workspace, iso, new_id, newest_first, now
 
@@ -18,6 +20,13 @@ if TYPE_CHECKING:
     from .media import Media
 
 COLUMNS = "id, name, description, file_size, created_at, modified_at"
+# The designs a caller can see: not folders, not deleted (a deleted design's row stays, see delete).
+LIVE = "NOT is_folder AND deleted_at IS NULL"
+INSERT = (
+    "INSERT INTO designs (id, workspace_id, name, description, tree, file_size, created_at, modified_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+COPY_SUFFIX = " (copy)"
 
 
 def _design(row: tuple) -> dict:
@@ -48,18 +57,48 @@ class Designs:
         tree = engine.new_design(body.size, body.orientation, body.width, body.height, title=body.name)
         tree_json = tree.model_dump_json()
         design_id, created = new_id("dsg"), now()
+        return self._insert(ws, design_id, body.name, body.description, tree_json, created)
+
+    def _insert(
+        self, ws: Workspace, design_id: str, name: str, description: str | None, tree_json: str, created: dt.datetime
+    ) -> dict:
         with self.store.transaction() as cursor:
             cursor.execute(
-                "INSERT INTO designs VALUES (?, ?, NULL, false, ?, ?, ?, ?, ?, ?)",
-                [design_id, ws.id, body.name, body.description, tree_json, len(tree_json.encode()), created, created],
+                INSERT, [design_id, ws.id, name, description, tree_json, len(tree_json.encode()), created, created]
             )
-        result = {"designId": design_id, "name": body.name, "createdAt": iso(created)}
-        if body.description is not None:
-            result["description"] = body.description
+        result = {"designId": design_id, "name": name, "createdAt": iso(created)}
+        if description is not None:
+            result["description"] = description
         return result
 
+    def duplicate(self, ws: Workspace, design_id: str, body: DuplicateDesignBody) -> dict:
+        """A new design holding a copy of the tree (pages, nodes, variables, metadata) as saved now."""
+        name, description, tree_json = self._row(ws, design_id, "name, description, tree")
+        copy = body.name if body.name is not None else copy_name(name)
+        return self._insert(ws, new_id("dsg"), copy, description, tree_json, now())
+
+    def delete(self, ws: Workspace, design_id: str) -> dict:
+        """Mark the design deleted; every read of designs skips it from then on.
+
+        Its row stays so the generations and batch jobs made from it still point at a design.
+        Nothing else needs it: their PDFs and ZIPs are blobs of their own (downloadable until
+        their signed URLs expire), a running batch carries its own copy of the tree and image
+        keys (JobPayload) and settles on its job's row, and images belong to the workspace."""
+        self._row(ws, design_id, "id")  # 404 before a lock is made for an id that does not exist
+        with self._lock(design_id):  # a tree patch under way is saved first; the next one finds no design
+            with self.store.transaction() as cursor:
+                live = cursor.execute(
+                    f"SELECT id FROM designs WHERE id = ? AND workspace_id = ? AND {LIVE}", [design_id, ws.id]
+                ).fetchone()
+                if live is None:  # deleted meanwhile by another call
+                    raise design_not_found(design_id)
+                cursor.execute("UPDATE designs SET deleted_at = ? WHERE id = ?", [now(), design_id])
+        with self._locks_guard:
+            self._locks.pop(design_id, None)
+        return {"designId": design_id, "deleted": True}
+
     def list(self, ws: Workspace, query: ListQuery) -> dict:
-        sql = f"SELECT {COLUMNS} FROM designs WHERE workspace_id = ? AND NOT is_folder"
+        sql = f"SELECT {COLUMNS} FROM designs WHERE workspace_id = ? AND {LIVE}"
         params: list = [ws.id]
         if query.parentId is not None:
             sql += " AND parent_id = ?"
@@ -69,7 +108,7 @@ class Designs:
 
     def _row(self, ws: Workspace, design_id: str, columns: str = COLUMNS) -> tuple:
         row = self.store.one(
-            f"SELECT {columns} FROM designs WHERE id = ? AND workspace_id = ? AND NOT is_folder", [design_id, ws.id]
+            f"SELECT {columns} FROM designs WHERE id = ? AND workspace_id = ? AND {LIVE}", [design_id, ws.id]
         )
         if row is None:
             raise design_not_found(design_id)
@@ -134,3 +173,13 @@ class Designs:
     def row_for_render(self, ws: Workspace, design_id: str) -> dict:
         name, tree_json, modified = self._row(ws, design_id, "name, tree, modified_at")
         return {"name": name, "tree": tree_json, "modified_at": modified}
+
+
+def copy_name(name: str) -> str:
+    """'<name> (copy)' within the rules of names: the original part is cut to fit 200
+    characters, and loses what a cut can leave invalid (a joiner or half an emoji flag at its
+    end) and any invisible character a name saved before the rule still holds."""
+    stem = strip_invisible(name)[: NAME_MAX_LENGTH - len(COPY_SUFFIX)]
+    while stem and invisible_character_problem(stem + COPY_SUFFIX) is not None:
+        stem = stem[:-1]
+    return (stem + COPY_SUFFIX).lstrip()
