@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from typing import Any
@@ -92,3 +93,19 @@ def install(threads: int) -> None:
             previous.shutdown(wait=False, _shared=False)  # Panel ≥ 1.8's shared pool
         except TypeError:
             previous.shutdown(wait=False)
+
+
+def in_page_lane(callback: Callable[[], None]) -> Callable[[], Coroutine[Any, Any, None]]:
+    """A periodic callback's tick that runs `callback` in the current page's lane.
+
+    Panel runs a plain periodic callback with no document, on any free thread, beside the
+    page's other callbacks; handed over with `pn.state.execute` it names the page and joins
+    its lane (docs/editor-state.md). In a notebook there is no pool: the kernel's loop runs
+    every callback, one at a time, which is the lane by construction."""
+
+    async def tick() -> None:
+        import panel as pn
+
+        pn.state.execute(callback, schedule="thread" if pn.config.nthreads else False)
+
+    return tick

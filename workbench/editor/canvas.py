@@ -12,7 +12,20 @@ import param
 from .style import STYLESHEET
 
 
-class Canvas(pn.custom.JSComponent):
+class GestureMessages:
+    """For a component whose browser events come as messages (`model.send_msg`): each is
+    handed to `on_gesture`, in the page's lane, in the order sent (docs/editor-state.md)."""
+
+    def __init__(self, on_gesture: Callable[[dict], None] | None = None, **params: Any):
+        super().__init__(**params)
+        self.on_gesture = on_gesture
+
+    def _handle_msg(self, msg: Any) -> None:
+        if isinstance(msg, dict) and self.on_gesture is not None:
+            self.on_gesture(msg)
+
+
+class Canvas(GestureMessages, pn.custom.JSComponent):
     """Python side of the canvas (docs/editor-state.md).
 
     The server writes what the page shows (`boxes`, `image`, the page size) and nothing
@@ -34,14 +47,6 @@ class Canvas(pn.custom.JSComponent):
 
     _esm = Path(__file__).with_name("canvas.js")
     _stylesheets = [STYLESHEET]
-
-    def __init__(self, on_gesture: Callable[[dict], None] | None = None, **params: Any):
-        super().__init__(**params)
-        self.on_gesture = on_gesture
-
-    def _handle_msg(self, msg: Any) -> None:
-        if isinstance(msg, dict) and self.on_gesture is not None:
-            self.on_gesture(msg)
 
     def redraw(self) -> None:
         """Ask the browser to draw the boxes it holds again: a gesture that saved nothing

@@ -23,6 +23,7 @@ from api.images.processing import fitted_png
 from api.renderers import TaskCancelled
 
 from ..client import Client
+from ..ui_threads import in_page_lane
 from . import geometry
 from .canvas import Canvas
 from .panels import SIDE_PANELS, PanelContext, image_field
@@ -82,6 +83,8 @@ class Editor:
         self.view = self._layout()
         self.refresh()
         self._update_credits()
+        # A poll never runs beside a gesture of this page; `self.poll` is looked up at each tick.
+        self._poll_in_lane = in_page_lane(lambda: self.poll())
         self._poller = pn.state.add_periodic_callback(self._poll_in_lane, period=POLL_MS) if poll else None
 
     # -- layout ------------------------------------------------------------------------
@@ -232,12 +235,6 @@ class Editor:
             self.credits.object = f"**Credits:** {self.session.credits()}"
         except ApiError as error:
             self.credits.object = f"Credits: unavailable ({error.code})"
-
-    async def _poll_in_lane(self) -> None:
-        # Panel would run a plain periodic callback on any free thread, beside a gesture of this
-        # page; handed over with the page's document it joins the page's lane (ui_threads). In a
-        # notebook there is no pool: the kernel's loop runs every callback, one at a time.
-        pn.state.execute(self.poll, schedule="thread" if pn.config.nthreads else False)
 
     def poll(self) -> None:
         """Show what another client saved (REST, MCP, another tab)."""

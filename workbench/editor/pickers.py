@@ -21,6 +21,7 @@ from PIL import Image, ImageDraw, ImageFont
 import engine
 from engine.fonts import DEFAULT_FAMILY, FONT_DIR
 
+from .canvas import GestureMessages
 from .style import STYLESHEET
 
 
@@ -83,7 +84,7 @@ class CellGrid(pn.custom.JSComponent):
     _stylesheets = [STYLESHEET]
 
 
-class LayerList(pn.custom.JSComponent):
+class LayerList(GestureMessages, pn.custom.JSComponent):
     """Layers, front first. Drag a row to reorder; the eye and lock buttons toggle.
 
     The browser owns the selection, as on the canvas; each edit (toggle, reorder) comes as one
@@ -98,9 +99,4 @@ class LayerList(pn.custom.JSComponent):
 
     def __init__(self, on_gesture: Callable[[dict], None] | None = None, **params: Any) -> None:
         icons = {name: engine.icons.icon_svg(name, "#3a4456") for name in ("eye", "eye-off", "lock", "lock-open")}
-        super().__init__(icons=icons, **params)
-        self.on_gesture = on_gesture
-
-    def _handle_msg(self, msg: Any) -> None:
-        if isinstance(msg, dict) and self.on_gesture is not None:
-            self.on_gesture(msg)
+        super().__init__(on_gesture=on_gesture, icons=icons, **params)

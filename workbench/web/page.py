@@ -27,6 +27,7 @@ from ..client import LocalClient
 from ..editor import Editor
 from ..editor.style import STYLESHEET
 from ..editor.text import text
+from ..ui_threads import in_page_lane
 from .gallery import Gallery
 from .signin import SIGNIN_CSS, session_of_page, sign_out_form
 
@@ -70,7 +71,9 @@ class WorkbenchPage:
             self.open(design_id)
         else:
             self.show_gallery()
-        self._watch = pn.state.add_periodic_callback(self._check_session_in_lane, period=SESSION_CHECK_MS)
+        # The check replaces the page's view and stops its editor: it must not run beside a
+        # callback of this page, so it takes the page's lane as the editor's poll does.
+        self._watch = pn.state.add_periodic_callback(in_page_lane(self._check_session), period=SESSION_CHECK_MS)
 
     def show_gallery(self) -> None:
         self.main[:] = [Gallery(self.client, self.open).view]
@@ -86,12 +89,6 @@ class WorkbenchPage:
             pn.state.location.update_query(design=design_id)
         self.editor = editor
         self.main[:] = [editor.view]
-
-    async def _check_session_in_lane(self) -> None:
-        # The check replaces the page's view and stops its editor: it must not run beside a
-        # callback of this page. Panel runs a periodic callback with no document; handed over
-        # with the page's document it joins the page's lane, as the editor's poll does.
-        pn.state.execute(self._check_session, schedule="thread" if pn.config.nthreads else False)
 
     def _check_session(self) -> None:
         """End the page (and its editor's poll) once its browser session has ended."""
