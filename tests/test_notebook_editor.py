@@ -172,7 +172,7 @@ def test_the_inline_editor_renders_in_jupyter_and_an_edit_reaches_the_kernel(jup
     with page.expect_download() as download:
         page.locator(".dbk-generate button").click()
     assert download.value.url.startswith("data:application/pdf;base64,")
-    assert open(download.value.path(), "rb").read().startswith(b"%PDF")
+    assert Path(download.value.path()).read_bytes().startswith(b"%PDF")
 
     page.close()  # before Jupyter stops, so its page logs no lost connection
     if jupyter.app == "notebook":

@@ -7,6 +7,7 @@ and made no request that left the loopback server.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -182,7 +183,7 @@ def test_bind_a_variable_and_generate_a_pdf(api_server, page, key, alpha_api):
     with page.expect_download() as download:
         page.locator(".dbk-generate button").click()
     assert "/files/" in download.value.url  # the signed URL of the same server, not bytes over the websocket
-    pdf = open(download.value.path(), "rb").read()
+    pdf = Path(download.value.path()).read_bytes()
     assert "Grace Hopper" in " ".join(pdf_text(pdf))
     assert alpha_api.data(alpha_api.get("/me"), 200)["credits"] == credits - 1
     page.locator(".dbk-credits", has_text=str(credits - 1)).wait_for()

@@ -142,7 +142,7 @@ class Editor:
 
     def _button(self, label: str, action: Any, css: str) -> pn.widgets.Button:
         # No hover tooltips: Bokeh's popovers cover the neighbouring buttons.
-        button = pn.widgets.Button(name=label, css_classes=[css], margin=(8, 3))
+        button = pn.widgets.Button(label=label, css_classes=[css], margin=(8, 3))
         button.on_click(lambda e: self.run(action))
         return button
 

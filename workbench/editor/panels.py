@@ -57,24 +57,24 @@ def pages_panel(ctx: PanelContext) -> pn.Column:
     thumbs = []
     for index in range(len(tree.pages)):
         button = pn.widgets.Button(
-            name=f"Page {index + 1}" + (" ●" if index == ctx.page else ""),
+            label=f"Page {index + 1}" + (" ●" if index == ctx.page else ""),
             css_classes=[f"dbk-page-{index}"],
             button_type="primary" if index == ctx.page else "default",
         )
         button.on_click(lambda e, index=index: ctx.show_page(index))
         thumbs.append(pn.Column(pn.pane.PNG(ctx.thumbnail(index), width=110), button, width=130))
     page = tree.pages[ctx.page]
-    add = pn.widgets.Button(name="+ Add page", css_classes=["dbk-add-page"])
+    add = pn.widgets.Button(label="+ Add page", css_classes=["dbk-add-page"])
     add.on_click(lambda e: ctx.apply([_action("add_page")]))
-    remove = pn.widgets.Button(name="Remove this page", button_type="danger", disabled=len(tree.pages) == 1)
+    remove = pn.widgets.Button(label="Remove this page", button_type="danger", disabled=len(tree.pages) == 1)
     remove.on_click(lambda e: ctx.apply([_action("remove_page", page=ctx.page)]))
-    size = pn.widgets.Select(name="Paper", options=["Custom", *PAPER_SIZES], value="Custom", **WIDE)
+    size = pn.widgets.Select(label="Paper", options=["Custom", *PAPER_SIZES], value="Custom", **WIDE)
     orientation = pn.widgets.RadioButtonGroup(
         options=["portrait", "landscape"], value=("landscape" if page.width > page.height else "portrait")
     )
-    width = pn.widgets.FloatInput(name="Width (pt)", value=page.width, width=120)
-    height = pn.widgets.FloatInput(name="Height (pt)", value=page.height, width=120)
-    apply_format = pn.widgets.Button(name="Apply page format", css_classes=["dbk-apply-format"])
+    width = pn.widgets.FloatInput(label="Width (pt)", value=page.width, width=120)
+    height = pn.widgets.FloatInput(label="Height (pt)", value=page.height, width=120)
+    apply_format = pn.widgets.Button(label="Apply page format", css_classes=["dbk-apply-format"])
 
     def set_format(event: Any) -> None:
         args: dict[str, Any] = {"page": ctx.page}
@@ -105,7 +105,7 @@ def pages_panel(ctx: PanelContext) -> pn.Column:
 
 
 def _colour_input(label: str, value: str | None) -> pn.widgets.TextInput:
-    return pn.widgets.TextInput(name=f"{label} (hex or linear-gradient, empty for none)", value=value or "", **WIDE)
+    return pn.widgets.TextInput(label=f"{label} (hex or linear-gradient, empty for none)", value=value or "", **WIDE)
 
 
 def images_panel(ctx: PanelContext) -> pn.Column:
@@ -117,8 +117,8 @@ def images_panel(ctx: PanelContext) -> pn.Column:
             ctx.run(lambda: ctx.client.call("create_asset", file=UploadedFile(data, filename), form={"name": filename}))
 
     upload.param.watch(uploaded, "value")
-    label = pn.widgets.TextInput(name="Placeholder label", value="Logo", width=160)
-    placeholder = pn.widgets.Button(name="+ Placeholder", margin=(22, 5))
+    label = pn.widgets.TextInput(label="Placeholder label", value="Logo", width=160)
+    placeholder = pn.widgets.Button(label="+ Placeholder", margin=(22, 5))
     placeholder.on_click(
         lambda e: ctx.run(
             lambda: ctx.client.call(
@@ -134,16 +134,16 @@ def images_panel(ctx: PanelContext) -> pn.Column:
     placed = next(name for name in ELEMENT_TYPES if image_field(name) is not None)
     for asset in ctx.client.call("list_assets", query={"limit": 50})["items"]:
         thumb = ctx.client.fetch(asset["thumbnailUrl"])
-        place = pn.widgets.Button(name="Place", css_classes=["dbk-place"], width=60)
+        place = pn.widgets.Button(label="Place", css_classes=["dbk-place"], width=60)
         place.on_click(lambda e, ref=asset["ref"]: ctx.add(placed, **{image_field(placed): ref}))
-        use = pn.widgets.Button(name="Use in selected", width=110, disabled=target is None)
+        use = pn.widgets.Button(label="Use in selected", width=110, disabled=target is None)
         if target is not None:
             use.on_click(
                 lambda e, ref=asset["ref"], node=target: ctx.apply(
                     [_action("update_element", id=node.id, data={image_field(node.type): ref})]
                 )
             )
-        background = pn.widgets.Button(name="Page background", width=120)
+        background = pn.widgets.Button(label="Page background", width=120)
         background.on_click(
             lambda e, ref=asset["ref"]: ctx.apply([_action("set_page_background", page=ctx.page, backgroundImage=ref)])
         )
@@ -178,7 +178,7 @@ def variables_panel(ctx: PanelContext) -> pn.Column:
         if ELEMENT_TYPES[node.type].variable is None:
             continue
         bound = pn.widgets.Checkbox(
-            name=f"{node.name} ({node.type})", value=node.name in tree.variables, css_classes=["dbk-bind"]
+            label=f"{node.name} ({node.type})", value=node.name in tree.variables, css_classes=["dbk-bind"]
         )
         bound.param.watch(
             lambda e, name=node.name: ctx.apply([_action("bind_variable" if e.new else "unbind_variable", name=name)]),
@@ -202,7 +202,7 @@ def document_panel(ctx: PanelContext) -> pn.Column:
     for field in METADATA_FIELDS:
         description = Metadata.model_fields[field].description
         widget = pn.widgets.TextInput(
-            name=field.capitalize() + (f" ({description})" if description else ""),
+            label=field.capitalize() + (f" ({description})" if description else ""),
             value=getattr(tree.metadata, field) or "",
             css_classes=[f"dbk-meta-{field}"],
             **WIDE,

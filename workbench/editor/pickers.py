@@ -68,7 +68,7 @@ def icon_matches(query: str, limit: int = 48) -> list[dict]:
 
 
 def icon_picker(value: str, on_pick) -> pn.Column:  # noqa: ANN001
-    search = pn.widgets.TextInput(placeholder="search 5,000+ icons…", name="Icon", value="")
+    search = pn.widgets.TextInput(placeholder="search 5,000+ icons…", label="Icon", value="")
     grid = IconGrid(value=value, options=icon_matches(value.split("-")[0]), sizing_mode="stretch_width")
     search.param.watch(lambda e: setattr(grid, "options", icon_matches(e.new)), "value_input")
     grid.param.watch(lambda e: on_pick(e.new), "value")

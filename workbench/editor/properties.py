@@ -57,11 +57,11 @@ def _marked_widget(marker: Widget, label: str, value: Any, optional: bool, send:
         return icon_picker(shown, send)
     if kind == editing.COLOR:
         if optional:  # a colour picker cannot be empty: a hex text, empty for none
-            widget = pn.widgets.TextInput(name=f"{label} (hex, empty for none)", value=shown or "")
+            widget = pn.widgets.TextInput(label=f"{label} (hex, empty for none)", value=shown or "")
             return _watch(widget, lambda v: send(v or None))
-        return _watch(pn.widgets.ColorPicker(name=label, value=shown or HEX), send)
+        return _watch(pn.widgets.ColorPicker(label=label, value=shown or HEX), send)
     if kind == editing.MULTILINE:
-        widget = pn.widgets.TextAreaInput(name=label, value=shown or "", auto_grow=True, max_rows=8)
+        widget = pn.widgets.TextAreaInput(label=label, value=shown or "", auto_grow=True, max_rows=8)
         return _watch(widget, send)
     if kind == editing.CELLS:
         return cells_editor(label, shown or [], send)
@@ -70,19 +70,19 @@ def _marked_widget(marker: Widget, label: str, value: Any, optional: bool, send:
 
 def _plain_widget(annotation: Any, optional: bool, label: str, part: str, value: Any, send: Callable) -> Any:
     if typing.get_origin(annotation) is Literal:
-        widget = pn.widgets.Select(name=label, options=list(typing.get_args(annotation)), value=value)
+        widget = pn.widgets.Select(label=label, options=list(typing.get_args(annotation)), value=value)
     elif annotation is bool:
-        widget = pn.widgets.Checkbox(name=label, value=bool(value))
+        widget = pn.widgets.Checkbox(label=label, value=bool(value))
     elif annotation is int:
-        widget = pn.widgets.IntInput(name=label, value=value)
+        widget = pn.widgets.IntInput(label=label, value=value)
     elif annotation is float:
-        widget = pn.widgets.FloatInput(name=label, value=value, step=1 if part == "position" else 0.5)
+        widget = pn.widgets.FloatInput(label=label, value=value, step=1 if part == "position" else 0.5)
     elif typing.get_origin(annotation) is list and plain_type(typing.get_args(annotation)[0])[0] in (int, float):
         shown = ", ".join(f"{v:g}" for v in value) if value else ""
-        widget = pn.widgets.TextInput(name=f"{label} (comma-separated)", value=shown, sizing_mode="stretch_width")
+        widget = pn.widgets.TextInput(label=f"{label} (comma-separated)", value=shown, sizing_mode="stretch_width")
         return _watch(widget, lambda v: send([float(x) for x in v.replace(";", ",").split(",") if x.strip()] or None))
     elif annotation is str:
-        widget = pn.widgets.TextInput(name=label, value=value or "")
+        widget = pn.widgets.TextInput(label=label, value=value or "")
     else:
         return None
     widget.sizing_mode = "stretch_width"
@@ -125,12 +125,12 @@ def element_form(node: Any, send: Send) -> pn.Column:
         send([{"type": "update_element", "args": {"id": node.id, **changes}}])
 
     name = pn.widgets.TextInput(
-        name="Name (the variable name when bound)", value=node.name, sizing_mode="stretch_width"
+        label="Name (the variable name when bound)", value=node.name, sizing_mode="stretch_width"
     )
     name.param.watch(lambda e: e.new and e.new != node.name and update(newName=e.new), "value")
-    hidden = pn.widgets.Checkbox(name="Hidden", value=node.isHidden)
+    hidden = pn.widgets.Checkbox(label="Hidden", value=node.isHidden)
     hidden.param.watch(lambda e: update(isHidden=e.new), "value")
-    locked = pn.widgets.Checkbox(name="Locked", value=node.isLocked)
+    locked = pn.widgets.Checkbox(label="Locked", value=node.isLocked)
     locked.param.watch(lambda e: update(isLocked=e.new), "value")
     sections: list[Any] = [pn.pane.Markdown(f"### {spec.title}"), name, pn.Row(hidden, locked)]
     position_widgets: dict[str, Any] = {}
@@ -180,7 +180,7 @@ def cells_editor(label: str, texts: list[list[str]], send: Callable[[list[list[s
     keeps each cell's styles."""
     grid = CellGrid(cells=texts, sizing_mode="stretch_width")
     grid.param.watch(lambda e: send(e.new), "cells")
-    paste = pn.widgets.TextAreaInput(name="Paste CSV to replace the cells", placeholder="Item,Qty\nPens,3", rows=3)
+    paste = pn.widgets.TextAreaInput(label="Paste CSV to replace the cells", placeholder="Item,Qty\nPens,3", rows=3)
 
     def from_csv(event: Any) -> None:
         rows = [row for row in csv.reader(io.StringIO(event.new)) if row]

@@ -98,6 +98,6 @@ class Gallery:
                 self.client.call("update_design", {"designId": design_id}, {"name": event.new.strip()})
 
         name.param.watch(rename, "value")
-        open_button = pn.widgets.Button(name="Open", button_type="primary", css_classes=["dbk-open"], width=180)
+        open_button = pn.widgets.Button(label="Open", button_type="primary", css_classes=["dbk-open"], width=180)
         open_button.on_click(lambda e: self.open_design(design_id))
         return pn.Column(thumb, name, open_button, width=200, css_classes=["dbk-card"], styles={"background": "white"})
