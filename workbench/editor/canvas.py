@@ -29,9 +29,9 @@ class Canvas(GestureMessages, pn.custom.JSComponent):
     """Python side of the canvas (docs/editor-state.md).
 
     The server writes what the page shows (`boxes`, `image`, the page size) and nothing
-    else; the browser owns the view (`selection`, `zoom`). Each gesture (move, resize,
-    nudge, delete, paste, undo, redo) comes as one message, handed to `on_gesture` in the
-    page's lane, in the order the browser sent them.
+    else; the browser owns the view (`selection`, `zoom`, `view_centre`). Each gesture (move,
+    resize, nudge, delete, paste, undo, redo, edit_text) comes as one message, handed to
+    `on_gesture` in the page's lane, in the order the browser sent them.
 
     Trial notes: a param named `background` is never synced, and list params sync only
     when a new list is assigned, so every update assigns a fresh list.
@@ -40,10 +40,15 @@ class Canvas(GestureMessages, pn.custom.JSComponent):
     image = param.String(default="", doc="the page preview as a data: URL")
     page_width = param.Number(default=595.28)
     page_height = param.Number(default=841.89)
-    boxes = param.List(default=[], doc="[{id, name, type, x, y, w, h, resize, hidden, locked}] in paint order")
+    boxes = param.List(
+        default=[], doc="[{id, name, type, x, y, w, h, resize, hidden, locked, inline_text}] in paint order"
+    )
     selection = param.List(default=[], doc="selected element ids")
     zoom = param.Number(default=0, doc="pixels per point; 0 fits the page into the view")
     fit_scale = param.Number(default=1, doc="pixels per point when fitted, measured by the browser")
+    view_centre = param.List(
+        default=[], doc="[x, y] in points: the middle of the page's visible part, written by the browser; [] unknown"
+    )
 
     _esm = Path(__file__).with_name("canvas.js")
     _stylesheets = [STYLESHEET]
