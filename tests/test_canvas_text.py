@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+import engine.fonts
 from api.service import Service, Settings
 from engine import apply, new_design
 from engine.elements import ELEMENT_TYPES, ElementType, InlineText
@@ -81,6 +82,7 @@ def test_a_boxs_inline_text_carries_the_raw_text_and_how_it_is_set():
     shown = {b["name"]: b["inline_text"] for b in geometry.boxes(tree, 0)}
     assert shown["Greeting"] == {
         "text": "Dear {name}, **welcome**",  # placeholders and markup as written, to round-trip
+        "family": "Great Vibes",
         "font_family": '"Great Vibes", cursive',  # the generic family of its class, if the face is not loaded
         "font_size": 24,
         "font_weight": 700,
@@ -106,6 +108,15 @@ def test_a_list_is_typed_one_item_per_line_and_stays_a_list():
     assert geometry.inline_text(node)["text"] == "one\ntwo"
     edited, _ = apply(tree, [geometry.text_typed(node, "one\ntwo\nthree")])
     assert edited.node_by_name("Steps").data.content == ["one", "two", "three"]
+
+
+def test_the_face_the_canvas_is_sent_is_the_file_the_engine_draws_with():
+    for family, weight, italic in [("Lora", 600, True), ("Inter", 700, True), ("Great Vibes", 700, False)]:
+        sent = engine.fonts.face_file(family, weight, italic)
+        drawn = engine.fonts.face(family, weight, italic)
+        assert sent.path.is_file() and (sent.weight, sent.italic) == (drawn.weight, drawn.italic)
+    assert engine.fonts.face_file("Inter", 700, True).italic  # Inter has a bold italic file
+    assert engine.fonts.face_file("Great Vibes", 700, False).weight == 400  # its only weight
 
 
 # -- the edit_text gesture --------------------------------------------------------------

@@ -64,6 +64,8 @@ def test_type_on_the_canvas_press_enter_and_find_the_text_in_the_pdf(api_server,
     font_px = float(overlay.evaluate("el => parseFloat(getComputedStyle(el).fontSize)"))
     assert abs(font_px - 20 * scale(page, A4_WIDTH)) < 0.5
     assert "Lora" in overlay.evaluate("el => getComputedStyle(el).fontFamily")
+    # The face itself comes from the server (the catalog's TTF), not the generic family.
+    page.wait_for_function("[...document.fonts].some((f) => f.family.includes('Lora') && f.status === 'loaded')")
     assert overlay.evaluate("el => getComputedStyle(el).color") == "rgb(26, 86, 219)"
     page.keyboard.type("Typed on the canvas")  # the whole text was selected: it is replaced
     page.keyboard.press("Enter")

@@ -356,6 +356,9 @@ export function render({ model, el }) {
     if (node) editText(node.dataset.id);
   });
   watchViewCentre();
+  const facesAsked = new Set();
+  let refitText = null; // the open overlay's fit(), to run again once its face has loaded
+  model.on("msg:custom", (msg) => msg && msg.face && addFace(msg.face));
 
   // Text typed in place: an overlay at the element's box, in its face (when the page has it,
   // else the generic family of its class), size, colour and alignment at the current zoom.
@@ -403,10 +406,13 @@ export function render({ model, el }) {
       if (finished) return;
       finished = true;
       const text = area.value;
+      refitText = null;
       if (back) root.focus({ preventScroll: true });
       area.remove();
       if (save && text !== inline.text) send("edit_text", { id, text });
     };
+    askFace(inline);
+    refitText = fit;
     area.addEventListener("input", fit);
     area.addEventListener("keydown", (e) => {
       e.stopPropagation(); // the canvas's shortcuts (Delete, arrows, Ctrl+Z…) are not for typing
@@ -425,6 +431,26 @@ export function render({ model, el }) {
     fit();
     area.focus({ preventScroll: true });
     area.select();
+  }
+
+  // The element's own face, from the server once per page (the generic family shows until then).
+  function askFace(inline) {
+    const key = `${inline.family}|${inline.font_weight}|${inline.italic}`;
+    if (facesAsked.has(key)) return;
+    facesAsked.add(key);
+    model.send_msg({ kind: "face", family: inline.family, weight: inline.font_weight, italic: inline.italic });
+  }
+  function addFace(face) {
+    // From bytes, not a URL: the page's CSP fetches no font, and a notebook has no URL to give.
+    const bytes = Uint8Array.from(atob(face.data), (c) => c.charCodeAt(0));
+    const style = face.italic ? "italic" : "normal";
+    new FontFace(face.family, bytes, { weight: String(face.weight), style })
+      .load()
+      .then((loaded) => {
+        document.fonts.add(loaded);
+        if (refitText) refitText();
+      })
+      .catch(() => {}); // a face the browser cannot read: the generic family stays
   }
 
   // White text is typed on a dark ground, dark text on a light one: the overlay hides the

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import panel as pn
 import param
+
+import engine.fonts
 
 from .style import STYLESHEET
 
@@ -52,6 +55,24 @@ class Canvas(GestureMessages, pn.custom.JSComponent):
 
     _esm = Path(__file__).with_name("canvas.js")
     _stylesheets = [STYLESHEET]
+
+    def _handle_msg(self, msg: Any) -> None:
+        # A face the text overlay asks for is for the view: no gesture, no batch, no redraw.
+        if isinstance(msg, dict) and msg.get("kind") == "face":
+            self._send_face(str(msg.get("family")), int(msg.get("weight") or 400), bool(msg.get("italic")))
+            return
+        super()._handle_msg(msg)
+
+    def _send_face(self, family: str, weight: int, italic: bool) -> None:
+        """The catalog's TTF for a face, so text typed on the canvas is set in it. Sent as bytes
+        in a message (the browser builds a FontFace from them): the page's CSP loads no font
+        from a URL, and an editor inline in a notebook has no server to fetch one from."""
+        try:
+            path, resolved, slanted = engine.fonts.face_file(family, weight, italic)
+        except ValueError:  # not a catalog family: the overlay keeps its generic family
+            return
+        data = base64.b64encode(path.read_bytes()).decode()
+        self._send_msg({"face": {"family": family, "weight": resolved, "italic": slanted, "data": data}})
 
     def redraw(self) -> None:
         """Ask the browser to draw the boxes it holds again: a gesture that saved nothing

@@ -73,6 +73,7 @@ def inline_text(node: Any) -> dict | None:
     look = element.inline_text.look(node)
     return {
         "text": element.typed_text(node),
+        "family": look.family,  # the face the canvas asks for (Canvas._send_face)
         "font_family": css_font_family(look.family),
         "font_size": look.size,
         "font_weight": look.weight,
