@@ -163,7 +163,9 @@ def test_new_elements_land_in_the_visible_part_and_not_on_each_other(api_server,
         page.locator(".dbk-zoom-in button").click()
         wait_for(lambda width=width: page.locator(".dbk-sheet").bounding_box()["width"] > width * 1.2, "zoom in")
     canvas = page.locator(".dbk-canvas")
+    centre = canvas.get_attribute("data-view-centre")
     canvas.evaluate("el => el.scrollTo(el.scrollWidth, el.scrollHeight * 0.6)")  # to the right, further down
+    wait_for(lambda: canvas.get_attribute("data-view-centre") != centre, "the new view centre told to Python")
     s = scale(page, A4_WIDTH)
     view = visible_area(page)
     assert view["w"] / s < A4_WIDTH * 0.8  # the view shows only part of the page

@@ -475,7 +475,9 @@ export function render({ model, el }) {
       const x = clamp((view.left + view.width / 2 - page.left) / s, model.page_width);
       const y = clamp((view.top + view.height / 2 - page.top) / s, model.page_height);
       const [oldX, oldY] = model.view_centre || [];
-      if (x !== oldX || y !== oldY) model.view_centre = [x, y];
+      if (x === oldX && y === oldY) return;
+      model.view_centre = [x, y];
+      root.dataset.viewCentre = `${x},${y}`; // what the page told Python last (tests wait on it)
     };
     const later = () => {
       if (!queued) {
