@@ -23,7 +23,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from . import barcode, icon, image, qr, shape, table, text
-from .base import Box, DrawContext, ElementType, NodeBase, StrictModel, VariableSpec
+from .base import Box, DrawContext, ElementType, InlineText, NodeBase, StrictModel, TextLook, VariableSpec
 
 BUILT_IN = (text, image, table, shape, icon, qr, barcode)
 MODULES_VARIABLE = "DOCBENCH_ELEMENT_MODULES"
@@ -106,9 +106,11 @@ __all__ = [
     "DrawContext",
     "ElementPluginError",
     "ElementType",
+    "InlineText",
     "Node",
     "NodeBase",
     "StrictModel",
+    "TextLook",
     "VariableSpec",
     "element_type",
     "union_of",

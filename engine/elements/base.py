@@ -113,6 +113,35 @@ PARTS = ("position", "data", "styles")
 ResizeMode = Literal["free", "square", "width"]
 
 
+class TextLook(NamedTuple):
+    """How an element's text is set, for an editor to show typing in the same face, size,
+    colour and alignment (the engine's render after the edit stays the truth)."""
+
+    family: str  # a family of the font catalog
+    size: float  # points
+    weight: int
+    italic: bool
+    underline: bool
+    color: str  # hex
+    align: str  # left, center, right, justify
+    line_height: float  # a multiple of size
+    wraps: bool  # True: the width is fixed and lines wrap inside it; False: the box hugs the text
+
+
+@dataclass(frozen=True)
+class InlineText:
+    """An element whose content is plain text a person may type on the canvas.
+
+    `field` is the dotted path of the field holding the text, edited through its field type's
+    Widget conversions (a list's items are lines) and stored raw: placeholders (`{name}`)
+    and markup are typed as they are written, never interpreted by the editor.
+    `look(node)` says how the text is set.
+    """
+
+    field: str
+    look: Callable[[Any], TextLook]
+
+
 @dataclass(frozen=True)
 class ElementType:
     name: str
@@ -145,6 +174,8 @@ class ElementType:
     # Tagged profiles: most elements are pictures, a Figure with data.alt or decoration
     # without; text and tables mark their own structure (paragraphs, lists, cells).
     tags_itself: bool = False
+    # The element's text may be typed in place on the canvas (None: it is edited in the form only).
+    inline_text: InlineText | None = None
     Node: type[BaseModel] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -152,6 +183,8 @@ class ElementType:
             object.__setattr__(self, "title", self.name.capitalize())
         for path in self.image_fields:
             self.model_field(path)  # a KeyError names a path that is not a field
+        if self.inline_text is not None:
+            self.model_field(self.inline_text.field)
         if self.image_refs is None:
             object.__setattr__(self, "image_refs", self._declared_image_refs)
         self._check_defaults()
@@ -211,6 +244,24 @@ class ElementType:
         widget = widget_of(self.model_field(path))
         current = getattr(getattr(node, part), name)
         return {part: {name: widget.store(current, edited) if widget else edited}}
+
+    def typed_text(self, node: Any) -> str | None:
+        """The text a person edits in place on the canvas, as the field's widget shows it
+        (a list's items one per line); None when the type has no inline text."""
+        if self.inline_text is None:
+            return None
+        path = self.inline_text.field
+        part, _, name = path.partition(".")
+        widget = widget_of(self.model_field(path))
+        current = getattr(getattr(node, part), name)
+        shown = widget.show(current) if widget else current
+        return shown if isinstance(shown, str) else str(shown)
+
+    def text_typed(self, node: Any, text: str) -> dict:
+        """update_element args for text typed in place on the canvas (`typed_text`'s field)."""
+        if self.inline_text is None:
+            raise ValueError(f"a {self.title.lower()} has no text to type on the canvas")
+        return self.edited(node, self.inline_text.field, text)
 
     def _declared_image_refs(self, node: Any) -> list[str]:
         refs: list[str] = []

@@ -19,8 +19,10 @@ from .base import (
     Coordinate,
     DrawContext,
     ElementType,
+    InlineText,
     Opacity,
     StrictModel,
+    TextLook,
     VariableSpec,
     merge_keys,
     with_data,
@@ -222,6 +224,21 @@ def merge_data(current: dict, patch: dict) -> dict:
     return merged
 
 
+def look(node: Any) -> TextLook:
+    styles = node.styles
+    return TextLook(
+        family=styles.fontFamily,
+        size=styles.fontSize,
+        weight=styles.fontWeight,
+        italic=styles.italic,
+        underline=styles.underline,
+        color=styles.color,
+        align=styles.align,
+        line_height=styles.lineHeight,
+        wraps=node.position.maxWidth is not None,
+    )
+
+
 ELEMENT = ElementType(
     name="text",
     summary="Text sized from its content; position {x, y, maxWidth?}",
@@ -248,4 +265,6 @@ ELEMENT = ElementType(
     },
     merge_data=merge_data,
     tags_itself=True,
+    # The raw content: placeholders and markup are typed as written (extensions.md 1, 3).
+    inline_text=InlineText(field="data.content", look=look),
 )

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NamedTuple
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from reportlab import rl_config
@@ -88,13 +88,26 @@ class Face:
         return ord(char) in self.glyphs
 
 
-@cache
-def face(family: str = DEFAULT_FAMILY, weight: int = 400, italic: bool = False) -> Face:
+class FaceFile(NamedTuple):
+    """The TTF a face is drawn from, with the weight and slant the asked ones resolve to."""
+
+    path: Path
+    weight: int
+    italic: bool
+
+
+def face_file(family: str = DEFAULT_FAMILY, weight: int = 400, italic: bool = False) -> FaceFile:
+    """The file of the face `face()` draws with (an editor can set typing in the same face)."""
     entry = _catalog()[check_family(family)]
     resolved = nearest_weight(entry.weights, weight)
     italic_key = f"{resolved}italic"
     use_italic = italic and italic_key in entry.files
-    path = FONT_DIR / entry.files[italic_key if use_italic else str(resolved)]
+    return FaceFile(FONT_DIR / entry.files[italic_key if use_italic else str(resolved)], resolved, use_italic)
+
+
+@cache
+def face(family: str = DEFAULT_FAMILY, weight: int = 400, italic: bool = False) -> Face:
+    path, resolved, use_italic = face_file(family, weight, italic)
     name = f"{family.replace(' ', '')}-{resolved}{'i' if use_italic else ''}"
     if name not in pdfmetrics.getRegisteredFontNames():
         pdfmetrics.registerFont(TTFont(name, str(path)))

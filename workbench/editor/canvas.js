@@ -305,6 +305,7 @@ export function render({ model, el }) {
   sheet.addEventListener("pointercancel", onUp);
 
   root.addEventListener("keydown", (e) => {
+    if (e.target.closest && e.target.closest(".dbk-text-edit")) return; // typing, not shortcuts
     const mod = e.ctrlKey || e.metaKey;
     const ids = [...selected()];
     const step = e.shiftKey ? 10 : 1;
@@ -349,4 +350,144 @@ export function render({ model, el }) {
   for (const name of ["selection", "image", "zoom", "page_width", "page_height"]) model.on(name, sync);
   new ResizeObserver(() => model.zoom > 0 || sync()).observe(root);
   sync();
+
+  layer.addEventListener("dblclick", (e) => {
+    const node = e.target.closest(".dbk-box");
+    if (node) editText(node.dataset.id);
+  });
+  watchViewCentre();
+  const facesAsked = new Set();
+  let refitText = null; // the open overlay's fit(), to run again once its face has loaded
+  model.on("msg:custom", (msg) => msg && msg.face && addFace(msg.face));
+
+  // Text typed in place: an overlay at the element's box, in its face (when the page has it,
+  // else the generic family of its class), size, colour and alignment at the current zoom.
+  // Enter or leaving it saves the text as one edit (one undo step); Escape drops it;
+  // Shift+Enter is a new line. What it edits, and whether, is the type's declaration
+  // (`inline_text` in each box): the raw text, placeholders and markup as written.
+  function editText(id) {
+    const box = boxById(id);
+    const inline = box && box.inline_text;
+    if (!inline || sheet.querySelector(".dbk-text-edit")) return;
+    const s = scale();
+    const area = document.createElement("textarea");
+    area.className = "dbk-text-edit";
+    area.dataset.id = id;
+    area.spellcheck = false;
+    area.value = inline.text;
+    Object.assign(area.style, {
+      left: `${box.x * s}px`,
+      top: `${box.y * s}px`,
+      width: `${Math.max(box.w * s, 24)}px`,
+      fontFamily: inline.font_family,
+      fontSize: `${inline.font_size * s}px`,
+      fontWeight: String(inline.font_weight),
+      fontStyle: inline.italic ? "italic" : "normal",
+      textDecoration: inline.underline ? "underline" : "none",
+      color: inline.color,
+      textAlign: inline.align,
+      lineHeight: String(inline.line_height),
+      whiteSpace: inline.wraps ? "pre-wrap" : "pre",
+      background: lightInk(inline.color) ? "rgba(40, 46, 58, 0.94)" : "rgba(255, 255, 255, 0.94)",
+    });
+    const fit = () => {
+      // Grow with the text: down always; sideways too when the box hugs its text.
+      area.style.height = "0px";
+      area.style.height = `${Math.max(area.scrollHeight, box.h * s)}px`;
+      if (!inline.wraps) {
+        area.style.width = "0px";
+        area.style.width = `${Math.max(area.scrollWidth + 2, box.w * s, 24)}px`;
+      }
+    };
+    let finished = false;
+    // `back`: the keys go to the canvas again (Enter, Escape); after a click elsewhere they
+    // stay where the click put them.
+    const finish = (save, back) => {
+      if (finished) return;
+      finished = true;
+      const text = area.value;
+      refitText = null;
+      if (back) root.focus({ preventScroll: true });
+      area.remove();
+      if (save && text !== inline.text) send("edit_text", { id, text });
+    };
+    askFace(inline);
+    refitText = fit;
+    area.addEventListener("input", fit);
+    area.addEventListener("keydown", (e) => {
+      e.stopPropagation(); // the canvas's shortcuts (Delete, arrows, Ctrl+Z…) are not for typing
+      if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+        e.preventDefault();
+        finish(true, true);
+      } else if (e.key === "Escape") {
+        e.preventDefault();
+        finish(false, true);
+      }
+    });
+    area.addEventListener("blur", () => finish(true, false));
+    // A click inside places the caret; it starts no band or drag on the sheet.
+    area.addEventListener("pointerdown", (e) => e.stopPropagation());
+    sheet.append(area);
+    fit();
+    area.focus({ preventScroll: true });
+    area.select();
+  }
+
+  // The element's own face, from the server once per page (the generic family shows until then).
+  function askFace(inline) {
+    const key = `${inline.family}|${inline.font_weight}|${inline.italic}`;
+    if (facesAsked.has(key)) return;
+    facesAsked.add(key);
+    model.send_msg({ kind: "face", family: inline.family, weight: inline.font_weight, italic: inline.italic });
+  }
+  function addFace(face) {
+    // From bytes, not a URL: the page's CSP fetches no font, and a notebook has no URL to give.
+    const bytes = Uint8Array.from(atob(face.data), (c) => c.charCodeAt(0));
+    const style = face.italic ? "italic" : "normal";
+    new FontFace(face.family, bytes, { weight: String(face.weight), style })
+      .load()
+      .then((loaded) => {
+        document.fonts.add(loaded);
+        if (refitText) refitText();
+      })
+      .catch(() => {}); // a face the browser cannot read: the generic family stays
+  }
+
+  // White text is typed on a dark ground, dark text on a light one: the overlay hides the
+  // preview's pixels of the old text, whatever the page's background.
+  function lightInk(hex) {
+    const long = hex.length === 4 ? `#${[...hex.slice(1)].map((c) => c + c).join("")}` : hex; // #rgb
+    const [r, g, b] = [1, 3, 5].map((i) => parseInt(long.slice(i, i + 2), 16) / 255);
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.6;
+  }
+
+  // The middle of the page's visible part, in points, for Python to place new elements there:
+  // view state like the zoom, written when scrolling, zooming or resizing changes it.
+  function watchViewCentre() {
+    let queued = false;
+    const measure = () => {
+      queued = false;
+      const s = scale();
+      const view = root.getBoundingClientRect();
+      const page = sheet.getBoundingClientRect();
+      if (!view.width || !page.width || s <= 0) return;
+      const clamp = (v, most) => Math.round(Math.min(Math.max(v, 0), most));
+      const x = clamp((view.left + view.width / 2 - page.left) / s, model.page_width);
+      const y = clamp((view.top + view.height / 2 - page.top) / s, model.page_height);
+      const [oldX, oldY] = model.view_centre || [];
+      if (x === oldX && y === oldY) return;
+      model.view_centre = [x, y];
+      root.dataset.viewCentre = `${x},${y}`; // what the page told Python last (tests wait on it)
+    };
+    const later = () => {
+      if (!queued) {
+        queued = true;
+        requestAnimationFrame(measure);
+      }
+    };
+    root.addEventListener("scroll", later, { passive: true });
+    for (const name of ["zoom", "page_width", "page_height"]) model.on(name, later);
+    new ResizeObserver(later).observe(root);
+    later();
+  }
 }

@@ -282,15 +282,28 @@ class Editor:
             self.say("Nothing to redo.")
 
     def add(self, element_type: str, **data: Any) -> None:
-        page = self.session.tree.pages[self.page]
-        offset = 12 * (len(page.elements) % 8)
-        at = (round(page.width * 0.2 + offset, 2), round(page.height * 0.2 + offset, 2))
         field = image_field(element_type)
         if field is not None and field not in data:  # a new image shows a placeholder until one is chosen
             data[field] = self._placeholder_ref()
-        action = geometry.new_element(self.session.tree, element_type, self.page, at, **data)
+        action = self._landing(geometry.new_element(self.session.tree, element_type, self.page, (0, 0), **data))
         results = self.session.apply([action])
         self.canvas.selection = [r["data"]["id"] for r in results if "id" in r.get("data", {})]
+
+    def _landing(self, action: dict) -> dict:
+        """The add_element action placed in the middle of what the canvas shows, past the
+        elements already there (geometry.landing_spot)."""
+        tree = self.session.tree
+        page = tree.pages[self.page]
+        centre = self.canvas.view_centre
+        taken = [(box["x"], box["y"]) for box in geometry.boxes(tree, self.page)]
+        x, y = geometry.landing_spot(
+            (page.width, page.height),
+            geometry.size_of_new(action),
+            (float(centre[0]), float(centre[1])) if len(centre) == 2 else None,
+            taken,
+        )
+        action["args"]["position"].update(x=x, y=y)
+        return action
 
     def _placeholder_ref(self) -> str:
         asset = self.client.call("create_placeholder_asset", body={"name": "Image placeholder", "label": "Image"})
@@ -324,6 +337,7 @@ class Editor:
             "nudge": lambda: self._nudge(message["ids"], float(message["dx"]), float(message["dy"])),
             "delete": lambda: self._delete(message["ids"]),
             "paste": lambda: self._paste(message["ids"]),
+            "edit_text": lambda: self._edit_text(message["id"], message["text"]),
             "undo": self.undo,
             "redo": self.redo,
             "toggle": lambda: self._toggle(message["id"], message["flag"]),
@@ -355,6 +369,14 @@ class Editor:
         moved = [nodes[i] for i in ids if i in nodes and not nodes[i].isLocked]
         changes = [{"id": n.id, "x": n.position.x + dx, "y": n.position.y + dy} for n in moved]
         self.session.apply([geometry.placement_patch(nodes[c["id"]], c, resized=False) for c in changes])
+
+    def _edit_text(self, node_id: str, typed: str) -> None:
+        """Text typed on the canvas: one update_element, so one undo step. A locked element,
+        one gone meanwhile, or a type without inline text saves nothing."""
+        node = self.session.tree.nodes.get(node_id)
+        if node is None or geometry.inline_text(node) is None or not isinstance(typed, str):
+            return
+        self.session.apply([geometry.text_typed(node, typed)])
 
     def _delete(self, ids: list[str]) -> None:
         nodes = self.session.tree.nodes

@@ -12,8 +12,15 @@ import copy
 import re
 from typing import Any
 
+import engine.fonts
 from engine import DesignTree
 from engine.elements import ELEMENT_TYPES
+
+# A new element whose spot is taken lands this far down and right of what sits there.
+LANDING_STEP = 12.0
+# The browser's generic family standing in for a catalog class when the face itself is not
+# loaded in the page (the editor serves no web fonts; the preview after an edit is the truth).
+GENERIC_FAMILIES = {"sans": "sans-serif", "serif": "serif", "display": "sans-serif", "handwriting": "cursive"}
 
 
 def element_kinds() -> list[tuple[str, str]]:
@@ -44,9 +51,84 @@ def boxes(tree: DesignTree, page: int) -> list[dict]:
                 "resize": resize_mode(node.type),
                 "hidden": node.isHidden,
                 "locked": node.isLocked,
+                "inline_text": inline_text(node),
             }
         )
     return out
+
+
+def css_font_family(family: str) -> str:
+    """A CSS font-family for a catalog family: its name, then the generic family of its class."""
+    entry = next((e for e in engine.fonts.families() if e.id == family), None)
+    generic = GENERIC_FAMILIES.get(entry.font_class, "sans-serif") if entry else "sans-serif"
+    return f'"{family}", {generic}'
+
+
+def inline_text(node: Any) -> dict | None:
+    """What the canvas needs to let a person type the element's text in place, from the type's
+    declaration (ElementType.inline_text); None when it has none or the element is locked."""
+    element = ELEMENT_TYPES[node.type]
+    if element.inline_text is None or node.isLocked:
+        return None
+    look = element.inline_text.look(node)
+    return {
+        "text": element.typed_text(node),
+        "family": look.family,  # the face the canvas asks for (Canvas._send_face)
+        "font_family": css_font_family(look.family),
+        "font_size": look.size,
+        "font_weight": look.weight,
+        "italic": look.italic,
+        "underline": look.underline,
+        "color": look.color,
+        "align": look.align,
+        "line_height": look.line_height,
+        "wraps": look.wraps,
+    }
+
+
+def text_typed(node: Any, text: str) -> dict:
+    """The update_element action for text typed on the canvas: the raw field, as typed."""
+    args = ELEMENT_TYPES[node.type].text_typed(node, text)
+    return {"type": "update_element", "args": {"id": node.id, **args}}
+
+
+def landing_spot(
+    page_size: tuple[float, float],
+    size: tuple[float, float],
+    centre: tuple[float, float] | None,
+    taken: list[tuple[float, float]],
+    step: float = LANDING_STEP,
+) -> tuple[float, float]:
+    """Where a new element of `size` lands: centred on `centre` (the middle of what the
+    canvas shows, in points; the page's centre when unknown), inside the page, and stepped
+    down and right past every spot already `taken` (the top-left corners of the page's
+    elements), so a second new element never hides exactly behind the first."""
+    page_w, page_h = page_size
+    w, h = min(size[0], page_w), min(size[1], page_h)
+    cx, cy = centre if centre is not None else (page_w / 2, page_h / 2)
+
+    def inside(x: float, y: float) -> tuple[float, float]:
+        return round(min(max(x, 0.0), page_w - w), 2), round(min(max(y, 0.0), page_h - h), 2)
+
+    def is_taken(spot: tuple[float, float]) -> bool:
+        return any(abs(spot[0] - x) < step / 2 and abs(spot[1] - y) < step / 2 for x, y in taken)
+
+    first = inside(cx - w / 2, cy - h / 2)
+    tries = range(1, len(taken) + 2)  # more steps than spots taken: one of them is free
+    # Down and right first; back up and left when the page's corner stops the steps.
+    spots = [first, *(inside(first[0] + n * step, first[1] + n * step) for n in tries)]
+    spots += [inside(first[0] - n * step, first[1] - n * step) for n in tries]
+    return next((spot for spot in spots if not is_taken(spot)), first)
+
+
+def size_of_new(action: dict) -> tuple[float, float]:
+    """The box an add_element action's element will have (a text measures its content)."""
+    args = action["args"]
+    element = ELEMENT_TYPES[args["type"]]
+    parts = ("type", "name", "page", "position", "data", "styles")
+    node = element.Node.model_validate({"id": "new", **{k: args[k] for k in parts if k in args}})
+    w, h = element.measure(node)
+    return round(w, 2), round(h, 2)
 
 
 def placement_patch(node: Any, change: dict, resized: bool) -> dict:
