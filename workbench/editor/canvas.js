@@ -466,7 +466,8 @@ export function render({ model, el }) {
   window.addEventListener("pointerdown", closeOutside, true);
 
   // Ctrl+wheel (and a trackpad's pinch, which Chromium sends as one) zooms around the
-  // pointer: the point under it stays put. A plain wheel scrolls as ever.
+  // pointer: the point under it stays put, by scrolling the view, along each axis on which the
+  // page is larger than the view (a smaller page stays centred, whole). A plain wheel scrolls.
   function zoomAround(clientX, clientY, factor) {
     const before = scale();
     const after = Math.max(0.2, Math.min(6, before * factor)); // the bounds of Python's zoom buttons
