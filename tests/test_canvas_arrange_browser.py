@@ -19,6 +19,7 @@ from .test_workbench_browser import new_design, node, tree
 pytestmark = pytest.mark.slow  # browser: `pytest -m "not slow"` skips them
 
 A4_WIDTH = 595.28
+ROUND_TRIP_MS = 15_000  # what the page shows after Python's answer, on a loaded machine too
 SPREAD = [
     add("shape", "A", {"x": 40, "y": 100, "w": 60, "h": 40}),
     add("shape", "B", {"x": 150, "y": 200, "w": 100, "h": 20}),
@@ -49,7 +50,7 @@ def select_all_three(page) -> None:
     select(page, "A")
     box(page, "B").click(modifiers=["Shift"])
     box(page, "C").click(modifiers=["Shift"])
-    expect(page.locator(".dbk-hint")).to_have_text("3 elements selected.")
+    expect(page.locator(".dbk-hint")).to_have_text("3 elements selected.", timeout=ROUND_TRIP_MS)
 
 
 def xs(api, design_id: str) -> dict[str, float]:
@@ -64,13 +65,13 @@ def paint_order(api, design_id: str) -> list[str]:
 def zoom_readout(page) -> int:
     """The header's zoom in %, once it shows one."""
     value = page.locator(".dbk-zoom-value")
-    expect(value).to_have_text(re.compile(r"^\d+%$"))
+    expect(value).to_have_text(re.compile(r"^\d+%$"), timeout=ROUND_TRIP_MS)
     return int(value.inner_text()[:-1])
 
 
 def test_align_three_elements_left_and_one_undo_puts_them_back(api_server, page, key, alpha_api):
     design_id = open_with(page, api_server, key, alpha_api, "Browser: align", SPREAD)
-    expect(page.locator(".dbk-align-left button")).to_be_hidden()  # one or none selected: no bar
+    expect(page.locator(".dbk-align-left button")).to_be_hidden(timeout=ROUND_TRIP_MS)  # one or none selected: no bar
     select_all_three(page)
     page.locator(".dbk-align-left button").click()
     wait_for(lambda: xs(alpha_api, design_id) == {"A": 40, "B": 40, "C": 40}, "the three aligned left")
@@ -103,8 +104,8 @@ def test_ctrl_d_duplicates_and_selects_the_copy(api_server, page, key, alpha_api
     wait_for(lambda: len(tree(alpha_api, design_id)["nodes"]) == 2, "the copy saved")
     copy = node(alpha_api, design_id, "A copy")["position"]
     assert (copy["x"], copy["y"]) == (52, 52 + 60)
-    expect(box(page, "A copy")).to_have_class(re.compile(r"\bselected\b"))
-    expect(box(page, "A")).not_to_have_class(re.compile(r"\bselected\b"))
+    expect(box(page, "A copy")).to_have_class(re.compile(r"\bselected\b"), timeout=ROUND_TRIP_MS)
+    expect(box(page, "A")).not_to_have_class(re.compile(r"\bselected\b"), timeout=ROUND_TRIP_MS)
 
 
 def test_context_menu_brings_to_front_locks_and_closes_on_escape(api_server, page, key, alpha_api):
@@ -123,24 +124,24 @@ def test_context_menu_brings_to_front_locks_and_closes_on_escape(api_server, pag
     menu = page.locator(".dbk-menu")
     back = box(page, "Back")
     back.click(button="right", position={"x": 10, "y": 10})  # a corner Front does not cover
-    expect(menu).to_be_visible()
-    expect(back).to_have_class(re.compile(r"\bselected\b"))  # the right-clicked element, alone
-    expect(box(page, "Front")).not_to_have_class(re.compile(r"\bselected\b"))
+    expect(menu).to_be_visible(timeout=ROUND_TRIP_MS)
+    expect(back).to_have_class(re.compile(r"\bselected\b"), timeout=ROUND_TRIP_MS)  # the right-clicked element, alone
+    expect(box(page, "Front")).not_to_have_class(re.compile(r"\bselected\b"), timeout=ROUND_TRIP_MS)
     page.keyboard.press("Escape")
-    expect(menu).to_be_hidden()
+    expect(menu).to_be_hidden(timeout=ROUND_TRIP_MS)
     back.click(button="right", position={"x": 10, "y": 10})
     menu.locator(".dbk-menu-front").click()
-    expect(menu).to_be_hidden()
+    expect(menu).to_be_hidden(timeout=ROUND_TRIP_MS)
     wait_for(lambda: paint_order(alpha_api, design_id) == ["Front", "Back"], "Back painted last")
     back.click(button="right", position={"x": 10, "y": 10})
-    expect(menu.locator(".dbk-menu-lock")).to_have_text("Lock")
+    expect(menu.locator(".dbk-menu-lock")).to_have_text("Lock", timeout=ROUND_TRIP_MS)
     menu.locator(".dbk-menu-lock").click()
     wait_for(lambda: node(alpha_api, design_id, "Back").get("isLocked") is True, "Back locked")
-    expect(back).to_have_class(re.compile(r"\blocked\b"))  # the page has the saved tree's boxes
+    expect(back).to_have_class(re.compile(r"\blocked\b"), timeout=ROUND_TRIP_MS)  # the page has the saved tree's boxes
     back.click(button="right", position={"x": 10, "y": 10})
-    expect(menu.locator(".dbk-menu-lock")).to_have_text("Unlock")
+    expect(menu.locator(".dbk-menu-lock")).to_have_text("Unlock", timeout=ROUND_TRIP_MS)
     page.locator(".dbk-sheet").click(position={"x": 400, "y": 600})  # a click elsewhere closes it
-    expect(menu).to_be_hidden()
+    expect(menu).to_be_hidden(timeout=ROUND_TRIP_MS)
 
 
 def readout_matches_the_sheet(page) -> bool:
