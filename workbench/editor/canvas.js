@@ -331,6 +331,11 @@ export function render({ model, el }) {
       send("redo", {});
     } else if (mod && e.key.toLowerCase() === "a") {
       select(model.boxes.map((b) => b.id));
+    } else if (mod && e.key.toLowerCase() === "d" && ids.length) {
+      send("duplicate", { ids });
+    } else if (arrangeKey(e) && ids.length) {
+      const { kind, payload } = arrangeKey(e);
+      send(kind, { ids, ...payload });
     } else if (e.key === "Escape") {
       select([]);
     } else {
@@ -490,4 +495,222 @@ export function render({ model, el }) {
     new ResizeObserver(later).observe(root);
     later();
   }
+  // -- Arranging (issue 14): align keys, a context menu, Ctrl+wheel zoom, rulers ----------
+  // `el` holds the menu and the rulers beside the scrolling root, so they stay put as it scrolls.
+  el.style.position = "relative";
+
+  // Alt+letter aligns (as in Figma: A H D left/centre/right, W V S top/middle/bottom), and
+  // Alt+Shift+H / V distribute. Physical keys: Alt+A types "å" on a Mac keyboard.
+  function arrangeKey(e) {
+    if (!e.altKey || e.ctrlKey || e.metaKey) return null;
+    const letter = e.code.replace(/^Key/, "");
+    if (e.shiftKey) {
+      const axis = { H: "horizontal", V: "vertical" }[letter];
+      return axis ? { kind: "distribute", payload: { axis } } : null;
+    }
+    const how = { A: "left", H: "centre", D: "right", W: "top", V: "middle", S: "bottom" }[letter];
+    return how ? { kind: "align", payload: { how } } : null;
+  }
+
+  // The element under a pointer event: its box, or (should boxes stop taking events) the
+  // topmost saved box at that point, the last in paint order.
+  function elementAt(e) {
+    const node = e.target.closest ? e.target.closest(".dbk-box") : null;
+    if (node && node.dataset.id) return node.dataset.id;
+    const r = sheet.getBoundingClientRect();
+    const s = scale();
+    const x = (e.clientX - r.left) / s, y = (e.clientY - r.top) / s;
+    const hit = [...model.boxes].reverse().find((b) => {
+      const box = boxById(b.id);
+      return x >= box.x && x <= box.x + box.w && y >= box.y && y <= box.y + box.h;
+    });
+    return hit ? hit.id : null;
+  }
+
+  // The context menu: each item is one message, which Python saves as one batch.
+  const menu = document.createElement("div");
+  menu.className = "dbk-menu";
+  menu.setAttribute("role", "menu");
+  menu.style.display = "none";
+  el.append(menu);
+  const menuOpen = () => menu.style.display !== "none";
+  function closeMenu() {
+    if (!menuOpen()) return;
+    const hadFocus = menu.contains(document.activeElement) || menu.contains(el.getRootNode().activeElement);
+    menu.style.display = "none";
+    if (hadFocus) root.focus({ preventScroll: true });
+  }
+  function openMenu(e, id) {
+    const chosen = selected();
+    if (!chosen.has(id)) {
+      // A right-click on an element outside the selection acts on that element alone.
+      chosen.clear();
+      chosen.add(id);
+      select(chosen);
+    }
+    const ids = [...chosen];
+    const locked = ids.every((i) => (boxById(i) || {}).locked);
+    const items = [
+      ["Bring to front", "dbk-menu-front", "order", { ids, to: "front" }],
+      ["Send to back", "dbk-menu-back", "order", { ids, to: "back" }],
+      ["Duplicate", "dbk-menu-duplicate", "duplicate", { ids }],
+      ["Delete", "dbk-menu-delete", "delete", { ids }],
+      [locked ? "Unlock" : "Lock", "dbk-menu-lock", "lock", { ids, locked: !locked }],
+    ];
+    menu.replaceChildren(
+      ...items.map(([label, css, kind, payload]) => {
+        const item = document.createElement("button");
+        item.type = "button";
+        item.className = `dbk-menu-item ${css}`;
+        item.setAttribute("role", "menuitem");
+        item.textContent = label;
+        item.addEventListener("click", () => {
+          closeMenu();
+          send(kind, payload);
+        });
+        return item;
+      })
+    );
+    const area = el.getBoundingClientRect();
+    menu.style.display = "";
+    // Kept inside the editor's area, however near its edge the click was.
+    const left = Math.min(e.clientX - area.left, el.clientWidth - menu.offsetWidth - 4);
+    const top = Math.min(e.clientY - area.top, el.clientHeight - menu.offsetHeight - 4);
+    menu.style.left = `${Math.max(left, 0)}px`;
+    menu.style.top = `${Math.max(top, 0)}px`;
+    menu.querySelector("button").focus({ preventScroll: true });
+  }
+  root.addEventListener("contextmenu", (e) => {
+    const id = elementAt(e);
+    if (!id) {
+      closeMenu();
+      return; // the browser's own menu elsewhere
+    }
+    e.preventDefault();
+    openMenu(e, id);
+  });
+  menu.addEventListener("keydown", (e) => {
+    const items = [...menu.querySelectorAll("button")];
+    const at = items.indexOf(el.getRootNode().activeElement);
+    if (e.key === "Escape") closeMenu();
+    else if (e.key === "ArrowDown") items[(at + 1) % items.length].focus();
+    else if (e.key === "ArrowUp") items[(at - 1 + items.length) % items.length].focus();
+    else return;
+    e.preventDefault();
+    e.stopPropagation();
+  });
+  const closeOutside = (e) => {
+    if (!menu.isConnected) return window.removeEventListener("pointerdown", closeOutside, true);
+    if (menuOpen() && !e.composedPath().includes(menu)) closeMenu();
+  };
+  window.addEventListener("pointerdown", closeOutside, true);
+
+  // Ctrl+wheel (and a trackpad's pinch, which Chromium sends as one) zooms around the
+  // pointer: the point under it stays put, by scrolling the view, along each axis on which the
+  // page is larger than the view (a smaller page stays centred, whole). A plain wheel scrolls.
+  function zoomAround(clientX, clientY, factor) {
+    const before = scale();
+    const after = Math.max(0.2, Math.min(6, before * factor)); // the bounds of Python's zoom buttons
+    if (Math.abs(after - before) < 1e-4) return;
+    const r = sheet.getBoundingClientRect();
+    const at = { x: (clientX - r.left) / before, y: (clientY - r.top) / before }; // in points
+    model.zoom = after;
+    sync();
+    const moved = sheet.getBoundingClientRect();
+    root.scrollLeft += moved.left + at.x * after - clientX;
+    root.scrollTop += moved.top + at.y * after - clientY;
+    drawRulers();
+  }
+  root.addEventListener(
+    "wheel",
+    (e) => {
+      if (!(e.ctrlKey || e.metaKey) || gesture) return;
+      e.preventDefault(); // not the browser's page zoom
+      closeMenu();
+      const lines = e.deltaMode === 1 ? 33 : 1; // a line is about 33 px
+      zoomAround(e.clientX, e.clientY, Math.exp(-e.deltaY * lines * 0.0015));
+    },
+    { passive: false }
+  );
+
+  // Rulers along the top and the left of the view, in points from the sheet's corner. They
+  // overlay the root's padding, take no pointer events, and slide with the scroll.
+  const RULER_PX = 16;
+  const ruler = (side) => {
+    const bar = document.createElement("div");
+    bar.className = `dbk-ruler dbk-ruler-${side}`;
+    const track = document.createElement("div");
+    track.className = "dbk-ruler-track";
+    const marker = document.createElement("div");
+    marker.className = "dbk-ruler-pointer";
+    bar.append(track, marker);
+    el.append(bar);
+    return { bar, track, marker };
+  };
+  const rulers = { top: ruler("top"), left: ruler("left") };
+  const corner = document.createElement("div");
+  corner.className = "dbk-ruler-corner";
+  el.append(corner);
+  let rulersDrawnFor = "";
+
+  function rulerTicks(track, length, s, horizontal) {
+    const minor = [10, 50, 100].find((step) => step * s >= 5) || 100;
+    const major = [50, 100, 200, 500, 1000].find((step) => step % minor === 0 && step * s >= 45) || 1000;
+    const ticks = document.createDocumentFragment();
+    for (let pt = 0; pt <= length + 0.01; pt += minor) {
+      const tick = document.createElement("div");
+      tick.className = pt % major === 0 ? "dbk-tick major" : "dbk-tick";
+      tick.style[horizontal ? "left" : "top"] = `${pt * s}px`;
+      if (pt % major === 0) {
+        const label = document.createElement("span");
+        label.className = "dbk-ruler-label";
+        label.textContent = String(pt);
+        tick.append(label);
+      }
+      ticks.append(tick);
+    }
+    track.replaceChildren(ticks);
+  }
+
+  function drawRulers() {
+    const s = scale();
+    const drawnFor = `${s}|${model.page_width}|${model.page_height}`;
+    if (drawnFor !== rulersDrawnFor) {
+      rulersDrawnFor = drawnFor;
+      rulerTicks(rulers.top.track, model.page_width, s, true);
+      rulerTicks(rulers.left.track, model.page_height, s, false);
+    }
+    const area = el.getBoundingClientRect(), view = root.getBoundingClientRect(), page = sheet.getBoundingClientRect();
+    const left = view.left - area.left, top = view.top - area.top;
+    Object.assign(rulers.top.bar.style, { left: `${left + RULER_PX}px`, top: `${top}px`, width: `${Math.max(root.clientWidth - RULER_PX, 0)}px` });
+    Object.assign(rulers.left.bar.style, { left: `${left}px`, top: `${top + RULER_PX}px`, height: `${Math.max(root.clientHeight - RULER_PX, 0)}px` });
+    Object.assign(corner.style, { left: `${left}px`, top: `${top}px` });
+    rulers.top.track.style.transform = `translateX(${page.left - view.left - RULER_PX}px)`;
+    rulers.left.track.style.transform = `translateY(${page.top - view.top - RULER_PX}px)`;
+  }
+  let rulersQueued = false;
+  const queueRulers = () => {
+    if (rulersQueued) return;
+    rulersQueued = true;
+    requestAnimationFrame(() => {
+      rulersQueued = false;
+      drawRulers();
+    });
+  };
+  root.addEventListener("scroll", () => {
+    closeMenu();
+    queueRulers();
+  });
+  // Where the pointer is, marked on both rulers.
+  root.addEventListener("pointermove", (e) => {
+    const view = root.getBoundingClientRect();
+    rulers.top.marker.style.cssText = `display: block; left: ${e.clientX - view.left - RULER_PX}px`;
+    rulers.left.marker.style.cssText = `display: block; top: ${e.clientY - view.top - RULER_PX}px`;
+  });
+  root.addEventListener("pointerleave", () => {
+    rulers.top.marker.style.display = rulers.left.marker.style.display = "none";
+  });
+  for (const name of ["zoom", "page_width", "page_height", "boxes"]) model.on(name, queueRulers);
+  new ResizeObserver(queueRulers).observe(root);
+  queueRulers();
 }

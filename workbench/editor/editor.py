@@ -24,7 +24,7 @@ from api.renderers import TaskCancelled
 
 from ..client import Client
 from ..ui_threads import in_page_lane
-from . import geometry
+from . import arrange, geometry
 from .canvas import Canvas
 from .panels import SIDE_PANELS, PanelContext, image_field
 from .pickers import LayerList
@@ -111,6 +111,7 @@ class Editor:
             redo,
             pn.Spacer(width=12),
             *zoom,
+            self._zoom_readout(),
             pn.HSpacer(),
             self.credits,
             generate,
@@ -124,7 +125,9 @@ class Editor:
         ]
         shortcuts = pn.pane.HTML(
             "<small>Arrows nudge (Shift: 10 pt) · Delete · Ctrl+C / Ctrl+V · Ctrl+Z / Ctrl+Shift+Z · "
-            "Shift-click or drag on the page to select several · Alt while dragging: no snapping</small>",
+            "Shift-click or drag on the page to select several · Alt while dragging: no snapping · "
+            "Ctrl+D duplicates · Alt+A / H / D align left / centre / right, Alt+W / V / S top / middle / bottom "
+            "(one element: to the page), Alt+Shift+H / V distribute · Ctrl+wheel zooms · right-click: more</small>",
             margin=(8, 10),
             sizing_mode="stretch_width",  # wraps where the editor is narrow, as in a notebook
         )
@@ -138,7 +141,10 @@ class Editor:
         left = pn.Column(self.side, width=300, css_classes=["dbk-left"])
         right = pn.Column(self.properties, width=320, css_classes=["dbk-right"], scroll=True, height=760)
         body = pn.Row(left, self.canvas, right, sizing_mode="stretch_both")
-        return pn.Column(header, toolbar, self.status, body, sizing_mode="stretch_both", css_classes=["dbk-editor"])
+        arranging = self._arrange_bar()
+        return pn.Column(
+            header, toolbar, self.status, arranging, body, sizing_mode="stretch_both", css_classes=["dbk-editor"]
+        )
 
     def _button(self, label: str, action: Any, css: str) -> pn.widgets.Button:
         # No hover tooltips: Bokeh's popovers cover the neighbouring buttons.
@@ -344,6 +350,11 @@ class Editor:
             "reorder": lambda: self.session.apply(
                 [{"type": "reorder_element", "args": {"id": message["id"], "to": int(message["to"])}}]
             ),
+            "align": lambda: self._align(message["ids"], message["how"]),
+            "distribute": lambda: self._distribute(message["ids"], message["axis"]),
+            "duplicate": lambda: self._duplicate(message["ids"]),
+            "order": lambda: self._order(message["ids"], message["to"]),
+            "lock": lambda: self._lock(message["ids"], bool(message["locked"])),
         }
         handler = handlers.get(kind)
         before = self.session.tree
@@ -394,6 +405,86 @@ class Editor:
     def _toggle(self, node_id: str, flag: str) -> None:
         node = self.session.tree.nodes[node_id]
         self.session.apply([{"type": "update_element", "args": {"id": node_id, flag: not getattr(node, flag)}}])
+
+    # -- arranging a selection (issue 14) -------------------------------------------------------
+
+    def _arrange_bar(self) -> pn.viewable.Viewable:
+        """Align and distribute buttons for a multi-selection. Its band keeps its height when the
+        buttons are hidden, so selecting a second element does not move the canvas under the pointer."""
+        labels = {"left": "⇤ Left", "centre": "↔ Centre", "right": "⇥ Right", "top": "⤒ Top", "middle": "↕ Middle"}
+        labels |= {"bottom": "⤓ Bottom", "horizontal": "Distribute ↔", "vertical": "Distribute ↕"}
+
+        def selection() -> list[str]:  # read at each click
+            return list(self.canvas.selection)
+
+        align = [
+            self._button(labels[how], lambda how=how: self._align(selection(), how), f"dbk-align-{how}")
+            for how in arrange.ALIGNMENTS
+        ]
+        distribute = [
+            self._button(labels[axis], lambda axis=axis: self._distribute(selection(), axis), f"dbk-distribute-{axis}")
+            for axis in arrange.AXES
+        ]
+        buttons = pn.Row(
+            pn.pane.HTML("<small>Align</small>", margin=(14, 4, 0, 10)),
+            *align,
+            pn.Spacer(width=12),
+            *distribute,
+            visible=False,
+            css_classes=["dbk-arrange"],
+        )
+
+        def show(event: Any) -> None:
+            buttons.visible = len(event.new) >= 2
+
+        self.canvas.param.watch(show, "selection")
+        return pn.Row(buttons, height=44, sizing_mode="stretch_width", margin=0, css_classes=["dbk-arrange-band"])
+
+    def _arranged(self, ids: list[str]) -> list[Any]:
+        nodes = self.session.tree.nodes
+        return [nodes[i] for i in ids if i in nodes]
+
+    def _align(self, ids: list[str], how: str) -> None:
+        page = self.session.tree.pages[self.page]
+        self.session.apply(arrange.align(self._arranged(ids), how, (page.width, page.height)))
+
+    def _distribute(self, ids: list[str], axis: str) -> None:
+        self.session.apply(arrange.distribute(self._arranged(ids), axis))
+
+    def _duplicate(self, ids: list[str]) -> None:
+        """Copies of the elements in one batch, nudged down and right, and selected."""
+        copied = [node.model_dump(exclude_none=True) for node in self._arranged(ids)]
+        if not copied:
+            return
+        results = self.session.apply(geometry.pasted(self.session.tree, copied, self.page))
+        self.canvas.selection = [r["data"]["id"] for r in results if "id" in r.get("data", {})]
+
+    def _order(self, ids: list[str], to: str) -> None:
+        """Bring to front or send to back, keeping the elements' order among themselves."""
+        if to not in ("front", "back"):
+            raise ValueError(f"unknown paint order {to!r}")
+        painted = self.session.tree.pages[self.page].elements
+        chosen = [i for i in painted if i in set(ids)]  # back to front
+        moves = chosen if to == "front" else list(reversed(chosen))
+        self.session.apply([{"type": "reorder_element", "args": {"id": i, "to": to}} for i in moves])
+
+    def _lock(self, ids: list[str], locked: bool) -> None:
+        self.session.apply(
+            [{"type": "update_element", "args": {"id": n.id, "isLocked": locked}} for n in self._arranged(ids)]
+        )
+
+    def _zoom_readout(self) -> pn.viewable.Viewable:
+        """The zoom in %, 100 % being the "100%" button's 96 px per inch; follows every zoom change
+        (buttons, Fit, Ctrl+wheel), which all land in the canvas's `zoom` or `fit_scale`."""
+        readout = pn.pane.HTML("", css_classes=["dbk-zoom-readout"], margin=(14, 6))
+
+        def show(*_: Any) -> None:
+            pixels_per_point = self.canvas.zoom or self.canvas.fit_scale
+            readout.object = f'<span class="dbk-zoom-value">{round(pixels_per_point / (96 / 72) * 100)}%</span>'
+
+        self.canvas.param.watch(show, ["zoom", "fit_scale"])
+        show()
+        return readout
 
     def show_page(self, index: int) -> None:
         self.page = index
