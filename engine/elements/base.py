@@ -145,6 +145,10 @@ class ElementType:
     # Tagged profiles: most elements are pictures, a Figure with data.alt or decoration
     # without; text and tables mark their own structure (paragraphs, lists, cells).
     tags_itself: bool = False
+    # The Styles fields the editor's text toolbar offers for this type, in the toolbar's order
+    # (family, size, weight, …); each is edited by its field type, as in the properties form.
+    # Empty: the type's styles are edited in the properties panel only.
+    text_toolbar: tuple[str, ...] = ()
     Node: type[BaseModel] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -152,6 +156,8 @@ class ElementType:
             object.__setattr__(self, "title", self.name.capitalize())
         for path in self.image_fields:
             self.model_field(path)  # a KeyError names a path that is not a field
+        for name in self.text_toolbar:
+            self.model_field(f"styles.{name}")
         if self.image_refs is None:
             object.__setattr__(self, "image_refs", self._declared_image_refs)
         self._check_defaults()
