@@ -35,7 +35,6 @@ from .colour_picker import ColourPicker
 from .pickers import CellGrid, FontPicker, icon_picker
 
 Send = Callable[[list[dict]], None]
-HEX = "#000000"
 # Editors of an element's content lead their card (a text's lines, a table's grid).
 LEADING_KINDS = {editing.MULTILINE, editing.CELLS}
 # The form's sections, in order: what a designer changes most comes first (issue 14).
