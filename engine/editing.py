@@ -28,6 +28,7 @@ IMAGE = "image"  # an image ref, chosen from the image library rather than typed
 HIDDEN = "hidden"  # edited elsewhere (a crop is drawn on the canvas), not in the form
 MULTILINE = "multiline"  # text over several lines (a string, or list items one per line)
 CELLS = "cells"  # a table's grid of cells
+WEIGHT = "weight"  # a font weight, 100-900: a number in the form, the bold toggle in the text toolbar
 
 
 @dataclass(frozen=True)

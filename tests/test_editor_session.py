@@ -98,7 +98,7 @@ def test_resize_rules_follow_each_types_position_model(session):
 def test_toolbar_names_are_unique(session):
     for _ in range(3):
         session.apply([new_element(session.tree, "shape", 0, (10, 10))])
-    assert sorted(n.name for n in session.tree.nodes.values()) == ["Shape 1", "Shape 2", "Shape 3"]
+    assert sorted(n.name for n in session.tree.nodes.values()) == ["shape_1", "shape_2", "shape_3"]
 
 
 @pytest.fixture
@@ -190,6 +190,7 @@ def test_the_variables_panel_binds_every_bindable_type_and_edits_the_field_a_val
     import panel as pn
 
     from workbench.editor import Editor
+    from workbench.editor.colour_picker import ColourPicker
     from workbench.editor.panels import variables_panel
 
     session.apply([add("shape", "Badge", {"x": 10, "y": 10, "w": 50, "h": 50}, styles={"fill": "#112233"})])
@@ -202,9 +203,12 @@ def test_the_variables_panel_binds_every_bindable_type_and_edits_the_field_a_val
     bind = next(w for w in widgets() if isinstance(w, pn.widgets.Checkbox) and w.name.startswith("Badge"))
     bind.value = True
     assert "Badge" in DesignSession(session.client, session.design_id).tree.variables  # shapes bind (styles.fill)
-    fill = next(w for w in widgets() if isinstance(w, pn.widgets.TextInput) and w.value == "#112233")
+    fill = next(w for w in variables_panel(editor.panel_context()).select(ColourPicker) if w.value == "#112233")
     fill.value = "#aa0000"
     assert DesignSession(session.client, session.design_id).tree.node_by_name("Badge").styles.fill == "#aa0000"
+    # A sample shows once its element is bound (issue 14: an unbound element's would be noise).
+    bind = next(w for w in widgets() if isinstance(w, pn.widgets.Checkbox) and w.name.startswith("Greeting"))
+    bind.value = True
     content = next(w for w in widgets() if isinstance(w, pn.widgets.TextAreaInput) and w.value == "Hi")
     content.value = "Hello"
     assert DesignSession(session.client, session.design_id).tree.node_by_name("Greeting").data.content == "Hello"

@@ -27,6 +27,7 @@ from engine.elements import ELEMENT_TYPES, ElementType
 from engine.elements.text import ELEMENT as TEXT
 from engine.elements.text import TextStyles
 from engine.variables import image_variable_names
+from workbench.editor.colour_picker import ColourPicker
 
 from .conftest import add
 from .server import ROOT, Server
@@ -95,6 +96,7 @@ import panel as pn
 
 from engine import apply, new_design
 from workbench.editor import geometry, properties
+from workbench.editor.colour_picker import ColourPicker
 
 tree = new_design()
 tree, _ = apply(tree, [geometry.new_element(tree, "stamp", 0, (40, 40))])
@@ -111,7 +113,7 @@ print(json.dumps({
     "toolbar": geometry.element_kinds(),
     "node": {"type": node.type, "name": node.name, "data": node.data.model_dump()},
     "box": geometry.boxes(tree, 0)[0],
-    "colour_pickers": [w.name for w in widgets(form) if isinstance(w, pn.widgets.ColorPicker)],
+    "colour_pickers": [w.caption for w in widgets(form) if isinstance(w, ColourPicker)],
     "text_inputs": [w.name for w in widgets(form) if isinstance(w, pn.widgets.TextInput)],
 }))
 """
@@ -210,7 +212,7 @@ def test_a_plugin_element_type_is_in_the_editor_toolbar_and_properties(plugin_en
     assert probe.returncode == 0, probe.stderr
     shown = json.loads(probe.stdout.strip().splitlines()[-1])
     assert ["stamp", "Rubber stamp"] in shown["toolbar"]
-    assert shown["node"] == {"type": "stamp", "name": "Rubber stamp 1", "data": {"label": "PAID", "ink": "#c0392b"}}
+    assert shown["node"] == {"type": "stamp", "name": "stamp_1", "data": {"label": "PAID", "ink": "#c0392b"}}
     assert (shown["box"]["w"], shown["box"]["h"], shown["box"]["resize"]) == (90, 90, "free")
     assert shown["colour_pickers"] == ["Ink"]  # a HexColor field gets the colour picker, by its type
     assert "Label" in shown["text_inputs"]
@@ -297,13 +299,16 @@ def test_a_new_text_style_gets_fitting_widgets_by_its_type(monkeypatch):
     monkeypatch.setitem(ELEMENT_TYPES, "outlined", outlined)
     node = outlined.Node(id="o1", type="outlined", name="Title", position={"x": 0, "y": 0}, data={"content": "Hi"})
     sent: list[list[dict]] = []
-    widgets = {getattr(w, "name", ""): w for w in widgets_of(element_form(node, sent.append))}
-    assert isinstance(widgets["Outline color"], pn.widgets.ColorPicker)
-    assert isinstance(widgets["Shadow color (hex, empty for none)"], pn.widgets.TextInput)
+    # A colour picker is labelled by its caption (issue 14: picker, hex entry, "none" when optional).
+    widgets = {
+        getattr(w, "caption", "") or getattr(w, "name", ""): w for w in widgets_of(element_form(node, sent.append))
+    }
+    assert isinstance(widgets["Outline color"], ColourPicker) and not widgets["Outline color"].optional
+    assert isinstance(widgets["Shadow color"], ColourPicker) and widgets["Shadow color"].optional
     assert isinstance(widgets["Tracking"], pn.widgets.FloatInput)
     assert isinstance(widgets["Weight axis"], pn.widgets.IntInput)
     widgets["Outline color"].value = "#ff0000"
-    widgets["Shadow color (hex, empty for none)"].value = "#333333"
+    widgets["Shadow color"].value = "#333333"
     widgets["Tracking"].value = 1.5
     assert [batch[0]["args"]["styles"] for batch in sent] == [
         {"outlineColor": "#ff0000"},
@@ -417,7 +422,7 @@ def test_the_toolbar_and_new_elements_come_from_the_declarations():
     tree = new_design()
     for name in ELEMENT_TYPES:
         tree, results = apply(tree, [geometry.new_element(tree, name, 0, (30, 30))])
-        assert results[0]["data"]["name"] == f"{ELEMENT_TYPES[name].title} 1"
+        assert results[0]["data"]["name"] == f"{name}_1"  # a variable name and a DataFrame column (issue 14)
 
 
 def test_defaults_that_do_not_make_an_element_are_refused_naming_the_type():

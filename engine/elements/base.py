@@ -176,6 +176,10 @@ class ElementType:
     tags_itself: bool = False
     # The element's text may be typed in place on the canvas (None: it is edited in the form only).
     inline_text: InlineText | None = None
+    # The Styles fields the editor's text toolbar offers for this type, in the toolbar's order
+    # (family, size, weight, …); each is edited by its field type, as in the properties form.
+    # Empty: the type's styles are edited in the properties panel only.
+    text_toolbar: tuple[str, ...] = ()
     Node: type[BaseModel] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -185,6 +189,8 @@ class ElementType:
             self.model_field(path)  # a KeyError names a path that is not a field
         if self.inline_text is not None:
             self.model_field(self.inline_text.field)
+        for name in self.text_toolbar:
+            self.model_field(f"styles.{name}")
         if self.image_refs is None:
             object.__setattr__(self, "image_refs", self._declared_image_refs)
         self._check_defaults()

@@ -451,4 +451,5 @@ ELEMENT = ElementType(
     paginate=paginate,
     merge_data=merge_data,
     tags_itself=True,
+    text_toolbar=("fontFamily", "fontSize", "fontWeight", "italic", "color", "align"),
 )

@@ -10,7 +10,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from .. import typeset
 from ..colors import HexColor
-from ..editing import MULTILINE, Widget
+from ..editing import MULTILINE, WEIGHT, Widget
 from ..fonts import DEFAULT_FAMILY, FontFamily
 from ..formatting import DataType, check_format, check_locale, check_value, format_value
 from .base import (
@@ -38,7 +38,7 @@ def _weight(value: Any) -> Any:
     return named.get(value, value) if isinstance(value, str) else value
 
 
-FontWeight = Annotated[int, BeforeValidator(_weight), Field(ge=100, le=900)]
+FontWeight = Annotated[int, BeforeValidator(_weight), Field(ge=100, le=900), Widget(WEIGHT)]
 
 
 def _lines(content: str | list[str]) -> str:
@@ -267,4 +267,5 @@ ELEMENT = ElementType(
     tags_itself=True,
     # The raw content: placeholders and markup are typed as written (extensions.md 1, 3).
     inline_text=InlineText(field="data.content", look=look),
+    text_toolbar=("fontFamily", "fontSize", "fontWeight", "italic", "underline", "color", "align"),
 )

@@ -26,11 +26,14 @@ from ..client import Client
 from ..ui_threads import in_page_lane
 from . import arrange, geometry
 from .canvas import Canvas
+from .colour_picker import design_colours
 from .panels import SIDE_PANELS, PanelContext, image_field
 from .pickers import LayerList
 from .properties import element_form
 from .session import PREVIEWS_KEPT, DesignSession, page_content
+from .style import STYLESHEET
 from .text import text
+from .text_toolbar import TextToolbar
 
 log = logging.getLogger("docbench.editor")
 POLL_MS = 1000  # spec'd: a change made over the API shows within 2 s
@@ -65,7 +68,7 @@ class Editor:
         self.files_served = files_served
         self.session = DesignSession(client, design_id)
         self.page = 0
-        self._form_shows: str | None = None  # the element (position aside) the properties form was built for
+        self._form_shows: str | None = None  # the element (id and type) the properties form was built for
         self._thumbnails: dict[str, bytes] = {}  # fitted page previews by page content
         self.status = pn.pane.Alert("", alert_type="light", visible=False, sizing_mode="stretch_width", margin=(0, 10))
         self.canvas = Canvas(
@@ -75,7 +78,9 @@ class Editor:
         self.properties = pn.Column(sizing_mode="stretch_width", css_classes=["dbk-properties-host"])
         self.download = Download(height=0, width=0, margin=0)
         self.credits = pn.pane.Markdown("", css_classes=["dbk-credits"], margin=(8, 10))
-        self.side = pn.Tabs(dynamic=True, sizing_mode="stretch_width")
+        self.side = pn.Tabs(
+            dynamic=True, sizing_mode="stretch_width", css_classes=["dbk-side-tabs"], stylesheets=[STYLESHEET]
+        )
         self.canvas.param.watch(self._on_selection, "selection")
         self.layers.param.watch(self._on_layer_selection, "selection")
         self.side.param.watch(lambda e: self._refresh_side(), "active")
@@ -140,7 +145,9 @@ class Editor:
         self.side[:] = [(title, holder) for title, holder, _ in self._tabs]
         left = pn.Column(self.side, width=300, css_classes=["dbk-left"])
         right = pn.Column(self.properties, width=320, css_classes=["dbk-right"], scroll=True, height=760)
-        body = pn.Row(left, self.canvas, right, sizing_mode="stretch_both")
+        self.text_toolbar = TextToolbar(apply=self.apply)  # styles of the selected texts, above the canvas
+        centre = pn.Column(self.text_toolbar, self.canvas, sizing_mode="stretch_both")
+        body = pn.Row(left, centre, right, sizing_mode="stretch_both")
         arranging = self._arrange_bar()
         return pn.Column(
             header, toolbar, self.status, arranging, body, sizing_mode="stretch_both", css_classes=["dbk-editor"]
@@ -182,6 +189,7 @@ class Editor:
 
     def _refresh_properties(self) -> None:
         selected = self._selected()
+        self._refresh_text_toolbar(selected)
         if len(selected) != 1:
             shows = f"{len(selected)} selected"
             if shows != self._form_shows:
@@ -190,15 +198,22 @@ class Editor:
                 self._form_shows = shows
             return
         node = selected[0]
-        shows = node.model_dump_json(exclude={"position"})
-        if shows != self._form_shows:
-            self.properties[:] = [element_form(node, self.apply)]
+        swatches = design_colours(self.session.tree)
+        form = self.properties[0] if len(self.properties) else None
+        shows = f"{node.id} {node.type}"  # the element, and so its set of fields
+        if shows != self._form_shows or not hasattr(form, "show_node"):
+            # Another element: a new form, whose sections open and close as the last one's did.
+            collapsed = {part: card.collapsed for part, card in getattr(form, "sections", {}).items()}
+            self.properties[:] = [element_form(node, self.apply, swatches, collapsed)]
             self._form_shows = shows
             return
-        # The same element, moved or resized: only its position fields change (rebuilding the form
-        # costs the browser more than the preview). The edits these settings send save nothing.
-        for field, widget in getattr(self.properties[0], "position_widgets", {}).items():
-            widget.value = getattr(node.position, field)
+        # The same element after any edit: its widgets show the new values in place, so the
+        # sections stay as they are and the panel keeps its scroll position. The edits these
+        # settings echo equal the saved tree and save nothing (docs/editor-state.md point 6).
+        form.show_node(node, swatches)
+
+    def _refresh_text_toolbar(self, selected: list[Any]) -> None:
+        self.text_toolbar.show(selected, self.session.tree)
 
     def _selected(self) -> list[Any]:
         nodes = self.session.tree.nodes

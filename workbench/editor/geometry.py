@@ -142,14 +142,42 @@ def placement_patch(node: Any, change: dict, resized: bool) -> dict:
     return {"type": "update_element", "args": args}
 
 
-def unique_name(tree: DesignTree, base: str) -> str:
-    taken = {node.name for node in tree.nodes.values()}
-    stem = re.sub(r"( copy)?( \d+)?$", "", base) or base
+# A name the editor makes: `<stem>_<n>`, a variable name and a DataFrame column as it stands.
+_NUMBERED = re.compile(r"^(?P<stem>[A-Za-z_][A-Za-z0-9_]*?)_(?P<n>\d+)$")
+
+
+def name_stem(base: str) -> str:
+    """`base` as the stem of a made name: letters, digits and underscores, lower case, not
+    starting with a digit ("QR code" → "qr_code"; "text_3" → "text")."""
+    numbered = _NUMBERED.match(base)
+    if numbered:
+        base = numbered.group("stem")
+    stem = re.sub(r"[^0-9a-z]+", "_", base.lower()).strip("_") or "element"
+    return f"_{stem}" if stem[0].isdigit() else stem
+
+
+def _free_name(taken: set[str], stem: str) -> str:
     for n in range(1, 10_000):
-        candidate = f"{stem} {n}"
+        candidate = f"{stem}_{n}"
         if candidate not in taken:
             return candidate
     raise ValueError("too many elements with this name")
+
+
+def unique_name(tree: DesignTree, base: str) -> str:
+    """`<stem>_<n>` with the lowest n no element has: `text_1`, `image_2` (issue 14)."""
+    return _free_name({node.name for node in tree.nodes.values()}, name_stem(base))
+
+
+def copy_name(taken: set[str], name: str) -> str:
+    """The name of a pasted copy: a made name (`text_1`) gives the next free one of its stem
+    (`text_2`), so copies stay variable names; a name someone chose gets " copy"."""
+    if _NUMBERED.match(name):
+        return _free_name(taken, name_stem(name))
+    copied, n = f"{name} copy", 2
+    while copied in taken:
+        copied, n = f"{name} copy {n}", n + 1
+    return copied
 
 
 def new_element(tree: DesignTree, element_type: str, page: int, at: tuple[float, float], **data: Any) -> dict:
@@ -158,7 +186,7 @@ def new_element(tree: DesignTree, element_type: str, page: int, at: tuple[float,
     default = copy.deepcopy(element.defaults)  # the declaration is shared: the action gets its own copy
     args = {
         "type": element_type,
-        "name": unique_name(tree, element.title),
+        "name": unique_name(tree, element.name),
         "page": page,
         "position": {"x": at[0], "y": at[1], **default.get("position", {})},
         "data": {**default.get("data", {}), **data},
@@ -173,10 +201,7 @@ def pasted(tree: DesignTree, copied: list[dict], page: int) -> list[dict]:
     actions = []
     names = {node.name for node in tree.nodes.values()}
     for node in copied:
-        name = f"{node['name']} copy"
-        n = 2
-        while name in names:
-            name, n = f"{node['name']} copy {n}", n + 1
+        name = copy_name(names, node["name"])
         names.add(name)
         position = {**node["position"], "x": node["position"]["x"] + 12, "y": node["position"]["y"] + 12}
         args = {k: node[k] for k in ("type", "data", "styles", "isHidden") if k in node}

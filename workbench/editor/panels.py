@@ -7,7 +7,7 @@ action batch through `apply`. `SIDE_PANELS` declares the tabs with their builder
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +20,7 @@ from engine.paper import PAPER_SIZES
 from engine.tree import Metadata
 
 from ..client import Client
+from .colour_picker import ColourPicker
 from .properties import variable_widget
 from .text import text
 
@@ -104,8 +105,17 @@ def pages_panel(ctx: PanelContext) -> pn.Column:
     )
 
 
-def _colour_input(label: str, value: str | None) -> pn.widgets.TextInput:
-    return pn.widgets.TextInput(label=f"{label} (hex or linear-gradient, empty for none)", value=value or "", **WIDE)
+def _colour_input(label: str, value: str | None, swatches: Sequence[str] = ()) -> ColourPicker:
+    """A background colour: picked, typed as hex or as a linear-gradient(…), or none (value "")."""
+    return ColourPicker(
+        caption=f"{label} (a colour, a linear-gradient, or none)",
+        value=value or "",
+        optional=True,
+        free_text=True,
+        swatches=list(swatches),
+        margin=(5, 10),
+        **WIDE,
+    )
 
 
 def images_panel(ctx: PanelContext) -> pn.Column:
@@ -185,7 +195,8 @@ def variables_panel(ctx: PanelContext) -> pn.Column:
             "value",
         )
         rows.append(bound)
-        sample = variable_widget(node, ctx.apply)
+        # The sample of an unbound element would only repeat its content: shown once it is bound.
+        sample = variable_widget(node, ctx.apply) if node.name in tree.variables else None
         if sample is not None:
             rows.append(pn.Column(sample, margin=(0, 10, 10, 30), css_classes=["dbk-sample"], **WIDE))
     return pn.Column(*rows, **WIDE)

@@ -8,6 +8,11 @@ type's own conversions; any other field is edited by its plain type (Literal: a 
 bool: a checkbox, numbers, strings, lists of numbers). A new element type or field
 appears here with fitting widgets and no editor code. A change sends one
 update_element action.
+
+The form is built once per selected element; after an edit it shows the element's new
+values in place (`show_node`), so its sections stay open or closed and the panel keeps its
+scroll position. Setting a widget's value fires its watcher like an edit would; the batch
+it sends equals the saved tree and is not sent (docs/editor-state.md point 6).
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from __future__ import annotations
 import csv
 import io
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import panel as pn
@@ -26,12 +31,14 @@ from engine.editing import Widget, plain_type, widget_of
 from engine.elements import ELEMENT_TYPES
 from engine.fonts import DEFAULT_FAMILY
 
+from .colour_picker import ColourPicker
 from .pickers import CellGrid, FontPicker, icon_picker
 
 Send = Callable[[list[dict]], None]
-HEX = "#000000"
 # Editors of an element's content lead their card (a text's lines, a table's grid).
 LEADING_KINDS = {editing.MULTILINE, editing.CELLS}
+# The form's sections, in order: what a designer changes most comes first (issue 14).
+SECTIONS = ("styles", "data", "position")
 
 
 def _label(name: str) -> str:
@@ -43,7 +50,15 @@ def _titled(label: str, *widgets: Any) -> pn.Column:
     return pn.Column(pn.pane.Markdown(f"**{label}**", margin=(0, 5)), *widgets, sizing_mode="stretch_width")
 
 
-def _marked_widget(marker: Widget, label: str, value: Any, optional: bool, send: Callable[[Any], None]) -> Any:
+def _shows(widget: Any, shown: Callable[[Any], None]) -> Any:
+    """Attach how the widget shows a new stored value in place (`show_value`)."""
+    widget.show_value = shown
+    return widget
+
+
+def _marked_widget(
+    marker: Widget, label: str, value: Any, optional: bool, send: Callable[[Any], None], swatches: Sequence[str]
+) -> Any:
     """The widget a field type asks for; `send` takes the edited value (before conversion)."""
     kind = marker.kind
     shown = marker.show(value)
@@ -52,19 +67,29 @@ def _marked_widget(marker: Widget, label: str, value: Any, optional: bool, send:
     if kind == editing.FONT:
         picker = FontPicker.catalog(shown or DEFAULT_FAMILY)
         picker.param.watch(lambda e: send(e.new), "value")
-        return _titled(label, picker)
+        return _shows(_titled(label, picker), lambda v: setattr(picker, "value", marker.show(v) or DEFAULT_FAMILY))
     if kind == editing.ICON:
-        return icon_picker(shown, send)
+        column = icon_picker(shown, send)
+        grid = column[1]  # icon_picker: the search, then the grid
+        return _shows(column, lambda v: setattr(grid, "value", marker.show(v)))
     if kind == editing.COLOR:
-        if optional:  # a colour picker cannot be empty: a hex text, empty for none
-            widget = pn.widgets.TextInput(label=f"{label} (hex, empty for none)", value=shown or "")
-            return _watch(widget, lambda v: send(v or None))
-        return _watch(pn.widgets.ColorPicker(label=label, value=shown or HEX), send)
+        picker = ColourPicker(
+            caption=label,
+            value=shown or "",
+            optional=optional,
+            swatches=list(swatches),
+            sizing_mode="stretch_width",
+            margin=(5, 10),
+        )
+        _watch(picker, lambda v: send(v or None) if optional else v and send(v))
+        return _shows(picker, lambda v: setattr(picker, "value", marker.show(v) or ""))
     if kind == editing.MULTILINE:
         widget = pn.widgets.TextAreaInput(label=label, value=shown or "", auto_grow=True, max_rows=8)
-        return _watch(widget, send)
+        return _shows(_watch(widget, send), lambda v: setattr(widget, "value", marker.show(v) or ""))
     if kind == editing.CELLS:
-        return cells_editor(label, shown or [], send)
+        column = cells_editor(label, shown or [], send)
+        grid = column[1]  # cells_editor: the label, then the grid
+        return _shows(column, lambda v: setattr(grid, "cells", marker.show(v) or []))
     return None  # a kind this editor does not know: shown as its plain type by the caller
 
 
@@ -73,32 +98,60 @@ def _plain_widget(annotation: Any, optional: bool, label: str, part: str, value:
         widget = pn.widgets.Select(label=label, options=list(typing.get_args(annotation)), value=value)
     elif annotation is bool:
         widget = pn.widgets.Checkbox(label=label, value=bool(value))
+        widget.sizing_mode = "stretch_width"
+        _watch(widget, lambda v: send(v))
+        return _shows(widget, lambda v: setattr(widget, "value", bool(v)))
     elif annotation is int:
         widget = pn.widgets.IntInput(label=label, value=value)
     elif annotation is float:
         widget = pn.widgets.FloatInput(label=label, value=value, step=1 if part == "position" else 0.5)
     elif typing.get_origin(annotation) is list and plain_type(typing.get_args(annotation)[0])[0] in (int, float):
-        shown = ", ".join(f"{v:g}" for v in value) if value else ""
-        widget = pn.widgets.TextInput(label=f"{label} (comma-separated)", value=shown, sizing_mode="stretch_width")
-        return _watch(widget, lambda v: send([float(x) for x in v.replace(";", ",").split(",") if x.strip()] or None))
+
+        def listed(numbers: Any) -> str:
+            return ", ".join(f"{v:g}" for v in numbers) if numbers else ""
+
+        widget = pn.widgets.TextInput(
+            label=f"{label} (comma-separated)", value=listed(value), sizing_mode="stretch_width"
+        )
+        _watch(widget, lambda v: send([float(x) for x in v.replace(";", ",").split(",") if x.strip()] or None))
+        return _shows(widget, lambda v: setattr(widget, "value", listed(v)))
     elif annotation is str:
         widget = pn.widgets.TextInput(label=label, value=value or "")
+        widget.sizing_mode = "stretch_width"
+        _watch(widget, lambda v: send(None if v == "" and optional else v))
+        return _shows(widget, lambda v: setattr(widget, "value", v or ""))
     else:
         return None
     widget.sizing_mode = "stretch_width"
-    return _watch(widget, lambda v: send(None if v == "" and optional else v))
+    _watch(widget, lambda v: send(None if v == "" and optional else v))
+    return _shows(widget, lambda v: setattr(widget, "value", v))
 
 
-def field_widget(element_type: str, part: str, name: str, field: FieldInfo, value: Any, send_value: Callable) -> Any:
+def field_widget(
+    element_type: str,
+    part: str,
+    name: str,
+    field: FieldInfo,
+    value: Any,
+    send_value: Callable,
+    swatches: Sequence[str] = (),
+    current: Callable[[], Any] | None = None,
+) -> Any:
     """A widget for one model field, or None when the field is edited elsewhere.
 
     `send_value` takes the field's new JSON value; a marked type's conversion (engine.editing)
-    turns the widget's edit into it, from the current value."""
+    turns the widget's edit into it, from the current value (`current()` when given: a form
+    updated in place converts from what is saved now, not from what it was built with).
+    The widget's `show_value(stored)` shows a new stored value in place."""
     annotation, optional = plain_type(field.annotation)
     label = _label(name)
     marker = widget_of(field)
     if marker is not None:
-        widget = _marked_widget(marker, label, value, optional, lambda edited: send_value(marker.store(value, edited)))
+
+        def send_edited(edited: Any) -> None:
+            send_value(marker.store(current() if current is not None else value, edited))
+
+        widget = _marked_widget(marker, label, value, optional, send_edited, swatches)
         if widget is not None or marker.kind in (editing.HIDDEN, editing.IMAGE):
             return widget
     return _plain_widget(annotation, optional, label, part, value, send_value)
@@ -114,12 +167,16 @@ def _leads(field: FieldInfo) -> bool:
     return marker is not None and marker.kind in LEADING_KINDS
 
 
-def element_form(node: Any, send: Send) -> pn.Column:
-    """Name, flags, and every Position, Data and Styles field of the node's type.
+def element_form(
+    node: Any, send: Send, swatches: Sequence[str] = (), collapsed: Mapping[str, bool] | None = None
+) -> pn.Column:
+    """Name, flags, and every Styles, Data and Position field of the node's type.
 
-    The column's `position_widgets` lets a drag update the position fields in place
-    instead of rebuilding the form (rebuilding costs the browser more than the preview)."""
+    `show_node(node, swatches)` on the column shows the same element's new values in place
+    (after any edit); `position_widgets` are its position fields; `sections` its cards by
+    part, whose open state `collapsed` carries over from a form shown before."""
     spec = ELEMENT_TYPES[node.type]
+    shown = {"node": node}  # the saved node the form shows; conversions and comparisons read it
 
     def update(**changes: Any) -> None:
         send([{"type": "update_element", "args": {"id": node.id, **changes}}])
@@ -127,34 +184,66 @@ def element_form(node: Any, send: Send) -> pn.Column:
     name = pn.widgets.TextInput(
         label="Name (the variable name when bound)", value=node.name, sizing_mode="stretch_width"
     )
-    name.param.watch(lambda e: e.new and e.new != node.name and update(newName=e.new), "value")
+    name.param.watch(lambda e: e.new and e.new != shown["node"].name and update(newName=e.new), "value")
     hidden = pn.widgets.Checkbox(label="Hidden", value=node.isHidden)
     hidden.param.watch(lambda e: update(isHidden=e.new), "value")
     locked = pn.widgets.Checkbox(label="Locked", value=node.isLocked)
     locked.param.watch(lambda e: update(isLocked=e.new), "value")
     sections: list[Any] = [pn.pane.Markdown(f"### {spec.title}"), name, pn.Row(hidden, locked)]
     position_widgets: dict[str, Any] = {}
-    for part, model in (("data", spec.Data), ("position", spec.Position), ("styles", spec.Styles)):
+    field_widgets: dict[tuple[str, str], Any] = {}
+    colour_pickers: list[ColourPicker] = []
+    cards: dict[str, pn.Card] = {}
+    models = {"styles": spec.Styles, "data": spec.Data, "position": spec.Position}
+    for part in SECTIONS:
         current = getattr(node, part)
         leading, widgets = [], []
-        for field_name, field in model.model_fields.items():
+        for field_name, field in models[part].model_fields.items():
 
             def send_value(value: Any, part: str = part, field_name: str = field_name) -> None:
                 update(**{part: {field_name: value}})
 
-            widget = field_widget(node.type, part, field_name, field, getattr(current, field_name), send_value)
+            def saved(part: str = part, field_name: str = field_name) -> Any:
+                return getattr(getattr(shown["node"], part), field_name)
+
+            value = getattr(current, field_name)
+            widget = field_widget(node.type, part, field_name, field, value, send_value, swatches, saved)
             if widget is None:
                 continue
             (leading if _leads(field) else widgets).append(widget)
+            field_widgets[(part, field_name)] = widget
+            if isinstance(widget, ColourPicker):
+                colour_pickers.append(widget)
             if part == "position":
                 position_widgets[field_name] = widget
         widgets = leading + widgets
         if widgets:
-            sections.append(
-                pn.Card(*widgets, title=part.capitalize(), sizing_mode="stretch_width", collapsed=part == "styles")
+            closed = (collapsed or {}).get(part, False)
+            cards[part] = pn.Card(
+                *widgets,
+                title=part.capitalize(),
+                sizing_mode="stretch_width",
+                collapsed=closed,
+                css_classes=[f"dbk-section-{part}"],
             )
+            sections.append(cards[part])
     form = pn.Column(*sections, sizing_mode="stretch_width", css_classes=["dbk-properties"])
+
+    def show_node(new: Any, new_swatches: Sequence[str] = ()) -> None:
+        shown["node"] = new  # first: the echoes of the settings below compare with the new values
+        name.value = new.name
+        hidden.value = new.isHidden
+        locked.value = new.isLocked
+        for (part, field_name), widget in field_widgets.items():
+            widget.show_value(getattr(getattr(new, part), field_name))
+        for picker in colour_pickers:
+            if picker.swatches != list(new_swatches):
+                picker.swatches = list(new_swatches)
+
     form.position_widgets = position_widgets
+    form.sections = cards
+    form.show_node = show_node
+    form.shows_id = node.id
     return form
 
 
