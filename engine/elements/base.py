@@ -111,6 +111,11 @@ class VariableSpec:
 
 PARTS = ("position", "data", "styles")
 ResizeMode = Literal["free", "square", "width"]
+# Where a click on the editor's canvas hits an element: anywhere in its box ("box"), near the
+# box's outline ("stroke"), near the ellipse inscribed in the box ("ellipse"), or near the line
+# from the box's top-left to its bottom-right corner ("line"). A click that misses falls through
+# to the elements below.
+HitArea = Literal["box", "stroke", "ellipse", "line"]
 
 
 @dataclass(frozen=True)
@@ -145,6 +150,11 @@ class ElementType:
     # Tagged profiles: most elements are pictures, a Figure with data.alt or decoration
     # without; text and tables mark their own structure (paragraphs, lists, cells).
     tags_itself: bool = False
+    # The editor keeps its width-to-height ratio while resizing it (Shift frees it), as for a
+    # picture; for the others Shift keeps it.
+    keeps_aspect: bool = False
+    # Where a click hits it on the canvas, (node) -> HitArea; None: anywhere in its box.
+    hit_area_of: Callable[[Any], HitArea] | None = None
     Node: type[BaseModel] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -180,6 +190,10 @@ class ElementType:
         if "size" in fields:
             return "square"
         return "width"
+
+    def hit_area(self, node: Any) -> HitArea:
+        """Where a click on the editor's canvas hits the node (HitArea)."""
+        return "box" if self.hit_area_of is None else self.hit_area_of(node)
 
     def resized(self, node: Any, width: float, height: float) -> dict:
         """update_element args ({"position": …} or {"data": …}) giving the node this size."""
