@@ -44,6 +44,8 @@ def boxes(tree: DesignTree, page: int) -> list[dict]:
                 "resize": resize_mode(node.type),
                 "hidden": node.isHidden,
                 "locked": node.isLocked,
+                "keeps_aspect": ELEMENT_TYPES[node.type].keeps_aspect,
+                "hit": ELEMENT_TYPES[node.type].hit_area(node),
             }
         )
     return out
