@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from workbench.samples import certificate_actions, logo_png
 
-from .browser import box, open_design, scale, select, sign_in, wait_for
+from .browser import TIMEOUT_MS, box, open_design, scale, select, sign_in, wait_for
 from .conftest import add
 
 pytestmark = pytest.mark.slow  # browser: `pytest -m "not slow"` skips them
@@ -74,8 +74,9 @@ def readout(page) -> dict[str, float]:
 
 
 def is_selected(page, name: str) -> None:
-    expect(box(page, name)).to_have_class(re.compile(r"\bselected\b"))
-    expect(page.locator(".dbk-properties input[type=text]").first).to_have_value(name)
+    """Selected on the canvas, and the editor shows its properties (a round trip through Python)."""
+    expect(box(page, name)).to_have_class(re.compile(r"\bselected\b"), timeout=TIMEOUT_MS)
+    expect(page.locator(".dbk-properties input[type=text]").first).to_have_value(name, timeout=TIMEOUT_MS)
 
 
 def test_a_drag_moves_the_elements_own_pixels_over_the_page_without_it(api_server, page, key, alpha_api):
@@ -97,15 +98,15 @@ def test_a_drag_moves_the_elements_own_pixels_over_the_page_without_it(api_serve
     page.mouse.down()
     page.mouse.move(x + (new[0] - old[0]) * s, y + (new[1] - old[1]) * s, steps=10)
     # Before release: the logo's own pixels are at the new spot, its x/y beside it ...
-    expect(page.locator(".dbk-sprite")).to_have_count(1)
-    assert near(pixel(page, new[0] + ring[0], new[1] + ring[1]), LOGO_BLUE)
-    expect(page.locator(".dbk-readout")).to_be_visible()
+    expect(page.locator(".dbk-sprite")).to_have_count(1, timeout=TIMEOUT_MS)
+    wait_for(lambda: near(pixel(page, new[0] + ring[0], new[1] + ring[1]), LOGO_BLUE), "the logo at the new spot")
+    expect(page.locator(".dbk-readout")).to_be_visible(timeout=TIMEOUT_MS)
     shown = readout(page)
     assert shown["x"] == pytest.approx(new[0], abs=1) and shown["y"] == pytest.approx(new[1], abs=1)
     # ... and, once the editor sends the page without it, its old spot is empty.
     under = page.locator(".dbk-under")
-    expect(under).to_be_visible()
-    expect(under).to_have_attribute("src", re.compile("^data:image/png"))
+    expect(under).to_be_visible(timeout=TIMEOUT_MS)
+    expect(under).to_have_attribute("src", re.compile("^data:image/png"), timeout=TIMEOUT_MS)
     assert under.get_attribute("src") != preview
     wait_for(lambda: near(pixel(page, old[0] + ring[0], old[1] + ring[1]), (255, 255, 255)), "the old spot empty")
     assert node(alpha_api, design_id, "logo")["position"]["x"] == 640  # nothing saved yet
@@ -116,11 +117,11 @@ def test_a_drag_moves_the_elements_own_pixels_over_the_page_without_it(api_serve
     saved = node(alpha_api, design_id, "logo")["position"]
     assert saved["x"] == pytest.approx(new[0], abs=1) and saved["y"] == pytest.approx(new[1], abs=1)
     # The saved tree's preview takes over: no sprite, no picture under, the readout gone.
-    expect(page.locator(".dbk-sprite")).to_have_count(0)
-    expect(under).to_be_hidden()
-    expect(page.locator(".dbk-readout")).to_be_hidden()
+    expect(page.locator(".dbk-sprite")).to_have_count(0, timeout=TIMEOUT_MS)
+    expect(under).to_be_hidden(timeout=TIMEOUT_MS)
+    expect(page.locator(".dbk-readout")).to_be_hidden(timeout=TIMEOUT_MS)
     assert page.locator(".dbk-preview").get_attribute("src") != preview
-    assert near(pixel(page, new[0] + ring[0], new[1] + ring[1]), LOGO_BLUE)
+    wait_for(lambda: near(pixel(page, new[0] + ring[0], new[1] + ring[1]), LOGO_BLUE), "the logo in the new preview")
     assert near(pixel(page, old[0] + ring[0], old[1] + ring[1]), (255, 255, 255))
 
 
@@ -183,7 +184,7 @@ def test_a_click_inside_an_unfilled_border_selects_what_is_under_it(api_server, 
     page.mouse.click(*on_screen(page, 150, 75))  # on the title, inside the frame
     is_selected(page, "title")
     page.mouse.click(*on_screen(page, 600, 380))  # inside the frame, on nothing: clears the selection
-    expect(page.locator(".dbk-box.selected")).to_have_count(0)
+    expect(page.locator(".dbk-box.selected")).to_have_count(0, timeout=TIMEOUT_MS)
     page.mouse.click(*on_screen(page, 300, 24 + 1))  # on the frame's stroke
     is_selected(page, "frame")
     page.mouse.click(*on_screen(page, 300, 260))  # the paragraph, still reachable inside it
