@@ -114,8 +114,22 @@ class ListQuery(Strict):
     parentId: str = Field(None, description="Only the children of this folder")
 
 
+# Fits a URL whatever the characters (a GET's query; the editor's lift sends about 100 ids at most).
+PREVIEW_WITHOUT_MAX_LENGTH = 2000
+
+
 class PreviewQuery(Strict):
     page: int = Field(0, ge=0)
+    without: str = Field(
+        "",
+        max_length=PREVIEW_WITHOUT_MAX_LENGTH,
+        description="Comma-separated element ids left out of the picture (the editor's page under a drag); "
+        "ids not on the page change nothing",
+    )
+
+    @property
+    def left_out(self) -> tuple[str, ...]:
+        return tuple(i for i in (part.strip() for part in self.without.split(",")) if i)
 
 
 # Responses (the `data` of the envelope)

@@ -288,7 +288,9 @@ OPERATIONS: list[Operation] = [
         "GET",
         "/designs/{designId}/preview",
         "Render one page to PNG with design-time content (free)",
-        lambda s, ws, c: s.generation.preview(ws, c.params["designId"], c.query.page, c.cancel),
+        lambda s, ws, c: s.generation.preview(
+            ws, c.params["designId"], c.query.page, c.cancel, without=c.query.left_out
+        ),
         query=m.PreviewQuery,
         renders=True,
         response=m.Preview,

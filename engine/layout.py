@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,6 +66,18 @@ def page_digest(tree: Mapping[str, Any], index: int) -> str:
         "background": tree.get("background"),
     }
     return hashlib.sha256(json.dumps(drawn, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def page_without(tree: Mapping[str, Any], index: int, left_out: Collection[str]) -> dict[str, Any]:
+    """The tree (JSON form) with the elements `left_out` taken off page `index`'s list: what the
+    editor shows under a drag, the page as it would be without the dragged elements. Their nodes
+    stay (variables may name them); ids not on the page change nothing. Its page_digest does not
+    depend on where the left-out elements are, so dragging one element again is the same picture."""
+    gone = set(left_out)
+    pages = list(tree["pages"])
+    sheet = pages[index]
+    pages[index] = {**sheet, "elements": [i for i in sheet.get("elements", []) if i not in gone]}
+    return {**tree, "pages": pages}
 
 
 def layout(design: DesignTree, filled: DesignTree | None = None, pages: list[int] | None = None) -> list[LaidOutPage]:

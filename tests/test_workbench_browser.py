@@ -18,6 +18,8 @@ from .browser import ARTIFACTS, box, drag, open_design, painted, scale, select, 
 from .conftest import add, pdf_text, png
 
 pytestmark = pytest.mark.slow  # browser: `pytest -m "not slow"` skips them
+# Shapes clicked inside are filled: an unfilled one is hit only near its outline (shape.hit_area).
+FILLED = {"fill": "#dbe7f7"}
 
 
 @pytest.fixture
@@ -119,7 +121,7 @@ def test_drag_and_resize_reach_the_tree(api_server, page, key, alpha_api):
         alpha_api,
         "Browser: drag",
         [
-            add("shape", "Box", {"x": 100, "y": 100, "w": 120, "h": 80}),
+            add("shape", "Box", {"x": 100, "y": 100, "w": 120, "h": 80}, styles=FILLED),
             add("text", "Line", {"x": 100, "y": 400, "maxWidth": 150}, {"content": "Some words to wrap"}),
         ],
     )
@@ -144,7 +146,9 @@ def test_drag_and_resize_reach_the_tree(api_server, page, key, alpha_api):
 
 
 def test_the_preview_changes_after_an_edit(api_server, page, key, alpha_api):
-    design_id = new_design(alpha_api, "Browser: preview", [add("shape", "Box", {"x": 50, "y": 50, "w": 100, "h": 60})])
+    design_id = new_design(
+        alpha_api, "Browser: preview", [add("shape", "Box", {"x": 50, "y": 50, "w": 100, "h": 60}, styles=FILLED)]
+    )
     sign_in(page, api_server, key)
     open_design(page, api_server, design_id)
     before = page.locator(".dbk-preview").get_attribute("src")
@@ -192,7 +196,9 @@ def test_bind_a_variable_and_generate_a_pdf(api_server, page, key, alpha_api):
 def test_a_burst_of_nudges_is_saved_in_order_and_the_canvas_ends_where_the_server_has_it(
     api_server, page, key, alpha_api
 ):
-    design_id = new_design(alpha_api, "Browser: burst", [add("shape", "Box", {"x": 50, "y": 50, "w": 100, "h": 60})])
+    design_id = new_design(
+        alpha_api, "Browser: burst", [add("shape", "Box", {"x": 50, "y": 50, "w": 100, "h": 60}, styles=FILLED)]
+    )
     sign_in(page, api_server, key)
     open_design(page, api_server, design_id)
     select(page, "Box")
@@ -211,7 +217,9 @@ def test_a_burst_of_nudges_is_saved_in_order_and_the_canvas_ends_where_the_serve
 
 
 def test_undo_and_redo_in_the_editor(api_server, page, key, alpha_api):
-    design_id = new_design(alpha_api, "Browser: undo", [add("shape", "Box", {"x": 50, "y": 50, "w": 100, "h": 60})])
+    design_id = new_design(
+        alpha_api, "Browser: undo", [add("shape", "Box", {"x": 50, "y": 50, "w": 100, "h": 60}, styles=FILLED)]
+    )
     sign_in(page, api_server, key)
     open_design(page, api_server, design_id)
     select(page, "Box")
@@ -250,7 +258,7 @@ def test_locked_elements_do_not_move_and_hidden_ones_show_faintly(api_server, pa
         alpha_api,
         "Browser: flags",
         [
-            add("shape", "Fixed", {"x": 50, "y": 50, "w": 100, "h": 60}, isLocked=True),
+            add("shape", "Fixed", {"x": 50, "y": 50, "w": 100, "h": 60}, styles=FILLED, isLocked=True),
             add("shape", "Ghost", {"x": 50, "y": 200, "w": 100, "h": 60}, isHidden=True),
         ],
     )

@@ -9,7 +9,7 @@ import threading
 from collections import OrderedDict
 
 import engine
-from engine.layout import page_digest
+from engine.layout import page_digest, page_without
 
 from ..blobs import BlobStore, UrlSigner
 from ..errors import ApiError
@@ -94,18 +94,31 @@ class Generation:
             "status": "completed",
         }
 
-    def preview(self, ws: Workspace, design_id: str, page: int, cancel: Cancellation | None = None) -> dict:
+    def preview(
+        self,
+        ws: Workspace,
+        design_id: str,
+        page: int,
+        cancel: Cancellation | None = None,
+        without: tuple[str, ...] = (),
+    ) -> dict:
+        """The page's picture (free), optionally `without` some of its elements: the editor's page
+        under a drag. Nothing is saved either way; both are cached by what the picture shows."""
         row = self.designs.row_for_render(ws, design_id)
         pages = _page_count(row["tree"])
         if not 0 <= page < pages:
             raise ApiError(
                 "PAGE_NOT_FOUND", f"page {page} does not exist; the design has {pages} page(s), numbered from 0"
             )
-        cache_key = (design_id, page_digest(json.loads(row["tree"]), page), self.media.version)
+        tree, tree_json = json.loads(row["tree"]), row["tree"]
+        if without:
+            tree = page_without(tree, page, without)
+            tree_json = json.dumps(tree)
+        cache_key = (design_id, page_digest(tree, page), self.media.version)
         with self._previews_guard:
             key = self._previews.get(cache_key)
         if key is None or not self.blobs.exists(key):
-            key = self._render_preview(ws, row["tree"], page, cache_key, cancel)
+            key = self._render_preview(ws, tree_json, page, cache_key, cancel)
         return {"previewUrl": self.signer.url(key, URL_LIFETIME), "expiresIn": URL_LIFETIME, "page": page}
 
     def _render_preview(

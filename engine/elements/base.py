@@ -111,6 +111,11 @@ class VariableSpec:
 
 PARTS = ("position", "data", "styles")
 ResizeMode = Literal["free", "square", "width"]
+# Where a click on the editor's canvas hits an element: anywhere in its box ("box"), near the
+# box's outline ("stroke"), near the ellipse inscribed in the box ("ellipse"), or near the line
+# from the box's top-left to its bottom-right corner ("line"). A click that misses falls through
+# to the elements below.
+HitArea = Literal["box", "stroke", "ellipse", "line"]
 
 
 class TextLook(NamedTuple):
@@ -180,6 +185,11 @@ class ElementType:
     # (family, size, weight, …); each is edited by its field type, as in the properties form.
     # Empty: the type's styles are edited in the properties panel only.
     text_toolbar: tuple[str, ...] = ()
+    # The editor keeps its width-to-height ratio while resizing it (Shift frees it), as for a
+    # picture; for the others Shift keeps it.
+    keeps_aspect: bool = False
+    # Where a click hits it on the canvas, (node) -> HitArea; None: anywhere in its box.
+    hit_area_of: Callable[[Any], HitArea] | None = None
     Node: type[BaseModel] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -219,6 +229,10 @@ class ElementType:
         if "size" in fields:
             return "square"
         return "width"
+
+    def hit_area(self, node: Any) -> HitArea:
+        """Where a click on the editor's canvas hits the node (HitArea)."""
+        return "box" if self.hit_area_of is None else self.hit_area_of(node)
 
     def resized(self, node: Any, width: float, height: float) -> dict:
         """update_element args ({"position": …} or {"data": …}) giving the node this size."""

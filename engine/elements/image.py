@@ -112,4 +112,5 @@ ELEMENT = ElementType(
         image_ref=True,
     ),
     position_hints={"size": "images take an explicit box: send position.w and position.h"},
+    keeps_aspect=True,  # a picture resized from a corner keeps its proportions unless Shift is held
 )

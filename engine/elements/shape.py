@@ -13,6 +13,7 @@ from .base import (
     BoxPosition,
     DrawContext,
     ElementType,
+    HitArea,
     NonNegative,
     Opacity,
     StrictModel,
@@ -110,6 +111,17 @@ def bind_value(node: Any, value: Any) -> Any:
     return node.model_copy(update={"styles": node.styles.model_copy(update={"fill": value})})
 
 
+def hit_area(node: Any) -> HitArea:
+    """An unfilled rectangle or circle is hit near its outline only: a page border drawn last
+    must not take every click inside it. A line is hit along itself, not across its box."""
+    kind = node.data.shapeType
+    if kind in ("line", "arrow"):
+        return "line"
+    if node.styles.fill is not None:
+        return "box"
+    return "ellipse" if kind == "circle" else "stroke"
+
+
 ELEMENT = ElementType(
     name="shape",
     summary="rectangle, circle, line or arrow in an explicit box; position {x, y, w, h}",
@@ -125,4 +137,5 @@ ELEMENT = ElementType(
         "styles": {"fill": "#dbe7f7", "stroke": "#1f4e8c"},
     },
     variable=VariableSpec(kind="color", field="styles.fill", accepts="a hex colour string", apply=bind_value),
+    hit_area_of=hit_area,
 )

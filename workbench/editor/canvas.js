@@ -12,6 +12,9 @@ const HANDLES = {
   none: [],
 };
 const SNAP_PX = 6;
+const HIT_PX = 6; // how near an outline or a line a click must land to hit it, in screen pixels
+const DRAG_PX = 3; // a press that moves less than this is a click
+const SPRITE_PAD_PT = 2; // a dragged element's pixels reach a little past its box (strokes, glyphs)
 
 export function render({ model, el }) {
   const root = document.createElement("div");
@@ -96,7 +99,7 @@ export function render({ model, el }) {
       handle.dataset.handle = h;
       node.append(handle);
     }
-    node.addEventListener("pointerdown", (e) => startOnBox(e, node));
+    node.addEventListener("pointerdown", (e) => pressBox(e, node));
     return node;
   }
 
@@ -128,6 +131,7 @@ export function render({ model, el }) {
       node.classList.toggle("only", chosen.size === 1 && chosen.has(box.id));
       node.classList.toggle("hidden-element", !!box.hidden);
       node.classList.toggle("locked", !!box.locked);
+      node.classList.toggle("dbk-thin", (box.hit || "box") !== "box"); // clicks pass through (hitsAt)
       for (const handle of node.querySelectorAll(".dbk-handle")) {
         handle.style.display = HANDLES[box.locked ? "none" : box.resize].includes(handle.dataset.handle) ? "" : "none";
       }
@@ -182,27 +186,31 @@ export function render({ model, el }) {
     return { dx: fx ? fx.d : 0, dy: fy ? fy.d : 0 };
   }
 
-  function startOnBox(e, node) {
+  function startOnBox(e, node, stack = [node.dataset.id]) {
     if (e.button !== 0) return;
     e.preventDefault();
     e.stopPropagation();
     root.focus({ preventScroll: true });
     const id = node.dataset.id;
     const chosen = selected();
-    if (e.shiftKey) {
+    const before = [...chosen];
+    const handle = e.target.dataset ? e.target.dataset.handle : undefined;
+    if (e.shiftKey && !handle) { // Shift on a handle resizes keeping (or freeing) the aspect ratio
       chosen.has(id) ? chosen.delete(id) : chosen.add(id);
       select(chosen);
       return;
     }
+    // Alt-click selects on release (the next element below); only a press that becomes a drag
+    // selects what it drags, when it starts to move.
+    const deferred = e.altKey && !handle && !chosen.has(id);
     if (!chosen.has(id)) {
       chosen.clear();
       chosen.add(id);
-      select(chosen);
+      if (!deferred) select(chosen);
     }
-    const handle = e.target.dataset ? e.target.dataset.handle : undefined;
     const moving = [...chosen].map(boxById).filter((b) => b && !b.locked);
-    if (!moving.length) return;
-    node.setPointerCapture(e.pointerId);
+    // Captured by whoever got the event: the box, or the sheet for a box that clicks pass through.
+    e.currentTarget.setPointerCapture(e.pointerId);
     gesture = {
       kind: handle ? "resize" : "move",
       handle,
@@ -211,11 +219,23 @@ export function render({ model, el }) {
       startY: e.clientY,
       boxes: handle ? [boxById(id)].filter((b) => b && !b.locked) : moving,
       result: null,
+      moved: false,
+      stack: handle ? null : stack,
+      before,
+      alt: e.altKey,
+      selectOnDrag: deferred ? [id] : null,
     };
-    if (!gesture.boxes.length) gesture = null;
+    if (!gesture.boxes.length && !gesture.alt) gesture = null;
   }
 
   function moveGesture(e) {
+    if (!gesture.boxes.length) return; // an Alt-click on locked elements: it only selects
+    if (!gesture.moved) {
+      if (Math.hypot(e.clientX - gesture.startX, e.clientY - gesture.startY) < DRAG_PX) return;
+      gesture.moved = true;
+      if (gesture.selectOnDrag) select(gesture.selectOnDrag);
+      liftStart(gesture);
+    }
     const s = scale();
     const dx = (e.clientX - gesture.startX) / s;
     const dy = (e.clientY - gesture.startY) / s;
@@ -244,11 +264,21 @@ export function render({ model, el }) {
         w = height = side;
       }
       if (b.resize === "width") { height = b.h; y = b.y; }
+      if (b.resize === "free" && h.length === 2 && !!b.keeps_aspect !== e.shiftKey && b.w > 0 && b.h > 0) {
+        // A corner keeps the width-to-height ratio: pictures unless Shift is held, others with it.
+        const kx = w / b.w, ky = height / b.h;
+        const k = Math.max(Math.abs(kx - 1) > Math.abs(ky - 1) ? kx : ky, 4 / Math.min(b.w, b.h));
+        w = b.w * k;
+        height = b.h * k;
+        x = h.includes("w") ? b.x + b.w - w : b.x;
+        y = h.includes("n") ? b.y + b.h - height : b.y;
+      }
       w = Math.max(w, 4);
       height = Math.max(height, 4);
       gesture.result = [{ id: b.id, x, y, w, h: height }];
     }
     for (const r of gesture.result) place(nodes.get(r.id), r, s);
+    liftFollow(gesture, s);
   }
 
   function endGesture() {
@@ -266,25 +296,214 @@ export function render({ model, el }) {
       }
       return;
     }
+    if (readout) readout.style.display = "none";
     if (done.result) {
       // The boxes stay where they were dropped until the saved tree comes back.
       const round = (v) => Math.round(v * 100) / 100;
       const changes = done.result.map((r) => ({ id: r.id, x: round(r.x), y: round(r.y), w: round(r.w), h: round(r.h) }));
       show(changes);
       send(done.kind === "move" ? "move" : "resize", { changes });
+      liftDropped();
     } else {
+      endLift();
+      if (done.stack) pickOnClick(done);
       sync();
     }
   }
 
+  // -- Hit testing: each element is hit where its type says (box.hit, ElementType.hit_area): an
+  // unfilled shape only near its outline, so a page border drawn last takes no click inside it.
+  function hitsAt(clientX, clientY) {
+    const r = sheet.getBoundingClientRect();
+    const s = scale();
+    const px = clientX - r.left, py = clientY - r.top;
+    const stack = [];
+    for (let i = model.boxes.length - 1; i >= 0; i--) {
+      const box = boxById(model.boxes[i].id);
+      if (box && hits(box, px, py, s)) stack.push(box.id);
+    }
+    return stack; // topmost first
+  }
+  function hits(box, px, py, s) {
+    // As the box is drawn (place): at least 4 px each way.
+    const x = box.x * s, y = box.y * s, w = Math.max(box.w * s, 4), h = Math.max(box.h * s, 4);
+    const near = HIT_PX;
+    const inside = (grow) => px >= x - grow && px <= x + w + grow && py >= y - grow && py <= y + h + grow;
+    const area = box.hit || "box";
+    if (area === "box") return inside(0);
+    if (!inside(near)) return false;
+    if (area === "stroke") return w <= 2 * near || h <= 2 * near || !inside(-near);
+    if (area === "line") {
+      const x2 = (box.x + box.w) * s, y2 = (box.y + box.h) * s;
+      const dx = x2 - x, dy = y2 - y, length2 = dx * dx + dy * dy;
+      const t = length2 ? Math.max(0, Math.min(1, ((px - x) * dx + (py - y) * dy) / length2)) : 0;
+      return Math.hypot(px - (x + t * dx), py - (y + t * dy)) <= near;
+    }
+    if (area === "ellipse") {
+      const a = w / 2, b = h / 2, cx = px - (x + a), cy = py - (y + b);
+      if (a <= near || b <= near) return true;
+      // Distance to the outline, to first order: |f| / |grad f| for f = (cx/a)² + (cy/b)² - 1.
+      const f = (cx * cx) / (a * a) + (cy * cy) / (b * b) - 1;
+      const grad = Math.hypot((2 * cx) / (a * a), (2 * cy) / (b * b));
+      return grad > 0 && Math.abs(f) / grad <= near;
+    }
+    return inside(0);
+  }
+  // A press on a box: its handles resize it; elsewhere the element hit at the point is pressed
+  // (a selected one first, so a selection is dragged even under another element), and a spot
+  // where nothing is hit starts a band.
+  function pressBox(e, node) {
+    if (e.button !== 0) return;
+    if (e.target.dataset && e.target.dataset.handle) return startOnBox(e, node);
+    if (!pressAt(e)) {
+      e.stopPropagation();
+      startBand(e);
+    }
+  }
+  function pressAt(e) {
+    const stack = hitsAt(e.clientX, e.clientY);
+    if (!stack.length) return false;
+    const chosen = selected();
+    const id = e.shiftKey ? stack[0] : stack.find((i) => chosen.has(i)) || stack[0];
+    startOnBox(e, nodes.get(id), stack);
+    return true;
+  }
+  // A click (no drag): Alt selects the next element below the one selected at that point
+  // (round the stack); a plain click selects the topmost, if a selection underneath was pressed.
+  function pickOnClick(done) {
+    const stack = done.stack;
+    if (done.alt) {
+      const at = stack.findIndex((i) => done.before.includes(i));
+      select([stack[(at + 1) % stack.length]]);
+    } else if (!selected().has(stack[0])) {
+      select([stack[0]]);
+    }
+  }
+
+  // -- Live drags: the dragged elements' own pixels (sprites cut from the preview) move with the
+  // pointer, over the page without them once the editor sends it ("lift" → `under`), until the
+  // saved tree's preview is painted. A lift saves nothing and costs no credit (a free preview).
+  let lift = null; // {key, sprites: Map(id -> {el, from}), dropped: the preview's src at the drop}
+  let under = null, spriteLayer = null, readout = null; // made at the first drag
+  function liftLayers() {
+    if (under) return;
+    under = document.createElement("img");
+    under.className = "dbk-under";
+    under.alt = "";
+    under.draggable = false;
+    spriteLayer = document.createElement("div");
+    spriteLayer.className = "dbk-sprites";
+    readout = document.createElement("div");
+    readout.className = "dbk-readout";
+    sheet.insertBefore(under, layer);
+    sheet.insertBefore(spriteLayer, layer);
+    sheet.append(readout);
+  }
+  function liftStart(g) {
+    liftLayers();
+    const visible = g.boxes.filter((b) => !b.hidden);
+    const key = visible.map((b) => b.id).join(",");
+    // The same elements again before the last drop's preview came: they keep their pixels.
+    if (lift && lift.key === key) {
+      lift.dropped = null;
+      return;
+    }
+    endLift();
+    if (!visible.length) return;
+    const source = img.getAttribute("src");
+    lift = { key, sprites: new Map(), dropped: null };
+    for (const b of visible) {
+      const el = document.createElement("div");
+      el.className = "dbk-sprite";
+      if (source) el.style.backgroundImage = `url("${source}")`;
+      spriteLayer.append(el);
+      lift.sprites.set(b.id, { el, from: { ...b } });
+    }
+    model.send_msg({ kind: "lift", ids: visible.map((b) => b.id) }); // not an edit: editAt stays
+  }
+  function liftFollow(g, s) {
+    if (lift) {
+      for (const r of g.result) {
+        const sprite = lift.sprites.get(r.id);
+        if (sprite) placeSprite(sprite, r, s);
+      }
+    }
+    const xs = g.result.map((r) => r.x), ys = g.result.map((r) => r.y);
+    const rect = {
+      x: Math.min(...xs),
+      y: Math.min(...ys),
+      w: Math.max(...g.result.map((r) => r.x + r.w)) - Math.min(...xs),
+      h: Math.max(...g.result.map((r) => r.y + r.h)) - Math.min(...ys),
+    };
+    showReadout(rect, g.kind === "resize", s);
+  }
+  function placeSprite({ el, from }, box, s) {
+    // Raster point P lands at box.x + (P - from.x) * k: the pixels stretch with a resize.
+    const kx = from.w > 0 ? box.w / from.w : 1, ky = from.h > 0 ? box.h / from.h : 1;
+    const padX = SPRITE_PAD_PT * kx, padY = SPRITE_PAD_PT * ky;
+    el.style.left = `${(box.x - padX) * s}px`;
+    el.style.top = `${(box.y - padY) * s}px`;
+    el.style.width = `${(box.w + 2 * padX) * s}px`;
+    el.style.height = `${(box.h + 2 * padY) * s}px`;
+    el.style.backgroundSize = `${model.page_width * s * kx}px ${model.page_height * s * ky}px`;
+    el.style.backgroundPosition = `${(SPRITE_PAD_PT - from.x) * kx * s}px ${(SPRITE_PAD_PT - from.y) * ky * s}px`;
+  }
+  function showReadout(rect, resizing, s) {
+    const pt = (v) => (Math.round(v * 10) / 10).toFixed(1);
+    const parts = [`x ${pt(rect.x)}`, `y ${pt(rect.y)}`];
+    if (resizing) parts.push(`w ${pt(rect.w)}`, `h ${pt(rect.h)}`);
+    readout.textContent = `${parts.join(" · ")} pt`;
+    const below = (rect.y + rect.h) * s + 6;
+    readout.style.left = `${Math.max(0, rect.x * s)}px`;
+    readout.style.top = `${below + 22 < model.page_height * s ? below : Math.max(0, rect.y * s - 44)}px`;
+    readout.style.display = "block";
+  }
+  function liftDropped() {
+    if (lift) lift.dropped = img.getAttribute("src") || "";
+  }
+  function endLift() {
+    if (!lift) return;
+    for (const { el } of lift.sprites.values()) el.remove();
+    under.style.display = "none";
+    under.removeAttribute("src");
+    lift = null;
+  }
+  model.on("msg:custom", (msg) => {
+    if (!msg) return;
+    if (msg.redraw) endLift(); // nothing was saved: the elements are back where they were
+    if (msg.under && lift && (msg.ids || []).join(",") === lift.key) {
+      under.src = msg.under;
+      under.style.display = "block";
+    }
+  });
+  // After a drop the pixels stay until the saved tree's preview is painted; a save that leaves
+  // the picture as it was (a hidden element) brings no new picture to wait for.
+  img.addEventListener("load", () => {
+    const waiting = lift;
+    if (waiting && waiting.dropped !== null && img.getAttribute("src") !== waiting.dropped) {
+      requestAnimationFrame(() => lift === waiting && waiting.dropped !== null && endLift());
+    }
+  });
+  model.on("boxes", () => {
+    const waiting = lift;
+    requestAnimationFrame(() => {
+      if (lift === waiting && waiting && waiting.dropped === img.getAttribute("src") && !gesture) endLift();
+    });
+  });
+  for (const name of ["zoom", "page_width", "page_height"]) model.on(name, () => gesture || endLift());
+
   sheet.addEventListener("pointerdown", (e) => {
     if (e.button !== 0 || e.target.closest(".dbk-box")) return;
+    if (pressAt(e)) return; // on the outline of a shape whose inside clicks pass through
+    startBand(e);
+  });
+  function startBand(e) {
     e.preventDefault();
     root.focus({ preventScroll: true });
     sheet.setPointerCapture(e.pointerId);
     const r = sheet.getBoundingClientRect();
     gesture = { kind: "band", originX: e.clientX - r.left, originY: e.clientY - r.top, rect: null };
-  });
+  }
   const onMove = (e) => {
     if (!gesture) return;
     if (gesture.kind === "band") {

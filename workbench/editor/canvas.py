@@ -44,7 +44,8 @@ class Canvas(GestureMessages, pn.custom.JSComponent):
     page_width = param.Number(default=595.28)
     page_height = param.Number(default=841.89)
     boxes = param.List(
-        default=[], doc="[{id, name, type, x, y, w, h, resize, hidden, locked, inline_text}] in paint order"
+        default=[],
+        doc="[{id, name, type, x, y, w, h, resize, hidden, locked, inline_text, keeps_aspect, hit}] in paint order",
     )
     selection = param.List(default=[], doc="selected element ids")
     zoom = param.Number(default=0, doc="pixels per point; 0 fits the page into the view")
@@ -78,3 +79,8 @@ class Canvas(GestureMessages, pn.custom.JSComponent):
         """Ask the browser to draw the boxes it holds again: a gesture that saved nothing
         (refused, or on locked elements) leaves no new boxes to put the dropped ones back."""
         self._send_msg({"redraw": True})
+
+    def show_under(self, ids: list[str], image: str) -> None:
+        """Answer a drag's lift: `image` (a data: URL) is the page without the elements `ids`,
+        shown under them while they move, so their old spot is empty."""
+        self._send_msg({"under": image, "ids": ids})

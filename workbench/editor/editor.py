@@ -20,6 +20,7 @@ import panel as pn
 
 from api.errors import ApiError
 from api.images.processing import fitted_png
+from api.models import PREVIEW_WITHOUT_MAX_LENGTH
 from api.renderers import TaskCancelled
 
 from ..client import Client
@@ -352,6 +353,9 @@ class Editor:
         """One gesture from the canvas or the layer list, saved as one action batch."""
         kind = message.get("kind")
         log.debug("gesture %s", kind)
+        if kind == "lift":  # not an edit: nothing is saved, and the drag goes on (no redraw)
+            self.run(lambda: self._lift(message["ids"]))
+            return
         handlers = {
             "move": lambda: self._place(message["changes"], resized=False),
             "resize": lambda: self._place(message["changes"], resized=True),
@@ -388,6 +392,16 @@ class Editor:
             if c["id"] in nodes and not nodes[c["id"]].isLocked
         ]
         self.session.apply(actions)
+
+    def _lift(self, ids: list[str]) -> None:
+        """A drag began: send the page without the dragged elements, shown under them while they
+        move. A free preview, cached by what it shows: nothing is saved and no credit is spent."""
+        on_page = set(self.session.tree.pages[self.page].elements)
+        lifted = tuple(i for i in ids if i in on_page)
+        # Past the preview's limit (about 100 elements) the dragged pixels move over the page as it is.
+        if lifted and len(",".join(lifted)) <= PREVIEW_WITHOUT_MAX_LENGTH:
+            # The ids come back as sent: the browser matches the picture to the drag that asked.
+            self.canvas.show_under(list(ids), self.session.preview_data_url(self.page, without=lifted))
 
     def _nudge(self, ids: list[str], dx: float, dy: float) -> None:
         """Move by (dx, dy) from where the saved tree has each element: quick nudges add up."""

@@ -52,6 +52,8 @@ def boxes(tree: DesignTree, page: int) -> list[dict]:
                 "hidden": node.isHidden,
                 "locked": node.isLocked,
                 "inline_text": inline_text(node),
+                "keeps_aspect": ELEMENT_TYPES[node.type].keeps_aspect,
+                "hit": ELEMENT_TYPES[node.type].hit_area(node),
             }
         )
     return out

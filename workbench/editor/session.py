@@ -18,7 +18,7 @@ from collections.abc import Callable
 from engine import DesignTree
 from engine.actions import apply as apply_actions
 from engine.diff import changes
-from engine.layout import page_digest
+from engine.layout import page_digest, page_without
 
 from ..client import Client
 
@@ -26,10 +26,12 @@ HISTORY_LIMIT = 100
 PREVIEWS_KEPT = 64
 
 
-def page_content(tree: DesignTree, index: int) -> str:
+def page_content(tree: DesignTree, index: int, without: tuple[str, ...] = ()) -> str:
     """Everything page `index`'s picture depends on (engine.layout.page_digest, as the service's
-    preview cache): equal digests, equal pictures."""
-    return page_digest(tree.model_dump(mode="json"), index)
+    preview cache): equal digests, equal pictures. `without`: of the page with those elements
+    left out (engine.layout.page_without)."""
+    dumped = tree.model_dump(mode="json")
+    return page_digest(page_without(dumped, index, without) if without else dumped, index)
 
 
 def changes_nothing(tree: DesignTree, actions: list[dict]) -> bool:
@@ -69,17 +71,20 @@ class DesignSession:
         self._notify()
         return True
 
-    def preview_png(self, page: int) -> bytes:
-        key = (page, page_content(self.tree, page))
+    def preview_png(self, page: int, without: tuple[str, ...] = ()) -> bytes:
+        """The page's picture, or (`without`) the page with those elements left out: a free
+        preview either way, which saves nothing."""
+        key = (page, page_content(self.tree, page, without))
         if key not in self._previews:
-            preview = self.client.call("preview_page", {"designId": self.design_id}, query={"page": page})
+            query = {"page": page, **({"without": ",".join(without)} if without else {})}
+            preview = self.client.call("preview_page", {"designId": self.design_id}, query=query)
             if len(self._previews) >= PREVIEWS_KEPT:
                 self._previews.pop(next(iter(self._previews)))  # the oldest
             self._previews[key] = self.client.fetch(preview["previewUrl"])
         return self._previews[key]
 
-    def preview_data_url(self, page: int) -> str:
-        return "data:image/png;base64," + base64.b64encode(self.preview_png(page)).decode()
+    def preview_data_url(self, page: int, without: tuple[str, ...] = ()) -> str:
+        return "data:image/png;base64," + base64.b64encode(self.preview_png(page, without)).decode()
 
     @property
     def name(self) -> str:
