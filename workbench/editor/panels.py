@@ -16,7 +16,7 @@ import panel as pn
 from api.operations import UploadedFile
 from engine import DesignTree
 from engine.elements import ELEMENT_TYPES
-from engine.paper import PAPER_SIZES
+from engine.paper import PAPER_SIZES, named_size, shown_points
 from engine.tree import Metadata
 
 from ..client import Client
@@ -65,15 +65,16 @@ def pages_panel(ctx: PanelContext) -> pn.Column:
         thumbs.append(pn.Column(pn.pane.PNG(ctx.thumbnail(index), width=110), button, width=130))
     page = tree.pages[ctx.page]
     add = pn.widgets.Button(label="+ Add page", css_classes=["dbk-add-page"])
-    add.on_click(lambda e: ctx.apply([_action("add_page")]))
-    remove = pn.widgets.Button(label="Remove this page", button_type="danger", disabled=len(tree.pages) == 1)
-    remove.on_click(lambda e: ctx.apply([_action("remove_page", page=ctx.page)]))
-    size = pn.widgets.Select(label="Paper", options=["Custom", *PAPER_SIZES], value="Custom", **WIDE)
+    add.on_click(lambda e: _add_page(ctx))
+    paper = named_size(page.width, page.height)
+    size = pn.widgets.Select(
+        label="Paper", options=["Custom", *PAPER_SIZES], value=paper[0] if paper else "Custom", **WIDE
+    )
     orientation = pn.widgets.RadioButtonGroup(
         options=["portrait", "landscape"], value=("landscape" if page.width > page.height else "portrait")
     )
-    width = pn.widgets.FloatInput(label="Width (pt)", value=page.width, width=120)
-    height = pn.widgets.FloatInput(label="Height (pt)", value=page.height, width=120)
+    width = pn.widgets.FloatInput(label="Width (pt)", value=round(page.width, 2), width=120)
+    height = pn.widgets.FloatInput(label="Height (pt)", value=round(page.height, 2), width=120)
     apply_format = pn.widgets.Button(label="Apply page format", css_classes=["dbk-apply-format"])
 
     def set_format(event: Any) -> None:
@@ -93,8 +94,10 @@ def pages_panel(ctx: PanelContext) -> pn.Column:
     return pn.Column(
         pn.pane.Markdown("**Pages**"),
         pn.FlexBox(*thumbs),
-        pn.Row(add, remove),
-        pn.pane.Markdown(f"**Page {ctx.page + 1} format** — {page.width:g} × {page.height:g} pt"),
+        pn.Row(add, _page_removal(ctx)),
+        pn.pane.Markdown(
+            f"**Page {ctx.page + 1}** — {paper_label(page.width, page.height)}", css_classes=["dbk-paper"]
+        ),
         size,
         orientation,
         pn.Row(width, height),
@@ -102,6 +105,45 @@ def pages_panel(ctx: PanelContext) -> pn.Column:
         colour,
         **WIDE,
     )
+
+
+def paper_label(width: float, height: float) -> str:
+    """The paper line: "Paper: A4 landscape · 841.9 × 595.3 pt", or "Paper: Custom · 400 × 250 pt"."""
+    paper = named_size(width, height)
+    name = f"{paper[0]} {paper[1]}" if paper else "Custom"
+    return f"Paper: {name} · {shown_points(width)} × {shown_points(height)} pt"
+
+
+def _add_page(ctx: PanelContext) -> None:
+    """Add a page after the last one and show it: the next "Remove this page" is about the page
+    on the canvas, never the finished one before it."""
+    ctx.apply([_action("add_page")])
+    ctx.show_page(len(ctx.tree.pages))  # the new page's index (show_page keeps to the pages there are)
+
+
+def _page_removal(ctx: PanelContext) -> pn.Row:
+    """The "Remove this page" button: at once for an empty page; for one with elements, the button turns into
+    a question with Confirm and Cancel first (in the panel: a browser dialog would block the page)."""
+    tree, index = ctx.tree, ctx.page
+    count = len(tree.pages[index].elements)
+    holder = pn.Row(css_classes=["dbk-page-removal"])
+    remove = pn.widgets.Button(
+        label="Remove this page", button_type="danger", disabled=len(tree.pages) == 1, css_classes=["dbk-remove-page"]
+    )
+
+    def removed() -> None:
+        ctx.apply([_action("remove_page", page=index)])
+
+    question = pn.pane.Markdown(
+        f"Remove page {index + 1} and its {count} element{'s' if count != 1 else ''}?", css_classes=["dbk-remove-ask"]
+    )
+    confirm = pn.widgets.Button(label="Confirm", button_type="danger", css_classes=["dbk-remove-confirm"])
+    cancel = pn.widgets.Button(label="Cancel", css_classes=["dbk-remove-cancel"])
+    confirm.on_click(lambda e: removed())
+    cancel.on_click(lambda e: setattr(holder, "objects", [remove]))
+    remove.on_click(lambda e: removed() if count == 0 else setattr(holder, "objects", [question, confirm, cancel]))
+    holder.objects = [remove]
+    return holder
 
 
 def _colour_input(label: str, value: str | None) -> pn.widgets.TextInput:
