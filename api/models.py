@@ -118,6 +118,11 @@ class PreviewQuery(Strict):
     page: int = Field(0, ge=0)
 
 
+class PreviewWithValuesBody(Strict):
+    page: int = Field(0, ge=0, description="Zero-based page index")
+    data: dict[str, Any] = Field(description="Variable name to value, checked as generate's data")
+
+
 # Responses (the `data` of the envelope)
 
 
