@@ -67,6 +67,7 @@ class Editor:
         self.page = 0
         self._form_shows: str | None = None  # the element (position aside) the properties form was built for
         self._thumbnails: dict[str, bytes] = {}  # fitted page previews by page content
+        self._kept: dict = {}  # what side panels keep across rebuilds (PanelContext.kept)
         self.status = pn.pane.Alert("", alert_type="light", visible=False, sizing_mode="stretch_width", margin=(0, 10))
         self.canvas = Canvas(
             on_gesture=self.gesture, sizing_mode="stretch_both", min_height=520, css_classes=["dbk-canvas-host"]
@@ -209,6 +210,9 @@ class Editor:
             add=lambda element_type, **data: self.run(lambda: self.add(element_type, **data)),
             show_page=lambda index: self.run(lambda: self.show_page(index)),
             thumbnail=self.thumbnail,
+            design_id=self.session.design_id,
+            show_try=self.show_try,
+            kept=self._kept,
         )
 
     def _refresh_side(self) -> None:
@@ -372,6 +376,16 @@ class Editor:
     def _toggle(self, node_id: str, flag: str) -> None:
         node = self.session.tree.nodes[node_id]
         self.session.apply([{"type": "update_element", "args": {"id": node_id, flag: not getattr(node, flag)}}])
+
+    def show_try(self, png: bytes | None) -> None:
+        """A preview with tried values on the canvas in place of the page, marked as such; None
+        (or any edit, which refreshes the canvas) shows the page again."""
+        if png is None:
+            self.canvas.image = self.session.preview_data_url(self.page)
+            self.status.visible = False
+            return
+        self.canvas.image = "data:image/png;base64," + base64.b64encode(png).decode()
+        self.say("PREVIEW with tried values (free, not saved): edit the design or go back to see the page.", "warning")
 
     def show_page(self, index: int) -> None:
         self.page = index

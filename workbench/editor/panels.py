@@ -7,6 +7,7 @@ action batch through `apply`. `SIDE_PANELS` declares the tabs with their builder
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,7 @@ from engine.tree import Metadata
 from ..client import Client
 from .properties import variable_widget
 from .text import text
+from .try_values import try_values_panel
 
 WIDE = {"sizing_mode": "stretch_width"}
 
@@ -39,6 +41,9 @@ class PanelContext:
     add: Callable[..., None]  # add an element of a type to the page shown, and select it; refusals shown
     show_page: Callable[[int], None]  # show another page on the canvas
     thumbnail: Callable[[int], bytes]  # a page's preview, small; made again only when the page changed
+    design_id: str = ""  # the design's id, for the client's operations on it
+    show_try: Callable[[bytes | None], None] = lambda png: None  # a tried PNG on the canvas; None: the page again
+    kept: dict = dataclasses.field(default_factory=dict)  # what panels keep across rebuilds (unsaved input)
 
 
 def image_field(element_type: str) -> str | None:
@@ -266,4 +271,5 @@ SIDE_PANELS: list[tuple[str, Callable[[PanelContext], pn.viewable.Viewable]]] = 
     ("Images", images_panel),
     ("Variables", variables_panel),
     ("Document", document_panel),
+    ("Try values", try_values_panel),
 ]
