@@ -63,7 +63,7 @@ def serve(args: argparse.Namespace) -> int:
     service.start_jobs()
     from api.jobs.runner import tune_for_rendering
 
-    from .server import build_server
+    from .server import build_server, close_browser_connections
     from .signin_links import SignInTokens
 
     tune_for_rendering()
@@ -93,6 +93,7 @@ def serve(args: argparse.Namespace) -> int:
         # are killed, not waited for; a request waiting on one answers 503; batches resume on the
         # next start, as after a crash.
         print("docbench is stopping", flush=True)
+        await close_browser_connections(server)
         service.renderers.close()
         if service.batches.backend is not None:
             service.batches.backend.close()
