@@ -213,6 +213,7 @@ class Editor:
             design_id=self.session.design_id,
             show_try=self.show_try,
             kept=self._kept,
+            add_page=lambda: self.run(self.add_page),
         )
 
     def _refresh_side(self) -> None:
@@ -376,6 +377,17 @@ class Editor:
     def _toggle(self, node_id: str, flag: str) -> None:
         node = self.session.tree.nodes[node_id]
         self.session.apply([{"type": "update_element", "args": {"id": node_id, flag: not getattr(node, flag)}}])
+
+    def add_page(self) -> None:
+        """Add a page after the last one and show it, in one refresh (a second rebuild of the
+        panel in the same callback collides with the first in the browser)."""
+        shown = self.page
+        self.page = len(self.session.tree.pages)  # the new page's index: refresh shows it once saved
+        try:
+            self.session.apply([{"type": "add_page", "args": {}}])
+        except Exception:
+            self.page = shown
+            raise
 
     def show_try(self, png: bytes | None) -> None:
         """A preview with tried values on the canvas in place of the page, marked as such; None

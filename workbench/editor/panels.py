@@ -44,6 +44,7 @@ class PanelContext:
     design_id: str = ""  # the design's id, for the client's operations on it
     show_try: Callable[[bytes | None], None] = lambda png: None  # a tried PNG on the canvas; None: the page again
     kept: dict = dataclasses.field(default_factory=dict)  # what panels keep across rebuilds (unsaved input)
+    add_page: Callable[[], None] = lambda: None  # add a page after the last and show it; refusals shown
 
 
 def image_field(element_type: str) -> str | None:
@@ -70,7 +71,8 @@ def pages_panel(ctx: PanelContext) -> pn.Column:
         thumbs.append(pn.Column(pn.pane.PNG(ctx.thumbnail(index), width=110), button, width=130))
     page = tree.pages[ctx.page]
     add = pn.widgets.Button(label="+ Add page", css_classes=["dbk-add-page"])
-    add.on_click(lambda e: _add_page(ctx))
+    # The new page is shown: the next "Remove this page" is about it, never the finished one before.
+    add.on_click(lambda e: ctx.add_page())
     paper = named_size(page.width, page.height)
     size = pn.widgets.Select(
         label="Paper", options=["Custom", *PAPER_SIZES], value=paper[0] if paper else "Custom", **WIDE
@@ -117,13 +119,6 @@ def paper_label(width: float, height: float) -> str:
     paper = named_size(width, height)
     name = f"{paper[0]} {paper[1]}" if paper else "Custom"
     return f"Paper: {name} · {shown_points(width)} × {shown_points(height)} pt"
-
-
-def _add_page(ctx: PanelContext) -> None:
-    """Add a page after the last one and show it: the next "Remove this page" is about the page
-    on the canvas, never the finished one before it."""
-    ctx.apply([_action("add_page")])
-    ctx.show_page(len(ctx.tree.pages))  # the new page's index (show_page keeps to the pages there are)
 
 
 def _page_removal(ctx: PanelContext) -> pn.Row:
