@@ -93,6 +93,7 @@ def test_an_added_page_is_shown_and_removing_one_with_elements_asks_first(api_se
     # The finished page has an element: the button asks first; Cancel keeps the page.
     page.locator(".dbk-add-page button").click()
     wait_for(lambda: page_count(alpha_api, design_id) == 2, "a page added again")
+    expect(page.locator(".dbk-paper")).to_contain_text("Page 2")
     page.locator(".dbk-page-0 button").click()
     expect(page.locator(".dbk-paper")).to_contain_text("Page 1")
     page.locator(".dbk-remove-page button").click()
