@@ -90,7 +90,7 @@ class Gallery:
         # Each thumbnail's pane exists from the start and only its image is set later: a new
         # model pushed while the person clicks could collide with the click's own message
         # (Bokeh: "reference already known"), and the click was lost.
-        thumbs = {d["designId"]: pn.Column(pn.pane.PNG(None, height=140), height=140, width=180) for d in designs}
+        thumbs = {d["designId"]: _thumbnail_slot() for d in designs}
         cards = [self._card(design, thumbs[design["designId"]]) for design in designs]
         self.grid.objects = cards or [pn.pane.Markdown("No designs yet: create the first one above.")]
         # Thumbnails render after the page is shown, so a large workspace opens at once; one
@@ -145,8 +145,12 @@ class Gallery:
         actions = pn.Row(duplicate, delete, margin=0)
 
         def duplicated() -> None:
-            self.client.call("duplicate_design", {"designId": design_id}, {})
-            self.refresh()
+            # The copy is the newest design: its card goes first, the others stay as they are
+            # (a whole new grid would be a model per widget again, and every thumbnail asked again).
+            copy = self.client.call("duplicate_design", {"designId": design_id}, {})
+            slot = _thumbnail_slot()
+            self.grid.objects = [self._card(copy, slot), *(c for c in self.grid.objects if isinstance(c, pn.Column))]
+            self._fill_one(copy["designId"], slot)
 
         def deleted() -> None:
             self.client.call("delete_design", {"designId": design_id})
@@ -168,3 +172,7 @@ class Gallery:
         cancel.on_click(lambda e: setattr(holder, "objects", [actions]))
         holder.objects = [actions]
         return holder
+
+
+def _thumbnail_slot() -> pn.Column:
+    return pn.Column(pn.pane.PNG(None, height=140), height=140, width=180)
