@@ -61,8 +61,11 @@ def serve(args: argparse.Namespace) -> int:
     service = Service(settings)
     first_key = service.ensure_default_workspace()
     service.start_jobs()
+    from concurrent.futures import ThreadPoolExecutor
+
     from api.jobs.runner import tune_for_rendering
 
+    from . import ui_threads
     from .server import build_server, close_browser_connections
     from .signin_links import SignInTokens
 
@@ -98,6 +101,11 @@ def serve(args: argparse.Namespace) -> int:
         if service.batches.backend is not None:
             service.batches.backend.close()
         await server.stop_async()
+        # The pages' callbacks still running (an editor's poll, a thumbnail) finish before the
+        # service closes under them. Waited for on a thread of its own: one may need this loop
+        # to end, and the loop's default executor is that very pool.
+        with ThreadPoolExecutor(max_workers=1) as waiter:
+            await loop.run_in_executor(waiter, ui_threads.settle)
 
     try:
         asyncio.run(run())
