@@ -132,6 +132,11 @@ class PreviewQuery(Strict):
         return tuple(i for i in (part.strip() for part in self.without.split(",")) if i)
 
 
+class PreviewWithValuesBody(Strict):
+    page: int = Field(0, ge=0, description="Zero-based page index")
+    data: dict[str, Any] = Field(description="Variable name to value, checked as generate's data")
+
+
 # Responses (the `data` of the envelope)
 
 

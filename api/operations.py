@@ -296,6 +296,18 @@ OPERATIONS: list[Operation] = [
         response=m.Preview,
         errors=(*DESIGN, "PAGE_NOT_FOUND"),
     ),
+    Operation(
+        "preview_with_values",
+        "POST",
+        "/designs/{designId}/preview",
+        'Render one page to PNG with values for its variables, watermarked "PREVIEW" (free)',
+        lambda s, ws, c: s.generation.preview_with_values(ws, c.params["designId"], c.body, c.cancel),
+        body=m.PreviewWithValuesBody,
+        renders=True,
+        response=m.Preview,
+        errors=(*DESIGN, "PAGE_NOT_FOUND"),
+        description="Values are checked as generate's `data` is (the same 400s); no credit is taken.",
+    ),
 ]
 
 OPERATIONS += [

@@ -16,6 +16,7 @@ from .images import ImageError, Resolver
 from .render import PageNotFound, Profile, rasterize, render_pdf, render_png
 from .tree import SCHEMA_VERSION, DesignTree, new_design
 from .variables import apply_values, check_values, describe_variables
+from .watermark import Watermark
 
 Design = DesignTree
 
@@ -33,6 +34,7 @@ __all__ = [
     "RenderError",
     "Resolver",
     "ValueBindingError",
+    "Watermark",
     "actions",
     "apply",
     "apply_values",

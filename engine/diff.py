@@ -118,7 +118,7 @@ def changes(current: DesignTree, target: DesignTree) -> list[dict]:
         for node_id, node in target.nodes.items()
         if node_id not in matched
     ]
-    actions += _order_actions(current, target)
+    actions += _order_actions(current, target, matched)
     actions += _variable_actions(current, target, matched)
     background = _patch(_fields(current.background), _fields(target.background))
     if background:
@@ -132,19 +132,24 @@ def changes(current: DesignTree, target: DesignTree) -> list[dict]:
     return actions
 
 
-def _order_actions(current: DesignTree, target: DesignTree) -> list[dict]:
-    """Paint order per page: each element to its index, back to front, when the order differs."""
+def _order_actions(current: DesignTree, target: DesignTree, matched: dict[str, str]) -> list[dict]:
+    """Paint order per page: each element to its index, back to front, when the order differs.
+
+    The order the batch leaves without them: on each page the kept elements in their current
+    order, then the added ones in the order they are added (the target's creation order, not
+    its paint order: undoing the removal of a page whose elements were reordered must reorder
+    them again)."""
+    target_name = {mine: target.nodes[target_id].name for target_id, mine in matched.items()}
     out: list[dict] = []
     for index, page in enumerate(target.pages):
         names = [target.nodes[node_id].name for node_id in page.elements]
-        now = (
-            [current.nodes[node_id].name for node_id in current.pages[index].elements]
+        kept = (
+            [target_name[node_id] for node_id in current.pages[index].elements if node_id in target_name]
             if index < len(current.pages)
             else []
         )
-        # After removals and additions the surviving order is `now` filtered, new names appended.
-        expected = [n for n in now if n in names] + [n for n in names if n not in now]
-        if expected != names:
+        added = [node.name for node_id, node in target.nodes.items() if node_id not in matched and node.page == index]
+        if kept + added != names:
             out += [{"type": "reorder_element", "args": {"name": name, "to": i}} for i, name in enumerate(names)]
     return out
 

@@ -32,3 +32,19 @@ def oriented(width: float, height: float, orientation: Orientation) -> tuple[flo
 def paper_dimensions(size: PaperSize, orientation: Orientation = "portrait") -> tuple[float, float]:
     width, height = PAPER_SIZES[size]
     return oriented(width, height, orientation)
+
+
+def named_size(width: float, height: float, tolerance: float = 0.5) -> tuple[PaperSize, Orientation] | None:
+    """The named paper a sheet is, in either orientation, within `tolerance` points (a size
+    that went through millimetres or JSON is rarely exact), or None for a custom sheet."""
+    for name, (short, long_) in PAPER_SIZES.items():
+        for orientation in ("portrait", "landscape"):
+            w, h = oriented(short, long_, orientation)  # type: ignore[arg-type]
+            if abs(w - width) <= tolerance and abs(h - height) <= tolerance:
+                return name, orientation  # type: ignore[return-value]
+    return None
+
+
+def shown_points(value: float) -> str:
+    """A length as a person reads it: to a tenth of a point (841.9, 400)."""
+    return f"{round(value, 1):g}"

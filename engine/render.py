@@ -24,6 +24,7 @@ from .layout import LaidOutPage, layout
 from .tagging import Tagger, Untagged
 from .tree import DesignTree
 from .variables import apply_values
+from .watermark import Watermark, draw_watermark
 
 Profile = Literal["standard", "accessible", "pdf-a"]
 PRODUCER = "docbench"
@@ -46,6 +47,7 @@ def render_pdf(
     profile: Profile = "standard",
     pages: list[int] | None = None,
     max_sheets: int | None = None,
+    watermark: Watermark | None = None,
 ) -> bytes:
     """Render the design with the values filled in; hidden elements are left out.
 
@@ -53,7 +55,7 @@ def render_pdf(
     included): past it LimitExceeded is raised after layout, before anything is drawn,
     since drawing is where a long document spends its time.
     """
-    return _render(tree, values, resolver, profile, pages, max_sheets)
+    return _render(tree, values, resolver, profile, pages, max_sheets, watermark=watermark)
 
 
 def _render(
@@ -64,6 +66,7 @@ def _render(
     pages: list[int] | None,
     max_sheets: int | None,
     first_sheet_only: bool = False,
+    watermark: Watermark | None = None,
 ) -> bytes:
     if profile not in ("standard", "accessible", "pdf-a"):
         raise EngineError(f"pdfProfile must be standard, accessible or pdf-a (got {profile!r})")
@@ -105,6 +108,9 @@ def _render(
             block = nullcontext() if element.tags_itself else tags.figure(canvas, getattr(node.data, "alt", None))
             with block:
                 element.draw(node, placement.box, ctx, placement.part)
+        if watermark is not None:
+            with tags.artifact(canvas):
+                draw_watermark(canvas, sheet.page.width, sheet.page.height, watermark, base_face.name)
         canvas.showPage()
     canvas.save()
     if isinstance(tags, Tagger):
@@ -167,13 +173,15 @@ def render_png(
     resolver: Resolver | None = None,
     dpi: float = 96,
     values: Mapping[str, Any] | None = None,
+    watermark: Watermark | None = None,
 ) -> bytes:
-    """One design page as PNG at the given resolution (the first sheet of that page)."""
+    """One design page as PNG at the given resolution (the first sheet of that page), with
+    `values` filled in if given, and a watermark over it if given."""
     if not 0 <= page < len(tree.pages):
         raise PageNotFound(f"page {page} does not exist; the design has {len(tree.pages)} page(s), numbered from 0")
     if not 10 <= dpi <= 1200:
         raise EngineError(f"dpi must be between 10 and 1200 (got {dpi})")
-    pdf = _render(tree, values, resolver, "standard", [page], None, first_sheet_only=True)
+    pdf = _render(tree, values, resolver, "standard", [page], None, first_sheet_only=True, watermark=watermark)
     return rasterize(pdf, 0, dpi)
 
 

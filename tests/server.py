@@ -66,7 +66,12 @@ class Server:
             self.process = subprocess.Popen(
                 [*command, "--data-dir", str(self.data_dir)], cwd=ROOT, env=self.env, stdout=log, stderr=log
             )
-        wait_until(self._ready, what=f"docbench serve on port {self.port}")
+        # A start takes seconds, but a minute on a machine whose cores are shared with other test runs.
+        try:
+            wait_until(self._ready, timeout=60, what=f"docbench serve on port {self.port}")
+        except TimeoutError:
+            self.kill()  # not left running for nobody
+            raise
         return self
 
     def _ready(self) -> bool:

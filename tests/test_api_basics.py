@@ -25,6 +25,7 @@ API_KEY_ROUTES = [
     ("PUT", "/assets/ast_x/content"),
     ("POST", "/designs/dsg_x/generate"),
     ("GET", "/designs/dsg_x/preview"),
+    ("POST", "/designs/dsg_x/preview"),
     ("POST", "/designs/dsg_x/batch"),
     ("GET", "/batches/job_x"),
     ("GET", "/batches/job_x/download"),

@@ -86,3 +86,48 @@ def test_table_cells_and_columns_are_restored():
 
 def test_identical_trees_need_no_actions():
     assert changes(certificate(), certificate()) == []
+
+
+def paint_order(tree: DesignTree, page: int) -> list[str]:
+    return [tree.nodes[node_id].name for node_id in tree.pages[page].elements]
+
+
+def three_on_page_two() -> DesignTree:
+    """Page 2 holds a, b, c created in that order and painted c, a, b (c sent to the back)."""
+    tree, _ = apply(
+        certificate(),
+        [
+            action("add_page"),
+            add("text", "a", {"x": 10, "y": 10}, {"content": "a"}, page=1),
+            add("text", "b", {"x": 20, "y": 20}, {"content": "b"}, page=1),
+            add("text", "c", {"x": 30, "y": 30}, {"content": "c"}, page=1),
+            action("reorder_element", name="c", to="back"),
+        ],
+    )
+    assert paint_order(tree, 1) == ["c", "a", "b"]
+    return tree
+
+
+def test_undoing_a_page_removal_restores_its_paint_order():
+    tree = three_on_page_two()
+    edited, _ = apply(tree, [action("remove_page", page=1)])
+    restored, _ = apply(edited, changes(edited, tree))
+    assert paint_order(restored, 1) == ["c", "a", "b"]
+    assert comparable(restored) == comparable(tree)
+
+
+def test_undoing_the_removal_of_the_frontmost_elements_restores_their_paint_order():
+    # The survivors already stand where they stood: only the re-added ones are out of order.
+    tree, _ = apply(three_on_page_two(), [add("text", "d", {"x": 40, "y": 40}, {"content": "d"}, page=1)])
+    tree, _ = apply(tree, [action("reorder_element", name="a", to="front")])
+    assert paint_order(tree, 1) == ["c", "b", "d", "a"]
+    edited, _ = apply(tree, [action("remove_element", name="d"), action("remove_element", name="a")])
+    restored, _ = apply(edited, changes(edited, tree))
+    assert paint_order(restored, 1) == ["c", "b", "d", "a"]
+
+
+def test_undoing_a_removal_in_the_middle_of_a_page_puts_the_element_back_in_place():
+    tree = three_on_page_two()
+    edited, _ = apply(tree, [action("remove_element", name="a")])
+    restored, _ = apply(edited, changes(edited, tree))
+    assert paint_order(restored, 1) == ["c", "a", "b"]

@@ -33,6 +33,7 @@ TOOLS = {
     "get_asset",
     "generate_pdf",
     "preview_page",
+    "preview_with_values",
     "submit_batch",
     "get_batch",
     "get_batch_download",

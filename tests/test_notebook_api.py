@@ -460,3 +460,13 @@ def test_the_cli_on_a_data_dir_a_server_holds_says_to_pass_its_url(held_data_dir
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert f"the data dir {held_data_dir} is in use by a running docbench server" in done.stderr
     assert "--url http://127.0.0.1:5006 --key" in done.stderr
+
+
+def test_a_preview_with_data_shows_the_values_watermarked_and_is_free(wb):
+    design = badge(wb)
+    before = wb.credits
+    plain, tried = design.preview(), design.preview(data={"name": "Grace Hopper"})
+    assert tried.size == plain.size and tried.data != plain.data and wb.credits == before
+    with pytest.raises(ApiError) as refused:
+        design.preview(data={"nobody": "x"})
+    assert refused.value.code == "VALIDATION_ERROR" and "variable 'nobody'" in refused.value.message

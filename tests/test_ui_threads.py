@@ -82,3 +82,33 @@ def test_a_callback_handed_over_with_panels_execute_joins_its_pages_lane(pool):
     click.result(timeout=10)
     poll.result(timeout=10)
     assert ran == ["click", "poll"]
+
+
+def test_settling_cancels_what_is_queued_waits_for_what_runs_and_keeps_the_pool(pool):
+    page, started, release, ran = Document(), threading.Event(), threading.Event(), []
+
+    def running(doc):
+        started.set()
+        release.wait(10)
+        ran.append("running")
+
+    first = pool.submit(running, page)
+    queued = [pool.submit(lambda doc, n=n: ran.append(n), page) for n in range(3)]
+    assert started.wait(10)
+    settled: list[bool] = []
+    waiter = threading.Thread(target=lambda: settled.append(pool.settle(10)))
+    waiter.start()
+    waiter.join(0.2)
+    assert waiter.is_alive() and not settled  # still waiting for the running task
+    release.set()
+    waiter.join(10)
+    assert settled == [True] and first.result(timeout=10) is None
+    assert ran == ["running"] and all(future.cancelled() for future in queued)
+    assert pool.submit(lambda doc: "after", page).result(timeout=10) == "after"  # the loop may still borrow it
+
+
+def test_settling_gives_up_after_its_timeout(pool):
+    page, release = Document(), threading.Event()
+    pool.submit(lambda doc: release.wait(10), page)
+    assert pool.settle(0.1) is False
+    release.set()

@@ -61,9 +61,12 @@ def serve(args: argparse.Namespace) -> int:
     service = Service(settings)
     first_key = service.ensure_default_workspace()
     service.start_jobs()
+    from concurrent.futures import ThreadPoolExecutor
+
     from api.jobs.runner import tune_for_rendering
 
-    from .server import build_server
+    from . import ui_threads
+    from .server import build_server, close_browser_connections
     from .signin_links import SignInTokens
 
     tune_for_rendering()
@@ -93,10 +96,16 @@ def serve(args: argparse.Namespace) -> int:
         # are killed, not waited for; a request waiting on one answers 503; batches resume on the
         # next start, as after a crash.
         print("docbench is stopping", flush=True)
+        await close_browser_connections(server)
         service.renderers.close()
         if service.batches.backend is not None:
             service.batches.backend.close()
         await server.stop_async()
+        # The pages' callbacks still running (an editor's poll, a thumbnail) finish before the
+        # service closes under them. Waited for on a thread of its own: one may need this loop
+        # to end, and the loop's default executor is that very pool.
+        with ThreadPoolExecutor(max_workers=1) as waiter:
+            await loop.run_in_executor(waiter, ui_threads.settle)
 
     try:
         asyncio.run(run())

@@ -221,10 +221,23 @@ class Design(Authoring):
 
     # Output
 
-    def preview(self, page: int = 0) -> Preview:
-        """The page with its design-time content, as a PNG that displays inline (free)."""
-        preview = m.Preview.model_validate(self._call("preview_page", query={"page": page}))
+    def preview(self, page: int = 0, data: Mapping[str, Any] | None = None) -> Preview:
+        """The page as a PNG that displays inline (free): with its design-time content, or with
+        `data` (values for its variables, checked as `generate` checks them) watermarked
+        "PREVIEW", to try values before spending a credit."""
+        if data is None:
+            preview = m.Preview.model_validate(self._call("preview_page", query={"page": page}))
+        else:
+            body = {"page": page, "data": self._values(data)}
+            preview = m.Preview.model_validate(self._call("preview_with_values", body))
         return Preview(self.workbench.client.fetch(preview.previewUrl), page)
+
+    def _values(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """Values as the API takes them (a DataFrame or records for a table, with its header row)."""
+        values = dict(values)
+        tabular = any(rows.is_tabular(v) for v in values.values())
+        header = rows.header_rows(self.tree) if tabular else (lambda name: True)
+        return rows.values(values, header)
 
     def editor(self, height: int = 820) -> Any:
         """The workbench's canvas editor for this design, shown inline in JupyterLab or Notebook 7.
@@ -239,10 +252,7 @@ class Design(Authoring):
         self, values: Mapping[str, Any] | None = None, *, profile: str | None = None, path: str | Path | None = None
     ) -> bytes:
         """One PDF (1 credit) with these values; also written to `path` when given."""
-        values = dict(values or {})
-        tabular = any(rows.is_tabular(v) for v in values.values())
-        header = rows.header_rows(self.tree) if tabular else (lambda name: True)
-        body: dict[str, Any] = {"data": rows.values(values, header)}
+        body: dict[str, Any] = {"data": self._values(values or {})}
         if profile is not None:
             body["pdfProfile"] = profile
         generation = m.Generation.model_validate(self._call("generate_pdf", body))

@@ -1,7 +1,8 @@
-"""The two reference documents: a certificate and an invoice.
+"""The reference documents: a certificate and an invoice (the README renders both), a name
+badge and a letter; the gallery offers all four as templates (`TEMPLATES`).
 
-Used by `make run` (until the server exists), the benchmarks and the tests. The
-logo is drawn here with Pillow, so no binary sample ships in the repo.
+Used by the gallery's "New from template", the benchmarks and the tests. The logo is
+drawn here with Pillow, so no binary sample ships in the repo.
 
     python -m workbench.samples --out out
 """
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import io
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -176,6 +179,113 @@ def invoice_row(i: int, lines: int = 20) -> dict:
         "total": f"Total: {total:,.2f}",
         "payment": f"PAY:INV-{i:04d}",
     }
+
+
+BADGE_SIZE = {"width": 252, "height": 360}  # 3.5 × 5 in, portrait
+
+
+def badge_actions(logo_ref: str = LOGO_REF) -> list[dict]:
+    """The actions that author a conference name badge (custom 252 × 360 pt)."""
+    return [
+        _add("shape", "band", {"x": 0, "y": 0, "w": 252, "h": 96}, {"shapeType": "rectangle"}, {"fill": "#1f4e8c"}),
+        _add("image", "logo", {"x": 18, "y": 18, "w": 60, "h": 60}, {"src": logo_ref}),
+        _add(
+            "text",
+            "event",
+            {"x": 90, "y": 30, "maxWidth": 150},
+            {"content": "DocConf 2026"},
+            {"fontSize": 18, "fontWeight": 700, "color": "#ffffff"},
+        ),
+        _add("text", "greeting", {"x": 18, "y": 116}, {"content": "Hello, my name is"}, {"fontSize": 12}),
+        _add(
+            "text",
+            "attendee",
+            {"x": 18, "y": 140, "maxWidth": 216},
+            {"content": "Grace Hopper"},
+            {"fontSize": 26, "fontWeight": 700},
+        ),
+        _add("text", "role", {"x": 18, "y": 190, "maxWidth": 216}, {"content": "Speaker"}, {"fontSize": 14}),
+        _add("qr", "contact", {"x": 151, "y": 259, "size": 85}, {"content": "https://docbench.example/badge/0001"}),
+        *_bind("attendee", "role", "contact"),
+    ]
+
+
+def badge() -> DesignTree:
+    return apply(new_design(**BADGE_SIZE, title="Badge"), badge_actions())[0]
+
+
+LETTER_BODY = (
+    "Thank you for your order. The documents you asked for are attached to this letter, "
+    "and a copy has been kept on file. Should anything need correcting, reply to this letter "
+    "or call us, and we will send an amended copy within two working days."
+)
+
+
+def letter_actions(logo_ref: str = LOGO_REF) -> list[dict]:
+    """The actions that author a business letter (A4 portrait)."""
+    return [
+        _add("image", "logo", {"x": 475, "y": 40, "w": 70, "h": 70}, {"src": logo_ref}),
+        _add(
+            "text",
+            "sender",
+            {"x": 50, "y": 50, "maxWidth": 300},
+            {"content": "docbench Ltd\n1 Example Street\nSpringfield"},
+            {"fontSize": 10, "color": "#555555"},
+        ),
+        _add(
+            "text",
+            "addressee",
+            {"x": 50, "y": 150, "maxWidth": 260},
+            {"content": "Ada Lovelace\n12 Analytical Row\nLondon"},
+            {"fontSize": 11},
+        ),
+        _add(
+            "text",
+            "dated",
+            {"x": 400, "y": 150},
+            {"content": "2026-11-21", "dataType": "date", "format": "d MMMM y"},
+            {"fontSize": 11},
+        ),
+        _add("text", "subject", {"x": 50, "y": 250}, {"content": "Your order"}, {"fontSize": 14, "fontWeight": 700}),
+        _add("text", "salutation", {"x": 50, "y": 290}, {"content": "Dear Ada Lovelace,"}, {"fontSize": 11}),
+        _add(
+            "text",
+            "body",
+            {"x": 50, "y": 320, "maxWidth": 495},
+            {"content": LETTER_BODY},
+            {"fontSize": 11, "lineHeight": 1.5},
+        ),
+        _add(
+            "text",
+            "closing",
+            {"x": 50, "y": 440},
+            {"content": "Yours sincerely,\n\nThe docbench team"},
+            {"fontSize": 11},
+        ),
+        *_bind("addressee", "dated", "subject", "salutation", "body"),
+    ]
+
+
+def letter() -> DesignTree:
+    return apply(new_design(size="A4", title="Letter"), letter_actions())[0]
+
+
+@dataclass(frozen=True)
+class Template:
+    """A starting point the gallery offers: its paper (create_design's fields) and the actions
+    that author it, given the ref of the logo image to use."""
+
+    title: str
+    paper: dict
+    actions: Callable[[str], list[dict]]
+
+
+TEMPLATES: dict[str, Template] = {
+    "certificate": Template("Certificate", {"size": "A4", "orientation": "landscape"}, certificate_actions),
+    "invoice": Template("Invoice", {"size": "A4", "orientation": "portrait"}, invoice_actions),
+    "badge": Template("Badge", BADGE_SIZE, badge_actions),
+    "letter": Template("Letter", {"size": "A4", "orientation": "portrait"}, letter_actions),
+}
 
 
 def main() -> None:

@@ -7,6 +7,7 @@ everything shares one IOLoop and one port. Panel's own routes come first
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -95,6 +96,27 @@ def build_server(service: Service, tokens: SignInTokens):  # noqa: ANN201
     # Tornado's XSRF cookie guards the sign-in and sign-out forms; scripts never need it.
     application.settings["xsrf_cookie_kwargs"] = {"httponly": True, "samesite": "Strict", "secure": https}
     return server
+
+
+async def close_browser_connections(server, timeout: float = 3.0) -> None:  # noqa: ANN001
+    """Close every page's websocket (1001, going away) before the server stops.
+
+    Bokeh's stop detaches each session from its connection but leaves the socket open; when
+    the loop then ends, the socket's task is cancelled and its `on_close` asks the detached
+    connection for its session: an AssertionError traceback for every open tab (issue 14).
+    Closed first, each socket ends as a tab closing does: its session is told, then forgotten.
+    A browser that does not answer within `timeout` is cut off without that handshake."""
+    server._http.stop()  # no new connections meanwhile (a page would reconnect); stopping again is a no-op
+    application = server._tornado  # Bokeh's Tornado application (no public accessor)
+    sockets = [connection._socket for connection in list(application._clients)]
+    for socket in sockets:
+        socket.close(1001, "docbench is stopping")
+    deadline = asyncio.get_running_loop().time() + timeout
+    while application._clients and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.05)  # waiting for the browsers' close frames, not synchronising threads
+    for connection in list(application._clients):
+        application.client_lost(connection)  # the session forgets it; its socket is gone
+        connection._socket.connection = None  # so its later on_close has no session to ask for
 
 
 def configure_logging() -> None:

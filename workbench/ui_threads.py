@@ -40,6 +40,7 @@ class PagesInOrder(ThreadPoolExecutor):
         super().__init__(max_workers=max_workers, thread_name_prefix="docbench-ui")
         self._lanes: dict[int, deque[tuple[Future, Any, tuple, dict]]] = {}
         self._guard = threading.Lock()
+        self._idle = threading.Condition(self._guard)  # notified when a lane empties
 
     def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future:
         page = page_of(fn, args)
@@ -68,7 +69,19 @@ class PagesInOrder(ThreadPoolExecutor):
                 lane.popleft()
                 if not lane:
                     del self._lanes[key]
+                    self._idle.notify_all()
                     return
+
+    def settle(self, timeout: float) -> bool:
+        """For a server stopping: cancel the tasks still queued in the pages' lanes and wait (up to
+        `timeout` seconds) for the running ones, so none uses the service (its database) after it
+        is closed. The pool itself keeps working: the event loop borrows it until it ends.
+        True when every lane emptied in time."""
+        with self._idle:
+            for lane in self._lanes.values():
+                for future, *_ in list(lane)[1:]:  # the first of a lane is running, or about to
+                    future.cancel()
+            return self._idle.wait_for(lambda: not self._lanes, timeout)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False, _shared: bool = True) -> None:
         # Panel's pool outlives event loops that borrow it as their default executor; like
@@ -93,6 +106,14 @@ def install(threads: int) -> None:
             previous.shutdown(wait=False, _shared=False)  # Panel ≥ 1.8's shared pool
         except TypeError:
             previous.shutdown(wait=False)
+
+
+def settle(timeout: float = 10.0) -> bool:
+    """Let the installed pool's page tasks end (PagesInOrder.settle); True if none was installed."""
+    from panel.io.state import state
+
+    pool = state._thread_pool
+    return pool.settle(timeout) if isinstance(pool, PagesInOrder) else True
 
 
 def in_page_lane(callback: Callable[[], None]) -> Callable[[], Coroutine[Any, Any, None]]:

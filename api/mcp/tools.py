@@ -36,6 +36,8 @@ GUIDANCE = {
     "strings, table 2-D arrays with the header row first, image refs 'uploads:<id>'/'assets:<id>'). Returns a "
     "download URL valid for an hour.",
     "preview_page": "Renders one page to PNG with design-time content (free); use it to look at your work.",
+    "preview_with_values": "Try values before spending a credit: the page as generate_pdf would draw it with these "
+    "values (same value rules and errors), as a PNG watermarked PREVIEW.",
     "upload_image": "Uploads an image given as base64 (PNG, JPEG, WebP or SVG, at most 1 MB) and returns its ref "
     "'uploads:<id>' for an image element's data.src or an image variable.",
     "submit_batch": "Queues 1-100 PDFs, one per row of values (1 credit per row, taken now; failed rows are "

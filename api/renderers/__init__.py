@@ -94,10 +94,19 @@ class Renderers:
         return self._call("render_pdf", args, owner, limits.render_seconds, cancel, "the document")
 
     def png(
-        self, owner: str, tree_json: str, page: int, images: dict[str, str], cancel: Cancellation | None = None
+        self,
+        owner: str,
+        tree_json: str,
+        page: int,
+        images: dict[str, str],
+        cancel: Cancellation | None = None,
+        values: dict[str, Any] | None = None,
+        watermark: dict[str, Any] | None = None,
     ) -> str:
-        """Render a page preview (96 dpi) into the blob store: its blob key."""
-        args = (tree_json, page, 96, images, str(self.blob_root))
+        """Render a page preview (96 dpi) into the blob store: its blob key. `values` fill the
+        variables (design-time content without them); `watermark` (engine.Watermark's fields) is
+        drawn over it."""
+        args = (tree_json, page, 96, images, str(self.blob_root), values, watermark)
         return self._call("render_png", args, owner, self.limits.render_seconds, cancel, "the preview")
 
     def image(self, owner: str, data: bytes, max_bytes: int) -> Any:

@@ -42,15 +42,26 @@ def render_pdf(
     return blobs.put(pdf, "application/pdf"), len(pdf)
 
 
-def render_png(tree_json: str, page: int, dpi: float, images: dict[str, str], blob_root: str) -> str:
-    """A preview of one page, written to the blob store: its blob key."""
+def render_png(
+    tree_json: str,
+    page: int,
+    dpi: float,
+    images: dict[str, str],
+    blob_root: str,
+    values: dict | None = None,
+    watermark: dict | None = None,
+) -> str:
+    """A preview of one page (with values and a watermark, if given), written to the blob store: its blob key."""
     import engine
 
     from ..blobs import BlobStore
     from ..jobs.runner import parsed_tree
 
     blobs = BlobStore(Path(blob_root))
-    return blobs.put(engine.render_png(parsed_tree(tree_json), page, _resolver(blobs, images), dpi=dpi), "image/png")
+    mark = engine.Watermark.model_validate(watermark) if watermark is not None else None
+    tree = parsed_tree(tree_json)
+    png = engine.render_png(tree, page, _resolver(blobs, images), dpi=dpi, values=values, watermark=mark)
+    return blobs.put(png, "image/png")
 
 
 def process_image(data: bytes, max_bytes: int):  # noqa: ANN201

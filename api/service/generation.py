@@ -13,7 +13,7 @@ from engine.layout import page_digest, page_without
 
 from ..blobs import BlobStore, UrlSigner
 from ..errors import ApiError
-from ..models import DEFAULT_PDF_PROFILE, GenerateBody
+from ..models import DEFAULT_PDF_PROFILE, GenerateBody, PreviewWithValuesBody
 from ..renderers import Cancellation, Renderers, TaskCancelled
 from ..settings import URL_LIFETIME
 from ..store import Store
@@ -22,6 +22,9 @@ from .common import Workspace, new_id, now
 from .designs import Designs
 from .media import Media
 from .values import checked_values, require_images
+
+# A free picture with values must never pass for a paid PDF (issue 14, "Try values").
+PREVIEW_WATERMARK = engine.Watermark(text="PREVIEW", opacity=0.25)
 
 _UNSAFE_FILENAME = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|]+')
 
@@ -105,11 +108,7 @@ class Generation:
         """The page's picture (free), optionally `without` some of its elements: the editor's page
         under a drag. Nothing is saved either way; both are cached by what the picture shows."""
         row = self.designs.row_for_render(ws, design_id)
-        pages = _page_count(row["tree"])
-        if not 0 <= page < pages:
-            raise ApiError(
-                "PAGE_NOT_FOUND", f"page {page} does not exist; the design has {pages} page(s), numbered from 0"
-            )
+        _require_page(row["tree"], page)
         tree, tree_json = json.loads(row["tree"]), row["tree"]
         if without:
             tree = page_without(tree, page, without)
@@ -120,6 +119,22 @@ class Generation:
         if key is None or not self.blobs.exists(key):
             key = self._render_preview(ws, tree_json, page, cache_key, cancel)
         return {"previewUrl": self.signer.url(key, URL_LIFETIME), "expiresIn": URL_LIFETIME, "page": page}
+
+    def preview_with_values(
+        self, ws: Workspace, design_id: str, body: PreviewWithValuesBody, cancel: Cancellation | None = None
+    ) -> dict:
+        """One page with values filled in (POST /designs/:id/preview): free, like every preview,
+        so always watermarked "PREVIEW"; the values are checked as generate checks `data` (same
+        errors). Not cached: values are rarely tried twice."""
+        row = self.designs.row_for_render(ws, design_id)
+        _require_page(row["tree"], body.page)
+        tree = engine.DesignTree.model_validate_json(row["tree"])
+        values = checked_values(tree, body.data)
+        require_images(self.media, ws, tree, values)
+        images = self.media.design_keys(ws, tree, values)
+        watermark = PREVIEW_WATERMARK.model_dump()
+        key = self.renderers.png(ws.id, row["tree"], body.page, images, cancel, values=values, watermark=watermark)
+        return {"previewUrl": self.signer.url(key, URL_LIFETIME), "expiresIn": URL_LIFETIME, "page": body.page}
 
     def _render_preview(
         self, ws: Workspace, tree_json: str, page: int, cache_key: tuple, cancel: Cancellation | None
@@ -160,6 +175,12 @@ class Generation:
 
 def _page_count(tree_json: str) -> int:
     return len(json.loads(tree_json)["pages"])
+
+
+def _require_page(tree_json: str, page: int) -> None:
+    pages = _page_count(tree_json)
+    if not 0 <= page < pages:
+        raise ApiError("PAGE_NOT_FOUND", f"page {page} does not exist; the design has {pages} page(s), numbered from 0")
 
 
 class _Flight:

@@ -46,7 +46,6 @@ SOURCE_FIELDS: dict[str, tuple[tuple[str, ...], ...]] = {
 }
 
 
-
 def _source_paths(action: dict) -> tuple[tuple[str, ...], ...]:
     """The image source paths of one action's args: add_element names its type, so only that
     type's declared image fields count; update_element's args do not, so every type's do."""

@@ -71,6 +71,7 @@ class Editor:
         self.page = 0
         self._form_shows: str | None = None  # the element (id and type) the properties form was built for
         self._thumbnails: dict[str, bytes] = {}  # fitted page previews by page content
+        self._kept: dict = {}  # what side panels keep across rebuilds (PanelContext.kept)
         self.status = pn.pane.Alert("", alert_type="light", visible=False, sizing_mode="stretch_width", margin=(0, 10))
         self.canvas = Canvas(
             on_gesture=self.gesture, sizing_mode="stretch_both", min_height=520, css_classes=["dbk-canvas-host"]
@@ -231,6 +232,10 @@ class Editor:
             add=lambda element_type, **data: self.run(lambda: self.add(element_type, **data)),
             show_page=lambda index: self.run(lambda: self.show_page(index)),
             thumbnail=self.thumbnail,
+            design_id=self.session.design_id,
+            show_try=self.show_try,
+            kept=self._kept,
+            add_page=lambda: self.run(self.add_page),
         )
 
     def _refresh_side(self) -> None:
@@ -514,6 +519,27 @@ class Editor:
         self.canvas.param.watch(show, ["zoom", "fit_scale"])
         show()
         return readout
+
+    def add_page(self) -> None:
+        """Add a page after the last one and show it, in one refresh (a second rebuild of the
+        panel in the same callback collides with the first in the browser)."""
+        shown = self.page
+        self.page = len(self.session.tree.pages)  # the new page's index: refresh shows it once saved
+        try:
+            self.session.apply([{"type": "add_page", "args": {}}])
+        except Exception:
+            self.page = shown
+            raise
+
+    def show_try(self, png: bytes | None) -> None:
+        """A preview with tried values on the canvas in place of the page, marked as such; None
+        (or any edit, which refreshes the canvas) shows the page again."""
+        if png is None:
+            self.canvas.image = self.session.preview_data_url(self.page)
+            self.status.visible = False
+            return
+        self.canvas.image = "data:image/png;base64," + base64.b64encode(png).decode()
+        self.say("PREVIEW with tried values (free, not saved): edit the design or go back to see the page.", "warning")
 
     def show_page(self, index: int) -> None:
         self.page = index

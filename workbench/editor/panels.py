@@ -7,6 +7,7 @@ action batch through `apply`. `SIDE_PANELS` declares the tabs with their builder
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,13 +17,14 @@ import panel as pn
 from api.operations import UploadedFile
 from engine import DesignTree
 from engine.elements import ELEMENT_TYPES
-from engine.paper import PAPER_SIZES
+from engine.paper import PAPER_SIZES, named_size, shown_points
 from engine.tree import Metadata
 
 from ..client import Client
-from .colour_picker import ColourPicker
+from .colour_picker import ColourPicker, design_colours
 from .properties import variable_widget
 from .text import text
+from .try_values import try_values_panel
 
 WIDE = {"sizing_mode": "stretch_width"}
 
@@ -40,6 +42,10 @@ class PanelContext:
     add: Callable[..., None]  # add an element of a type to the page shown, and select it; refusals shown
     show_page: Callable[[int], None]  # show another page on the canvas
     thumbnail: Callable[[int], bytes]  # a page's preview, small; made again only when the page changed
+    design_id: str = ""  # the design's id, for the client's operations on it
+    show_try: Callable[[bytes | None], None] = lambda png: None  # a tried PNG on the canvas; None: the page again
+    kept: dict = dataclasses.field(default_factory=dict)  # what panels keep across rebuilds (unsaved input)
+    add_page: Callable[[], None] = lambda: None  # add a page after the last and show it; refusals shown
 
 
 def image_field(element_type: str) -> str | None:
@@ -66,15 +72,17 @@ def pages_panel(ctx: PanelContext) -> pn.Column:
         thumbs.append(pn.Column(pn.pane.PNG(ctx.thumbnail(index), width=110), button, width=130))
     page = tree.pages[ctx.page]
     add = pn.widgets.Button(label="+ Add page", css_classes=["dbk-add-page"])
-    add.on_click(lambda e: ctx.apply([_action("add_page")]))
-    remove = pn.widgets.Button(label="Remove this page", button_type="danger", disabled=len(tree.pages) == 1)
-    remove.on_click(lambda e: ctx.apply([_action("remove_page", page=ctx.page)]))
-    size = pn.widgets.Select(label="Paper", options=["Custom", *PAPER_SIZES], value="Custom", **WIDE)
+    # The new page is shown: the next "Remove this page" is about it, never the finished one before.
+    add.on_click(lambda e: ctx.add_page())
+    paper = named_size(page.width, page.height)
+    size = pn.widgets.Select(
+        label="Paper", options=["Custom", *PAPER_SIZES], value=paper[0] if paper else "Custom", **WIDE
+    )
     orientation = pn.widgets.RadioButtonGroup(
         options=["portrait", "landscape"], value=("landscape" if page.width > page.height else "portrait")
     )
-    width = pn.widgets.FloatInput(label="Width (pt)", value=page.width, width=120)
-    height = pn.widgets.FloatInput(label="Height (pt)", value=page.height, width=120)
+    width = pn.widgets.FloatInput(label="Width (pt)", value=round(page.width, 2), width=120)
+    height = pn.widgets.FloatInput(label="Height (pt)", value=round(page.height, 2), width=120)
     apply_format = pn.widgets.Button(label="Apply page format", css_classes=["dbk-apply-format"])
 
     def set_format(event: Any) -> None:
@@ -86,7 +94,7 @@ def pages_panel(ctx: PanelContext) -> pn.Column:
         ctx.apply([_action("update_page", **args)])
 
     apply_format.on_click(set_format)
-    colour = _colour_input("Page background", page.backgroundColor)
+    colour = _colour_input("Page background", page.backgroundColor, design_colours(ctx.tree))
     colour.param.watch(
         lambda e: ctx.apply([_action("set_page_background", page=ctx.page, backgroundColor=e.new or None)]),
         "value",
@@ -94,8 +102,10 @@ def pages_panel(ctx: PanelContext) -> pn.Column:
     return pn.Column(
         pn.pane.Markdown("**Pages**"),
         pn.FlexBox(*thumbs),
-        pn.Row(add, remove),
-        pn.pane.Markdown(f"**Page {ctx.page + 1} format** — {page.width:g} × {page.height:g} pt"),
+        pn.Row(add, _page_removal(ctx)),
+        pn.pane.Markdown(
+            f"**Page {ctx.page + 1}** — {paper_label(page.width, page.height)}", css_classes=["dbk-paper"]
+        ),
         size,
         orientation,
         pn.Row(width, height),
@@ -103,6 +113,38 @@ def pages_panel(ctx: PanelContext) -> pn.Column:
         colour,
         **WIDE,
     )
+
+
+def paper_label(width: float, height: float) -> str:
+    """The paper line: "Paper: A4 landscape · 841.9 × 595.3 pt", or "Paper: Custom · 400 × 250 pt"."""
+    paper = named_size(width, height)
+    name = f"{paper[0]} {paper[1]}" if paper else "Custom"
+    return f"Paper: {name} · {shown_points(width)} × {shown_points(height)} pt"
+
+
+def _page_removal(ctx: PanelContext) -> pn.Row:
+    """The "Remove this page" button: at once for an empty page; for one with elements, the button turns into
+    a question with Confirm and Cancel first (in the panel: a browser dialog would block the page)."""
+    tree, index = ctx.tree, ctx.page
+    count = len(tree.pages[index].elements)
+    holder = pn.Row(css_classes=["dbk-page-removal"])
+    remove = pn.widgets.Button(
+        label="Remove this page", button_type="danger", disabled=len(tree.pages) == 1, css_classes=["dbk-remove-page"]
+    )
+
+    def removed() -> None:
+        ctx.apply([_action("remove_page", page=index)])
+
+    question = pn.pane.Markdown(
+        f"Remove page {index + 1} and its {count} element{'s' if count != 1 else ''}?", css_classes=["dbk-remove-ask"]
+    )
+    confirm = pn.widgets.Button(label="Confirm", button_type="danger", css_classes=["dbk-remove-confirm"])
+    cancel = pn.widgets.Button(label="Cancel", css_classes=["dbk-remove-cancel"])
+    confirm.on_click(lambda e: removed())
+    cancel.on_click(lambda e: setattr(holder, "objects", [remove]))
+    remove.on_click(lambda e: removed() if count == 0 else setattr(holder, "objects", [question, confirm, cancel]))
+    holder.objects = [remove]
+    return holder
 
 
 def _colour_input(label: str, value: str | None, swatches: Sequence[str] = ()) -> ColourPicker:
@@ -222,7 +264,7 @@ def document_panel(ctx: PanelContext) -> pn.Column:
             lambda e, field=field: ctx.apply([_action("set_metadata", **{field: e.new or None})]), "value"
         )
         fields.append(widget)
-    colour = _colour_input("Document background", tree.background.backgroundColor)
+    colour = _colour_input("Document background", tree.background.backgroundColor, design_colours(tree))
     colour.param.watch(
         lambda e: ctx.apply([_action("set_document_background", backgroundColor=e.new or None)]), "value"
     )
@@ -235,4 +277,5 @@ SIDE_PANELS: list[tuple[str, Callable[[PanelContext], pn.viewable.Viewable]]] = 
     ("Images", images_panel),
     ("Variables", variables_panel),
     ("Document", document_panel),
+    ("Try values", try_values_panel),
 ]

@@ -1,5 +1,5 @@
-"""The workspace's designs: thumbnails, create (name, paper, orientation, custom size),
-rename, open."""
+"""The workspace's designs: thumbnails, create (name, paper, orientation, custom size), new
+from a template, rename, open, duplicate, delete (asked in the card first)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from api.renderers import TaskCancelled
 
 from ..client import Client
 from ..editor.text import text
+from ..templates import create_from_template, template_choices
 from .new_design import NewDesignForm
 
 WIDE = {"sizing_mode": "stretch_width"}
@@ -26,7 +27,14 @@ class Gallery:
         self.left = False  # a design was opened in its place: the thumbnails left are for nobody
         self.message = pn.pane.Alert("", alert_type="danger", visible=False, **WIDE)
         self.grid = pn.FlexBox(css_classes=["dbk-gallery"], **WIDE)
-        self.view = pn.Column(pn.pane.Markdown("## Designs"), self._create_form(), self.message, self.grid, **WIDE)
+        self.view = pn.Column(
+            pn.pane.Markdown("## Designs"),
+            self._create_form(),
+            self._template_form(),
+            self.message,
+            self.grid,
+            **WIDE,
+        )
         self.refresh()
 
     def open_design(self, design_id: str) -> None:
@@ -53,12 +61,36 @@ class Gallery:
         form.param.watch(submit, "submitted")
         return form
 
+    def _template_form(self) -> pn.Row:
+        """The "New from template" form: the bundled examples (workbench.samples.TEMPLATES), made and opened."""
+        choices = template_choices()
+        template = pn.widgets.Select(
+            label="New from template",
+            options=choices,
+            value=next(iter(choices.values())),
+            width=220,
+            css_classes=["dbk-template"],
+        )
+        create = pn.widgets.Button(label="Create from template", css_classes=["dbk-template-create"], margin=(24, 5))
+        create.on_click(
+            lambda e: self._run(lambda: self.open_design(create_from_template(self.client, template.value)))
+        )
+        return pn.Row(template, create, css_classes=["dbk-templates"])
+
+    def _run(self, action: Callable[[], Any]) -> None:
+        """A card's or the template form's action; a refusal becomes the gallery's message."""
+        self.message.visible = False
+        try:
+            action()
+        except ApiError as error:
+            self.message.param.update(object=text(error.message), visible=True)
+
     def refresh(self) -> None:
         designs = self.client.call("list_designs", query={"limit": 48})["items"]
         # Each thumbnail's pane exists from the start and only its image is set later: a new
         # model pushed while the person clicks could collide with the click's own message
         # (Bokeh: "reference already known"), and the click was lost.
-        thumbs = {d["designId"]: pn.Column(pn.pane.PNG(None, height=140), height=140, width=180) for d in designs}
+        thumbs = {d["designId"]: _thumbnail_slot() for d in designs}
         cards = [self._card(design, thumbs[design["designId"]]) for design in designs]
         self.grid.objects = cards or [pn.pane.Markdown("No designs yet: create the first one above.")]
         # Thumbnails render after the page is shown, so a large workspace opens at once; one
@@ -100,4 +132,47 @@ class Gallery:
         name.param.watch(rename, "value")
         open_button = pn.widgets.Button(label="Open", button_type="primary", css_classes=["dbk-open"], width=180)
         open_button.on_click(lambda e: self.open_design(design_id))
-        return pn.Column(thumb, name, open_button, width=200, css_classes=["dbk-card"], styles={"background": "white"})
+        card = pn.Column(thumb, name, open_button, width=200, css_classes=["dbk-card"], styles={"background": "white"})
+        card.append(self._housekeeping(design_id, name, card))
+        return card
+
+    def _housekeeping(self, design_id: str, name: pn.widgets.TextInput, card: pn.Column) -> pn.Column:
+        """Duplicate, and Delete, which first turns into a question with Confirm and Cancel in the
+        card (there is no undo for a delete)."""
+        holder = pn.Column(css_classes=["dbk-card-actions"], margin=0)
+        duplicate = pn.widgets.Button(label="Duplicate", css_classes=["dbk-duplicate"], width=85)
+        delete = pn.widgets.Button(label="Delete", button_type="danger", css_classes=["dbk-delete"], width=85)
+        actions = pn.Row(duplicate, delete, margin=0)
+
+        def duplicated() -> None:
+            # The copy is the newest design: its card goes first, the others stay as they are
+            # (a whole new grid would be a model per widget again, and every thumbnail asked again).
+            copy = self.client.call("duplicate_design", {"designId": design_id}, {})
+            slot = _thumbnail_slot()
+            self.grid.objects = [self._card(copy, slot), *(c for c in self.grid.objects if isinstance(c, pn.Column))]
+            self._fill_one(copy["designId"], slot)
+
+        def deleted() -> None:
+            self.client.call("delete_design", {"designId": design_id})
+            self.grid.objects = [c for c in self.grid.objects if c is not card] or [
+                pn.pane.Markdown("No designs yet: create the first one above.")
+            ]
+
+        question = pn.pane.Markdown("", css_classes=["dbk-delete-ask"], margin=(0, 5))
+        confirm = pn.widgets.Button(label="Confirm", button_type="danger", css_classes=["dbk-delete-confirm"], width=85)
+        cancel = pn.widgets.Button(label="Cancel", css_classes=["dbk-delete-cancel"], width=85)
+
+        def ask(event: Any) -> None:
+            question.object = text(f"Delete {name.value}? There is no undo.")
+            holder.objects = [question, pn.Row(confirm, cancel, margin=0)]
+
+        duplicate.on_click(lambda e: self._run(duplicated))
+        delete.on_click(ask)
+        confirm.on_click(lambda e: self._run(deleted))
+        cancel.on_click(lambda e: setattr(holder, "objects", [actions]))
+        holder.objects = [actions]
+        return holder
+
+
+def _thumbnail_slot() -> pn.Column:
+    return pn.Column(pn.pane.PNG(None, height=140), height=140, width=180)
