@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import io
 import itertools
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import anyio
 import pikepdf
 import pypdfium2 as pdfium
 import pytest
@@ -23,6 +26,13 @@ def add(
     if styles is not None:
         args["styles"] = styles
     return {"type": "add_element", "args": args}
+
+
+def run_async[T](main: Callable[[], Awaitable[T]]) -> T:
+    """Run a coroutine function to its end on its own thread: a test before may have left this
+    thread's event loop marked running (Playwright's sync API does), where anyio.run refuses."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(anyio.run, main).result()
 
 
 def action(kind: str, **args: Any) -> dict:

@@ -5,12 +5,11 @@ from __future__ import annotations
 import base64
 import json
 
-import anyio
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
-from .conftest import add, png
+from .conftest import add, png, run_async
 from .server import docbench
 
 RLO = "\u202e"
@@ -102,7 +101,7 @@ def test_mcp_tools_refuse_the_same_names(api_server) -> None:
                         await session.call_tool("create_asset", {"file": image, "filename": f"a{RLO}b.png"}),
                     ]
 
-    design, upload, asset = anyio.run(main)
+    design, upload, asset = run_async(main)
     for refused in (design, upload):
         assert refused.is_error is True and refused.structured_content["code"] == "VALIDATION_ERROR"
         assert "name: character 2 is U+202E RIGHT-TO-LEFT OVERRIDE" in refused.structured_content["message"]

@@ -20,10 +20,11 @@ pytestmark = pytest.mark.slow  # browser: `pytest -m "not slow"` skips them
 
 A4_WIDTH = 595.28
 ROUND_TRIP_MS = 15_000  # what the page shows after Python's answer, on a loaded machine too
+FILLED = {"fill": "#dbe7f7"}  # an unfilled shape is hit near its outline only; these are clicked in the middle
 SPREAD = [
-    add("shape", "A", {"x": 40, "y": 100, "w": 60, "h": 40}),
-    add("shape", "B", {"x": 150, "y": 200, "w": 100, "h": 20}),
-    add("shape", "C", {"x": 400, "y": 130, "w": 30, "h": 80}),
+    add("shape", "A", {"x": 40, "y": 100, "w": 60, "h": 40}, styles=FILLED),
+    add("shape", "B", {"x": 150, "y": 200, "w": 100, "h": 20}, styles=FILLED),
+    add("shape", "C", {"x": 400, "y": 130, "w": 30, "h": 80}, styles=FILLED),
 ]
 
 
@@ -116,8 +117,8 @@ def test_context_menu_brings_to_front_locks_and_closes_on_escape(api_server, pag
         alpha_api,
         "Browser: context menu",
         [
-            add("shape", "Back", {"x": 50, "y": 50, "w": 100, "h": 60}),
-            add("shape", "Front", {"x": 120, "y": 90, "w": 100, "h": 60}),
+            add("shape", "Back", {"x": 50, "y": 50, "w": 100, "h": 60}, styles=FILLED),
+            add("shape", "Front", {"x": 120, "y": 90, "w": 100, "h": 60}, styles=FILLED),
         ],
     )
     select(page, "Front")

@@ -11,7 +11,6 @@ import subprocess
 import sys
 from typing import Annotated
 
-import anyio
 import httpx
 import panel as pn
 import pypdfium2 as pdfium
@@ -29,7 +28,7 @@ from engine.elements.text import TextStyles
 from engine.variables import image_variable_names
 from workbench.editor.colour_picker import ColourPicker
 
-from .conftest import add
+from .conftest import add, run_async
 from .server import ROOT, Server
 
 PLUGIN_MODULE = "docbench_test_stamp"
@@ -155,7 +154,7 @@ def mcp_tools(server: Server) -> list:
                     await session.initialize()
                     return (await session.list_tools()).tools
 
-    return anyio.run(main)
+    return run_async(main)
 
 
 def pdf_text(data: bytes) -> str:

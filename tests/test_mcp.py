@@ -12,7 +12,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
-from .conftest import pdf_text, png
+from .conftest import pdf_text, png, run_async
 
 TOOLS = {
     "create_design",
@@ -51,7 +51,7 @@ def run(api_server, key: str, script):
                     await session.initialize()
                     return await script(session)
 
-    return anyio.run(main)
+    return run_async(main)
 
 
 def ok(result) -> dict:

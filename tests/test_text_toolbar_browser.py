@@ -90,7 +90,7 @@ def test_a_multi_selection_of_two_texts_gets_one_size_in_one_undo_step(api_serve
         [
             add("text", "first", {"x": 60, "y": 60}, {"content": "One"}, styles={"fontSize": 12}),
             add("text", "second", {"x": 60, "y": 200}, {"content": "Two"}, styles={"fontSize": 20}),
-            add("shape", "frame", {"x": 300, "y": 60, "w": 80, "h": 80}),
+            add("shape", "frame", {"x": 300, "y": 60, "w": 80, "h": 80}, styles={"fill": "#eeeeee"}),
         ],
     )
     sign_in(page, api_server, key)
