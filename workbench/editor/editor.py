@@ -131,8 +131,9 @@ class Editor:
             for kind, title in geometry.element_kinds()
         ]
         shortcuts = pn.pane.HTML(
-            "<small>Arrows nudge (Shift: 10 pt) · Delete · Ctrl+C / Ctrl+V · Ctrl+Z / Ctrl+Shift+Z · "
-            "Shift-click or drag on the page to select several · Alt while dragging: no snapping · "
+            "<small>Double-click a text to type in it · Arrows nudge (Shift: 10 pt) · Delete · Ctrl+C / Ctrl+V · "
+            "Ctrl+Z / Ctrl+Shift+Z · Shift-click or drag on the page to select several · Alt-click: the element "
+            "below · Alt while dragging: no snapping, Shift: keep the aspect · "
             "Ctrl+D duplicates · Alt+A / H / D align left / centre / right, Alt+W / V / S top / middle / bottom "
             "(one element: to the page), Alt+Shift+H / V distribute · Ctrl+wheel zooms · right-click: more</small>",
             margin=(8, 10),
