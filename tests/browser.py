@@ -29,6 +29,8 @@ CHROMIUM_ARGS = [
 ]
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 TIMEOUT_MS = 15_000
+# Shapes the tests click inside are filled: an unfilled one is hit only near its outline (shape.hit_area).
+FILLED = {"fill": "#dbe7f7"}
 
 
 def chromium_path() -> str:
@@ -135,6 +137,41 @@ def drag(page, locator, dx: float, dy: float) -> None:
     page.mouse.down()
     page.mouse.move(x + dx, y + dy, steps=8)
     page.mouse.up()
+
+
+@pytest.fixture
+def key(api_server):
+    """The API key of the "alpha" workspace, the one the editor tests sign in with."""
+    return api_server.workspaces["alpha"][1]
+
+
+@pytest.fixture
+def alpha_api(api_server, key):
+    with api_server.client(key) as client:
+        yield client
+
+
+def new_design(api, name: str, actions: list[dict] | None = None, **paper) -> str:
+    design_id = api.data(api.post("/designs", json={"name": name, **paper}), 201)["designId"]
+    if actions:
+        api.data(api.patch(f"/designs/{design_id}/tree", json={"actions": actions}), 200)
+    return design_id
+
+
+def tree(api, design_id: str) -> dict:
+    response = api.get(f"/designs/{design_id}/tree")
+    assert response.status_code == 200
+    return response.json()
+
+
+def node(api, design_id: str, name: str) -> dict:
+    return next(n for n in tree(api, design_id)["nodes"].values() if n["name"] == name)
+
+
+def paint_order(api, design_id: str, page: int = 0) -> list[str]:
+    """The page's element names, back to front, as saved."""
+    saved = tree(api, design_id)
+    return [saved["nodes"][node_id]["name"] for node_id in saved["pages"][page]["elements"]]
 
 
 def painted(page) -> int:

@@ -114,7 +114,7 @@ def font_report(pdf: bytes) -> list[dict]:
     return fonts
 
 
-from .browser import browser, page  # noqa: E402,F401  (fixtures for the workbench tests)
+from .browser import alpha_api, browser, key, page  # noqa: E402,F401  (fixtures for the workbench tests)
 
 
 @pytest.fixture
@@ -147,8 +147,8 @@ def api_server(tmp_path_factory):
         ("metered", "pro", 10),
         ("analyst", "pro", 1000),  # the notebook API's tests
     ]:
-        workspace, key = service.accounts.create_workspace(name, plan, credits)
-        workspaces[name] = (workspace.id, key)
+        workspace, api_key = service.accounts.create_workspace(name, plan, credits)
+        workspaces[name] = (workspace.id, api_key)
     service.close()
     server = Server(data_dir).start()
     server.workspaces = workspaces

@@ -12,31 +12,18 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from .browser import box, open_design, scale, select, sign_in, wait_for
+from .browser import FILLED, box, new_design, node, open_design, paint_order, scale, select, sign_in, tree, wait_for
 from .conftest import add
-from .test_workbench_browser import new_design, node, tree
 
 pytestmark = pytest.mark.slow  # browser: `pytest -m "not slow"` skips them
 
 A4_WIDTH = 595.28
 ROUND_TRIP_MS = 15_000  # what the page shows after Python's answer, on a loaded machine too
-FILLED = {"fill": "#dbe7f7"}  # an unfilled shape is hit near its outline only; these are clicked in the middle
 SPREAD = [
     add("shape", "A", {"x": 40, "y": 100, "w": 60, "h": 40}, styles=FILLED),
     add("shape", "B", {"x": 150, "y": 200, "w": 100, "h": 20}, styles=FILLED),
     add("shape", "C", {"x": 400, "y": 130, "w": 30, "h": 80}, styles=FILLED),
 ]
-
-
-@pytest.fixture
-def key(api_server):
-    return api_server.workspaces["alpha"][1]
-
-
-@pytest.fixture
-def alpha_api(api_server, key):
-    with api_server.client(key) as client:
-        yield client
 
 
 def open_with(page, api_server, key, api, name: str, actions: list[dict]) -> str:
@@ -56,11 +43,6 @@ def select_all_three(page) -> None:
 
 def xs(api, design_id: str) -> dict[str, float]:
     return {name: node(api, design_id, name)["position"]["x"] for name in ("A", "B", "C")}
-
-
-def paint_order(api, design_id: str) -> list[str]:
-    saved = tree(api, design_id)
-    return [saved["nodes"][i]["name"] for i in saved["pages"][0]["elements"]]
 
 
 def zoom_readout(page) -> int:

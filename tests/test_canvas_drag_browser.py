@@ -15,24 +15,13 @@ from playwright.sync_api import expect
 
 from workbench.samples import certificate_actions, logo_png
 
-from .browser import TIMEOUT_MS, box, open_design, scale, select, sign_in, wait_for
+from .browser import TIMEOUT_MS, box, node, open_design, scale, select, sign_in, wait_for
 from .conftest import add
 
 pytestmark = pytest.mark.slow  # browser: `pytest -m "not slow"` skips them
 
 A4_LANDSCAPE = 841.89
 LOGO_BLUE = (31, 78, 140)  # the sample logo's outer ring (workbench.samples.logo_png)
-
-
-@pytest.fixture
-def key(api_server):
-    return api_server.workspaces["alpha"][1]
-
-
-@pytest.fixture
-def alpha_api(api_server, key):
-    with api_server.client(key) as client:
-        yield client
 
 
 def certificate(api, name: str, *more: dict) -> str:
@@ -44,11 +33,6 @@ def certificate(api, name: str, *more: dict) -> str:
     actions = [*certificate_actions(logo), *more]
     api.data(api.patch(f"/designs/{design_id}/tree", json={"actions": actions}), 200)
     return design_id
-
-
-def node(api, design_id: str, name: str) -> dict:
-    nodes = api.get(f"/designs/{design_id}/tree").json()["nodes"].values()
-    return next(n for n in nodes if n["name"] == name)
 
 
 def on_screen(page, x_pt: float, y_pt: float) -> tuple[float, float]:

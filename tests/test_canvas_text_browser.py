@@ -11,24 +11,12 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from .browser import box, open_design, scale, select, sign_in, wait_for
+from .browser import box, new_design, node, open_design, scale, select, sign_in, tree, wait_for
 from .conftest import add, pdf_text
-from .test_workbench_browser import new_design, node, tree
 
 pytestmark = pytest.mark.slow  # browser: `pytest -m "not slow"` skips them
 
 A4_WIDTH = 595.28
-
-
-@pytest.fixture
-def key(api_server):
-    return api_server.workspaces["alpha"][1]
-
-
-@pytest.fixture
-def alpha_api(api_server, key):
-    with api_server.client(key) as client:
-        yield client
 
 
 def editing(page):

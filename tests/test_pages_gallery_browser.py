@@ -19,40 +19,11 @@ import pytest
 from PIL import Image, ImageChops
 from playwright.sync_api import expect
 
-from .browser import box, open_design, sign_in, wait_for
+from .browser import box, new_design, open_design, paint_order, sign_in, tree, wait_for
 from .conftest import add, pdf_text
 from .server import Server
 
 pytestmark = pytest.mark.slow  # browser: `pytest -m "not slow"` skips them
-
-
-@pytest.fixture
-def key(api_server):
-    return api_server.workspaces["alpha"][1]
-
-
-@pytest.fixture
-def alpha_api(api_server, key):
-    with api_server.client(key) as client:
-        yield client
-
-
-def new_design(api, name: str, actions: list[dict] | None = None, **paper) -> str:
-    design_id = api.data(api.post("/designs", json={"name": name, **paper}), 201)["designId"]
-    if actions:
-        api.data(api.patch(f"/designs/{design_id}/tree", json={"actions": actions}), 200)
-    return design_id
-
-
-def tree(api, design_id: str) -> dict:
-    response = api.get(f"/designs/{design_id}/tree")
-    assert response.status_code == 200
-    return response.json()
-
-
-def paint_order(api, design_id: str, page: int) -> list[str]:
-    saved = tree(api, design_id)
-    return [saved["nodes"][node_id]["name"] for node_id in saved["pages"][page]["elements"]]
 
 
 def page_count(api, design_id: str) -> int:

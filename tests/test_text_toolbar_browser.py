@@ -6,25 +6,13 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from .browser import box, open_design, select, sign_in, wait_for
+from .browser import box, new_design, node, open_design, select, sign_in, tree, wait_for
 from .conftest import add
-from .test_workbench_browser import new_design, node, tree
 
 pytestmark = pytest.mark.slow  # browser: `pytest -m "not slow"` skips them
 
 # The properties column scrolls itself (Panel's scroll=True puts the overflow on its host).
 SCROLL_TOP = "el => el.scrollTop"
-
-
-@pytest.fixture
-def key(api_server):
-    return api_server.workspaces["alpha"][1]
-
-
-@pytest.fixture
-def alpha_api(api_server, key):
-    with api_server.client(key) as client:
-        yield client
 
 
 def toolbar(page, field: str):

@@ -15,7 +15,7 @@ VARIABLES = [
 
 
 def test_a_row_with_its_header_fills_the_named_variables():
-    assert pasted_row("serial,recipient\nROW-7,\"Hopper, Grace\"\n", NAMES) == {
+    assert pasted_row('serial,recipient\nROW-7,"Hopper, Grace"\n', NAMES) == {
         "serial": "ROW-7",
         "recipient": "Hopper, Grace",
     }

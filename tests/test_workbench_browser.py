@@ -14,40 +14,24 @@ from playwright.sync_api import expect
 
 from workbench.samples import certificate_actions, logo_png
 
-from .browser import ARTIFACTS, box, drag, open_design, painted, scale, select, sign_in, wait_for
+from .browser import (
+    ARTIFACTS,
+    FILLED,
+    box,
+    drag,
+    new_design,
+    node,
+    open_design,
+    painted,
+    scale,
+    select,
+    sign_in,
+    tree,
+    wait_for,
+)
 from .conftest import add, pdf_text, png
 
 pytestmark = pytest.mark.slow  # browser: `pytest -m "not slow"` skips them
-# Shapes clicked inside are filled: an unfilled one is hit only near its outline (shape.hit_area).
-FILLED = {"fill": "#dbe7f7"}
-
-
-@pytest.fixture
-def key(api_server):
-    return api_server.workspaces["alpha"][1]
-
-
-@pytest.fixture
-def alpha_api(api_server, key):
-    with api_server.client(key) as client:
-        yield client
-
-
-def new_design(api, name: str, actions: list[dict] | None = None, **paper) -> str:
-    design_id = api.data(api.post("/designs", json={"name": name, **paper}), 201)["designId"]
-    if actions:
-        api.data(api.patch(f"/designs/{design_id}/tree", json={"actions": actions}), 200)
-    return design_id
-
-
-def tree(api, design_id: str) -> dict:
-    response = api.get(f"/designs/{design_id}/tree")
-    assert response.status_code == 200
-    return response.json()
-
-
-def node(api, design_id: str, name: str) -> dict:
-    return next(n for n in tree(api, design_id)["nodes"].values() if n["name"] == name)
 
 
 def test_the_link_serve_prints_signs_in_once(api_server, page, browser):
