@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import threading
+import weakref
+from types import SimpleNamespace
 
 import pytest
 from bokeh.document import Document
+from panel.io.state import set_curdoc
 
-from workbench.ui_threads import PagesInOrder
+from workbench.ui_threads import PagesInOrder, page_tasks_write_through_the_loop
 
 
 @pytest.fixture
@@ -112,3 +115,34 @@ def test_settling_gives_up_after_its_timeout(pool):
     pool.submit(lambda doc: release.wait(10), page)
     assert pool.settle(0.1) is False
     release.set()
+
+
+def test_a_pages_task_never_counts_as_holding_the_pages_lock(pool):
+    """Panel writes to a page's models at once only on the loop or inside the page's locked
+    callback; a page's task is neither, even while the loop holds the page's lock."""
+    from panel.io.state import state
+
+    page_tasks_write_through_the_loop()
+    page, lock = Document(), threading.Lock()
+    context = SessionContext(SimpleNamespace(_lock=lock))  # Bokeh's session lock, as Panel reads it
+    page._session_context = weakref.ref(context)
+    lock.acquire()  # the loop is handling the page's next message
+    try:
+        with set_curdoc(page):
+            assert state._document_lock_held  # what Panel sees from any other thread
+        in_task = pool.submit(lambda doc: _lock_seen(doc), page).result(timeout=10)
+        assert in_task is False
+    finally:
+        lock.release()
+
+
+class SessionContext:
+    def __init__(self, session: SimpleNamespace):
+        self.session = session
+
+
+def _lock_seen(page: Document) -> bool:
+    from panel.io.state import state
+
+    with set_curdoc(page):
+        return state._document_lock_held

@@ -27,6 +27,8 @@ from typing import Any
 
 from bokeh.document import Document
 
+_running = threading.local()  # .page: set while this thread runs a page's task
+
 
 def page_of(fn: Any, args: tuple) -> Document | None:
     """The page a task belongs to: the document among its arguments or its partial's, if any."""
@@ -60,10 +62,13 @@ class PagesInOrder(ThreadPoolExecutor):
             with self._guard:
                 future, fn, args, kwargs = self._lanes[key][0]
             if future.set_running_or_notify_cancel():
+                _running.page = True
                 try:
                     future.set_result(fn(*args, **kwargs))
                 except BaseException as error:  # handed to whoever waits on the future, as a pool does
                     future.set_exception(error)
+                finally:
+                    _running.page = False
             with self._guard:
                 lane = self._lanes[key]
                 lane.popleft()
@@ -90,6 +95,35 @@ class PagesInOrder(ThreadPoolExecutor):
             super().shutdown(wait=wait, cancel_futures=cancel_futures)
 
 
+def in_page_task() -> bool:
+    """Whether this thread is running a page's task (off the event loop, without the page's lock)."""
+    return getattr(_running, "page", False)
+
+
+def _never_locked_in_a_page_task(held: property) -> property:
+    """Panel's test for "this thread runs inside the page's locked callback" is whether the page's
+    session lock is held, by anyone. A page's task runs on a pool thread and never holds it: when
+    the event loop held it at that moment (handling the browser's next message), Panel wrote to the
+    page's models from the pool thread, racing the loop; Bokeh then raised "_pending_writes should
+    be non-None" and the editor's action failed (seen under load: the zoom readout after "+").
+    In a page's task the answer is no, so Panel schedules the write on the loop as it should."""
+
+    def document_lock_held(state: Any) -> bool:
+        return False if in_page_task() else held.fget(state)
+
+    document_lock_held.patched_for_page_tasks = True  # type: ignore[attr-defined]
+    return property(document_lock_held)
+
+
+def page_tasks_write_through_the_loop() -> None:
+    """Teach Panel (≥ 1.8, which has the lock test) that a page's task holds no lock (once)."""
+    from panel.io.state import state
+
+    held = getattr(type(state), "_document_lock_held", None)
+    if isinstance(held, property) and not getattr(held.fget, "patched_for_page_tasks", False):
+        type(state)._document_lock_held = _never_locked_in_a_page_task(held)
+
+
 def install(threads: int) -> None:
     """Make Panel use `threads` threads with each page's callbacks in its lane (once per process)."""
     import panel as pn
@@ -97,6 +131,7 @@ def install(threads: int) -> None:
 
     if isinstance(state._thread_pool, PagesInOrder):
         return
+    page_tasks_write_through_the_loop()
     if pn.config.nthreads != threads:
         pn.config.nthreads = threads  # Panel's documented switch; its pool is replaced below
     previous = state._thread_pool

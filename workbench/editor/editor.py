@@ -109,7 +109,7 @@ class Editor:
             self._button("+", lambda: self._zoom(1.25), "dbk-zoom-in"),
         ]
         generate = self._button("Generate PDF · 1 credit", self.generate, "dbk-generate")
-        generate.button_type = "primary"
+        generate.color = "primary"
         home = [pn.pane.HTML(f'<a href="{self.home}" class="dbk-home">← Designs</a>', margin=(14, 10))]
         header = pn.Row(
             *(home if self.home else []),

@@ -66,7 +66,7 @@ def pages_panel(ctx: PanelContext) -> pn.Column:
         button = pn.widgets.Button(
             label=f"Page {index + 1}" + (" ●" if index == ctx.page else ""),
             css_classes=[f"dbk-page-{index}"],
-            button_type="primary" if index == ctx.page else "default",
+            color="primary" if index == ctx.page else "default",
         )
         button.on_click(lambda e, index=index: ctx.show_page(index))
         thumbs.append(pn.Column(pn.pane.PNG(ctx.thumbnail(index), width=110), button, width=130))
@@ -129,7 +129,7 @@ def _page_removal(ctx: PanelContext) -> pn.Row:
     count = len(tree.pages[index].elements)
     holder = pn.Row(css_classes=["dbk-page-removal"])
     remove = pn.widgets.Button(
-        label="Remove this page", button_type="danger", disabled=len(tree.pages) == 1, css_classes=["dbk-remove-page"]
+        label="Remove this page", color="danger", disabled=len(tree.pages) == 1, css_classes=["dbk-remove-page"]
     )
 
     def removed() -> None:
@@ -138,7 +138,7 @@ def _page_removal(ctx: PanelContext) -> pn.Row:
     question = pn.pane.Markdown(
         f"Remove page {index + 1} and its {count} element{'s' if count != 1 else ''}?", css_classes=["dbk-remove-ask"]
     )
-    confirm = pn.widgets.Button(label="Confirm", button_type="danger", css_classes=["dbk-remove-confirm"])
+    confirm = pn.widgets.Button(label="Confirm", color="danger", css_classes=["dbk-remove-confirm"])
     cancel = pn.widgets.Button(label="Cancel", css_classes=["dbk-remove-cancel"])
     confirm.on_click(lambda e: removed())
     cancel.on_click(lambda e: setattr(holder, "objects", [remove]))

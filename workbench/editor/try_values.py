@@ -112,7 +112,7 @@ def try_values_panel(ctx: PanelContext) -> pn.Column:
         message.object = text(f"Filled {len(row)} value{'s' if len(row) != 1 else ''}.")
 
     fill.on_click(filled)
-    show = pn.widgets.Button(label="Show preview", button_type="primary", css_classes=["dbk-try-show"])
+    show = pn.widgets.Button(label="Show preview", color="primary", css_classes=["dbk-try-show"])
     back = pn.widgets.Button(label="Back to the design", css_classes=["dbk-try-back"])
 
     def shown() -> None:

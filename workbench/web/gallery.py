@@ -130,7 +130,7 @@ class Gallery:
                 self.client.call("update_design", {"designId": design_id}, {"name": event.new.strip()})
 
         name.param.watch(rename, "value")
-        open_button = pn.widgets.Button(label="Open", button_type="primary", css_classes=["dbk-open"], width=180)
+        open_button = pn.widgets.Button(label="Open", color="primary", css_classes=["dbk-open"], width=180)
         open_button.on_click(lambda e: self.open_design(design_id))
         card = pn.Column(thumb, name, open_button, width=200, css_classes=["dbk-card"], styles={"background": "white"})
         card.append(self._housekeeping(design_id, name, card))
@@ -141,7 +141,7 @@ class Gallery:
         card (there is no undo for a delete)."""
         holder = pn.Column(css_classes=["dbk-card-actions"], margin=0)
         duplicate = pn.widgets.Button(label="Duplicate", css_classes=["dbk-duplicate"], width=85)
-        delete = pn.widgets.Button(label="Delete", button_type="danger", css_classes=["dbk-delete"], width=85)
+        delete = pn.widgets.Button(label="Delete", color="danger", css_classes=["dbk-delete"], width=85)
         actions = pn.Row(duplicate, delete, margin=0)
 
         def duplicated() -> None:
@@ -159,7 +159,7 @@ class Gallery:
             ]
 
         question = pn.pane.Markdown("", css_classes=["dbk-delete-ask"], margin=(0, 5))
-        confirm = pn.widgets.Button(label="Confirm", button_type="danger", css_classes=["dbk-delete-confirm"], width=85)
+        confirm = pn.widgets.Button(label="Confirm", color="danger", css_classes=["dbk-delete-confirm"], width=85)
         cancel = pn.widgets.Button(label="Cancel", css_classes=["dbk-delete-cancel"], width=85)
 
         def ask(event: Any) -> None:
