@@ -29,6 +29,10 @@ from .base import (
 )
 
 ListFormat = Literal["none", "ordered", "unordered"]
+# extensions.md 2: what happens to content that still does not fit maxHeight / maxLines.
+Overflow = Literal["visible", "ellipsis", "clip", "flow"]
+Fit = Literal["none", "shrink"]
+DEFAULT_MIN_FONT_SIZE = 6.0
 TextRole = Literal["p", "h1", "h2", "h3", "h4", "h5", "h6"]
 BULLET = "\u2022"
 
@@ -60,6 +64,9 @@ class TextPosition(StrictModel):
     maxWidth: float | None = Field(
         None, gt=0, le=MAX_LENGTH, description="Pins the box width; the text wraps inside it"
     )
+    maxHeight: float | None = Field(
+        None, gt=0, le=MAX_LENGTH, description="The box's height limit; data.overflow says what happens past it"
+    )
 
 
 class TextData(StrictModel):
@@ -73,6 +80,13 @@ class TextData(StrictModel):
     locale: Annotated[str, AfterValidator(check_locale)] = "en"
     currency: str = Field("USD", pattern=r"^[A-Z]{3}$", description="ISO 4217 code for dataType currency")
     role: TextRole = Field("p", description="Structure role: a paragraph or a heading level")
+    maxLines: int | None = Field(None, ge=1, le=10_000, description="At most this many lines (see overflow)")
+    overflow: Overflow = Field(
+        "visible",
+        description="Content that still does not fit maxHeight/maxLines: visible (the box grows), ellipsis "
+        "(the last kept line ends in …), clip (lines past the limit are dropped), flow (the box grows, "
+        "pushes the elements below and continues on new sheets)",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> TextData:
@@ -101,6 +115,49 @@ class TextStyles(StrictModel):
     align: typeset.Align = "left"
     lineHeight: float = Field(1.2, gt=0, le=10, description="A multiple of fontSize")
     opacity: Opacity = 1.0
+    fit: Fit = Field(
+        "none",
+        description="shrink: the size steps down in 0.5 pt steps towards minFontSize until the content fits "
+        "position.maxWidth and maxHeight/maxLines (needs position.maxWidth)",
+    )
+    minFontSize: float = Field(
+        DEFAULT_MIN_FONT_SIZE, gt=0, le=1000, description="The smallest size fit: shrink goes to; at most fontSize"
+    )
+
+    @model_validator(mode="after")
+    def _sizes(self) -> TextStyles:
+        # The default minimum is no rule on a text smaller than 6 pt that never shrinks.
+        explicit = self.minFontSize != DEFAULT_MIN_FONT_SIZE or self.fit == "shrink"
+        if explicit and self.minFontSize > self.fontSize:
+            raise ValueError(
+                f"minFontSize {self.minFontSize:g} is larger than fontSize {self.fontSize:g}: "
+                f"set styles.minFontSize to at most {self.fontSize:g}, or raise styles.fontSize"
+            )
+        return self
+
+
+def check_parts(node: Any) -> None:
+    """extensions.md 2: the fitting keys that only make sense together, or never together."""
+    position, data, styles = node.position, node.data, node.styles
+    if styles.fit == "shrink" and position.maxWidth is None:
+        raise ValueError(
+            'styles.fit "shrink" needs a width to fit: set position.maxWidth, or set styles.fit to "none"'
+        )
+    if data.overflow == "flow":
+        clashing = [
+            key
+            for key, used in (
+                ("data.maxLines", data.maxLines is not None),
+                ("position.maxHeight", position.maxHeight is not None),
+                ('styles.fit "shrink"', styles.fit == "shrink"),
+            )
+            if used
+        ]
+        if clashing:
+            raise ValueError(
+                f'data.overflow "flow" cannot be combined with {" or ".join(clashing)}: flowing text grows '
+                f'without a limit; remove {" and ".join(clashing)}, or choose overflow "visible", "ellipsis" or "clip"'
+            )
 
 
 def text_style(styles: Any) -> typeset.TextStyle:
@@ -264,6 +321,7 @@ ELEMENT = ElementType(
         "h": "text height follows the content, fontSize and lineHeight: use position.maxWidth to wrap",
     },
     merge_data=merge_data,
+    check=check_parts,
     tags_itself=True,
     # The raw content: placeholders and markup are typed as written (extensions.md 1, 3).
     inline_text=InlineText(field="data.content", look=look),
