@@ -140,9 +140,7 @@ def check_parts(node: Any) -> None:
     """extensions.md 2: the fitting keys that only make sense together, or never together."""
     position, data, styles = node.position, node.data, node.styles
     if styles.fit == "shrink" and position.maxWidth is None:
-        raise ValueError(
-            'styles.fit "shrink" needs a width to fit: set position.maxWidth, or set styles.fit to "none"'
-        )
+        raise ValueError('styles.fit "shrink" needs a width to fit: set position.maxWidth, or set styles.fit to "none"')
     if data.overflow == "flow":
         clashing = [
             key
