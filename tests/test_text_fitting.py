@@ -3,13 +3,21 @@ minFontSize, and overflow visible | ellipsis | clip | flow."""
 
 from __future__ import annotations
 
+import io
+import math
+from dataclasses import replace
+
+import pikepdf
+import pypdfium2 as pdfium
 import pytest
 
-from engine import ActionError
+from engine import ActionError, apply, fitting, new_design, render_pdf, typeset
 from engine.actions import catalog
 from engine.elements import ELEMENT_TYPES
+from engine.elements import text as text_module
+from engine.elements.text import fitted_text
 
-from .conftest import action, add, build
+from .conftest import action, add, build, pdf_text
 
 TEXT = ELEMENT_TYPES["text"]
 
@@ -117,3 +125,230 @@ def test_the_keys_are_in_the_action_catalog():
     schema = str(entries["add_element"]["args"])
     for key in ("maxHeight", "maxLines", "overflow", "minFontSize", "shrink", "ellipsis", "flow"):
         assert key in schema
+
+
+# Shrink: the size is searched, measured in the PDF.
+
+LONG_NAME = "Maximilian Alexander Worthington-Smythe"
+
+
+def drawn_sizes(pdf: bytes, page: int = 0) -> list[float]:
+    """The font size of every Tf operator in a page's content stream."""
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        return [
+            float(operands[1])
+            for operands, operator in pikepdf.parse_content_stream(document.pages[page])
+            if str(operator) == "Tf"
+        ]
+
+
+def text_boxes(pdf: bytes, page: int = 0) -> list[tuple[float, float, float, float]]:
+    """(left, bottom, right, top) of each line PDFium finds on a page, in PDF points."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        text_page = document[page].get_textpage()
+        return [text_page.get_rect(i) for i in range(text_page.count_rects())]
+    finally:
+        document.close()
+
+
+def name_design(**styles):
+    return build(
+        [
+            add(
+                "text",
+                "Name",
+                {"x": 40, "y": 40, "maxWidth": 200},
+                {"content": LONG_NAME, "maxLines": 1},
+                {"fontSize": 36, "fit": "shrink", **styles},
+            )
+        ]
+    )
+
+
+def test_shrink_draws_the_largest_size_that_fits_on_one_line():
+    tree = name_design()
+    node = tree.node_by_name("Name")
+    fitted = fitted_text(node)
+    assert fitted is not None and 6 <= fitted.style.size < 36 and (36 - fitted.style.size) % 0.5 == 0
+    # The next size up on the grid would not fit the line.
+    assert typeset.width_of(LONG_NAME, replace(fitted.style, size=fitted.style.size + 0.5)) > 200
+    pdf = render_pdf(tree)
+    assert drawn_sizes(pdf) == [fitted.style.size]
+    (left, _, right, _), *others = text_boxes(pdf)
+    assert not others  # one line
+    assert 180 <= right - left <= 200
+    assert pdf_text(pdf)[0].strip() == LONG_NAME
+
+
+def test_the_echoed_box_is_the_box_at_the_fitted_size():
+    _, results = apply(
+        new_design(),
+        [
+            add(
+                "text",
+                "Name",
+                {"x": 40, "y": 40, "maxWidth": 200},
+                {"content": LONG_NAME, "maxLines": 1},
+                {"fontSize": 36, "fit": "shrink", "lineHeight": 1.2},
+            )
+        ],
+    )
+    size = fitted_text(build([add("text", "Name", *name_args())]).node_by_name("Name")).style.size
+    assert results[0]["data"]["position"]["w"] == 200
+    assert results[0]["data"]["position"]["h"] == pytest.approx(size * 1.2, abs=0.001)
+
+
+def name_args():
+    return (
+        {"x": 40, "y": 40, "maxWidth": 200},
+        {"content": LONG_NAME, "maxLines": 1},
+        {"fontSize": 36, "fit": "shrink", "lineHeight": 1.2},
+    )
+
+
+def test_a_name_that_fits_keeps_its_size_after_one_layout():
+    tree = build(
+        [
+            add(
+                "text",
+                "Name",
+                {"x": 0, "y": 0, "maxWidth": 400},
+                {"content": "Ada", "maxLines": 1},
+                {"fit": "shrink", "fontSize": 30},
+            )
+        ]
+    )
+    fitted = fitted_text(tree.node_by_name("Name"))
+    assert fitted.style.size == 30 and fitted.layouts == 1
+    assert drawn_sizes(render_pdf(tree)) == [30]
+
+
+def test_the_search_is_bounded_by_the_steps_logarithm():
+    node = name_design().node_by_name("Name")
+    steps = len(fitting.candidate_sizes(36, 6))
+    assert steps == 61
+    typeset._wrap_cached.cache_clear()
+    text_module._layout.cache_clear()
+    text_module._fitted.cache_clear()
+    fitted = fitted_text(node)
+    bound = math.log2(steps) + 2
+    assert fitted.layouts <= bound
+    # Counted in the typesetting itself: one wrap of the (single) item per size laid out.
+    assert typeset._wrap_cached.cache_info().misses == fitted.layouts <= bound
+
+
+def test_shrink_stops_at_the_minimum_and_the_overflow_rule_applies():
+    tree = build(
+        [
+            add(
+                "text",
+                "Name",
+                {"x": 0, "y": 0, "maxWidth": 60},
+                {"content": LONG_NAME, "maxLines": 1, "overflow": "ellipsis"},
+                {"fontSize": 20, "fit": "shrink", "minFontSize": 12},
+            )
+        ]
+    )
+    fitted = fitted_text(tree.node_by_name("Name"))
+    assert fitted.style.size == 12 and fitted.cut
+    pdf = render_pdf(tree)
+    assert drawn_sizes(pdf) == [12]
+    text = pdf_text(pdf)[0].strip()
+    assert text.endswith("\u2026") and LONG_NAME.startswith(text[:-1])
+
+
+def test_shrink_fits_max_height_over_several_lines():
+    content = "A sentence long enough to wrap over a few lines in a narrow box"
+    tree = build(
+        [
+            add(
+                "text",
+                "T",
+                {"x": 0, "y": 0, "maxWidth": 120, "maxHeight": 40},
+                {"content": content},
+                {"fontSize": 24, "fit": "shrink"},
+            )
+        ]
+    )
+    node = tree.node_by_name("T")
+    width, height = TEXT.measure(node)
+    assert height <= 40 and width == 120
+    size = fitted_text(node).style.size
+    assert size < 24 and set(drawn_sizes(render_pdf(tree))) == {size}
+    assert " ".join(pdf_text(render_pdf(tree))[0].split()) == content
+
+
+def test_the_minimum_may_be_off_the_half_point_grid():
+    assert fitting.candidate_sizes(10, 8.2) == [10, 9.5, 9, 8.5, 8.2]
+    assert fitting.candidate_sizes(10, 10) == [10]
+
+
+# Ellipsis, clip and visible.
+
+SENTENCE = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
+
+
+def limited(overflow: str, position: dict | None = None, data: dict | None = None):
+    return build(
+        [
+            add(
+                "text",
+                "T",
+                {"x": 40, "y": 40, "maxWidth": 100, **(position or {})},
+                {"content": SENTENCE, "overflow": overflow, **(data or {})},
+                {"fontSize": 12},
+            )
+        ]
+    )
+
+
+def lines_of(pdf: bytes) -> list[str]:
+    return [line.strip() for line in pdf_text(pdf)[0].replace("\r", "").split("\n") if line.strip()]
+
+
+@pytest.mark.parametrize("limit", [{"data": {"maxLines": 2}}, {"position": {"maxHeight": 30}}])
+def test_ellipsis_ends_the_last_kept_line(limit):
+    tree = limited("ellipsis", **limit)
+    all_lines = typeset.wrap(SENTENCE, typeset.TextStyle(size=12), 100)
+    assert len(all_lines) > 2
+    lines = lines_of(render_pdf(tree))
+    assert len(lines) == 2
+    assert lines[0] == all_lines[0].text
+    assert lines[1].endswith("\u2026") and all_lines[1].text.startswith(lines[1][:-1].rstrip())
+    assert TEXT.measure(tree.node_by_name("T"))[1] == pytest.approx(2 * 12 * 1.2)
+
+
+@pytest.mark.parametrize("limit", [{"data": {"maxLines": 2}}, {"position": {"maxHeight": 30}}])
+def test_clip_drops_the_lines_past_the_limit(limit):
+    tree = limited("clip", **limit)
+    all_lines = typeset.wrap(SENTENCE, typeset.TextStyle(size=12), 100)
+    assert lines_of(render_pdf(tree)) == [line.text for line in all_lines[:2]]
+    assert "fourteen" not in pdf_text(render_pdf(tree))[0]
+
+
+def test_visible_lets_the_box_grow():
+    tree = limited("visible", data={"maxLines": 2})
+    all_lines = typeset.wrap(SENTENCE, typeset.TextStyle(size=12), 100)
+    assert lines_of(render_pdf(tree)) == [line.text for line in all_lines]
+    assert TEXT.measure(tree.node_by_name("T"))[1] == pytest.approx(len(all_lines) * 12 * 1.2)
+
+
+def test_a_list_is_cut_across_its_items():
+    tree = build(
+        [
+            add(
+                "text",
+                "L",
+                {"x": 40, "y": 40, "maxWidth": 200},
+                {
+                    "content": ["first", "second", "third", "fourth"],
+                    "listFormat": "unordered",
+                    "maxLines": 3,
+                    "overflow": "clip",
+                },
+            )
+        ]
+    )
+    text = pdf_text(render_pdf(tree))[0]
+    assert "third" in text and "fourth" not in text and text.count("\u2022") == 3

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
-from .. import typeset
+from .. import fitting, typeset
 from ..colors import HexColor
 from ..editing import MULTILINE, WEIGHT, Widget
 from ..fonts import DEFAULT_FAMILY, FontFamily
@@ -205,20 +205,65 @@ def _layout(
 
 
 def layout(node: Any):
+    fitted = fitted_text(node)
+    if fitted is not None:
+        return fitted.indent, fitted.widest, fitted.blocks
     items = display_items(node.data)
     return _layout(items, tuple(_markers(node.data, len(items))), text_style(node.styles), node.position.maxWidth)
+
+
+def fits_somehow(node: Any) -> bool:
+    """The node uses a fitting key (extensions.md 2); a text that uses none takes no extra work."""
+    return node.styles.fit != "none" or node.data.maxLines is not None or node.position.maxHeight is not None
+
+
+def fitted_text(node: Any) -> fitting.FittedText | None:
+    """The text at its fitted size with its lines cut to its limit; None when it has no limit."""
+    if not fits_somehow(node):
+        return None
+    items = display_items(node.data)
+    return _fitted(
+        items,
+        tuple(_markers(node.data, len(items))),
+        text_style(node.styles),
+        fitting.Limits(node.position.maxWidth, node.position.maxHeight, node.data.maxLines),
+        node.styles.fit == "shrink",
+        node.styles.minFontSize,
+        node.data.overflow,
+    )
+
+
+@lru_cache(maxsize=1024)
+def _fitted(
+    items: tuple[str, ...],
+    markers: tuple[str, ...],
+    style: typeset.TextStyle,
+    limits: fitting.Limits,
+    shrink: bool,
+    min_size: float,
+    overflow: fitting.Overflow,
+) -> fitting.FittedText:
+    return fitting.fit_text(
+        items, lambda sized: _layout(items, markers, sized, limits.max_width), style, limits, shrink, min_size, overflow
+    )
+
+
+def drawn_style(node: Any) -> typeset.TextStyle:
+    """The style the text is drawn with: at its fitted size when it shrinks."""
+    fitted = fitted_text(node)
+    return text_style(node.styles) if fitted is None else fitted.style
 
 
 def measure(node: Any) -> tuple[float, float]:
     indent, widest, blocks = layout(node)
     line_count = sum(len(lines) for _, lines in blocks)
     width = node.position.maxWidth if node.position.maxWidth is not None else indent + widest
-    return width, line_count * node.styles.fontSize * node.styles.lineHeight
+    return width, line_count * drawn_style(node).leading
 
 
 def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     indent, _, blocks = layout(node)
-    style = text_style(node.styles)
+    style = drawn_style(node)
     canvas = ctx.canvas
     tags = ctx.tags
     marker_style = typeset.TextStyle(
