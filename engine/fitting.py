@@ -151,3 +151,68 @@ def _ellipsised(line: typeset.Line, style: typeset.TextStyle, width: float | Non
             # The last kept line now ends a paragraph: it is never justified.
             return typeset.Line(shown, shown_width, True)
         text = text[:-1].rstrip()
+
+
+# Flowing text (overflow "flow"): its lines split across sheets.
+
+KEEP_LINES = 2  # a paragraph of 4+ lines leaves at least 2 at a sheet's foot and carries at least 2
+KEEP_FROM = 4
+
+
+@dataclass(frozen=True)
+class TextPart:
+    """Lines [start, end) of a flowing text drawn on one sheet (counting every line of the text)."""
+
+    start: int
+    end: int
+    height: float
+
+
+def split_lines(ends_paragraph: list[bool], leading: float, first_room: float, page_room: float) -> list[TextPart]:
+    """Parts of lines fitting first_room, then page_room each (extensions.md 2).
+
+    Lines are never split; a break inside a paragraph of KEEP_FROM or more lines keeps
+    KEEP_LINES of it on each side (no widow, no orphan). An empty first part means the
+    text starts on the next sheet. A sheet too short for the rule takes what it holds.
+    """
+    count = len(ends_paragraph)
+    # The first line of each line's paragraph, and the paragraph's length.
+    paragraph_start: list[int] = []
+    lengths: list[int] = []
+    first = 0
+    for index, ends in enumerate(ends_paragraph):
+        paragraph_start.append(first)
+        if ends or index == count - 1:
+            lengths.extend([index + 1 - first] * (index + 1 - first))
+            first = index + 1
+    parts: list[TextPart] = []
+    start, room = 0, first_room
+    while start < count:
+        holds = max(0, math.floor((room + 0.01) / leading))
+        end = min(count, start + holds)
+        if end < count:
+            end = _kept_together(end, paragraph_start, lengths)
+        if end <= start:
+            if room < page_room - 0.01:  # not a whole sheet: start on the next one
+                parts.append(TextPart(start, start, 0.0))
+                room = page_room
+                continue
+            end = min(count, start + max(1, holds))  # a sheet shorter than the rule asks
+        parts.append(TextPart(start, end, (end - start) * leading))
+        start, room = end, page_room
+    return parts
+
+
+def _kept_together(end: int, paragraph_start: list[int], lengths: list[int]) -> int:
+    """The break before line `end`, moved up so a long paragraph keeps 2 lines on each side."""
+    first = paragraph_start[end]
+    length = lengths[end]
+    if first == end or length < KEEP_FROM:
+        return end  # between paragraphs, or a short paragraph: any break will do
+    before = end - first
+    after = length - before
+    if before < KEEP_LINES:
+        return first  # the paragraph moves whole to the next sheet
+    if after < KEEP_LINES:
+        return end - (KEEP_LINES - after)
+    return end

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import io
 import math
+import subprocess
+import sys
 from dataclasses import replace
+from pathlib import Path
 
 import pikepdf
+import pikepdf.pdfa
 import pypdfium2 as pdfium
 import pytest
 
@@ -16,8 +20,12 @@ from engine.actions import catalog
 from engine.elements import ELEMENT_TYPES
 from engine.elements import text as text_module
 from engine.elements.text import fitted_text
+from engine.errors import LimitExceeded
+from engine.layout import flow_margin, layout
+from engine.variables import apply_values
 
-from .conftest import action, add, build, pdf_text
+from .conftest import action, add, build, page_count, pdf_text
+from .pdf_checker import problems
 
 TEXT = ELEMENT_TYPES["text"]
 
@@ -352,3 +360,155 @@ def test_a_list_is_cut_across_its_items():
     )
     text = pdf_text(render_pdf(tree))[0]
     assert "third" in text and "fourth" not in text and text.count("\u2022") == 3
+
+
+# Flow: the box grows, its followers move, and it continues on new sheets.
+
+
+def paragraphs(count: int, lines_each: int = 5) -> str:
+    """Paragraphs of numbered words, one word per line in a narrow box."""
+    return "\n".join(" ".join(f"p{p:02d}l{line}" for line in range(lines_each)) for p in range(count))
+
+
+def flowing_letter(body: str, follower_gap: float = 20):
+    return build(
+        [
+            add("text", "Heading", {"x": 40, "y": 40}, {"content": "Dear reader"}),
+            add("text", "Body", {"x": 40, "y": 80, "maxWidth": 60}, {"content": "short", "overflow": "flow"}),
+            add("text", "Aside", {"x": 300, "y": 90}, {"content": "Beside the body"}),
+            add("text", "Signature", {"x": 40, "y": 80 + 14.4 + follower_gap}, {"content": "Yours truly"}),
+            action("bind_variable", name="Body"),
+        ],
+        title="A letter that flows",
+    )
+
+
+def words_in_order(texts: list[str]) -> list[str]:
+    return [word for text in texts for word in text.split() if word.startswith("p") and "l" in word]
+
+
+def test_a_flowing_text_over_three_sheets_keeps_every_line_in_order_and_its_follower_after_it():
+    tree = flowing_letter("short")
+    body = paragraphs(30)  # 150 lines of 14.4 pt: 50 on the first A4 sheet, 53 on the second
+    pdf = render_pdf(tree, {"Body": body})
+    texts = pdf_text(pdf)
+    assert page_count(pdf) == 3
+    expected = [f"p{p:02d}l{line}" for p in range(30) for line in range(5)]
+    assert words_in_order(texts) == expected
+    assert all(words_in_order([text]) for text in texts)  # every sheet holds some of it
+    assert "Yours truly" in texts[2] and "Yours truly" not in texts[0] + texts[1]
+    assert "Dear reader" in texts[0] and "Dear reader" not in texts[1]
+    assert "Beside the body" in texts[0]  # beside it, not below: it stays
+
+
+def test_flowing_lines_stay_inside_the_margins_and_the_follower_keeps_its_distance():
+    tree = flowing_letter("short")
+    sheets = layout(tree, apply_values(tree, {"Body": paragraphs(30)}))
+    assert len(sheets) == 3
+    height = tree.pages[0].height
+    margin = flow_margin(tree.pages[0])
+    for index, sheet in enumerate(sheets):
+        body = next(p for p in sheet.placements if p.node.name == "Body")
+        assert body.box.bottom <= height - margin + 0.01
+        if index > 0:
+            assert body.box.y == margin
+    last = {p.node.name: p for p in sheets[-1].placements}
+    assert last["Signature"].box.y == pytest.approx(last["Body"].box.bottom + 20)
+
+
+def test_followers_move_with_a_flowing_text_that_grows_on_its_sheet():
+    tree = flowing_letter("short")
+    (sheet,) = layout(tree, apply_values(tree, {"Body": "one\ntwo\nthree"}))
+    boxes = {p.node.name: p.box for p in sheet.placements}
+    assert boxes["Body"].h == pytest.approx(3 * 14.4)
+    assert boxes["Signature"].y == pytest.approx(80 + 3 * 14.4 + 20)
+    assert boxes["Aside"].y == 90
+
+
+def test_a_text_that_does_not_flow_does_not_push():
+    tree = flowing_letter("short")
+    tree, _ = apply(tree, [action("update_element", name="Body", data={"overflow": "visible"})])
+    (sheet,) = layout(tree, apply_values(tree, {"Body": "one\ntwo\nthree"}))
+    boxes = {p.node.name: p.box for p in sheet.placements}
+    assert boxes["Signature"].y == pytest.approx(80 + 14.4 + 20)
+
+
+def test_widows_and_orphans():
+    leading = 10.0
+    # A paragraph of 6 lines after 3 one-line paragraphs; the sheet holds 4 lines: the break
+    # would leave one line of the paragraph at the foot, so the paragraph moves whole.
+    ends = [True, True, True] + [False] * 5 + [True]
+    parts = fitting.split_lines(ends, leading, 40, 100)
+    assert [(p.start, p.end) for p in parts] == [(0, 3), (3, 9)]
+    # A sheet holding 8 lines would carry one line alone: two are carried instead.
+    parts = fitting.split_lines(ends, leading, 80, 100)
+    assert [(p.start, p.end) for p in parts] == [(0, 7), (7, 9)]
+    # Short paragraphs break anywhere.
+    parts = fitting.split_lines([False, False, True] * 3, leading, 40, 40)
+    assert [(p.start, p.end) for p in parts] == [(0, 4), (4, 8), (8, 9)]
+
+
+def test_sheet_breaks_in_the_pdf_leave_no_widow_or_orphan():
+    tree = flowing_letter("short")
+    sheets = layout(tree, apply_values(tree, {"Body": paragraphs(30)}))
+    for sheet in sheets:
+        body = next(p for p in sheet.placements if p.node.name == "Body")
+        # Every paragraph has 5 lines: a share of one is never a single line at either end.
+        assert body.part.start % 5 not in (1, 4) and body.part.end % 5 not in (1, 4)
+
+
+def test_flow_sheets_count_towards_the_page_limit():
+    tree = flowing_letter("short")
+    with pytest.raises(LimitExceeded) as caught:
+        render_pdf(tree, {"Body": paragraphs(30)}, max_sheets=2)
+    assert "3 pages" in str(caught.value)
+    assert page_count(render_pdf(tree, {"Body": paragraphs(30)}, max_sheets=3)) == 3
+
+
+def test_a_flowing_list_continues_without_repeating_a_marker():
+    tree = build(
+        [
+            add(
+                "text",
+                "Steps",
+                {"x": 40, "y": 600, "maxWidth": 300},
+                {"content": [f"step {i}" for i in range(30)], "listFormat": "ordered", "overflow": "flow"},
+            )
+        ]
+    )
+    texts = pdf_text(render_pdf(tree))
+    assert len(texts) == 2
+    joined = "".join(texts)
+    assert all(f"{i + 1}." in joined and f"step {i}" in joined for i in range(30))
+    assert sum(text.count(".") for text in texts) == 30
+
+
+@pytest.mark.parametrize("profile", ["accessible", "pdf-a"])
+def test_a_flowing_text_in_the_tagged_profiles(profile, tmp_path):
+    tree = flowing_letter("short")
+    tree, _ = apply(
+        tree,
+        [
+            add(
+                "text",
+                "Fitted",
+                {"x": 300, "y": 40, "maxWidth": 80},
+                {"content": LONG_NAME, "maxLines": 1, "overflow": "ellipsis"},
+                {"fit": "shrink", "minFontSize": 10},
+            )
+        ],
+    )
+    pdf = render_pdf(tree, {"Body": paragraphs(30)}, profile=profile)
+    assert words_in_order(pdf_text(pdf)) == [f"p{p:02d}l{line}" for p in range(30) for line in range(5)]
+    assert problems(pdf) == []
+    path = tmp_path / "flow.pdf"
+    path.write_bytes(pdf)
+    if profile == "pdf-a":
+        report = pikepdf.pdfa.validate_written(path, "3b")
+        assert report.passed, report.summary()
+    else:
+        outloud = Path(sys.executable).parent / "outloud"
+        result = subprocess.run(
+            [str(outloud), "--fail-on", "warning", str(path)], capture_output=True, text=True, timeout=120
+        )
+        assert result.returncode == 0, result.stdout + result.stderr

@@ -261,9 +261,36 @@ def measure(node: Any) -> tuple[float, float]:
     return width, line_count * drawn_style(node).leading
 
 
+def flows(node: Any) -> bool:
+    """The text splits across sheets and pushes the elements below it (extensions.md 2)."""
+    return node.data.overflow == "flow"
+
+
+def paginate(node: Any, first_room: float, page_room: float) -> list[fitting.TextPart]:
+    """A flowing text's lines split into parts: first_room, then page_room each."""
+    _, _, blocks = layout(node)
+    ends = [line.ends_paragraph for _, lines in blocks for line in lines]
+    return fitting.split_lines(ends, drawn_style(node).leading, first_room, page_room)
+
+
+def _part_blocks(blocks: Any, part: fitting.TextPart) -> tuple:
+    """The blocks' lines in [part.start, part.end); a list item continued from the sheet
+    before shows no marker again."""
+    kept = []
+    first = 0
+    for marker, lines in blocks:
+        shown = lines[max(0, part.start - first) : max(0, part.end - first)]
+        if shown:
+            kept.append((marker if first >= part.start else "", shown))
+        first += len(lines)
+    return tuple(kept)
+
+
 def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     indent, _, blocks = layout(node)
     style = drawn_style(node)
+    if part is not None:
+        blocks = _part_blocks(blocks, part)
     canvas = ctx.canvas
     tags = ctx.tags
     marker_style = typeset.TextStyle(
@@ -365,6 +392,8 @@ ELEMENT = ElementType(
     },
     merge_data=merge_data,
     check=check_parts,
+    paginate=paginate,
+    splits_when=flows,
     tags_itself=True,
     # The raw content: placeholders and markup are typed as written (extensions.md 1, 3).
     inline_text=InlineText(field="data.content", look=look),
