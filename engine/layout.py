@@ -122,8 +122,9 @@ def _layout_page(design: DesignTree, filled: DesignTree, index: int) -> list[Lai
         anchors = _anchors(node, own, tables, designed)
         if not anchors:
             sheet_index, top = 0, own.y
-            # A table designed to reach into the margin may keep its designed extent, never past the sheet.
-            bottom = max(limit, min(own.bottom, page.height))
+            # A table designed to reach into the margin may keep its designed extent; one designed past
+            # the sheet's edge (a long flowing text, a long table) breaks at the margin like any other.
+            bottom = max(limit, own.bottom) if own.bottom <= page.height else limit
         else:
             # Follow whichever table above ends lowest, keeping the designed distance to it.
             sheet_index, top, anchor = max(

@@ -512,3 +512,14 @@ def test_a_flowing_text_in_the_tagged_profiles(profile, tmp_path):
             [str(outloud), "--fail-on", "warning", str(path)], capture_output=True, text=True, timeout=120
         )
         assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_text_designed_longer_than_its_sheet_breaks_at_the_margin():
+    tree = build(
+        [add("text", "Body", {"x": 40, "y": 80, "maxWidth": 60}, {"content": paragraphs(30), "overflow": "flow"})]
+    )
+    sheets = layout(tree)
+    limit = tree.pages[0].height - flow_margin(tree.pages[0])
+    assert len(sheets) == 3
+    assert all(sheet.placements[0].box.bottom <= limit + 0.01 for sheet in sheets)
+    assert words_in_order(pdf_text(render_pdf(tree))) == [f"p{p:02d}l{line}" for p in range(30) for line in range(5)]
