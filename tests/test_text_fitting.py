@@ -4,6 +4,7 @@ minFontSize, and overflow visible | ellipsis | clip | flow."""
 from __future__ import annotations
 
 import io
+import json
 import math
 import subprocess
 import sys
@@ -126,6 +127,16 @@ def test_lowering_the_size_below_the_minimum_is_refused():
 def test_bad_values_are_refused(position, data, styles):
     with pytest.raises(ActionError):
         build([add("text", "T", {"x": 0, "y": 0, "maxWidth": 100, **position}, {"content": "Hi", **data}, styles)])
+
+
+def test_the_keys_are_in_the_openapi_document_and_the_mcp_tool_schemas():
+    from api.mcp.tools import ToolSet
+    from api.openapi import document
+
+    openapi = json.dumps(document())
+    patch_tool = json.dumps(next(tool for tool in ToolSet().tools if tool["name"] == "patch_design_tree"))
+    for key in ("maxHeight", "maxLines", "minFontSize", '"shrink"', '"ellipsis"', '"clip"', '"flow"'):
+        assert key in openapi and key in patch_tool
 
 
 def test_the_keys_are_in_the_action_catalog():
@@ -523,3 +534,8 @@ def test_a_text_designed_longer_than_its_sheet_breaks_at_the_margin():
     assert len(sheets) == 3
     assert all(sheet.placements[0].box.bottom <= limit + 0.01 for sheet in sheets)
     assert words_in_order(pdf_text(render_pdf(tree))) == [f"p{p:02d}l{line}" for p in range(30) for line in range(5)]
+
+
+def test_typing_on_the_canvas_shows_the_fitted_size():
+    node = name_design().node_by_name("Name")
+    assert TEXT.inline_text.look(node).size == fitted_text(node).style.size < 36

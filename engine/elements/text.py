@@ -355,7 +355,7 @@ def look(node: Any) -> TextLook:
     styles = node.styles
     return TextLook(
         family=styles.fontFamily,
-        size=styles.fontSize,
+        size=drawn_style(node).size,  # typing shows the fitted size (extensions.md 2)
         weight=styles.fontWeight,
         italic=styles.italic,
         underline=styles.underline,
