@@ -539,3 +539,11 @@ def test_a_text_designed_longer_than_its_sheet_breaks_at_the_margin():
 def test_typing_on_the_canvas_shows_the_fitted_size():
     node = name_design().node_by_name("Name")
     assert TEXT.inline_text.look(node).size == fitted_text(node).style.size < 36
+
+
+def test_a_text_splits_only_when_it_flows():
+    flowing = flowing_letter("short").node_by_name("Body")
+    plain = build([add("text", "T", {"x": 0, "y": 0}, {"content": "Hi"})]).node_by_name("T")
+    table = ELEMENT_TYPES["table"]
+    assert TEXT.splitting(flowing) and not TEXT.splitting(plain)
+    assert not TEXT.splits and table.splits  # a table always splits; a text only when it flows
