@@ -512,6 +512,12 @@ def test_a_flowing_text_in_the_tagged_profiles(profile, tmp_path):
     pdf = render_pdf(tree, {"Body": paragraphs(30)}, profile=profile)
     assert words_in_order(pdf_text(pdf)) == [f"p{p:02d}l{line}" for p in range(30) for line in range(5)]
     assert problems(pdf) == []
+    # The flowing paragraph is one P whatever the sheets: each sheet's share is a Span of it.
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        spans = [o for o in document.objects if isinstance(o, pikepdf.Dictionary) and o.get("/S") == "/Span"]
+        assert len(spans) == 3
+        assert {span.P.objgen for span in spans} == {spans[0].P.objgen} and spans[0].P.S == "/P"
+        assert len({span.Pg.objgen for span in spans}) == 3
     path = tmp_path / "flow.pdf"
     path.write_bytes(pdf)
     if profile == "pdf-a":
@@ -547,3 +553,25 @@ def test_a_text_splits_only_when_it_flows():
     table = ELEMENT_TYPES["table"]
     assert TEXT.splitting(flowing) and not TEXT.splitting(plain)
     assert not TEXT.splits and table.splits  # a table always splits; a text only when it flows
+
+
+def test_a_flowing_list_stays_one_list_in_the_tagged_profiles():
+    tree = build(
+        [
+            add(
+                "text",
+                "Steps",
+                {"x": 40, "y": 700, "maxWidth": 100},
+                {"content": [paragraphs(1, 6) for _ in range(4)], "listFormat": "ordered", "overflow": "flow"},
+            )
+        ],
+        title="Steps",
+    )
+    pdf = render_pdf(tree, profile="accessible")
+    assert page_count(pdf) == 2 and problems(pdf) == []
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        elements = [
+            o for o in document.objects if isinstance(o, pikepdf.Dictionary) and o.get("/Type") == "/StructElem"
+        ]
+        roles = [str(o.S) for o in elements]
+        assert roles.count("/L") == 1 and roles.count("/LI") == 4 and roles.count("/Lbl") == 4

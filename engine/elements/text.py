@@ -3,6 +3,7 @@ unless `position.maxWidth` pins the width and the content wraps inside it)."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from functools import lru_cache
 from typing import Annotated, Any, Literal
 
@@ -273,24 +274,29 @@ def paginate(node: Any, first_room: float, page_room: float) -> list[fitting.Tex
     return fitting.split_lines(ends, drawn_style(node).leading, first_room, page_room)
 
 
-def _part_blocks(blocks: Any, part: fitting.TextPart) -> tuple:
-    """The blocks' lines in [part.start, part.end); a list item continued from the sheet
-    before shows no marker again."""
+def _part_blocks(blocks: Any, part: fitting.TextPart) -> tuple[int, tuple]:
+    """(index of the first block shown, the blocks' lines in [part.start, part.end)); a list
+    item continued from the sheet before shows no marker again."""
     kept = []
+    first_shown = None
     first = 0
-    for marker, lines in blocks:
+    for index, (marker, lines) in enumerate(blocks):
         shown = lines[max(0, part.start - first) : max(0, part.end - first)]
         if shown:
+            first_shown = index if first_shown is None else first_shown
             kept.append((marker if first >= part.start else "", shown))
         first += len(lines)
-    return tuple(kept)
+    return first_shown or 0, tuple(kept)
 
 
 def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     indent, _, blocks = layout(node)
     style = drawn_style(node)
+    first_item = 0
     if part is not None:
-        blocks = _part_blocks(blocks, part)
+        first_item, blocks = _part_blocks(blocks, part)
+    # A flowing text continued on the next sheet stays one structure element (keyed groups).
+    continued = None if part is None else node.id
     canvas = ctx.canvas
     tags = ctx.tags
     marker_style = typeset.TextStyle(
@@ -311,15 +317,20 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     top = box.y
     if node.data.listFormat == "none":
         lines = blocks[0][1] if blocks else ()
-        with tags.content(canvas, node.data.role.upper() if node.data.role != "p" else "P", ActualText=spoken(lines)):
-            draw_lines(lines, top)
+        role = node.data.role.upper() if node.data.role != "p" else "P"
+        # Each sheet's share of a flowing paragraph is a span of the one paragraph.
+        with tags.group(role, key=continued) if continued else nullcontext():
+            with tags.content(canvas, "Span" if continued else role, ActualText=spoken(lines)):
+                draw_lines(lines, top)
     else:
-        with tags.group("L", ListNumbering="Decimal" if node.data.listFormat == "ordered" else "Disc"):
-            for marker, lines in blocks:
-                with tags.group("LI"):
-                    with tags.content(canvas, "Lbl"):
-                        marker_line = typeset.Line(marker, typeset.width_of(marker, style), True)
-                        typeset.draw_lines(canvas, [marker_line], marker_style, box.x, top, indent, ctx.page_height)
+        numbering = "Decimal" if node.data.listFormat == "ordered" else "Disc"
+        with tags.group("L", key=continued, ListNumbering=numbering):
+            for item, (marker, lines) in enumerate(blocks, start=first_item):
+                with tags.group("LI", key=continued and f"{continued}/{item}"):
+                    if marker:  # an item continued from the sheet before has its label there
+                        with tags.content(canvas, "Lbl"):
+                            marker_line = typeset.Line(marker, typeset.width_of(marker, style), True)
+                            typeset.draw_lines(canvas, [marker_line], marker_style, box.x, top, indent, ctx.page_height)
                     with tags.content(canvas, "LBody", ActualText=spoken(lines)):
                         draw_lines(lines, top)
                 top += len(lines) * style.leading
