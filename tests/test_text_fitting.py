@@ -575,3 +575,34 @@ def test_a_flowing_list_stays_one_list_in_the_tagged_profiles():
         ]
         roles = [str(o.S) for o in elements]
         assert roles.count("/L") == 1 and roles.count("/LI") == 4 and roles.count("/Lbl") == 4
+
+
+def test_a_height_below_one_line_still_keeps_one_line():
+    tree = limited("clip", position={"maxHeight": 5})
+    assert lines_of(render_pdf(tree)) == ["one two three"]
+
+
+def test_a_flowing_text_follows_another_onto_the_next_sheets():
+    first = paragraphs(12)
+    designed = build([add("text", "First", {"x": 40, "y": 80, "maxWidth": 60}, {"content": first, "overflow": "flow"})])
+    below = 80 + TEXT.measure(designed.node_by_name("First"))[1] + 10
+    tree = build(
+        [
+            add("text", "Second", {"x": 40, "y": below, "maxWidth": 60}, {"content": "x", "overflow": "flow"}),
+            action("bind_variable", name="First"),
+            action("bind_variable", name="Second"),
+        ],
+        designed,
+    )
+    second = "\n".join(" ".join(f"q{p:02d}l{line}" for line in range(5)) for p in range(30))
+    (sheet, *_) = layout(tree, apply_values(tree, {"First": "one", "Second": second}))
+    boxes = {p.node.name: p.box for p in sheet.placements}
+    # The first text shrank to one line: the second moved up by the same amount.
+    assert boxes["Second"].y == pytest.approx(80 + 14.4 + 10)
+    texts = pdf_text(render_pdf(tree, {"Second": second}))
+    words = [word for text in texts for word in text.split() if word[0] in "pq" and "l" in word]
+    expected = [f"p{p:02d}l{line}" for p in range(12) for line in range(5)]
+    assert words == expected + [f"q{p:02d}l{line}" for p in range(30) for line in range(5)]
+    # The second starts on the sheet where the first ends, right after it.
+    (ends,) = [text for text in texts if "p11l4" in text]
+    assert ends.split().index("q00l0") == ends.split().index("p11l4") + 1
