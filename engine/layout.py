@@ -1,11 +1,12 @@
-"""Page layout: where every element lands, including tables that grow.
+"""Page layout: where every element lands, including tables that grow and text that flows.
 
-The rule (README, "Tables that grow"): elements whose top lies at or below a
-table's designed bottom edge follow that table. When the table's rows change its
-height, they move by the same amount; when it runs past the page's bottom margin,
-it continues on a new page of the same format with its header row repeated, and
-the elements that follow it come after it there. A follower that no longer fits
-moves to the next page, keeping its distance to the followers after it.
+The rule (README, "Tables that grow"), for every element that splits (a table, a text
+with overflow "flow": ElementType.splitting): elements whose top lies at or below its
+designed bottom edge follow it. When its content changes its height, they move by the
+same amount; when it runs past the page's bottom margin, it continues on a new page of
+the same format (a table with its header row repeated), and the elements that follow it
+come after it there. A follower that no longer fits moves to the next page, keeping its
+distance to the followers after it.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ FLOW_MARGIN = 36.0  # half an inch: the top and bottom margins of flowing conten
 class Placement:
     node: Any
     box: Box
-    part: Any = None  # a table's rows on this page
+    part: Any = None  # a split element's share of this page (a table's rows, a text's lines)
 
 
 @dataclass
@@ -100,8 +101,9 @@ def _layout_page(design: DesignTree, filled: DesignTree, index: int) -> list[Lai
     sheets = [LaidOutPage(index, page, background)]
     nodes = [filled.nodes[i] for i in page.elements if not filled.nodes[i].isHidden]
     designed = {n.id: _box(design.nodes[n.id]) for n in nodes}
-    # Elements that split across sheets (tables); the others follow the ones above them.
-    tables = [n for n in nodes if ELEMENT_TYPES[n.type].splits]
+    # Elements that split across sheets (tables, flowing text); the others follow the ones above them.
+    splitting = {n.id for n in nodes if ELEMENT_TYPES[n.type].splitting(n)}
+    tables = [n for n in nodes if n.id in splitting]
     margin = flow_margin(page)
     limit = page.height - margin
 
@@ -113,15 +115,16 @@ def _layout_page(design: DesignTree, filled: DesignTree, index: int) -> list[Lai
     ends: dict[str, tuple[int, float]] = {}  # table id -> (sheet, bottom y)
     spills: dict[str, tuple[int, float]] = {}  # table id -> (sheet, y origin) once its followers spill over
     placed: list[tuple[int, Placement]] = []
-    for node in sorted(nodes, key=lambda n: (designed[n.id].y, not ELEMENT_TYPES[n.type].splits)):
+    for node in sorted(nodes, key=lambda n: (designed[n.id].y, n.id not in splitting)):
         own = designed[node.id]
         actual = _box(node)
-        paginate = ELEMENT_TYPES[node.type].paginate
+        paginate = ELEMENT_TYPES[node.type].paginate if node.id in splitting else None
         anchors = _anchors(node, own, tables, designed)
         if not anchors:
             sheet_index, top = 0, own.y
-            # A table designed to reach into the margin may keep its designed extent, never past the sheet.
-            bottom = max(limit, min(own.bottom, page.height))
+            # A table designed to reach into the margin may keep its designed extent; one designed past
+            # the sheet's edge (a long flowing text, a long table) breaks at the margin like any other.
+            bottom = max(limit, own.bottom) if own.bottom <= page.height else limit
         else:
             # Follow whichever table above ends lowest, keeping the designed distance to it.
             sheet_index, top, anchor = max(

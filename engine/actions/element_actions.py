@@ -79,17 +79,20 @@ def run_add(ctx: ApplyContext, args: Any) -> dict:
     data = args.data
     if data is None:
         data = element.Data()
-    node = element.Node(
-        id=ctx.new_id(element.name, tree.nodes),
-        type=element.name,
-        name=args.name,
-        page=args.page,
-        position=args.position,
-        data=data,
-        styles=args.styles or element.Styles(),
-        isHidden=args.isHidden,
-        isLocked=args.isLocked,
-    )
+    try:
+        node = element.Node(
+            id=ctx.new_id(element.name, tree.nodes),
+            type=element.name,
+            name=args.name,
+            page=args.page,
+            position=args.position,
+            data=data,
+            styles=args.styles or element.Styles(),
+            isHidden=args.isHidden,
+            isLocked=args.isLocked,
+        )
+    except ValidationError as exc:  # the type's rules across its parts (ElementType.check)
+        raise ValueError(describe(exc, _model_map(element, element.Node), _hints(element))) from None
     tree.nodes[node.id] = node
     tree.pages[args.page].elements.append(node.id)
     return element_result(node)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 from pydantic.fields import FieldInfo
 
 from ..editing import widget_of
@@ -169,8 +169,16 @@ class ElementType:
     position_hints: dict[str, str] = field(default_factory=dict)
     # Refs of images the element draws, so callers can resolve or ship them.
     image_refs: Callable[[Any], list[str]] = None  # type: ignore[assignment]  # set from image_fields
-    # Types that flow across sheets: (node, first_room, page_room) -> list of parts.
+    # Types that flow across sheets ("split at height"): (node, first_room, page_room) -> list of
+    # parts, each with `start`, `end` and `height` (engine.layout places them); an empty first
+    # part means the element starts on the next sheet.
     paginate: Callable[..., list[Any]] | None = None
+    # Which of the type's elements split ("can split"): (node) -> bool. None: every element of a
+    # type that paginates does (tables); a text splits only when its overflow is "flow".
+    splits_when: Callable[[Any], bool] | None = None
+    # Rules across a node's parts (position, data, styles): (node) -> None, raising
+    # ValueError with a message naming the fix. Checked wherever a node is validated.
+    check: Callable[[Any], None] | None = None
     # How the editor widens a type whose width is derived (neither w nor size nor maxWidth
     # in its position): (node, new width) -> update_element args, e.g. {"data": {...}}.
     resize_width: Callable[[Any, float], dict] | None = None
@@ -204,9 +212,19 @@ class ElementType:
         if self.image_refs is None:
             object.__setattr__(self, "image_refs", self._declared_image_refs)
         self._check_defaults()
+        validators = {}
+        if self.check is not None:
+            check = self.check
+
+            def _checked(node: Any) -> Any:
+                check(node)
+                return node
+
+            validators["_check_parts"] = model_validator(mode="after")(_checked)
         node = create_model(
             f"{self.name.capitalize()}Node",
             __base__=NodeBase,
+            __validators__=validators,
             type=(Literal[self.name], ...),  # type: ignore[valid-type]
             position=(self.Position, ...),
             data=(self.Data, ...),
@@ -216,8 +234,14 @@ class ElementType:
 
     @property
     def splits(self) -> bool:
-        """True when the element flows across sheets (layout splits it; others follow it)."""
-        return self.paginate is not None
+        """True when every element of the type flows across sheets (layout splits it; others
+        follow it). A type with `splits_when` splits only some: ask `splitting(node)`."""
+        return self.paginate is not None and self.splits_when is None
+
+    def splitting(self, node: Any) -> bool:
+        """True when this element flows across sheets: layout splits it with `paginate`, and the
+        elements below it follow it (README "Tables that grow")."""
+        return self.paginate is not None and (self.splits_when is None or self.splits_when(node))
 
     @property
     def resize_mode(self) -> ResizeMode:

@@ -3,12 +3,13 @@ unless `position.maxWidth` pins the width and the content wraps inside it)."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
-from .. import typeset
+from .. import fitting, typeset
 from ..colors import HexColor
 from ..editing import MULTILINE, WEIGHT, Widget
 from ..fonts import DEFAULT_FAMILY, FontFamily
@@ -29,6 +30,10 @@ from .base import (
 )
 
 ListFormat = Literal["none", "ordered", "unordered"]
+# extensions.md 2: what happens to content that still does not fit maxHeight / maxLines.
+Overflow = Literal["visible", "ellipsis", "clip", "flow"]
+Fit = Literal["none", "shrink"]
+DEFAULT_MIN_FONT_SIZE = 6.0
 TextRole = Literal["p", "h1", "h2", "h3", "h4", "h5", "h6"]
 BULLET = "\u2022"
 
@@ -60,6 +65,9 @@ class TextPosition(StrictModel):
     maxWidth: float | None = Field(
         None, gt=0, le=MAX_LENGTH, description="Pins the box width; the text wraps inside it"
     )
+    maxHeight: float | None = Field(
+        None, gt=0, le=MAX_LENGTH, description="The box's height limit; data.overflow says what happens past it"
+    )
 
 
 class TextData(StrictModel):
@@ -73,6 +81,13 @@ class TextData(StrictModel):
     locale: Annotated[str, AfterValidator(check_locale)] = "en"
     currency: str = Field("USD", pattern=r"^[A-Z]{3}$", description="ISO 4217 code for dataType currency")
     role: TextRole = Field("p", description="Structure role: a paragraph or a heading level")
+    maxLines: int | None = Field(None, ge=1, le=10_000, description="At most this many lines (see overflow)")
+    overflow: Overflow = Field(
+        "visible",
+        description="Content that still does not fit maxHeight/maxLines: visible (the box grows), ellipsis "
+        "(the last kept line ends in …), clip (lines past the limit are dropped), flow (the box grows, "
+        "pushes the elements below and continues on new sheets)",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> TextData:
@@ -101,6 +116,47 @@ class TextStyles(StrictModel):
     align: typeset.Align = "left"
     lineHeight: float = Field(1.2, gt=0, le=10, description="A multiple of fontSize")
     opacity: Opacity = 1.0
+    fit: Fit = Field(
+        "none",
+        description="shrink: the size steps down in 0.5 pt steps towards minFontSize until the content fits "
+        "position.maxWidth and maxHeight/maxLines (needs position.maxWidth)",
+    )
+    minFontSize: float = Field(
+        DEFAULT_MIN_FONT_SIZE, gt=0, le=1000, description="The smallest size fit: shrink goes to; at most fontSize"
+    )
+
+    @model_validator(mode="after")
+    def _sizes(self) -> TextStyles:
+        # The default minimum is no rule on a text smaller than 6 pt that never shrinks.
+        explicit = self.minFontSize != DEFAULT_MIN_FONT_SIZE or self.fit == "shrink"
+        if explicit and self.minFontSize > self.fontSize:
+            raise ValueError(
+                f"minFontSize {self.minFontSize:g} is larger than fontSize {self.fontSize:g}: "
+                f"set styles.minFontSize to at most {self.fontSize:g}, or raise styles.fontSize"
+            )
+        return self
+
+
+def check_parts(node: Any) -> None:
+    """extensions.md 2: the fitting keys that only make sense together, or never together."""
+    position, data, styles = node.position, node.data, node.styles
+    if styles.fit == "shrink" and position.maxWidth is None:
+        raise ValueError('styles.fit "shrink" needs a width to fit: set position.maxWidth, or set styles.fit to "none"')
+    if data.overflow == "flow":
+        clashing = [
+            key
+            for key, used in (
+                ("data.maxLines", data.maxLines is not None),
+                ("position.maxHeight", position.maxHeight is not None),
+                ('styles.fit "shrink"', styles.fit == "shrink"),
+            )
+            if used
+        ]
+        if clashing:
+            raise ValueError(
+                f'data.overflow "flow" cannot be combined with {" or ".join(clashing)}: flowing text grows '
+                f'without a limit; remove {" and ".join(clashing)}, or choose overflow "visible", "ellipsis" or "clip"'
+            )
 
 
 def text_style(styles: Any) -> typeset.TextStyle:
@@ -150,20 +206,97 @@ def _layout(
 
 
 def layout(node: Any):
+    fitted = fitted_text(node)
+    if fitted is not None:
+        return fitted.indent, fitted.widest, fitted.blocks
     items = display_items(node.data)
     return _layout(items, tuple(_markers(node.data, len(items))), text_style(node.styles), node.position.maxWidth)
+
+
+def fits_somehow(node: Any) -> bool:
+    """The node uses a fitting key (extensions.md 2); a text that uses none takes no extra work."""
+    return node.styles.fit != "none" or node.data.maxLines is not None or node.position.maxHeight is not None
+
+
+def fitted_text(node: Any) -> fitting.FittedText | None:
+    """The text at its fitted size with its lines cut to its limit; None when it has no limit."""
+    if not fits_somehow(node):
+        return None
+    items = display_items(node.data)
+    return _fitted(
+        items,
+        tuple(_markers(node.data, len(items))),
+        text_style(node.styles),
+        fitting.Limits(node.position.maxWidth, node.position.maxHeight, node.data.maxLines),
+        node.styles.fit == "shrink",
+        node.styles.minFontSize,
+        node.data.overflow,
+    )
+
+
+@lru_cache(maxsize=1024)
+def _fitted(
+    items: tuple[str, ...],
+    markers: tuple[str, ...],
+    style: typeset.TextStyle,
+    limits: fitting.Limits,
+    shrink: bool,
+    min_size: float,
+    overflow: fitting.Overflow,
+) -> fitting.FittedText:
+    return fitting.fit_text(
+        items, lambda sized: _layout(items, markers, sized, limits.max_width), style, limits, shrink, min_size, overflow
+    )
+
+
+def drawn_style(node: Any) -> typeset.TextStyle:
+    """The style the text is drawn with: at its fitted size when it shrinks."""
+    fitted = fitted_text(node)
+    return text_style(node.styles) if fitted is None else fitted.style
 
 
 def measure(node: Any) -> tuple[float, float]:
     indent, widest, blocks = layout(node)
     line_count = sum(len(lines) for _, lines in blocks)
     width = node.position.maxWidth if node.position.maxWidth is not None else indent + widest
-    return width, line_count * node.styles.fontSize * node.styles.lineHeight
+    return width, line_count * drawn_style(node).leading
+
+
+def flows(node: Any) -> bool:
+    """The text splits across sheets and pushes the elements below it (extensions.md 2)."""
+    return node.data.overflow == "flow"
+
+
+def paginate(node: Any, first_room: float, page_room: float) -> list[fitting.TextPart]:
+    """A flowing text's lines split into parts: first_room, then page_room each."""
+    _, _, blocks = layout(node)
+    ends = [line.ends_paragraph for _, lines in blocks for line in lines]
+    return fitting.split_lines(ends, drawn_style(node).leading, first_room, page_room)
+
+
+def _part_blocks(blocks: Any, part: fitting.TextPart) -> tuple[int, tuple]:
+    """(index of the first block shown, the blocks' lines in [part.start, part.end)); a list
+    item continued from the sheet before shows no marker again."""
+    kept = []
+    first_shown = None
+    first = 0
+    for index, (marker, lines) in enumerate(blocks):
+        shown = lines[max(0, part.start - first) : max(0, part.end - first)]
+        if shown:
+            first_shown = index if first_shown is None else first_shown
+            kept.append((marker if first >= part.start else "", shown))
+        first += len(lines)
+    return first_shown or 0, tuple(kept)
 
 
 def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     indent, _, blocks = layout(node)
-    style = text_style(node.styles)
+    style = drawn_style(node)
+    first_item = 0
+    if part is not None:
+        first_item, blocks = _part_blocks(blocks, part)
+    # A flowing text continued on the next sheet stays one structure element (keyed groups).
+    continued = None if part is None else node.id
     canvas = ctx.canvas
     tags = ctx.tags
     marker_style = typeset.TextStyle(
@@ -184,15 +317,20 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     top = box.y
     if node.data.listFormat == "none":
         lines = blocks[0][1] if blocks else ()
-        with tags.content(canvas, node.data.role.upper() if node.data.role != "p" else "P", ActualText=spoken(lines)):
-            draw_lines(lines, top)
+        role = node.data.role.upper() if node.data.role != "p" else "P"
+        # Each sheet's share of a flowing paragraph is a span of the one paragraph.
+        with tags.group(role, key=continued) if continued else nullcontext():
+            with tags.content(canvas, "Span" if continued else role, ActualText=spoken(lines)):
+                draw_lines(lines, top)
     else:
-        with tags.group("L", ListNumbering="Decimal" if node.data.listFormat == "ordered" else "Disc"):
-            for marker, lines in blocks:
-                with tags.group("LI"):
-                    with tags.content(canvas, "Lbl"):
-                        marker_line = typeset.Line(marker, typeset.width_of(marker, style), True)
-                        typeset.draw_lines(canvas, [marker_line], marker_style, box.x, top, indent, ctx.page_height)
+        numbering = "Decimal" if node.data.listFormat == "ordered" else "Disc"
+        with tags.group("L", key=continued, ListNumbering=numbering):
+            for item, (marker, lines) in enumerate(blocks, start=first_item):
+                with tags.group("LI", key=continued and f"{continued}/{item}"):
+                    if marker:  # an item continued from the sheet before has its label there
+                        with tags.content(canvas, "Lbl"):
+                            marker_line = typeset.Line(marker, typeset.width_of(marker, style), True)
+                            typeset.draw_lines(canvas, [marker_line], marker_style, box.x, top, indent, ctx.page_height)
                     with tags.content(canvas, "LBody", ActualText=spoken(lines)):
                         draw_lines(lines, top)
                 top += len(lines) * style.leading
@@ -228,7 +366,7 @@ def look(node: Any) -> TextLook:
     styles = node.styles
     return TextLook(
         family=styles.fontFamily,
-        size=styles.fontSize,
+        size=drawn_style(node).size,  # typing shows the fitted size (extensions.md 2)
         weight=styles.fontWeight,
         italic=styles.italic,
         underline=styles.underline,
@@ -264,6 +402,9 @@ ELEMENT = ElementType(
         "h": "text height follows the content, fontSize and lineHeight: use position.maxWidth to wrap",
     },
     merge_data=merge_data,
+    check=check_parts,
+    paginate=paginate,
+    splits_when=flows,
     tags_itself=True,
     # The raw content: placeholders and markup are typed as written (extensions.md 1, 3).
     inline_text=InlineText(field="data.content", look=look),
