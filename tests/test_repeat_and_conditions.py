@@ -1,0 +1,172 @@
+"""Repeating and conditional elements (extensions.md 4): the node keys `repeat` and
+`showIf`, their refusals, conditions going away with their variable, and the PDFs."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import apply
+from engine.actions import catalog
+from engine.elements import ELEMENT_TYPES
+from engine.errors import ActionError
+
+from .conftest import action, add, build
+
+PAID = {"variable": "status", "equals": "paid"}
+
+
+@pytest.fixture
+def invoice():
+    return build(
+        [
+            add("text", "status", {"x": 40, "y": 40}, {"content": "paid"}),
+            add("table", "lines", {"x": 40, "y": 100}, {"cells": [["Item", "Amount"], ["a", "1"]]}),
+            add("text", "note", {"x": 40, "y": 300}, {"content": "Thanks"}),
+            action("bind_variable", name="status"),
+            action("bind_variable", name="lines"),
+        ]
+    )
+
+
+def refusal(tree, actions) -> str:
+    with pytest.raises(ActionError) as caught:
+        apply(tree, actions)
+    return caught.value.reason
+
+
+# The keys on every element
+
+
+@pytest.mark.parametrize("kind", sorted(ELEMENT_TYPES))
+def test_every_element_type_takes_repeat_and_show_if_in_its_add_and_update_args(kind):
+    actions = {entry["name"]: entry["args"] for entry in catalog()}
+    add_args = actions["add_element"]["$defs"][f"Add{kind.capitalize()}Args"]
+    assert {"repeat", "showIf"} <= set(add_args["properties"])
+    assert {"repeat", "showIf"} <= set(actions["update_element"]["properties"])
+    assert {"repeat", "showIf"} <= set(ELEMENT_TYPES[kind].Node.model_fields)
+
+
+def test_new_elements_do_not_repeat_and_have_no_condition(invoice):
+    note = invoice.node_by_name("note")
+    assert (note.repeat, note.showIf) == ("none", None)
+
+
+def test_add_and_update_set_repeat_and_show_if_on_the_node(invoice):
+    tree, _ = apply(
+        invoice,
+        [
+            add("text", "header", {"x": 40, "y": 10}, {"content": "ACME"}, repeat="sheets"),
+            add("text", "stamp", {"x": 300, "y": 40}, {"content": "PAID"}, showIf=PAID),
+            action("update_element", name="note", repeat="pages", showIf={"variable": "lines"}),
+        ],
+    )
+    assert tree.node_by_name("header").repeat == "sheets"
+    assert tree.node_by_name("stamp").showIf.model_dump() == {"variable": "status", "equals": "paid", "notEquals": None}
+    note = tree.node_by_name("note")
+    assert (note.repeat, note.showIf.variable) == ("pages", "lines")
+    cleared, _ = apply(tree, [action("update_element", name="note", repeat=None, showIf=None)])
+    note = cleared.node_by_name("note")
+    assert (note.repeat, note.showIf) == ("none", None)
+
+
+def test_update_without_the_keys_keeps_them(invoice):
+    tree, _ = apply(invoice, [action("update_element", name="note", repeat="pages", showIf={"variable": "status"})])
+    tree, _ = apply(tree, [action("update_element", name="note", position={"x": 60})])
+    note = tree.node_by_name("note")
+    assert (note.repeat, note.showIf.variable) == ("pages", "status")
+
+
+# Refusals
+
+
+def test_a_table_cannot_repeat(invoice):
+    reason = refusal(invoice, [add("table", "t2", {"x": 40, "y": 500}, repeat="sheets")])
+    assert "a table cannot repeat" in reason and "set repeat to 'none'" in reason
+    reason = refusal(invoice, [action("update_element", name="lines", repeat="pages")])
+    assert "a table cannot repeat" in reason
+
+
+def test_repeat_takes_only_its_three_values(invoice):
+    reason = refusal(invoice, [action("update_element", name="note", repeat="always")])
+    assert "repeat" in reason and "'none', 'sheets' or 'pages'" in reason
+
+
+def test_show_if_on_an_unknown_variable_is_refused_naming_the_variables(invoice):
+    reason = refusal(invoice, [add("text", "x", {"x": 1, "y": 1}, {"content": "x"}, showIf={"variable": "paid"})])
+    assert "no variable 'paid'" in reason and "'lines', 'status'" in reason and "bind_variable" in reason
+    reason = refusal(invoice, [action("update_element", name="note", showIf={"variable": "note"})])
+    assert "no variable 'note'" in reason
+
+
+def test_show_if_takes_equals_or_not_equals_but_not_both(invoice):
+    condition = {"variable": "status", "equals": "paid", "notEquals": "due"}
+    reason = refusal(invoice, [action("update_element", name="note", showIf=condition)])
+    assert "equals or notEquals, not both" in reason
+
+
+def test_show_if_refuses_unknown_keys(invoice):
+    reason = refusal(invoice, [action("update_element", name="note", showIf={"variable": "status", "is": "paid"})])
+    assert "showIf.is" in reason and "unknown key" in reason
+
+
+def test_a_table_variable_is_tested_for_emptiness_not_compared(invoice):
+    reason = refusal(invoice, [action("update_element", name="note", showIf={"variable": "lines", "equals": "a"})])
+    assert "cannot be compared" in reason and "leave both out" in reason
+
+
+# A condition goes away with its variable
+
+
+@pytest.fixture
+def conditional(invoice):
+    tree, _ = apply(
+        invoice,
+        [
+            add("text", "stamp", {"x": 300, "y": 40}, {"content": "PAID"}, showIf=PAID),
+            action("update_element", name="note", showIf={"variable": "lines"}),
+        ],
+    )
+    return tree
+
+
+@pytest.mark.parametrize(
+    "removal",
+    [action("unbind_variable", name="status"), action("remove_element", name="status")],
+    ids=["unbind", "remove element"],
+)
+def test_conditions_go_away_with_their_variable(conditional, removal):
+    tree, _ = apply(conditional, [removal])
+    assert tree.node_by_name("stamp").showIf is None
+    assert tree.node_by_name("note").showIf.variable == "lines"  # another variable's condition stays
+
+
+def test_conditions_go_away_with_the_page_of_their_variable(conditional):
+    tree, _ = apply(
+        conditional,
+        [
+            action("add_page"),
+            add("text", "due", {"x": 9, "y": 9}, {"content": "1 May"}, page=1),
+            action("bind_variable", name="due"),
+            action("update_element", name="stamp", showIf={"variable": "due"}),
+            action("remove_page", page=1),
+        ],
+    )
+    assert "due" not in tree.variables
+    assert tree.node_by_name("stamp").showIf is None
+    assert tree.node_by_name("note").showIf.variable == "lines"
+
+
+def test_conditions_follow_their_variable_when_its_element_is_renamed(conditional):
+    tree, _ = apply(conditional, [action("update_element", name="status", newName="state")])
+    assert tree.node_by_name("stamp").showIf.variable == "state"
+
+
+def test_a_condition_on_its_own_element_follows_the_rename(invoice):
+    tree, _ = apply(
+        invoice,
+        [
+            action("update_element", name="status", showIf={"variable": "status"}),
+            action("update_element", name="status", newName="state"),
+        ],
+    )
+    assert tree.node_by_name("state").showIf.variable == "state"
