@@ -16,6 +16,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .conditions import is_shown
 from .elements import ELEMENT_TYPES, Box
 from .tree import Background, DesignTree, Page
 
@@ -98,7 +99,8 @@ def _layout_page(design: DesignTree, filled: DesignTree, index: int) -> list[Lai
     page = filled.pages[index]
     background = effective_background(filled, page)
     sheets = [LaidOutPage(index, page, background)]
-    nodes = [filled.nodes[i] for i in page.elements if not filled.nodes[i].isHidden]
+    # Hidden elements and those whose showIf fails take no part: nothing follows them (engine.conditions).
+    nodes = [filled.nodes[i] for i in page.elements if is_shown(filled, filled.nodes[i])]
     designed = {n.id: _box(design.nodes[n.id]) for n in nodes}
     # Elements that split across sheets (tables); the others follow the ones above them.
     tables = [n for n in nodes if ELEMENT_TYPES[n.type].splits]

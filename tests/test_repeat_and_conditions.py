@@ -3,14 +3,19 @@
 
 from __future__ import annotations
 
-import pytest
+import io
 
-from engine import apply
+import pytest
+from PIL import Image
+
+from engine import apply, render_pdf, render_png
 from engine.actions import catalog
 from engine.elements import ELEMENT_TYPES
 from engine.errors import ActionError
+from engine.layout import layout
+from engine.variables import apply_values
 
-from .conftest import action, add, build
+from .conftest import action, add, build, crop_points, ink_ratio, pdf_text
 
 PAID = {"variable": "status", "equals": "paid"}
 
@@ -170,3 +175,102 @@ def test_a_condition_on_its_own_element_follows_the_rename(invoice):
         ],
     )
     assert tree.node_by_name("state").showIf.variable == "state"
+
+
+# showIf in real PDFs
+
+
+@pytest.fixture(scope="module")
+def receipt():
+    return build(
+        [
+            add("text", "status", {"x": 40, "y": 40}, {"content": "due"}),
+            add("text", "comment", {"x": 40, "y": 60}, {"content": ""}),
+            add("text", "count", {"x": 40, "y": 80}, {"content": "1", "dataType": "number"}),
+            add("text", "tags", {"x": 300, "y": 80}, {"content": [], "listFormat": "unordered"}),
+            add("table", "lines", {"x": 40, "y": 120}, {"cells": [["Item", "Amount"], ["design row", "1"]]}),
+            add("text", "total", {"x": 40, "y": 200}, {"content": "Total line"}),
+            *(action("bind_variable", name=n) for n in ("status", "comment", "count", "tags", "lines")),
+            add("text", "stamp", {"x": 300, "y": 40}, {"content": "STAMPPAID"}, showIf=PAID),
+            add(
+                "text",
+                "reminder",
+                {"x": 300, "y": 60},
+                {"content": "PLEASEPAY"},
+                showIf=PAID | {"equals": None, "notEquals": "paid"},
+            ),
+            add("text", "remark", {"x": 300, "y": 300}, {"content": "SEEREMARK"}, showIf={"variable": "comment"}),
+            add(
+                "text",
+                "three",
+                {"x": 300, "y": 320},
+                {"content": "EXACTLYTHREE"},
+                showIf={"variable": "count", "equals": 3},
+            ),
+            add("text", "tagged", {"x": 300, "y": 340}, {"content": "HASTAGS"}, showIf={"variable": "tags"}),
+            action("update_element", name="total", showIf={"variable": "lines"}),
+        ]
+    )
+
+
+def stamp_ink(tree, values=None) -> float:
+    """Ink where the stamp is, in a preview (render_png)."""
+    image = Image.open(io.BytesIO(render_png(tree, 0, dpi=144, values=values)))
+    return ink_ratio(crop_points(image, (298, 38, 90, 18)))
+
+
+def drawn(tree, values=None) -> str:
+    (text,) = pdf_text(render_pdf(tree, values))
+    return text
+
+
+def test_equals_and_not_equals_decide_with_the_generations_values(receipt):
+    paid = drawn(receipt, {"status": "paid"})
+    assert "STAMPPAID" in paid and "PLEASEPAY" not in paid
+    due = drawn(receipt, {"status": "overdue"})
+    assert "STAMPPAID" not in due and "PLEASEPAY" in due
+
+
+def test_previews_decide_with_the_design_time_content(receipt):
+    design = drawn(receipt)  # status "due", comment "", count 1, no tags, a body row
+    assert "PLEASEPAY" in design and "Total line" in design
+    assert not {"STAMPPAID", "SEEREMARK", "EXACTLYTHREE", "HASTAGS"} & set(design.split())
+    assert stamp_ink(receipt) == 0
+    assert stamp_ink(receipt, {"status": "paid"}) > 0.02
+
+
+def test_without_equals_an_element_is_drawn_when_its_variable_is_not_empty(receipt):
+    assert "SEEREMARK" not in drawn(receipt, {"comment": ""})
+    assert "SEEREMARK" in drawn(receipt, {"comment": "fragile"})
+    assert "HASTAGS" not in drawn(receipt, {"tags": []})
+    assert "HASTAGS" in drawn(receipt, {"tags": ["red"]})
+
+
+def test_a_table_with_only_its_header_is_empty(receipt):
+    assert "Total line" not in drawn(receipt, {"lines": [["Item", "Amount"]]})
+    assert "Total line" not in drawn(receipt, {"lines": [["Item", "Amount"], ["", ""]]})
+    assert "Total line" in drawn(receipt, {"lines": [["Item", "Amount"], ["bolts", "4"]]})
+
+
+def test_numbers_are_compared_as_the_text_they_show(receipt):
+    assert "EXACTLYTHREE" in drawn(receipt, {"count": 3})
+    assert "EXACTLYTHREE" in drawn(receipt, {"count": "3"})
+    assert "EXACTLYTHREE" not in drawn(receipt, {"count": 30})
+
+
+def test_an_element_left_out_by_its_condition_pushes_nothing():
+    tree = build(
+        [
+            add("text", "flag", {"x": 40, "y": 20}, {"content": ""}),
+            action("bind_variable", name="flag"),
+            add("table", "extra", {"x": 40, "y": 100}, {"cells": [["Extra"], ["x"]]}, showIf={"variable": "flag"}),
+            action("bind_variable", name="extra"),
+            add("text", "after", {"x": 40, "y": 160}, {"content": "After"}),
+        ]
+    )
+    grown = {"extra": [["Extra"]] + [[f"row {i}"] for i in range(60)]}
+    (sheet,) = layout(tree, apply_values(tree, grown))
+    assert [p.node.name for p in sheet.placements] == ["flag", "after"]
+    assert next(p for p in sheet.placements if p.node.name == "after").box.y == 160
+    shown = layout(tree, apply_values(tree, {**grown, "flag": "yes"}))
+    assert len(shown) == 2  # shown, the same table grows to a second sheet and pushes "after"
