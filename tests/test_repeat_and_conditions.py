@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 
+import pypdfium2 as pdfium
 import pytest
 from PIL import Image
 
@@ -274,3 +275,114 @@ def test_an_element_left_out_by_its_condition_pushes_nothing():
     assert next(p for p in sheet.placements if p.node.name == "after").box.y == 160
     shown = layout(tree, apply_values(tree, {**grown, "flag": "yes"}))
     assert len(shown) == 2  # shown, the same table grows to a second sheet and pushes "after"
+
+
+# repeat: page furniture on the sheets
+
+
+def invoice_rows(count: int) -> list[list[str]]:
+    return [["Item", "Amount"]] + [[f"item{i:03d}", str(i)] for i in range(count)]
+
+
+@pytest.fixture(scope="module")
+def long_invoice():
+    """Two design pages; page 1's table grows over three sheets at 80 rows."""
+    return build(
+        [
+            add("text", "header", {"x": 40, "y": 40}, {"content": "SHEETHEADER"}, {"fontSize": 20}, repeat="sheets"),
+            add("table", "lines", {"x": 40, "y": 120}, {"cells": invoice_rows(1), "columnWidths": [300, 100]}),
+            add("text", "total", {"x": 40, "y": 180}, {"content": "TOTALLINE"}),
+            add("text", "footer", {"x": 40, "y": 760}, {"content": "PAGEFOOTER"}, {"fontSize": 14}, repeat="pages"),
+            add("text", "aside", {"x": 460, "y": 60}, {"content": "ASIDE"}),
+            action("bind_variable", name="lines"),
+            action("add_page"),
+            add("text", "second", {"x": 40, "y": 300}, {"content": "SECONDPAGE"}, page=1),
+        ]
+    )
+
+
+GROWN = {"lines": invoice_rows(80)}
+
+
+def by_name(sheet) -> dict:
+    return {p.node.name: p for p in sheet.placements}
+
+
+def test_sheets_repeats_on_its_pages_sheets_and_pages_on_every_sheet(long_invoice):
+    texts = pdf_text(render_pdf(long_invoice, GROWN))
+    assert len(texts) == 4 and "SECONDPAGE" in texts[3]
+    assert ["SHEETHEADER" in t for t in texts] == [True, True, True, False]
+    assert ["PAGEFOOTER" in t for t in texts] == [True, True, True, True]
+    assert ["ASIDE" in t for t in texts] == [True, False, False, False]  # not repeated: drawn once
+
+
+def test_repeated_elements_keep_their_place_and_never_follow_the_table(long_invoice):
+    sheets = layout(long_invoice, apply_values(long_invoice, GROWN))
+    assert [s.source for s in sheets] == [0, 0, 0, 1]
+    for sheet in sheets:
+        placed = by_name(sheet)
+        assert (placed["footer"].box.x, placed["footer"].box.y) == (40, 760)
+        if sheet.source == 0:
+            assert (placed["header"].box.x, placed["header"].box.y) == (40, 40)
+
+
+def test_a_growing_table_runs_between_the_header_and_the_footer(long_invoice):
+    sheets = layout(long_invoice, apply_values(long_invoice, GROWN))
+    header_bottom = by_name(sheets[0])["header"].box.bottom
+    footer_top = 760
+    tables = [by_name(s)["lines"] for s in sheets[:3]]
+    assert tables[0].box.y == 120
+    assert all(t.box.bottom <= footer_top + 0.01 for t in tables)
+    assert [t.box.y for t in tables[1:]] == [pytest.approx(header_bottom)] * 2
+    # Without furniture the table would use the margins: the band is what limits it here.
+    assert max(t.box.bottom for t in tables) > footer_top - 20
+    rows = [(t.part.start, t.part.end) for t in tables]
+    assert rows[0][0] == 0 and rows[-1][1] == 81 and all(a[1] == b[0] for a, b in zip(rows, rows[1:], strict=False))
+    total = by_name(sheets[2])["total"]
+    assert total.box.y >= tables[2].box.bottom and total.box.bottom <= footer_top
+
+
+def test_no_row_is_drawn_over_the_header_or_the_footer(long_invoice):
+    pdf = render_pdf(long_invoice, GROWN)
+    document = pdfium.PdfDocument(pdf)
+    try:
+        seen = []
+        for index in range(3):
+            page = document[index]
+            height = page.get_height()
+            text = page.get_textpage()
+            header_band = text.get_text_bounded(0, height - 62, page.get_width(), height)
+            footer_band = text.get_text_bounded(0, 0, page.get_width(), height - 760)
+            assert "SHEETHEADER" in header_band and "item" not in header_band
+            assert "PAGEFOOTER" in footer_band and "item" not in footer_band
+            seen += [word for word in text.get_text_range().split() if word.startswith("item")]
+    finally:
+        document.close()
+    assert seen == [f"item{i:03d}" for i in range(80)]  # every row once, in order
+
+
+def test_a_pages_element_of_a_later_page_is_on_the_first_pages_sheets_too():
+    tree = build(
+        [
+            add("text", "one", {"x": 40, "y": 100}, {"content": "ONE"}),
+            action("add_page"),
+            add("text", "mark", {"x": 40, "y": 40}, {"content": "MARK"}, page=1, repeat="pages"),
+            add("text", "only", {"x": 40, "y": 60}, {"content": "ONLY"}, page=1, repeat="sheets"),
+        ]
+    )
+    texts = pdf_text(render_pdf(tree))
+    assert ["MARK" in t for t in texts] == [True, True]
+    assert ["ONLY" in t for t in texts] == [False, True]
+
+
+def test_a_repeated_element_left_out_by_its_condition_is_on_no_sheet(long_invoice):
+    tree, _ = apply(
+        long_invoice,
+        [
+            add("text", "flag", {"x": 300, "y": 40}, {"content": ""}),
+            action("bind_variable", name="flag"),
+            action("update_element", name="footer", showIf={"variable": "flag"}),
+        ],
+    )
+    assert not any("PAGEFOOTER" in t for t in pdf_text(render_pdf(tree, GROWN)))
+    assert all("PAGEFOOTER" in t for t in pdf_text(render_pdf(tree, {**GROWN, "flag": "on"})))
