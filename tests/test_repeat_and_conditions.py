@@ -4,7 +4,12 @@
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
+from pathlib import Path
 
+import pikepdf
+import pikepdf.pdfa
 import pypdfium2 as pdfium
 import pytest
 from PIL import Image
@@ -17,6 +22,8 @@ from engine.layout import layout
 from engine.variables import apply_values
 
 from .conftest import action, add, build, crop_points, ink_ratio, pdf_text
+from .pdf_checker import problems
+from .test_profiles import IMAGES, structure
 
 PAID = {"variable": "status", "equals": "paid"}
 
@@ -386,3 +393,61 @@ def test_a_repeated_element_left_out_by_its_condition_is_on_no_sheet(long_invoic
     )
     assert not any("PAGEFOOTER" in t for t in pdf_text(render_pdf(tree, GROWN)))
     assert all("PAGEFOOTER" in t for t in pdf_text(render_pdf(tree, {**GROWN, "flag": "on"})))
+
+
+# Tagged profiles: the copies after the first are pagination artifacts
+
+
+@pytest.fixture(scope="module")
+def tagged(long_invoice, tmp_path_factory):
+    tree, _ = apply(
+        long_invoice,
+        [
+            action("set_metadata", title="Invoice with a repeated header and footer", language="en-GB"),
+            add("image", "logo", {"x": 480, "y": 20, "w": 60, "h": 40}, {"src": "uploads:logo", "alt": "Company logo"}),
+            add("shape", "rule", {"x": 40, "y": 750, "w": 500, "h": 1}, repeat="pages"),
+            action("update_element", name="logo", repeat="sheets"),
+        ],
+    )
+    folder = tmp_path_factory.mktemp("repeat-profiles")
+    paths = {}
+    for profile in ("accessible", "pdf-a"):
+        paths[profile] = folder / f"{profile}.pdf"
+        paths[profile].write_bytes(render_pdf(tree, GROWN, IMAGES.__getitem__, profile))
+    return paths
+
+
+def test_repeated_elements_pass_the_pdf_a_validator(tagged):
+    report = pikepdf.pdfa.validate_written(tagged["pdf-a"], "3b")
+    assert report.passed, report.summary()
+
+
+def test_repeated_elements_pass_outloud(tagged):
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "outloud"), "--fail-on", "warning", str(tagged["accessible"])],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("profile", ["accessible", "pdf-a"])
+def test_repeated_elements_pass_our_structural_checker(tagged, profile):
+    assert problems(tagged[profile].read_bytes()) == []
+
+
+def test_a_repeated_element_is_read_once_and_its_copies_are_pagination_artifacts(tagged):
+    elements = structure(tagged["accessible"])
+    texts = [attrs.get("/ActualText") for role, attrs in elements if role == "P"]
+    assert texts.count("SHEETHEADER") == 1 and texts.count("PAGEFOOTER") == 1
+    assert [attrs["/Alt"] for role, attrs in elements if role == "Figure"] == ["Company logo"]
+    with pikepdf.open(tagged["accessible"]) as pdf:
+        for number, page in enumerate(pdf.pages):
+            pagination = 0
+            for operands, operator in pikepdf.parse_content_stream(page):
+                if str(operator) == "BDC" and str(operands[0]) == "/Artifact":
+                    pagination += operands[1].get("/Type") == "/Pagination"
+            # Sheet 1 draws each element itself; sheets 2-3 copy header, logo, footer and rule;
+            # the second design page copies the footer and the rule.
+            assert pagination == [0, 4, 4, 2][number]
