@@ -68,7 +68,29 @@ def page_digest(tree: Mapping[str, Any], index: int) -> str:
         "nodes": [nodes.get(node_id) for node_id in sheet.get("elements", [])],
         "background": tree.get("background"),
     }
+    beyond = _drawn_from_elsewhere(tree, index)
+    if beyond:
+        drawn["beyond"] = beyond
     return hashlib.sha256(json.dumps(drawn, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _drawn_from_elsewhere(tree: Mapping[str, Any], index: int) -> dict[str, Any]:
+    """What else page `index`'s picture depends on (extensions.md 4, tree in JSON form): the
+    other pages' elements repeated on every sheet, and the elements bound to the variables
+    that conditions drawn here test. Empty for a design that uses neither."""
+    nodes = tree.get("nodes", {})
+    furniture = [
+        nodes.get(node_id)
+        for number, page in enumerate(tree["pages"])
+        if number != index
+        for node_id in page.get("elements", [])
+        if (nodes.get(node_id) or {}).get("repeat") == "pages"
+    ]
+    here = [nodes.get(node_id) for node_id in tree["pages"][index].get("elements", [])] + furniture
+    tested = sorted({node["showIf"]["variable"] for node in here if node and node.get("showIf")})
+    variables = tree.get("variables", {})
+    conditions = {name: nodes.get((variables.get(name) or {}).get("nodeId", "")) for name in tested}
+    return {"furniture": furniture, "conditions": conditions} if furniture or conditions else {}
 
 
 def page_without(tree: Mapping[str, Any], index: int, left_out: Collection[str]) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from engine import apply, render_pdf, render_png
 from engine.actions import catalog
 from engine.elements import ELEMENT_TYPES
 from engine.errors import ActionError
-from engine.layout import layout
+from engine.layout import layout, page_digest
 from engine.variables import apply_values
 
 from .conftest import action, add, build, crop_points, ink_ratio, pdf_text
@@ -451,3 +451,29 @@ def test_a_repeated_element_is_read_once_and_its_copies_are_pagination_artifacts
             # Sheet 1 draws each element itself; sheets 2-3 copy header, logo, footer and rule;
             # the second design page copies the footer and the rule.
             assert pagination == [0, 4, 4, 2][number]
+
+
+# Previews are cached by page_digest: it must see what reaches a page from elsewhere
+
+
+def test_a_pages_digest_follows_furniture_and_conditions_from_other_pages():
+    tree = build(
+        [
+            add("text", "status", {"x": 40, "y": 40}, {"content": "due"}),
+            action("bind_variable", name="status"),
+            add("text", "mark", {"x": 40, "y": 80}, {"content": "MARK"}, repeat="pages"),
+            action("add_page"),
+            add("text", "stamp", {"x": 40, "y": 40}, {"content": "PAID"}, page=1, showIf=PAID),
+        ]
+    )
+
+    def digest(actions):
+        edited, _ = apply(tree, actions) if actions else (tree, None)
+        return page_digest(edited.model_dump(mode="json"), 1)
+
+    before = digest([])
+    assert digest([action("update_element", name="status", data={"content": "paid"})]) != before
+    assert digest([action("update_element", name="mark", data={"content": "MARK 2"})]) != before
+    assert digest([action("update_element", name="mark", repeat="sheets")]) != before
+    # What page 1 never shows leaves its digest alone.
+    assert digest([add("text", "other", {"x": 40, "y": 300}, {"content": "x"})]) == before
