@@ -16,7 +16,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .conditions import is_shown
+from .conditions import holds, is_shown
 from .elements import ELEMENT_TYPES, Box
 from .tree import Background, DesignTree, Page
 
@@ -132,7 +132,11 @@ def _layout_page(
     sheets = [LaidOutPage(index, page, background)]
     # Hidden elements and those whose showIf fails take no part: nothing follows them (engine.conditions).
     # Repeated ones are page furniture, placed on every sheet afterwards: they follow nothing.
-    nodes = [n for n in (filled.nodes[i] for i in page.elements) if n.repeat == "none" and is_shown(filled, n)]
+    nodes = [
+        n
+        for n in map(filled.nodes.__getitem__, page.elements)
+        if not n.isHidden and n.repeat == "none" and (n.showIf is None or holds(filled, n.showIf))
+    ]
     designed = {n.id: _box(design.nodes[n.id]) for n in nodes}
     # Elements that split across sheets (tables); the others follow the ones above them.
     tables = [n for n in nodes if ELEMENT_TYPES[n.type].splits]
