@@ -99,6 +99,17 @@ def test_a_table_cannot_repeat(invoice):
     assert "a table cannot repeat" in reason
 
 
+def test_a_flowing_text_cannot_repeat(invoice):
+    if "overflow" not in ELEMENT_TYPES["text"].Data.model_fields:
+        pytest.skip("data.overflow comes with extensions.md 2 (fit and flow)")
+    flowing = {"content": "long text", "overflow": "flow"}
+    reason = refusal(invoice, [add("text", "body", {"x": 40, "y": 400, "maxWidth": 200}, flowing, repeat="pages")])
+    assert "overflow 'flow' cannot repeat" in reason
+    tree, _ = apply(invoice, [action("update_element", name="note", repeat="sheets")])
+    reason = refusal(tree, [action("update_element", name="note", data={"overflow": "flow"})])
+    assert "overflow 'flow' cannot repeat" in reason
+
+
 def test_repeat_takes_only_its_three_values(invoice):
     reason = refusal(invoice, [action("update_element", name="note", repeat="always")])
     assert "repeat" in reason and "'none', 'sheets' or 'pages'" in reason
