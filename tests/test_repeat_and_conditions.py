@@ -16,6 +16,7 @@ from PIL import Image
 
 from engine import apply, render_pdf, render_png
 from engine.actions import catalog
+from engine.diff import changes
 from engine.elements import ELEMENT_TYPES
 from engine.errors import ActionError
 from engine.layout import layout, page_digest
@@ -488,3 +489,16 @@ def test_a_pages_digest_follows_furniture_and_conditions_from_other_pages():
     assert digest([action("update_element", name="mark", repeat="sheets")]) != before
     # What page 1 never shows leaves its digest alone.
     assert digest([add("text", "other", {"x": 40, "y": 300}, {"content": "x"})]) == before
+
+
+# Undo and redo (engine.diff)
+
+
+def test_undoing_the_removal_of_a_variable_brings_back_the_conditions_on_it(conditional):
+    edited, _ = apply(conditional, [action("remove_element", name="status")])
+    assert edited.node_by_name("stamp").showIf is None
+    restored, _ = apply(edited, changes(edited, conditional))
+    assert restored.node_by_name("stamp").showIf == conditional.node_by_name("stamp").showIf
+    assert restored.node_by_name("note").showIf.variable == "lines"
+    redone, _ = apply(restored, changes(restored, edited))
+    assert redone.node_by_name("stamp").showIf is None and "status" not in redone.variables
