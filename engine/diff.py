@@ -39,6 +39,8 @@ def _element_args(node: Any) -> dict:
         args["isHidden"] = True
     if node.isLocked:
         args["isLocked"] = True
+    if node.repeat != "none":
+        args["repeat"] = node.repeat
     return args
 
 
@@ -108,7 +110,7 @@ def changes(current: DesignTree, target: DesignTree) -> list[dict]:
             patch = _patch(_fields(getattr(before, part)), _fields(getattr(after, part)))
             if patch:
                 update[part] = patch
-        for flag in ("isHidden", "isLocked"):
+        for flag in ("isHidden", "isLocked", "repeat"):
             if getattr(before, flag) != getattr(after, flag):
                 update[flag] = getattr(after, flag)
         if len(update) > 1:
@@ -120,6 +122,7 @@ def changes(current: DesignTree, target: DesignTree) -> list[dict]:
     ]
     actions += _order_actions(current, target, matched)
     actions += _variable_actions(current, target, matched)
+    actions += _condition_actions(current, target, matched)
     background = _patch(_fields(current.background), _fields(target.background))
     if background:
         actions.append({"type": "set_document_background", "args": background})
@@ -162,4 +165,17 @@ def _variable_actions(current: DesignTree, target: DesignTree, matched: dict[str
         bound = node.name in target.variables
         if was_bound != bound:
             out.append({"type": "bind_variable" if bound else "unbind_variable", "args": {"name": node.name}})
+    return out
+
+
+def _condition_actions(current: DesignTree, target: DesignTree, matched: dict[str, str]) -> list[dict]:
+    """showIf last, by name: a condition may name a variable the batch binds just before, and
+    one whose variable the batch unbinds is already gone with it (engine.conditions)."""
+    out: list[dict] = []
+    for node_id, node in target.nodes.items():
+        mine = matched.get(node_id)
+        before = current.nodes[mine].showIf if mine is not None else None
+        if before != node.showIf:
+            condition = node.showIf.model_dump(exclude_none=True) if node.showIf is not None else None
+            out.append({"type": "update_element", "args": {"name": node.name, "showIf": condition}})
     return out

@@ -106,6 +106,8 @@ def _render(
             node = placement.node
             element = ELEMENT_TYPES[node.type]
             block = nullcontext() if element.tags_itself else tags.figure(canvas, getattr(node.data, "alt", None))
+            if placement.repeated_copy:
+                block = tags.pagination(canvas)  # read once, where it is first drawn (extensions.md 4)
             with block:
                 element.draw(node, placement.box, ctx, placement.part)
         if watermark is not None:

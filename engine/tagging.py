@@ -54,6 +54,10 @@ class Untagged:
     def figure(self, canvas: Canvas, alt: str | None) -> Iterator[None]:
         yield
 
+    @contextmanager
+    def pagination(self, canvas: Canvas) -> Iterator[None]:
+        yield
+
 
 class Tagger(Untagged):
     """Collects the structure of a tagged document while it is drawn."""
@@ -65,12 +69,16 @@ class Tagger(Untagged):
         self.pages: list[list[StructNode]] = []  # per page: the node owning each MCID, by MCID
         self._stack: list[StructNode] = [self.root]
         self._groups: dict[str, StructNode] = {}
+        self._in_pagination = False  # inside a pagination artifact: nothing drawn is structure
 
     def start_page(self, canvas: Canvas) -> None:
         self.pages.append([])
 
     @contextmanager
     def artifact(self, canvas: Canvas) -> Iterator[None]:
+        if self._in_pagination:
+            yield
+            return
         canvas.addLiteral("/Artifact <</Type /Layout>> BDC")
         try:
             yield
@@ -84,6 +92,9 @@ class Tagger(Untagged):
         With a key, drawing the same group again (a table continued on the next page)
         adds to the element made the first time instead of starting a second one.
         """
+        if self._in_pagination:
+            yield
+            return
         node = self._groups.get(key) if key else None
         if node is None:
             node = StructNode(role, attributes)
@@ -99,6 +110,9 @@ class Tagger(Untagged):
     @contextmanager
     def content(self, canvas: Canvas, role: str, **attributes: Any) -> Iterator[None]:
         """A structure element whose content is what is drawn inside the block."""
+        if self._in_pagination:
+            yield
+            return
         node = StructNode(role, attributes)
         self._stack[-1].children.append(node)
         page = len(self.pages) - 1
@@ -117,3 +131,18 @@ class Tagger(Untagged):
         block = self.content(canvas, "Figure", Alt=alt) if alt else self.artifact(canvas)
         with block:
             yield
+
+    @contextmanager
+    def pagination(self, canvas: Canvas) -> Iterator[None]:
+        """A repeated element drawn again on a later sheet (extensions.md 4): one pagination
+        artifact around all of it, and none of it in the structure tree (it was read once)."""
+        if self._in_pagination:
+            yield
+            return
+        canvas.addLiteral("/Artifact <</Type /Pagination>> BDC")
+        self._in_pagination = True
+        try:
+            yield
+        finally:
+            self._in_pagination = False
+            canvas.addLiteral("EMC")

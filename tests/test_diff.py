@@ -41,6 +41,13 @@ EDITS = {
         action("set_document_background", backgroundColor="#eeeeee"),
     ],
     "metadata": [action("set_metadata", title="Changed", language="fr-FR", author="Ada")],
+    "repeat and condition": [
+        action("update_element", name="serial", repeat="pages", showIf={"variable": "recipient", "notEquals": "x"})
+    ],
+    "condition on a variable bound in the batch": [
+        action("bind_variable", name="title"),
+        add("text", "stamp", {"x": 40, "y": 60}, {"content": "Paid"}, repeat="sheets", showIf={"variable": "title"}),
+    ],
     "swap names": [
         action("update_element", name="title", newName="tmp"),
         action("update_element", name="serial", newName="title"),

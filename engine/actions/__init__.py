@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..conditions import drop_orphan_conditions
 from ..elements import StrictModel
 from ..errors import ActionError, EngineError
 from ..tree import DesignTree
@@ -61,7 +62,11 @@ def apply(
             spec = ACTIONS.get(action.type)
             if spec is None:
                 raise ValueError(f"unknown action type; use one of {', '.join(ACTIONS)}")
+            variables_before = set(ctx.tree.variables)
             data = spec.run(ctx, _parse_args(spec, action.args))
+            if not variables_before <= ctx.tree.variables.keys():
+                # extensions.md 4: a condition goes away with its variable, whichever action removed it.
+                drop_orphan_conditions(ctx.tree)
         except (ValueError, EngineError) as exc:
             reason = exc.message if isinstance(exc, EngineError) else str(exc)
             raise ActionError(index, action_type, reason) from None

@@ -6,11 +6,21 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, create_model
 
-from ..elements import ELEMENT_TYPES, ElementType, StrictModel, union_of
+from .. import conditions
+from ..elements import ELEMENT_TYPES, Condition, ElementType, Repeat, StrictModel, union_of
 from ..elements.base import ElementName, merge_keys
 from ..tree import DesignTree, Variable
 from .base import ActionSpec, ApplyContext, ElementAddress, check_page, find_node
 from .errors import describe
+
+REPEAT_HELP = (
+    "none; sheets: also drawn at the same place on every continuation sheet of its page; "
+    "pages: on every sheet of the document (tables and flowing texts cannot repeat)"
+)
+SHOW_IF_HELP = (
+    "Drawn only when the condition holds for the generation's values: equals or notEquals (compared as "
+    "text), or with neither when the value is not empty. The variable must exist"
+)
 
 
 def _requires_data(element: ElementType) -> bool:
@@ -30,6 +40,8 @@ def _add_args_model(element: ElementType) -> type[StrictModel]:
         styles=(element.Styles | None, None),
         isHidden=(bool, False),
         isLocked=(bool, False),
+        repeat=(Repeat, Field("none", description=REPEAT_HELP)),
+        showIf=(Condition | None, Field(None, description=SHOW_IF_HELP)),
     )
 
 
@@ -90,9 +102,12 @@ def run_add(ctx: ApplyContext, args: Any) -> dict:
             styles=args.styles or element.Styles(),
             isHidden=args.isHidden,
             isLocked=args.isLocked,
+            repeat=args.repeat,
+            showIf=args.showIf,
         )
     except ValidationError as exc:  # the type's rules across its parts (ElementType.check)
         raise ValueError(describe(exc, _model_map(element, element.Node), _hints(element))) from None
+    _check_furniture_and_condition(tree, node, condition_set=args.showIf is not None)
     tree.nodes[node.id] = node
     tree.pages[args.page].elements.append(node.id)
     return element_result(node)
@@ -105,6 +120,15 @@ class UpdateElementArgs(ElementAddress):
     styles: dict[str, Any] | None = Field(None, description="Style keys to change, merged key by key; null resets")
     isHidden: bool | None = None
     isLocked: bool | None = None
+    repeat: Repeat | None = Field(None, description=REPEAT_HELP + "; null resets to none")
+    showIf: Condition | None = Field(None, description=SHOW_IF_HELP + "; null removes the condition")
+
+
+def _check_furniture_and_condition(tree: DesignTree, node: Any, condition_set: bool) -> None:
+    """extensions.md 4: refusals of repeat and showIf, on the element as it will be."""
+    conditions.check_repeat(node)
+    if condition_set and node.showIf is not None:
+        conditions.check_condition(tree, node.showIf)
 
 
 def run_update(ctx: ApplyContext, args: UpdateElementArgs) -> dict:
@@ -122,6 +146,11 @@ def run_update(ctx: ApplyContext, args: UpdateElementArgs) -> dict:
     for flag in ("isHidden", "isLocked"):
         if getattr(args, flag) is not None:
             candidate[flag] = getattr(args, flag)
+    # Sent as null, repeat returns to its default and showIf is removed.
+    if "repeat" in args.model_fields_set:
+        candidate["repeat"] = args.repeat or "none"
+    if "showIf" in args.model_fields_set:
+        candidate["showIf"] = args.showIf
     if args.newName is not None and args.newName != node.name:
         _check_unique_name(tree, args.newName, except_id=node.id)
         candidate["name"] = args.newName
@@ -129,11 +158,14 @@ def run_update(ctx: ApplyContext, args: UpdateElementArgs) -> dict:
         updated = element.Node.model_validate(candidate)
     except ValidationError as exc:
         raise ValueError(describe(exc, _model_map(element, element.Node), _hints(element))) from None
+    _check_furniture_and_condition(tree, updated, condition_set="showIf" in args.model_fields_set)
+    tree.nodes[node.id] = updated
     if updated.name != node.name:
         bound = tree.variables.pop(node.name, None)
         if bound is not None:
             tree.variables[updated.name] = bound
-    tree.nodes[node.id] = updated
+            conditions.rename_variable(tree, node.name, updated.name)
+            updated = tree.nodes[node.id]
     return element_result(updated)
 
 
@@ -208,8 +240,9 @@ ELEMENT_ACTIONS = [
     ActionSpec(
         "update_element",
         "Change one element addressed by name or id: position, data and styles are merged key by key "
-        "(null resets a key to its default); newName renames it (a bound variable follows); isHidden and "
-        "isLocked are set here. The result echoes the derived box.",
+        "(null resets a key to its default); newName renames it (a bound variable follows); isHidden, "
+        "isLocked, repeat and showIf are set here (showIf null removes the condition). The result echoes the "
+        "derived box.",
         UpdateElementArgs,
         run_update,
     ),

@@ -23,7 +23,18 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from . import barcode, icon, image, qr, shape, table, text
-from .base import Box, DrawContext, ElementType, InlineText, NodeBase, StrictModel, TextLook, VariableSpec
+from .base import (
+    Box,
+    Condition,
+    DrawContext,
+    ElementType,
+    InlineText,
+    NodeBase,
+    Repeat,
+    StrictModel,
+    TextLook,
+    VariableSpec,
+)
 
 BUILT_IN = (text, image, table, shape, icon, qr, barcode)
 MODULES_VARIABLE = "DOCBENCH_ELEMENT_MODULES"
@@ -103,12 +114,14 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "MODULES_VARIABLE",
     "Box",
+    "Condition",
     "DrawContext",
     "ElementPluginError",
     "ElementType",
     "InlineText",
     "Node",
     "NodeBase",
+    "Repeat",
     "StrictModel",
     "TextLook",
     "VariableSpec",

@@ -107,6 +107,11 @@ class VariableSpec:
     # A value is an image ref: the service checks that it exists and ships its bytes to
     # the render process (engine.variables.image_variable_names).
     image_ref: bool = False
+    # showIf (engine.conditions): whether the value at `field` is empty, when "empty" is more
+    # than null, "" or [] (a table with no text below its header); and whether it can be
+    # compared with equals/notEquals as text (a grid of cells cannot).
+    is_empty: Callable[[Any], bool] | None = None  # (node) -> bool
+    comparable: bool = True
 
 
 PARTS = ("position", "data", "styles")
@@ -198,6 +203,9 @@ class ElementType:
     keeps_aspect: bool = False
     # Where a click hits it on the canvas, (node) -> HitArea; None: anywhere in its box.
     hit_area_of: Callable[[Any], HitArea] | None = None
+    # It may be page furniture (node.repeat, extensions.md 4). A table grows across sheets
+    # and cannot also sit at the same place on each of them.
+    can_repeat: bool = True
     Node: type[BaseModel] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -355,6 +363,31 @@ def require_string(value: Any) -> str:
     return value
 
 
+# extensions.md 4: where an element is drawn besides its own page's first sheet.
+Repeat = Literal["none", "sheets", "pages"]
+# A value showIf compares with; every value is compared as text (engine.conditions).
+ConditionValue = str | int | float | bool
+
+
+# showIf (extensions.md 4); how it is evaluated: engine.conditions.
+class Condition(StrictModel):
+    """A condition on a variable: the element is drawn only when it holds for the
+    generation's values (the design-time content in previews)."""
+
+    variable: str = Field(description="A variable of the design")
+    equals: ConditionValue | None = Field(None, description="Drawn when the value, as text, is this")
+    notEquals: ConditionValue | None = Field(None, description="Drawn when the value, as text, is not this")
+
+    @model_validator(mode="after")
+    def _one_comparison(self) -> Condition:
+        if self.equals is not None and self.notEquals is not None:
+            raise ValueError(
+                "send equals or notEquals, not both: one condition per element (with neither, "
+                "the element is drawn when the variable's value is not empty)"
+            )
+        return self
+
+
 class NodeBase(StrictModel):
     """A tree node (decisions.md): id, type, name, page, position, data, styles, flags."""
 
@@ -364,3 +397,8 @@ class NodeBase(StrictModel):
     page: int = 0
     isHidden: bool = False
     isLocked: bool = False
+    repeat: Repeat = Field(
+        "none",
+        description="sheets: also drawn on every continuation sheet of its page; pages: on every sheet of the document",
+    )
+    showIf: Condition | None = Field(None, description="Drawn only when this condition holds; null: always")

@@ -382,6 +382,12 @@ def bind_value(node: Any, value: Any) -> Any:
     return node.model_copy(update={"data": new_data})
 
 
+def has_no_body_text(node: Any) -> bool:
+    """A table is empty for showIf when no cell below its header row holds text."""
+    body = cell_texts(node.data.cells)[1 if node.data.headerRow else 0 :]
+    return not any(text for row in body for text in row)
+
+
 def _count(value: Any, maximum: int) -> int | None:
     """A row/column count fit to resize with, or None to leave the value to validation."""
     if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= maximum:
@@ -443,12 +449,15 @@ ELEMENT = ElementType(
         field="data.cells",
         accepts="a 2-D array of strings, header row first when the table has one",
         apply=bind_value,
+        is_empty=has_no_body_text,
+        comparable=False,
     ),
     position_hints={
         "w": "table width comes from the grid: use data.columnWidths or data.width",
         "h": "table height follows its rows' content: it cannot be set",
     },
     paginate=paginate,
+    can_repeat=False,
     merge_data=merge_data,
     tags_itself=True,
     text_toolbar=("fontFamily", "fontSize", "fontWeight", "italic", "color", "align"),
