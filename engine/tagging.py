@@ -18,6 +18,14 @@ from typing import Any
 from reportlab.pdfgen.canvas import Canvas
 
 
+@dataclass(frozen=True)
+class AnnotationRef:
+    """A structure element's child that is an annotation: the page's index-th /Annots entry."""
+
+    page: int
+    index: int
+
+
 @dataclass
 class StructNode:
     """A structure element: a role (P, H1, Table, TD, Figure…) and its children.
@@ -27,7 +35,7 @@ class StructNode:
 
     role: str
     attributes: dict[str, Any] = field(default_factory=dict)
-    children: list[StructNode | tuple[int, int]] = field(default_factory=list)
+    children: list[StructNode | tuple[int, int] | AnnotationRef] = field(default_factory=list)
 
 
 class Untagged:
@@ -54,6 +62,13 @@ class Untagged:
     def figure(self, canvas: Canvas, alt: str | None) -> Iterator[None]:
         yield
 
+    @contextmanager
+    def marked(self, canvas: Canvas, actual_text: str | None = None) -> Iterator[None]:
+        yield
+
+    def annotated(self, description: str) -> None:
+        pass
+
 
 class Tagger(Untagged):
     """Collects the structure of a tagged document while it is drawn."""
@@ -65,6 +80,7 @@ class Tagger(Untagged):
         self.pages: list[list[StructNode]] = []  # per page: the node owning each MCID, by MCID
         self._stack: list[StructNode] = [self.root]
         self._groups: dict[str, StructNode] = {}
+        self._annotations: dict[int, int] = {}  # page -> annotations made on it
 
     def start_page(self, canvas: Canvas) -> None:
         self.pages.append([])
@@ -117,3 +133,31 @@ class Tagger(Untagged):
         block = self.content(canvas, "Figure", Alt=alt) if alt else self.artifact(canvas)
         with block:
             yield
+
+    @contextmanager
+    def marked(self, canvas: Canvas, actual_text: str | None = None) -> Iterator[None]:
+        """More content of the innermost group (a P holding Link elements, a Link's label),
+        with the text it stands for when that differs from what is drawn."""
+        node = self._stack[-1]
+        page = len(self.pages) - 1
+        mcid = len(self.pages[page])
+        self.pages[page].append(node)
+        node.children.append((page, mcid))
+        spoken = f" /ActualText <{(chr(0xFEFF) + actual_text).encode('utf-16-be').hex()}>" if actual_text else ""
+        canvas.addLiteral(f"/{node.role} <</MCID {mcid}{spoken}>> BDC")
+        try:
+            yield
+        finally:
+            canvas.addLiteral("EMC")
+
+    def annotated(self, description: str) -> None:
+        """The annotation just added to the page belongs to the innermost group (a Link).
+
+        Annotations are counted in the order they are made, which is their order in the
+        page's /Annots (engine.links makes every one of them). A Link with no content of
+        its own (a decorative picture's link) is named by the annotation's description.
+        """
+        node = self._stack[-1]
+        page = len(self.pages) - 1
+        self._annotations[page] = self._annotations.get(page, 0) + 1
+        node.children.append(AnnotationRef(page, self._annotations[page] - 1))

@@ -3,13 +3,14 @@ unless `position.maxWidth` pins the width and the content wraps inside it)."""
 
 from __future__ import annotations
 
+import dataclasses
 from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
-from .. import typeset
-from ..colors import HexColor
+from .. import links, markup, richtext, typeset
+from ..colors import HexColor, to_rl
 from ..editing import MULTILINE, WEIGHT, Widget
 from ..fonts import DEFAULT_FAMILY, FontFamily
 from ..formatting import DataType, check_format, check_locale, check_value, format_value
@@ -29,6 +30,10 @@ from .base import (
 )
 
 ListFormat = Literal["none", "ordered", "unordered"]
+Markup = Literal["none", "markdown"]
+TextTransform = Literal["none", "uppercase", "lowercase", "capitalize"]
+VerticalAlign = Literal["top", "middle", "bottom"]
+LINK_COLOR = "#1a56db"
 TextRole = Literal["p", "h1", "h2", "h3", "h4", "h5", "h6"]
 BULLET = "\u2022"
 
@@ -73,6 +78,11 @@ class TextData(StrictModel):
     locale: Annotated[str, AfterValidator(check_locale)] = "en"
     currency: str = Field("USD", pattern=r"^[A-Z]{3}$", description="ISO 4217 code for dataType currency")
     role: TextRole = Field("p", description="Structure role: a paragraph or a heading level")
+    markup: Markup = Field(
+        "none",
+        description="'markdown': inline **bold**, *italic*, ~~strike~~ and [label](url) in the content; "
+        "block syntax stays literal",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> TextData:
@@ -85,6 +95,14 @@ class TextData(StrictModel):
             for item in self.items():
                 if item != "":
                     check_value(item, self.dataType, self.format, self.locale, self.currency)
+        return self
+
+    @model_validator(mode="after")
+    def _markup_links(self) -> TextData:
+        # extensions.md 3: a markup link's URL is refused at add/update like data.link's.
+        if self.markup == "markdown":
+            for item in self.items():
+                markup.check_links(item)
         return self
 
     def items(self) -> list[str]:
@@ -101,6 +119,15 @@ class TextStyles(StrictModel):
     align: typeset.Align = "left"
     lineHeight: float = Field(1.2, gt=0, le=10, description="A multiple of fontSize")
     opacity: Opacity = 1.0
+    # extensions.md 3
+    strikethrough: bool = False
+    letterSpacing: float = Field(0, ge=-5, le=50, description="Points added between characters")
+    textTransform: TextTransform = "none"
+    backgroundColor: HexColor | None = Field(None, description="A colour behind the text box")
+    padding: float = Field(0, ge=0, le=MAX_LENGTH, description="Points the background reaches around the text")
+    borderRadius: float = Field(0, ge=0, le=MAX_LENGTH, description="Rounds the background's corners (points)")
+    verticalAlign: VerticalAlign = Field("top", description="Where the text sits inside position.maxHeight")
+    linkColor: HexColor = Field(LINK_COLOR, description="The colour of link labels (underlined)")
 
 
 def text_style(styles: Any) -> typeset.TextStyle:
@@ -149,9 +176,49 @@ def _layout(
     return indent, widest, blocks
 
 
+@lru_cache(maxsize=1024)
+def _rich_layout(
+    items: tuple[str, ...],
+    markers: tuple[str, ...],
+    style: typeset.TextStyle,
+    max_width: float | None,
+    transform: TextTransform,
+) -> tuple[float, float, tuple[tuple[str, richtext.RichBlock], ...]]:
+    """_layout for markup (extensions.md 3): each item's lines of styled pieces."""
+    indent = 0.0
+    if any(markers):
+        indent = max(typeset.width_of(m, style) for m in markers) + style.size * 0.5
+    inner = None if max_width is None else max(max_width - indent, 1.0)
+    blocks = tuple(
+        (m, richtext.wrap(richtext.transformed_lines(markup.parse(item), transform), style, inner))
+        for m, item in zip(markers, items, strict=True)
+    )
+    widest = max((line.width for _, block in blocks for line in block.lines), default=0.0)
+    return indent, widest, blocks
+
+
+def element_style(styles: TextStyles) -> typeset.TextStyle:
+    """text_style with the styles only text elements have (extensions.md 3)."""
+    style = text_style(styles)
+    if styles.strikethrough or styles.letterSpacing or styles.linkColor != LINK_COLOR:
+        style = dataclasses.replace(
+            style,
+            strikethrough=styles.strikethrough,
+            letter_spacing=styles.letterSpacing,
+            link_color=styles.linkColor,
+        )
+    return style
+
+
 def layout(node: Any):
     items = display_items(node.data)
-    return _layout(items, tuple(_markers(node.data, len(items))), text_style(node.styles), node.position.maxWidth)
+    markers = tuple(_markers(node.data, len(items)))
+    transform = node.styles.textTransform
+    if node.data.markup == "markdown":
+        return _rich_layout(items, markers, element_style(node.styles), node.position.maxWidth, transform)
+    if transform != "none":
+        items = tuple(richtext.transformed(item, transform) for item in items)
+    return _layout(items, markers, element_style(node.styles), node.position.maxWidth)
 
 
 def measure(node: Any) -> tuple[float, float]:
@@ -163,7 +230,7 @@ def measure(node: Any) -> tuple[float, float]:
 
 def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     indent, _, blocks = layout(node)
-    style = text_style(node.styles)
+    style = element_style(node.styles)
     canvas = ctx.canvas
     tags = ctx.tags
     marker_style = typeset.TextStyle(
@@ -177,26 +244,76 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
         # Wrapped lines lose the space they broke at in extracted text; ActualText keeps it.
         return " ".join(line.text for line in lines)
 
+    def draw_body(role: str, lines: Any, top: float, index: int) -> None:
+        if isinstance(lines, richtext.RichBlock):
+            _draw_rich(node, lines, style, box.x + indent, top, box.w - indent, ctx, role, f"{node.id}/{index}")
+            return
+        with tags.content(canvas, role, ActualText=spoken(lines)):
+            draw_lines(lines, top)
+
     canvas.saveState()
     if node.styles.opacity < 1:
         canvas.setFillAlpha(node.styles.opacity)
         canvas.setStrokeAlpha(node.styles.opacity)
-    top = box.y
+    _draw_background(node, box, ctx)
+    top = box.y + _vertical_offset(node, sum(len(lines) for _, lines in blocks) * style.leading)
     if node.data.listFormat == "none":
         lines = blocks[0][1] if blocks else ()
-        with tags.content(canvas, node.data.role.upper() if node.data.role != "p" else "P", ActualText=spoken(lines)):
-            draw_lines(lines, top)
+        draw_body(node.data.role.upper() if node.data.role != "p" else "P", lines, top, 0)
     else:
         with tags.group("L", ListNumbering="Decimal" if node.data.listFormat == "ordered" else "Disc"):
-            for marker, lines in blocks:
+            for index, (marker, lines) in enumerate(blocks):
                 with tags.group("LI"):
                     with tags.content(canvas, "Lbl"):
                         marker_line = typeset.Line(marker, typeset.width_of(marker, style), True)
                         typeset.draw_lines(canvas, [marker_line], marker_style, box.x, top, indent, ctx.page_height)
-                    with tags.content(canvas, "LBody", ActualText=spoken(lines)):
-                        draw_lines(lines, top)
+                    draw_body("LBody", lines, top, index)
                 top += len(lines) * style.leading
     canvas.restoreState()
+
+
+def _draw_rich(
+    node: Any,
+    block: richtext.RichBlock,
+    style: typeset.TextStyle,
+    left: float,
+    top: float,
+    width: float,
+    ctx: DrawContext,
+    role: str,
+    key: str,
+) -> None:
+    """Markup lines in a structure element of `role` holding a Link element per link."""
+    labels = richtext.labels(block)
+
+    def add_link(number: int, rect: tuple[float, float, float, float]) -> None:
+        links.add_link(ctx.canvas, ctx.tags, block.urls[number], rect, labels[number])
+
+    with ctx.tags.group(role):
+        richtext.draw_lines(ctx.canvas, block, style, left, top, width, ctx.page_height, ctx.tags, key, add_link)
+
+
+def _draw_background(node: Any, box: Box, ctx: DrawContext) -> None:
+    """styles.backgroundColor behind the box, `padding` points around it, corners rounded."""
+    styles = node.styles
+    if styles.backgroundColor is None:
+        return
+    pad = styles.padding
+    canvas = ctx.canvas
+    with ctx.tags.artifact(canvas):
+        canvas.setFillColor(to_rl(styles.backgroundColor))
+        width, height = box.w + 2 * pad, box.h + 2 * pad
+        radius = min(styles.borderRadius, width / 2, height / 2)
+        canvas.roundRect(box.x - pad, ctx.pdf_y(box.y, box.h) - pad, width, height, radius, stroke=0, fill=1)
+
+
+def _vertical_offset(node: Any, text_height: float) -> float:
+    """styles.verticalAlign: the text's drop inside a height limit (position.maxHeight, when
+    the type has it); without a limit the box hugs the text and there is nothing to align."""
+    limit = getattr(node.position, "maxHeight", None)
+    if limit is None or node.styles.verticalAlign == "top":
+        return 0.0
+    return max(limit - text_height, 0.0) * (0.5 if node.styles.verticalAlign == "middle" else 1.0)
 
 
 def bind_value(node: Any, value: Any) -> Any:
