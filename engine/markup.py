@@ -112,9 +112,18 @@ def check_links(text: str) -> None:
         check_link(url)
 
 
+_ESCAPABLE = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+
+def escape(value: str) -> str:
+    """A value to insert into markup that must stay literal (extensions.md 1: values are
+    never interpreted): every ASCII punctuation character gets its backslash escape."""
+    return "".join("\\" + char if char in _ESCAPABLE else char for char in value)
+
+
 def plain(text: str) -> str:
     """The text a reader sees: markup removed, lines kept."""
     return "\n".join("".join(span.text for span in line) for line in parse(text))
 
 
-__all__ = ["LINK_SCHEMES", "Line", "Span", "check_link", "check_links", "links", "parse", "plain"]
+__all__ = ["LINK_SCHEMES", "Line", "Span", "check_link", "check_links", "escape", "links", "parse", "plain"]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from engine.markup import Span, check_link, check_links, links, parse, plain
+from engine.markup import Span, check_link, check_links, escape, links, parse, plain
 
 
 def test_bold_italic_and_strike_in_both_spellings():
@@ -79,3 +79,9 @@ def test_other_schemes_are_refused_naming_the_allowed_ones(url):
 def test_allowed_schemes_pass():
     check_links("[a](HTTPS://a.org) [b](mailto:b@c.org)")
     assert check_link("http://x.org") == "http://x.org"
+
+
+@pytest.mark.parametrize("value", ["**not bold**", "[x](https://a.org)", "a\\b_c_ ~~d~~ {brace}", "# 1. - >"])
+def test_an_escaped_value_stays_literal_inside_markup(value):
+    (line,) = parse(f"**Dear** {escape(value)}!")
+    assert line == (Span("Dear", bold=True), Span(f" {value}!"))
