@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pikepdf
 import pikepdf.pdfa
 import pytest
@@ -351,3 +352,34 @@ def test_tagged_links_pass_our_checker_and_are_link_elements_holding_their_annot
             "https://a.example.org",
         ]
         assert set(uris[4:]) == {"https://example.org", "https://example.org/deco", "https://example.org/w"}
+
+
+def test_a_javascript_link_is_refused_over_rest_with_the_fix_and_links_are_generated(alpha):
+    design_id = alpha.data(alpha.post("/designs", json={"name": "Links"}), 201)["designId"]
+    bad = add("text", "t", {"x": 40, "y": 40}, {"content": "[x](javascript:alert(1))", "markup": "markdown"})
+    message = alpha.error(alpha.patch(f"/designs/{design_id}/tree", json={"actions": [bad]}), 400, "VALIDATION_ERROR")
+    assert message.startswith("actions[0] (add_element) failed: ") and "https:, http: or mailto:" in message
+    good = add("text", "t", {"x": 40, "y": 40}, {"content": "[docs](https://example.org)", "markup": "markdown"})
+    alpha.data(alpha.patch(f"/designs/{design_id}/tree", json={"actions": [good]}), 200)
+    result = alpha.data(alpha.post(f"/designs/{design_id}/generate", json={}), 201)
+    assert [a["uri"] for a in annotations(httpx.get(result["downloadUrl"]).content)] == ["https://example.org"]
+
+
+@pytest.mark.skipif(
+    "maxHeight" not in ELEMENT_TYPES["text"].Position.model_fields, reason="position.maxHeight comes with §2"
+)
+@pytest.mark.parametrize(("align", "drop"), [("top", 0), ("middle", (100 - 14.4) / 2), ("bottom", 100 - 14.4)])
+def test_vertical_align_places_the_text_inside_max_height(align, drop):
+    pdf = render(
+        [
+            add(
+                "text",
+                "t",
+                {"x": 40, "y": 40, "maxWidth": 200, "maxHeight": 100},
+                {"content": "Low"},
+                {"verticalAlign": align},
+            )
+        ]
+    )
+    ink = crop_points(page_image(pdf), (40, 40 + drop, 40, 14.4))
+    assert sum(1 for v in ink.convert("L").get_flattened_data() if v < 128) > 30
