@@ -53,7 +53,8 @@ def check_link(url: str) -> str:
 @lru_cache(maxsize=4096)
 def parse(text: str) -> tuple[Line, ...]:
     """The spans of each line of `text` (lines split at newlines)."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    # As the plain path (typeset.wrap): no font has glyphs for carriage returns or tabs.
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", "    ")
     return tuple(_parse_line(line) for line in text.split("\n"))
 
 

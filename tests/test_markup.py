@@ -85,3 +85,7 @@ def test_allowed_schemes_pass():
 def test_an_escaped_value_stays_literal_inside_markup(value):
     (line,) = parse(f"**Dear** {escape(value)}!")
     assert line == (Span("Dear", bold=True), Span(f" {value}!"))
+
+
+def test_tabs_and_carriage_returns_are_normalised_as_in_plain_text():
+    assert plain("a\tb\r\nc\rd") == "a    b\nc\nd"
