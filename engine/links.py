@@ -20,4 +20,4 @@ def add_link(
     `tags.group("Link")` in the tagged profiles, it becomes that Link element's OBJR.
     """
     canvas.linkURL(url, rect, relative=0, thickness=0, F=PRINT_FLAG, Contents=PDFString(description or url))
-    tags.annotated(description or url)
+    tags.annotated()

@@ -66,7 +66,7 @@ class Untagged:
     def marked(self, canvas: Canvas, actual_text: str | None = None) -> Iterator[None]:
         yield
 
-    def annotated(self, description: str) -> None:
+    def annotated(self) -> None:
         pass
 
 
@@ -150,12 +150,11 @@ class Tagger(Untagged):
         finally:
             canvas.addLiteral("EMC")
 
-    def annotated(self, description: str) -> None:
+    def annotated(self) -> None:
         """The annotation just added to the page belongs to the innermost group (a Link).
 
         Annotations are counted in the order they are made, which is their order in the
-        page's /Annots (engine.links makes every one of them). A Link with no content of
-        its own (a decorative picture's link) is named by the annotation's description.
+        page's /Annots (engine.links makes every one of them).
         """
         node = self._stack[-1]
         page = len(self.pages) - 1
