@@ -383,3 +383,10 @@ def test_vertical_align_places_the_text_inside_max_height(align, drop):
     )
     ink = crop_points(page_image(pdf), (40, 40 + drop, 40, 14.4))
     assert sum(1 for v in ink.convert("L").get_flattened_data() if v < 128) > 30
+
+
+def test_italic_in_a_family_without_italics_stays_upright_and_bold_takes_its_700():
+    pdf = render([text("*slant* **bold**", styles={"fontFamily": "Oswald"}, position={})])
+    names = font_names(pdf)
+    assert not any("Italic" in name for name in names) and len(names) == 2
+    assert flat(pdf_text(pdf)[0]) == "slant bold"
