@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from . import typeset
+from . import richtext, typeset
 
 SIZE_STEP = 0.5  # points between the sizes shrink tries (extensions.md 2)
 ELLIPSIS = "\u2026"
@@ -137,7 +137,10 @@ def _cut(blocks: Blocks, limit: int, style: typeset.TextStyle, width: float | No
         room -= len(lines[:room])
     if ellipsis and kept:
         marker, lines = kept[-1]
-        kept[-1] = (marker, (*lines[:-1], _ellipsised(lines[-1], style, width)))
+        if isinstance(lines, richtext.RichBlock):  # markup (extensions.md 3): pieces in their own styles
+            kept[-1] = (marker, lines.with_last(richtext.ellipsised(lines[-1], ELLIPSIS, style, width)))
+        else:
+            kept[-1] = (marker, (*lines[:-1], _ellipsised(lines[-1], style, width)))
     return tuple(kept)
 
 

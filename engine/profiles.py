@@ -18,7 +18,7 @@ from xml.sax.saxutils import escape
 import pikepdf
 from pikepdf import Array, Dictionary, Name, String
 
-from .tagging import StructNode, Tagger
+from .tagging import AnnotationRef, StructNode, Tagger
 from .tree import DesignTree
 
 ICC_PROFILE = Path(__file__).parent / "icc" / "sRGB.icc"
@@ -139,6 +139,7 @@ def _xmp(info: pikepdf.Dictionary, title: str, language: str, profile: str) -> s
 def _structure(pdf: pikepdf.Pdf, pages: list[pikepdf.Dictionary], tagger: Tagger) -> None:
     root = pdf.make_indirect(Dictionary(Type=Name.StructTreeRoot))
     owners: list[list[pikepdf.Object | None]] = [[None] * len(mcids) for mcids in tagger.pages]
+    annotation_owners: list[pikepdf.Object] = []  # by StructParent key, after the pages' keys
 
     def element(node: StructNode, parent: pikepdf.Object) -> pikepdf.Object:
         made = pdf.make_indirect(Dictionary(Type=Name.StructElem, S=Name("/" + node.role), P=parent))
@@ -149,6 +150,9 @@ def _structure(pdf: pikepdf.Pdf, pages: list[pikepdf.Dictionary], tagger: Tagger
                 made.Pg = pages[page_index]
                 owners[page_index][mcid] = made
                 kids.append(mcid)
+            elif isinstance(child, AnnotationRef):
+                kids.append(_annotation_kid(pdf, pages[child.page], child.index, len(pages) + len(annotation_owners)))
+                annotation_owners.append(made)
             else:
                 kids.append(element(child, made))
         if kids:
@@ -168,6 +172,17 @@ def _structure(pdf: pikepdf.Pdf, pages: list[pikepdf.Dictionary], tagger: Tagger
     for index, page in enumerate(pages):
         page.StructParents = index
         nums += [index, Array([owner for owner in owners[index] if owner is not None])]
+    for offset, owner in enumerate(annotation_owners):
+        nums += [len(pages) + offset, owner]
     root.ParentTree = pdf.make_indirect(Dictionary(Nums=Array(nums)))
-    root.ParentTreeNextKey = len(pages)
+    root.ParentTreeNextKey = len(pages) + len(annotation_owners)
     pdf.Root.StructTreeRoot = root
+
+
+def _annotation_kid(pdf: pikepdf.Pdf, page: pikepdf.Dictionary, index: int, key: int) -> pikepdf.Dictionary:
+    """The OBJR of a page's index-th annotation, which points back through /StructParent;
+    a page with annotations tabs through them in structure order (PDF/UA)."""
+    annotation = page.Annots[index]
+    annotation.StructParent = key
+    page.Tabs = Name.S
+    return Dictionary(Type=Name.OBJR, Obj=annotation, Pg=page)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import io
 import threading
-from collections.abc import Mapping
-from contextlib import nullcontext
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager, nullcontext
 from typing import Any, Literal
 
 from reportlab import rl_config
@@ -20,7 +20,8 @@ from .colors import parse_gradient, to_rl
 from .elements import ELEMENT_TYPES, DrawContext
 from .errors import EngineError, LimitExceeded
 from .images import ImageLibrary, Resolver, place
-from .layout import LaidOutPage, layout
+from .layout import LaidOutPage, Placement, layout
+from .links import add_link
 from .tagging import Tagger, Untagged
 from .tree import DesignTree
 from .variables import apply_values
@@ -108,7 +109,9 @@ def _render(
             block = nullcontext() if element.tags_itself else tags.figure(canvas, getattr(node.data, "alt", None))
             if placement.repeated_copy:
                 block = tags.pagination(canvas)  # read once, where it is first drawn (extensions.md 4)
-            with block:
+            # _linked stays outside the pagination block: a copy's link annotation joins the
+            # Link element of the first drawing (OBJR) while its content is an artifact.
+            with _linked(ctx, placement, element.tags_itself), block:
                 element.draw(node, placement.box, ctx, placement.part)
         if watermark is not None:
             with tags.artifact(canvas):
@@ -120,6 +123,24 @@ def _render(
 
         return finish(buffer.getvalue(), filled, tags, profile)
     return buffer.getvalue()
+
+
+@contextmanager
+def _linked(ctx: DrawContext, placement: Placement, has_text: bool) -> Iterator[None]:
+    """data.link (extensions.md 3, every element type): the element's box is a link; in the
+    tagged profiles a Link element holds the element's own structure and the annotation.
+    A picture's Link has no text to announce: its /Alt names it (the picture's alt or the URL)."""
+    url = getattr(placement.node.data, "link", None)
+    if url is None:
+        yield
+        return
+    box = placement.box
+    description = getattr(placement.node.data, "alt", None) or url
+    # Keyed: the copies of a repeated element (extensions.md 4) add their annotations to it.
+    with ctx.tags.group("Link", key=f"{placement.node.id}/link", Alt=None if has_text else description):
+        yield
+        rect = (box.x, ctx.pdf_y(box.y, box.h), box.x + box.w, ctx.pdf_y(box.y))
+        add_link(ctx.canvas, ctx.tags, url, rect, description)
 
 
 def _set_metadata(canvas: Canvas, tree: DesignTree) -> None:

@@ -18,6 +18,14 @@ from typing import Any
 from reportlab.pdfgen.canvas import Canvas
 
 
+@dataclass(frozen=True)
+class AnnotationRef:
+    """A structure element's child that is an annotation: the page's index-th /Annots entry."""
+
+    page: int
+    index: int
+
+
 @dataclass
 class StructNode:
     """A structure element: a role (P, H1, Table, TD, Figure…) and its children.
@@ -27,7 +35,7 @@ class StructNode:
 
     role: str
     attributes: dict[str, Any] = field(default_factory=dict)
-    children: list[StructNode | tuple[int, int]] = field(default_factory=list)
+    children: list[StructNode | tuple[int, int] | AnnotationRef] = field(default_factory=list)
 
 
 class Untagged:
@@ -58,6 +66,13 @@ class Untagged:
     def pagination(self, canvas: Canvas) -> Iterator[None]:
         yield
 
+    @contextmanager
+    def marked(self, canvas: Canvas, actual_text: str | None = None) -> Iterator[None]:
+        yield
+
+    def annotated(self) -> None:
+        pass
+
 
 class Tagger(Untagged):
     """Collects the structure of a tagged document while it is drawn."""
@@ -70,6 +85,7 @@ class Tagger(Untagged):
         self._stack: list[StructNode] = [self.root]
         self._groups: dict[str, StructNode] = {}
         self._in_pagination = False  # inside a pagination artifact: nothing drawn is structure
+        self._annotations: dict[int, int] = {}  # page -> annotations made on it
 
     def start_page(self, canvas: Canvas) -> None:
         self.pages.append([])
@@ -92,10 +108,18 @@ class Tagger(Untagged):
         With a key, drawing the same group again (a table continued on the next page)
         adds to the element made the first time instead of starting a second one.
         """
-        if self._in_pagination:
-            yield
-            return
         node = self._groups.get(key) if key else None
+        if self._in_pagination:
+            # A repeated copy adds no structure; a keyed group it drew the first time still
+            # takes the copy's link annotations (annotated), so each is in a Link element.
+            if node is not None:
+                self._stack.append(node)
+            try:
+                yield
+            finally:
+                if node is not None:
+                    self._stack.pop()
+            return
         if node is None:
             node = StructNode(role, attributes)
             self._stack[-1].children.append(node)
@@ -146,3 +170,33 @@ class Tagger(Untagged):
         finally:
             self._in_pagination = False
             canvas.addLiteral("EMC")
+
+    @contextmanager
+    def marked(self, canvas: Canvas, actual_text: str | None = None) -> Iterator[None]:
+        """More content of the innermost group (a P holding Link elements, a Link's label),
+        with the text it stands for when that differs from what is drawn."""
+        if self._in_pagination:
+            yield
+            return
+        node = self._stack[-1]
+        page = len(self.pages) - 1
+        mcid = len(self.pages[page])
+        self.pages[page].append(node)
+        node.children.append((page, mcid))
+        spoken = f" /ActualText <{(chr(0xFEFF) + actual_text).encode('utf-16-be').hex()}>" if actual_text else ""
+        canvas.addLiteral(f"/{node.role} <</MCID {mcid}{spoken}>> BDC")
+        try:
+            yield
+        finally:
+            canvas.addLiteral("EMC")
+
+    def annotated(self) -> None:
+        """The annotation just added to the page belongs to the innermost group (a Link).
+
+        Annotations are counted in the order they are made, which is their order in the
+        page's /Annots (engine.links makes every one of them).
+        """
+        node = self._stack[-1]
+        page = len(self.pages) - 1
+        self._annotations[page] = self._annotations.get(page, 0) + 1
+        node.children.append(AnnotationRef(page, self._annotations[page] - 1))

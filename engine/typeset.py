@@ -28,6 +28,10 @@ class TextStyle:
     color: str = "#000000"
     align: Align = "left"
     underline: bool = False
+    # extensions.md 3; their defaults leave the plain path's work unchanged.
+    strikethrough: bool = False
+    letter_spacing: float = 0.0  # points added after every character (PDF Tc)
+    link_color: str = "#1a56db"
 
     @property
     def face(self) -> fonts.Face:
@@ -46,7 +50,10 @@ class Line:
 
 
 def width_of(text: str, style: TextStyle) -> float:
-    return fonts.string_width(text, style.face, style.size)
+    width = fonts.string_width(text, style.face, style.size)
+    if style.letter_spacing:
+        width += style.letter_spacing * len(text)
+    return width
 
 
 def wrap(text: str, style: TextStyle, max_width: float | None) -> list[Line]:
@@ -131,6 +138,8 @@ def draw_lines(
             _draw_runs(canvas, line.text, style, x, y)
         if style.underline and line.text:
             _underline(canvas, style, left, y, box_width, line)
+        if style.strikethrough and line.text:
+            _underline(canvas, style, left, y, box_width, line, rise=strike_rise(style))
         baseline += style.leading
 
 
@@ -146,6 +155,8 @@ def _draw_runs(canvas: Canvas, text: str, style: TextStyle, x: float, y: float) 
     if not text:
         return
     text_object = canvas.beginText(x, y)
+    if style.letter_spacing:
+        text_object.setCharSpace(style.letter_spacing)
     for run, face in fonts.runs(text, style.face):
         text_object.setFont(face.name, style.size)
         text_object.textOut(run)
@@ -164,11 +175,20 @@ def _draw_justified(canvas: Canvas, line: Line, style: TextStyle, left: float, y
         x += width + gap
 
 
-def _underline(canvas: Canvas, style: TextStyle, left: float, y: float, box_width: float, line: Line) -> None:
+def strike_rise(style: TextStyle) -> float:
+    """Height of a strikethrough above the baseline: about half the x-height."""
+    return style.size * 0.28
+
+
+def _underline(
+    canvas: Canvas, style: TextStyle, left: float, y: float, box_width: float, line: Line, rise: float | None = None
+) -> None:
+    """A line under the text, or through it at `rise` above the baseline (strikethrough)."""
     justified = style.align == "justify" and not line.ends_paragraph and " " in line.text
     width = box_width if justified else line.width
     x = left if justified else left + _align_offset(style.align, box_width - line.width)
     thickness = max(style.size / 18, 0.5)
     canvas.setStrokeColor(to_rl(style.color))
     canvas.setLineWidth(thickness)
-    canvas.line(x, y - style.size * 0.12, x + width, y - style.size * 0.12)
+    offset = -style.size * 0.12 if rise is None else rise
+    canvas.line(x, y + offset, x + width, y + offset)

@@ -18,6 +18,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from pydantic.fields import FieldInfo
 
 from ..editing import widget_of
+from ..markup import check_link
 from ..names import check_visible
 from ..tagging import Untagged
 
@@ -57,6 +58,27 @@ Coordinate = Annotated[float, Field(ge=-MAX_LENGTH, le=MAX_LENGTH)]
 Length = Annotated[float, Field(ge=0, le=MAX_LENGTH)]
 Opacity = Annotated[float, Field(ge=0, le=1)]
 NonNegative = Annotated[float, Field(ge=0, le=MAX_LENGTH)]
+
+
+# extensions.md 3: every element's data may make its box a link (https:, http:, mailto:).
+LinkUrl = Annotated[str, Field(min_length=1, max_length=2048), AfterValidator(check_link)]
+LINK_FIELD = (
+    LinkUrl | None,
+    # Left out of dumps while unset, so trees that never use links stay exactly as they were.
+    Field(
+        None,
+        description="A URL (https:, http: or mailto:): the element's box is a link in the PDF",
+        exclude_if=lambda url: url is None,
+    ),
+)
+
+
+def with_link(data: type[BaseModel]) -> type[BaseModel]:
+    """The type's data model with the `link` every element has, declared here once
+    (a model that has it already, e.g. a type built from another's Data, is kept)."""
+    if "link" in data.model_fields:
+        return data
+    return create_model(data.__name__, __base__=data, __module__=data.__module__, link=LINK_FIELD)
 
 
 class Box(NamedTuple):
@@ -211,6 +233,7 @@ class ElementType:
     def __post_init__(self) -> None:
         if not self.title:
             object.__setattr__(self, "title", self.name.capitalize())
+        object.__setattr__(self, "Data", with_link(self.Data))
         for path in self.image_fields:
             self.model_field(path)  # a KeyError names a path that is not a field
         if self.inline_text is not None:

@@ -210,7 +210,7 @@ def grid(node: Any) -> Grid:
 
 @lru_cache(maxsize=512)
 def _grid_cached(data_json: str, styles_json: str) -> Grid:
-    data = TableData.model_validate_json(data_json)
+    data = ELEMENT.Data.model_validate_json(data_json)  # the declared model, with every element's data.link
     styles = TableStyles.model_validate_json(styles_json)
     widths = column_widths(data)
     header_rows = 1 if data.headerRow else 0

@@ -3,14 +3,15 @@ unless `position.maxWidth` pins the width and the content wraps inside it)."""
 
 from __future__ import annotations
 
+import dataclasses
 from contextlib import nullcontext
 from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
-from .. import fitting, typeset
-from ..colors import HexColor
+from .. import fitting, links, markup, richtext, typeset
+from ..colors import HexColor, to_rl
 from ..editing import MULTILINE, WEIGHT, Widget
 from ..fonts import DEFAULT_FAMILY, FontFamily
 from ..formatting import DataType, check_format, check_locale, check_value, format_value
@@ -34,6 +35,10 @@ ListFormat = Literal["none", "ordered", "unordered"]
 Overflow = Literal["visible", "ellipsis", "clip", "flow"]
 Fit = Literal["none", "shrink"]
 DEFAULT_MIN_FONT_SIZE = 6.0
+Markup = Literal["none", "markdown"]
+TextTransform = Literal["none", "uppercase", "lowercase", "capitalize"]
+VerticalAlign = Literal["top", "middle", "bottom"]
+LINK_COLOR = "#1a56db"
 TextRole = Literal["p", "h1", "h2", "h3", "h4", "h5", "h6"]
 BULLET = "\u2022"
 
@@ -88,6 +93,11 @@ class TextData(StrictModel):
         "(the last kept line ends in …), clip (lines past the limit are dropped), flow (the box grows, "
         "pushes the elements below and continues on new sheets)",
     )
+    markup: Markup = Field(
+        "none",
+        description="'markdown': inline **bold**, *italic*, ~~strike~~ and [label](url) in the content; "
+        "block syntax stays literal",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> TextData:
@@ -100,6 +110,14 @@ class TextData(StrictModel):
             for item in self.items():
                 if item != "":
                     check_value(item, self.dataType, self.format, self.locale, self.currency)
+        return self
+
+    @model_validator(mode="after")
+    def _markup_links(self) -> TextData:
+        # extensions.md 3: a markup link's URL is refused at add/update like data.link's.
+        if self.markup == "markdown":
+            for item in self.items():
+                markup.check_links(item)
         return self
 
     def items(self) -> list[str]:
@@ -124,6 +142,15 @@ class TextStyles(StrictModel):
     minFontSize: float = Field(
         DEFAULT_MIN_FONT_SIZE, gt=0, le=1000, description="The smallest size fit: shrink goes to; at most fontSize"
     )
+    # extensions.md 3
+    strikethrough: bool = False
+    letterSpacing: float = Field(0, ge=-5, le=50, description="Points added between characters")
+    textTransform: TextTransform = "none"
+    backgroundColor: HexColor | None = Field(None, description="A colour behind the text box")
+    padding: float = Field(0, ge=0, le=MAX_LENGTH, description="Points the background reaches around the text")
+    borderRadius: float = Field(0, ge=0, le=MAX_LENGTH, description="Rounds the background's corners (points)")
+    verticalAlign: VerticalAlign = Field("top", description="Where the text sits inside position.maxHeight")
+    linkColor: HexColor = Field(LINK_COLOR, description="The colour of link labels (underlined)")
 
     @model_validator(mode="after")
     def _sizes(self) -> TextStyles:
@@ -205,12 +232,65 @@ def _layout(
     return indent, widest, blocks
 
 
+@lru_cache(maxsize=1024)
+def _rich_layout(
+    items: tuple[str, ...],
+    markers: tuple[str, ...],
+    style: typeset.TextStyle,
+    max_width: float | None,
+    transform: TextTransform,
+) -> tuple[float, float, tuple[tuple[str, richtext.RichBlock], ...]]:
+    """_layout for markup (extensions.md 3): each item's lines of styled pieces."""
+    indent = 0.0
+    if any(markers):
+        indent = max(typeset.width_of(m, style) for m in markers) + style.size * 0.5
+    inner = None if max_width is None else max(max_width - indent, 1.0)
+    blocks = tuple(
+        (m, richtext.wrap(richtext.transformed_lines(markup.parse(item), transform), style, inner))
+        for m, item in zip(markers, items, strict=True)
+    )
+    widest = max((line.width for _, block in blocks for line in block.lines), default=0.0)
+    return indent, widest, blocks
+
+
+def element_style(styles: TextStyles) -> typeset.TextStyle:
+    """text_style with the styles only text elements have (extensions.md 3)."""
+    style = text_style(styles)
+    if styles.strikethrough or styles.letterSpacing or styles.linkColor != LINK_COLOR:
+        style = dataclasses.replace(
+            style,
+            strikethrough=styles.strikethrough,
+            letter_spacing=styles.letterSpacing,
+            link_color=styles.linkColor,
+        )
+    return style
+
+
 def layout(node: Any):
     fitted = fitted_text(node)
     if fitted is not None:
         return fitted.indent, fitted.widest, fitted.blocks
     items = display_items(node.data)
-    return _layout(items, tuple(_markers(node.data, len(items))), text_style(node.styles), node.position.maxWidth)
+    markers = tuple(_markers(node.data, len(items)))
+    return _typeset(
+        items, markers, element_style(node.styles), node.position.maxWidth, node.data.markup, node.styles.textTransform
+    )
+
+
+def _typeset(
+    items: tuple[str, ...],
+    markers: tuple[str, ...],
+    style: typeset.TextStyle,
+    max_width: float | None,
+    markup_kind: Markup,
+    transform: TextTransform,
+):
+    """The text's blocks at `style`: lines of styled pieces with markup, plain lines without."""
+    if markup_kind == "markdown":
+        return _rich_layout(items, markers, style, max_width, transform)
+    if transform != "none":
+        items = tuple(richtext.transformed(item, transform) for item in items)
+    return _layout(items, markers, style, max_width)
 
 
 def fits_somehow(node: Any) -> bool:
@@ -226,11 +306,13 @@ def fitted_text(node: Any) -> fitting.FittedText | None:
     return _fitted(
         items,
         tuple(_markers(node.data, len(items))),
-        text_style(node.styles),
+        element_style(node.styles),
         fitting.Limits(node.position.maxWidth, node.position.maxHeight, node.data.maxLines),
         node.styles.fit == "shrink",
         node.styles.minFontSize,
         node.data.overflow,
+        node.data.markup,
+        node.styles.textTransform,
     )
 
 
@@ -243,16 +325,32 @@ def _fitted(
     shrink: bool,
     min_size: float,
     overflow: fitting.Overflow,
+    markup_kind: Markup,
+    transform: TextTransform,
 ) -> fitting.FittedText:
+    # The word-width check reads the words as shown: markup's syntax is not drawn.
+    shown = items if markup_kind == "none" else tuple(_shown_text(item, transform) for item in items)
     return fitting.fit_text(
-        items, lambda sized: _layout(items, markers, sized, limits.max_width), style, limits, shrink, min_size, overflow
+        shown,
+        lambda sized: _typeset(items, markers, sized, limits.max_width, markup_kind, transform),
+        style,
+        limits,
+        shrink,
+        min_size,
+        overflow,
     )
+
+
+def _shown_text(item: str, transform: TextTransform) -> str:
+    """A markdown item's text as drawn (markup's syntax left out), one line per line break."""
+    lines = richtext.transformed_lines(markup.parse(item), transform)
+    return "\n".join("".join(span.text for span in spans) for spans in lines)
 
 
 def drawn_style(node: Any) -> typeset.TextStyle:
     """The style the text is drawn with: at its fitted size when it shrinks."""
     fitted = fitted_text(node)
-    return text_style(node.styles) if fitted is None else fitted.style
+    return element_style(node.styles) if fitted is None else fitted.style
 
 
 def measure(node: Any) -> tuple[float, float]:
@@ -291,7 +389,7 @@ def _part_blocks(blocks: Any, part: fitting.TextPart) -> tuple[int, tuple]:
 
 def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     indent, _, blocks = layout(node)
-    style = drawn_style(node)
+    style = drawn_style(node)  # at the fitted size (extensions.md 2)
     first_item = 0
     if part is not None:
         first_item, blocks = _part_blocks(blocks, part)
@@ -310,18 +408,26 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
         # Wrapped lines lose the space they broke at in extracted text; ActualText keeps it.
         return " ".join(line.text for line in lines)
 
-    canvas.saveState()
-    if node.styles.opacity < 1:
-        canvas.setFillAlpha(node.styles.opacity)
-        canvas.setStrokeAlpha(node.styles.opacity)
-    top = box.y
-    if node.data.listFormat == "none":
-        lines = blocks[0][1] if blocks else ()
-        role = node.data.role.upper() if node.data.role != "p" else "P"
+    def draw_body(role: str, lines: Any, top: float, index: int, continued: str | None) -> None:
+        # `continued`: the key of the one element a flowing paragraph's sheets share.
+        if isinstance(lines, richtext.RichBlock):
+            rich_key = f"{node.id}/{index}"  # a link's Link element spans its lines, across sheets too
+            _draw_rich(node, lines, style, box.x + indent, top, box.w - indent, ctx, role, rich_key, continued)
+            return
         # Each sheet's share of a flowing paragraph is a span of the one paragraph.
         with tags.group(role, key=continued) if continued else nullcontext():
             with tags.content(canvas, "Span" if continued else role, ActualText=spoken(lines)):
                 draw_lines(lines, top)
+
+    canvas.saveState()
+    if node.styles.opacity < 1:
+        canvas.setFillAlpha(node.styles.opacity)
+        canvas.setStrokeAlpha(node.styles.opacity)
+    _draw_background(node, box, ctx)
+    top = box.y + _vertical_offset(node, sum(len(lines) for _, lines in blocks) * style.leading)
+    if node.data.listFormat == "none":
+        lines = blocks[0][1] if blocks else ()
+        draw_body(node.data.role.upper() if node.data.role != "p" else "P", lines, top, 0, continued)
     else:
         numbering = "Decimal" if node.data.listFormat == "ordered" else "Disc"
         with tags.group("L", key=continued, ListNumbering=numbering):
@@ -331,10 +437,55 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
                         with tags.content(canvas, "Lbl"):
                             marker_line = typeset.Line(marker, typeset.width_of(marker, style), True)
                             typeset.draw_lines(canvas, [marker_line], marker_style, box.x, top, indent, ctx.page_height)
-                    with tags.content(canvas, "LBody", ActualText=spoken(lines)):
-                        draw_lines(lines, top)
+                    draw_body("LBody", lines, top, item, None)
                 top += len(lines) * style.leading
     canvas.restoreState()
+
+
+def _draw_rich(
+    node: Any,
+    block: richtext.RichBlock,
+    style: typeset.TextStyle,
+    left: float,
+    top: float,
+    width: float,
+    ctx: DrawContext,
+    role: str,
+    key: str,
+    group_key: str | None = None,
+) -> None:
+    """Markup lines in a structure element of `role` holding a Link element per link;
+    `group_key` makes every sheet of a flowing text add to the same element."""
+    labels = richtext.labels(block)
+
+    def add_link(number: int, rect: tuple[float, float, float, float]) -> None:
+        links.add_link(ctx.canvas, ctx.tags, block.urls[number], rect, labels[number])
+
+    with ctx.tags.group(role, key=group_key):
+        richtext.draw_lines(ctx.canvas, block, style, left, top, width, ctx.page_height, ctx.tags, key, add_link)
+
+
+def _draw_background(node: Any, box: Box, ctx: DrawContext) -> None:
+    """styles.backgroundColor behind the box, `padding` points around it, corners rounded."""
+    styles = node.styles
+    if styles.backgroundColor is None:
+        return
+    pad = styles.padding
+    canvas = ctx.canvas
+    with ctx.tags.artifact(canvas):
+        canvas.setFillColor(to_rl(styles.backgroundColor))
+        width, height = box.w + 2 * pad, box.h + 2 * pad
+        radius = min(styles.borderRadius, width / 2, height / 2)
+        canvas.roundRect(box.x - pad, ctx.pdf_y(box.y, box.h) - pad, width, height, radius, stroke=0, fill=1)
+
+
+def _vertical_offset(node: Any, text_height: float) -> float:
+    """styles.verticalAlign: the text's drop inside a height limit (position.maxHeight, when
+    the type has it); without a limit the box hugs the text and there is nothing to align."""
+    limit = getattr(node.position, "maxHeight", None)
+    if limit is None or node.styles.verticalAlign == "top":
+        return 0.0
+    return max(limit - text_height, 0.0) * (0.5 if node.styles.verticalAlign == "middle" else 1.0)
 
 
 def bind_value(node: Any, value: Any) -> Any:

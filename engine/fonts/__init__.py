@@ -105,6 +105,12 @@ def face_file(family: str = DEFAULT_FAMILY, weight: int = 400, italic: bool = Fa
     return FaceFile(FONT_DIR / entry.files[italic_key if use_italic else str(resolved)], resolved, use_italic)
 
 
+def italic_weights(family: str) -> list[int]:
+    """The weights at which the family has a true italic face (empty: it has none)."""
+    entry = _catalog()[check_family(family)]
+    return [int(key.removesuffix("italic")) for key in entry.files if key.endswith("italic")]
+
+
 @cache
 def face(family: str = DEFAULT_FAMILY, weight: int = 400, italic: bool = False) -> Face:
     path, resolved, use_italic = face_file(family, weight, italic)
@@ -184,6 +190,7 @@ __all__ = [
     "face",
     "families",
     "install_defaults",
+    "italic_weights",
     "runs",
     "string_width",
 ]

@@ -1,0 +1,373 @@
+"""Lines of styled spans (extensions.md 3): wrapping and drawing text whose words change face.
+
+The plain path (`typeset.wrap` / `typeset.draw_lines`) sets a whole text in one style; this
+one sets markup: every piece of a line has its own style (bold takes weight 700 of the
+family, italic the family's italic, at the nearest weight that has one), strikethrough and
+links (underlined, in the link colour, covered by a link annotation per line box). Lines
+break at spaces exactly as the plain path does, so a text measures the same either way
+when it has no markup.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import overload
+
+from reportlab.pdfgen.canvas import Canvas
+
+from . import fonts
+from .colors import to_rl
+from .markup import Span
+from .tagging import Untagged
+from .typeset import TextStyle, baseline_offset, strike_rise, width_of
+
+BOLD = 700
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Text drawn in one style; `link` is the link's number in its block (None: no link)."""
+
+    text: str
+    style: TextStyle
+    width: float
+    link: int | None = None
+
+
+Word = tuple[Piece, ...]
+
+
+@dataclass(frozen=True)
+class RichLine:
+    words: tuple[Word, ...]
+    gaps: tuple[Piece, ...]  # the space before each word but the first
+    width: float
+    ends_paragraph: bool
+
+    @property
+    def text(self) -> str:
+        out = "".join(p.text for p in self.words[0]) if self.words else ""
+        for gap, word in zip(self.gaps, self.words[1:], strict=True):
+            out += gap.text + "".join(p.text for p in word)
+        return out
+
+
+@dataclass(frozen=True)
+class RichBlock:
+    """A text block's lines and the URL of each link, by number."""
+
+    lines: tuple[RichLine, ...]
+    urls: tuple[str, ...]
+
+    # A block reads like the plain path's tuple of lines (counted, iterated, sliced), so that
+    # fitting (engine.fitting: cutting to maxLines) and flow (a sheet's share of the lines)
+    # treat both alike; a slice keeps every URL, so link numbers stay valid.
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def __iter__(self) -> Iterator[RichLine]:
+        return iter(self.lines)
+
+    @overload
+    def __getitem__(self, index: int) -> RichLine: ...
+    @overload
+    def __getitem__(self, index: slice) -> RichBlock: ...
+    def __getitem__(self, index: int | slice) -> RichLine | RichBlock:
+        if isinstance(index, slice):
+            return dataclasses.replace(self, lines=self.lines[index])
+        return self.lines[index]
+
+    def with_last(self, line: RichLine) -> RichBlock:
+        """The block with its last line replaced (an ellipsised one)."""
+        return dataclasses.replace(self, lines=(*self.lines[:-1], line))
+
+
+def ellipsised(line: RichLine, mark: str, base: TextStyle, width: float | None) -> RichLine:
+    """The line ending in `mark` ("…", in the last piece's style and link), pieces and then
+    characters dropped from its end until it fits `width`; it then ends a paragraph."""
+    words = [list(word) for word in line.words]
+    gaps = list(line.gaps)
+    while True:
+        while words and not words[-1]:  # an emptied word goes with the space before it
+            words.pop()
+            if gaps:
+                gaps.pop()
+        last = words[-1][-1] if words else None
+        style = last.style if last is not None else base
+        tail = Piece(mark, style, width_of(mark, style), last.link if last is not None else None)
+        used = sum(p.width for word in words for p in word) + sum(g.width for g in gaps[: max(0, len(words) - 1)])
+        if width is None or used + tail.width <= width + 0.01 or last is None:
+            shown = [*words[:-1], [*words[-1], tail]] if words else [[tail]]
+            return RichLine(tuple(tuple(w) for w in shown), tuple(gaps[: len(shown) - 1]), used + tail.width, True)
+        text = last.text[:-1]
+        if text:
+            words[-1][-1] = Piece(text, last.style, width_of(text, last.style), last.link)
+        else:
+            words[-1].pop()
+
+
+def transformed(text: str, transform: str, previous: str = " ") -> str:
+    """styles.textTransform of a text; `previous` is the character before it (capitalize
+    starts a word after a space or punctuation, not after a letter, digit or apostrophe)."""
+    if transform == "uppercase":
+        return text.upper()
+    if transform == "lowercase":
+        return text.lower()
+    if transform != "capitalize":
+        return text
+    out: list[str] = []
+    for char in text:
+        starts_word = not (previous.isalnum() or previous in "'\u2019")
+        out.append(char.upper() if starts_word else char)
+        previous = char
+    return "".join(out)
+
+
+def transformed_lines(lines: tuple[tuple[Span, ...], ...], transform: str) -> tuple[tuple[Span, ...], ...]:
+    """textTransform over markup: the spans' text changes, their styles and links do not."""
+    if transform == "none":
+        return lines
+    out = []
+    for spans in lines:
+        previous = " "
+        changed = []
+        for span in spans:
+            changed.append(dataclasses.replace(span, text=transformed(span.text, transform, previous)))
+            previous = span.text[-1:] or previous
+        out.append(tuple(changed))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1024)
+def span_style(style: TextStyle, bold: bool, italic: bool, strike: bool, link: bool) -> TextStyle:
+    weight = max(style.weight, BOLD) if bold else style.weight
+    if italic and not style.italic:
+        slanted = fonts.italic_weights(style.family)
+        if slanted:  # families without an italic stay upright rather than faking a slant
+            weight = fonts.nearest_weight(slanted, weight)
+    return dataclasses.replace(
+        style,
+        weight=weight,
+        italic=style.italic or italic,
+        strikethrough=style.strikethrough or strike,
+        underline=style.underline or link,
+        color=style.link_color if link else style.color,
+    )
+
+
+def _words(spans: tuple[Span, ...], style: TextStyle, first_link: int) -> tuple[list[list[Piece]], list[Piece], list]:
+    """Words (lists of pieces) and the gaps between them; the URLs of links started here."""
+    words: list[list[Piece]] = [[]]
+    gaps: list[Piece] = []
+    urls: list[str] = []
+    previous_url: str | None = None
+    for span in spans:
+        link = None
+        if span.link is not None:
+            if span.link != previous_url:
+                urls.append(span.link)
+            link = first_link + len(urls) - 1
+        previous_url = span.link
+        piece_style = span_style(style, span.bold, span.italic, span.strike, span.link is not None)
+        for index, part in enumerate(span.text.split(" ")):
+            if index:
+                gaps.append(Piece(" ", piece_style, width_of(" ", piece_style), link))
+                words.append([])
+            if part:
+                words[-1].append(Piece(part, piece_style, width_of(part, piece_style), link))
+    return words, gaps, urls
+
+
+@lru_cache(maxsize=2048)
+def wrap(paragraphs: tuple[tuple[Span, ...], ...], style: TextStyle, max_width: float | None) -> RichBlock:
+    """Break the paragraphs into lines no wider than max_width (None: only at line breaks)."""
+    lines: list[RichLine] = []
+    urls: list[str] = []
+    for spans in paragraphs:
+        words, gaps, started = _words(spans, style, len(urls))
+        urls.extend(started)
+        lines.extend(_wrap_paragraph(words, gaps, max_width))
+    return RichBlock(tuple(lines), tuple(urls))
+
+
+def _word_width(word: list[Piece]) -> float:
+    return sum(p.width for p in word)
+
+
+def _wrap_paragraph(words: list[list[Piece]], gaps: list[Piece], max_width: float | None) -> list[RichLine]:
+    lines: list[RichLine] = []
+    current: list[tuple[Piece, ...]] = []
+    current_gaps: list[Piece] = []
+    current_width = 0.0
+    for index, word in enumerate(words):
+        gap = gaps[index - 1] if index else None
+        word_width = _word_width(word)
+        added = word_width if not current else current_width + gap.width + word_width  # type: ignore[union-attr]
+        if max_width is not None and current and added > max_width:
+            lines.append(RichLine(tuple(current), tuple(current_gaps), current_width, False))
+            current, current_gaps, added = [], [], word_width
+        elif current:
+            current_gaps.append(gap)  # type: ignore[arg-type]
+        if max_width is not None and not current and word_width > max_width:
+            # As the plain path: a word wider than the box breaks between characters.
+            pieces = _break_word(word, max_width)
+            lines.extend(RichLine((p,), (), _word_width(list(p)), False) for p in pieces[:-1])
+            word = list(pieces[-1])
+            added = _word_width(word)
+        current.append(tuple(word))
+        current_width = added
+    lines.append(RichLine(tuple(current), tuple(current_gaps), current_width, True))
+    return lines
+
+
+def _break_word(word: list[Piece], max_width: float) -> list[tuple[Piece, ...]]:
+    chunks: list[tuple[Piece, ...]] = []
+    line: list[Piece] = []
+    used = 0.0
+    for piece in word:
+        start = 0
+        for end in range(1, len(piece.text) + 1):
+            width = width_of(piece.text[start:end], piece.style)
+            if (line or end - start > 1) and used + width > max_width:
+                if end - start > 1:
+                    text = piece.text[start : end - 1]
+                    line.append(Piece(text, piece.style, width_of(text, piece.style), piece.link))
+                    start = end - 1
+                chunks.append(tuple(line))
+                line, used = [], 0.0
+        rest = piece.text[start:]
+        if rest:
+            line.append(Piece(rest, piece.style, width_of(rest, piece.style), piece.link))
+            used += line[-1].width
+    chunks.append(tuple(line))
+    return [c for c in chunks if c] or [()]
+
+
+# (url, rect (x0, y0, x1, y1) in PDF coordinates, label) for each link's box on a line.
+LinkBox = tuple[str, tuple[float, float, float, float], str]
+
+
+def labels(block: RichBlock) -> list[str]:
+    """Each link's label text, by link number (the /Contents of its annotations)."""
+    found = [""] * len(block.urls)
+    for line in block.lines:
+        pieces = list(line.words[0]) if line.words else []
+        for gap, word in zip(line.gaps, line.words[1:], strict=True):
+            pieces += [gap, *word]
+        for piece in pieces:
+            if piece.link is not None:
+                found[piece.link] += piece.text
+        for number in {p.link for p in pieces if p.link is not None}:
+            if not line.ends_paragraph:
+                found[number] += " "
+    return [label.strip() for label in found]
+
+
+def draw_lines(
+    canvas: Canvas,
+    block: RichBlock,
+    style: TextStyle,
+    left: float,
+    top: float,
+    box_width: float,
+    page_height: float,
+    tags: Untagged,
+    key: str,
+    add_link: Callable[[int, tuple[float, float, float, float]], None],
+) -> None:
+    """Draw the block's lines in the box whose top-left corner is (left, top).
+
+    Each run of pieces with one link (or none) is its own marked content, so that in the
+    tagged profiles a link's label sits in its Link element; `add_link(number, rect)` is
+    called for each link's box on each line, inside that marked content's Link element.
+    `key` names the block among the document's (a link's Link element spans its lines).
+    """
+    baseline = top + baseline_offset(style)
+    for line in block.lines:
+        y = page_height - baseline
+        placed = _place(line, style, left, box_width)
+        line_top = page_height - (baseline - baseline_offset(style))
+        line_bottom = line_top - style.leading
+        if not placed:  # an empty line still belongs to its element, as in the plain path
+            with tags.marked(canvas):
+                pass
+        for number, pieces in _by_link(placed):
+            if number is None:
+                with tags.marked(canvas, _actual_text(pieces, line)):
+                    _draw_pieces(canvas, pieces, y)
+            else:
+                with tags.group("Link", key=f"{key}/link-{number}"):
+                    with tags.marked(canvas, _actual_text(pieces, line)):
+                        _draw_pieces(canvas, pieces, y)
+                    add_link(number, (pieces[0][0], line_bottom, pieces[-1][0] + pieces[-1][1].width, line_top))
+        baseline += style.leading
+
+
+def _actual_text(pieces: list[tuple[float, Piece]], line: RichLine) -> str | None:
+    """A wrapped line's last run loses the space it broke at in extracted text: ActualText keeps it."""
+    return None if line.ends_paragraph else "".join(p.text for _, p in pieces) + " "
+
+
+def _place(line: RichLine, style: TextStyle, left: float, box_width: float) -> list[tuple[float, Piece]]:
+    """(x, piece) for every piece and gap of the line, aligned in the box."""
+    justified = style.align == "justify" and not line.ends_paragraph and len(line.words) > 1
+    if justified:
+        spread = (box_width - sum(_word_width(list(w)) for w in line.words)) / (len(line.words) - 1)
+        x = left
+    else:
+        slack = box_width - line.width
+        x = left + {"center": slack / 2, "right": slack}.get(style.align, 0.0)
+    placed: list[tuple[float, Piece]] = []
+    for index, word in enumerate(line.words):
+        if index:
+            gap = line.gaps[index - 1]
+            width = spread if justified else gap.width
+            placed.append((x, dataclasses.replace(gap, width=width)))
+            x += width
+        for piece in word:
+            placed.append((x, piece))
+            x += piece.width
+    return placed
+
+
+def _by_link(placed: list[tuple[float, Piece]]) -> list[tuple[int | None, list[tuple[float, Piece]]]]:
+    groups: list[tuple[int | None, list[tuple[float, Piece]]]] = []
+    for item in placed:
+        if groups and groups[-1][0] == item[1].link:
+            groups[-1][1].append(item)
+        else:
+            groups.append((item[1].link, [item]))
+    return groups
+
+
+def _draw_pieces(canvas: Canvas, pieces: list[tuple[float, Piece]], y: float) -> None:
+    # One text object for the run: each piece moves the text origin, rather than opening
+    # a text object per word (fewer operators, a smaller content stream).
+    text_object = canvas.beginText(0, y)
+    color = spacing = None
+    for x, piece in pieces:
+        style = piece.style
+        if not piece.text.strip(" "):
+            continue
+        text_object.setTextOrigin(x, y)
+        if style.color != color:
+            color = style.color
+            text_object.setFillColor(to_rl(color))
+        if style.letter_spacing != spacing:
+            spacing = style.letter_spacing
+            text_object.setCharSpace(spacing)
+        for run, face in fonts.runs(piece.text, style.face):
+            text_object.setFont(face.name, style.size)
+            text_object.textOut(run)
+    if color is not None:
+        canvas.drawText(text_object)
+    for x, piece in pieces:
+        style = piece.style
+        for wanted, rise in ((style.underline, -style.size * 0.12), (style.strikethrough, strike_rise(style))):
+            if wanted and piece.width > 0:
+                canvas.setStrokeColor(to_rl(style.color))
+                canvas.setLineWidth(max(style.size / 18, 0.5))
+                canvas.line(x, y + rise, x + piece.width, y + rise)
