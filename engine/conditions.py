@@ -8,8 +8,8 @@
   it is renamed (its element renamed) the conditions follow the new name.
 - An element whose condition fails is left out as if it were hidden (`isHidden`): it is
   not drawn and takes no space, so it pushes nothing (a table left out has no followers).
-- `repeat` is refused on types that cannot repeat (ElementType.can_repeat: tables) and
-  on a text that flows across sheets.
+- `repeat` is refused on an element that splits across sheets (ElementType.splitting: a
+  table, a text that flows).
 """
 
 from __future__ import annotations
@@ -105,25 +105,16 @@ def check_condition(tree: DesignTree, condition: Condition) -> None:
 
 
 def check_repeat(node: Any) -> None:
-    """Refuse `repeat` on an element that grows across sheets: it cannot also be furniture."""
+    """Refuse `repeat` on an element that splits across sheets: it cannot also be furniture."""
     if node.repeat == "none":
         return
     element = ELEMENT_TYPES[node.type]
-    if not element.can_repeat:
-        raise ValueError(
-            f"repeat: a {element.title.lower()} cannot repeat (it grows across sheets); set repeat to 'none'"
-        )
-    _check_flowing_text(node)
-
-
-def _check_flowing_text(node: Any) -> None:
-    """A text whose data.overflow is "flow" continues on new sheets, so it cannot repeat
-    (extensions.md 2 and 4). Only data that has an `overflow` key is concerned."""
-    if getattr(node.data, "overflow", None) == "flow":
-        raise ValueError(
-            "repeat: a text with data.overflow 'flow' cannot repeat (it continues on new sheets); "
-            "set repeat to 'none' or choose another overflow"
-        )
+    if not element.splitting(node):
+        return
+    condition = element.split_condition
+    which = f"a {element.title.lower()}" + (f" with {condition}" if condition else "")
+    fix = "set repeat to 'none'" + (f" or change {condition}" if condition else "")
+    raise ValueError(f"repeat: {which} cannot repeat (it continues on new sheets); {fix}")
 
 
 def rename_variable(tree: DesignTree, old: str, new: str) -> None:

@@ -101,8 +101,6 @@ def test_a_table_cannot_repeat(invoice):
 
 
 def test_a_flowing_text_cannot_repeat(invoice):
-    if "overflow" not in ELEMENT_TYPES["text"].Data.model_fields:
-        pytest.skip("data.overflow comes with extensions.md 2 (fit and flow)")
     flowing = {"content": "long text", "overflow": "flow"}
     reason = refusal(invoice, [add("text", "body", {"x": 40, "y": 400, "maxWidth": 200}, flowing, repeat="pages")])
     assert "overflow 'flow' cannot repeat" in reason

@@ -225,9 +225,10 @@ class ElementType:
     keeps_aspect: bool = False
     # Where a click hits it on the canvas, (node) -> HitArea; None: anywhere in its box.
     hit_area_of: Callable[[Any], HitArea] | None = None
-    # It may be page furniture (node.repeat, extensions.md 4). A table grows across sheets
-    # and cannot also sit at the same place on each of them.
-    can_repeat: bool = True
+    # What makes one of its elements split when not every one does (splits_when), as the
+    # refusals name it: "data.overflow 'flow'". An element that splits cannot repeat
+    # (extensions.md 4): it cannot also sit at the same place on every sheet.
+    split_condition: str = ""
     Node: type[BaseModel] = field(init=False)
 
     def __post_init__(self) -> None:

@@ -457,7 +457,6 @@ ELEMENT = ElementType(
         "h": "table height follows its rows' content: it cannot be set",
     },
     paginate=paginate,
-    can_repeat=False,
     merge_data=merge_data,
     tags_itself=True,
     text_toolbar=("fontFamily", "fontSize", "fontWeight", "italic", "color", "align"),

@@ -556,6 +556,7 @@ ELEMENT = ElementType(
     check=check_parts,
     paginate=paginate,
     splits_when=flows,
+    split_condition="data.overflow 'flow'",
     tags_itself=True,
     # The raw content: placeholders and markup are typed as written (extensions.md 1, 3).
     inline_text=InlineText(field="data.content", look=look),
