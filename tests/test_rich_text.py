@@ -365,9 +365,6 @@ def test_a_javascript_link_is_refused_over_rest_with_the_fix_and_links_are_gener
     assert [a["uri"] for a in annotations(httpx.get(result["downloadUrl"]).content)] == ["https://example.org"]
 
 
-@pytest.mark.skipif(
-    "maxHeight" not in ELEMENT_TYPES["text"].Position.model_fields, reason="position.maxHeight comes with §2"
-)
 @pytest.mark.parametrize(("align", "drop"), [("top", 0), ("middle", (100 - 14.4) / 2), ("bottom", 100 - 14.4)])
 def test_vertical_align_places_the_text_inside_max_height(align, drop):
     pdf = render(
