@@ -1,0 +1,185 @@
+"""Issue 15's sections working together, checked in real PDFs: markup (extensions.md 3) with
+fitting and flow (2), growing elements between repeated headers and footers (4), and the
+links of repeated elements in the tagged profiles (3 and 4)."""
+
+from __future__ import annotations
+
+import io
+
+import pikepdf
+import pypdfium2 as pdfium
+import pytest
+
+from engine import render_pdf
+from engine.elements.text import fitted_text, layout
+
+from .conftest import action, add, build, page_count, pdf_text
+
+NAME = "**Maximilian** Alexander *Worthington-Smythe*"
+SHOWN_NAME = "Maximilian Alexander Worthington-Smythe"
+
+
+def fonts_used(pdf: bytes, page: int) -> list[tuple[str, float]]:
+    """(font name, size) of every Tf operator drawn on a page, its subset prefix dropped."""
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        sheet = document.pages[page]
+        fonts = sheet.Resources.Font
+        return [
+            (str(fonts[str(operands[0])].BaseFont).split("+")[-1], float(operands[1]))
+            for operands, operator in pikepdf.parse_content_stream(sheet)
+            if str(operator) == "Tf"
+        ]
+
+
+def line_boxes(pdf: bytes, page: int = 0) -> list[tuple[float, float, float, float]]:
+    document = pdfium.PdfDocument(pdf)
+    try:
+        text_page = document[page].get_textpage()
+        return [text_page.get_rect(i) for i in range(text_page.count_rects())]
+    finally:
+        document.close()
+
+
+# Markup with fitting: the markdown text shrinks and is cut like a plain one.
+
+
+def text_lines(tree, name: str = "T") -> list:
+    """The lines engine.elements.text lays the element out in (rich lines for markdown)."""
+    _, _, blocks = layout(tree.node_by_name(name))
+    return [line for _, lines in blocks for line in lines]
+
+
+def line_count(tree) -> int:
+    return len(text_lines(tree, "Name"))
+
+
+def markdown_name(**data):
+    return build(
+        [
+            add(
+                "text",
+                "Name",
+                {"x": 40, "y": 40, "maxWidth": 200},
+                {"content": NAME, "markup": "markdown", "maxLines": 1, **data},
+                {"fontSize": 36, "fit": "shrink", "fontFamily": "Roboto"},
+            )
+        ]
+    )
+
+
+def test_a_markdown_name_shrinks_to_one_line_in_its_bold_and_italic_faces():
+    tree = markdown_name()
+    fitted = fitted_text(tree.node_by_name("Name"))
+    assert fitted is not None and 6 <= fitted.style.size < 36
+    pdf = render_pdf(tree)
+    used = fonts_used(pdf, 0)
+    # Every piece is drawn at the fitted size, bold and italic pieces in their faces.
+    assert {size for _, size in used} == {fitted.style.size}
+    assert {"Roboto-Bold", "Roboto-Italic", "Roboto-Regular"} <= {name for name, _ in used}
+    assert " ".join(pdf_text(pdf)[0].split()) == SHOWN_NAME  # the markup's syntax is not drawn
+    (left, _, right, _), *_ = line_boxes(pdf)
+    assert right - left <= 200 + 0.5
+    # The next size up on the grid would need a second line.
+    assert (
+        line_count(
+            build(
+                [
+                    add(
+                        "text",
+                        "Name",
+                        {"x": 40, "y": 40, "maxWidth": 200},
+                        {"content": NAME, "markup": "markdown"},
+                        {"fontSize": fitted.style.size + 0.5, "fontFamily": "Roboto"},
+                    )
+                ]
+            )
+        )
+        > 1
+    )
+
+
+SENTENCE = "Plain **bold words** then *slanted ones* and a [link](https://example.org) in a sentence that wraps"
+
+
+@pytest.mark.parametrize("overflow", ["ellipsis", "clip"])
+def test_a_markdown_text_is_cut_to_its_lines_keeping_its_faces(overflow):
+    tree = build(
+        [
+            add(
+                "text",
+                "T",
+                {"x": 40, "y": 40, "maxWidth": 110},
+                {"content": SENTENCE, "markup": "markdown", "maxLines": 2, "overflow": overflow},
+                {"fontSize": 12, "fontFamily": "Roboto"},
+            )
+        ]
+    )
+    unlimited = build(
+        [
+            add(
+                "text",
+                "T",
+                {"x": 40, "y": 40, "maxWidth": 110},
+                {"content": SENTENCE, "markup": "markdown"},
+                {"fontSize": 12, "fontFamily": "Roboto"},
+            )
+        ]
+    )
+    all_lines = [line.text for line in text_lines(unlimited)]
+    assert len(all_lines) > 2
+    pdf = render_pdf(tree)
+    lines = [line.strip() for line in pdf_text(pdf)[0].replace("\r", "").split("\n") if line.strip()]
+    assert len(lines) == 2
+    assert lines[0] == all_lines[0]
+    assert "Roboto-Bold" in {name for name, _ in fonts_used(pdf, 0)}
+    if overflow == "ellipsis":
+        assert lines[1].endswith("\u2026")
+        assert all_lines[1].startswith(lines[1][:-1].rstrip())
+        (_, _, right, _) = max(line_boxes(pdf), key=lambda box: box[2])
+        assert right - 40 <= 110 + 0.5  # the ellipsised line stays inside the width
+    else:
+        assert lines[1] == all_lines[1]
+    assert "wraps" not in pdf_text(pdf)[0]  # the last line is cut away
+
+
+# Markup with flow: a markdown text continues on the next sheet.
+
+
+def markdown_body(paragraph_count: int) -> str:
+    """One word a line in the narrow box: five lines a paragraph, its first word in bold."""
+    return "\n".join(
+        " ".join(f"**p{p:02d}l0**" if line == 0 else f"p{p:02d}l{line}" for line in range(5))
+        for p in range(paragraph_count)
+    )
+
+
+def flowing_markdown():
+    """A letter whose body (a variable, designed one line high) flows; the signature follows it."""
+    return build(
+        [
+            add("text", "Heading", {"x": 40, "y": 40}, {"content": "Dear reader"}),
+            add(
+                "text",
+                "Body",
+                {"x": 40, "y": 80, "maxWidth": 60},
+                {"content": "short", "markup": "markdown", "overflow": "flow"},
+                {"fontFamily": "Roboto"},
+            ),
+            add("text", "Signature", {"x": 40, "y": 120}, {"content": "Yours truly"}),
+            action("bind_variable", name="Body"),
+        ]
+    )
+
+
+def test_a_markdown_text_flows_over_two_sheets_with_every_line_in_order_and_bold_on_both():
+    pdf = render_pdf(
+        flowing_markdown(), {"Body": markdown_body(16)}
+    )  # 80 lines of 14.4 pt: about 50 on the first A4 sheet
+    assert page_count(pdf) == 2
+    texts = pdf_text(pdf)
+    words = [[w for w in text.split() if w.startswith("p") and "l" in w] for text in texts]
+    assert words[0] and words[1]
+    assert words[0] + words[1] == [f"p{p:02d}l{line}" for p in range(16) for line in range(5)]
+    for sheet in range(2):
+        assert "Roboto-Bold" in {name for name, _ in fonts_used(pdf, sheet)}
+    assert "Yours truly" in texts[1] and "Yours truly" not in texts[0]
