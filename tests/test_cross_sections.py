@@ -183,3 +183,55 @@ def test_a_markdown_text_flows_over_two_sheets_with_every_line_in_order_and_bold
     for sheet in range(2):
         assert "Roboto-Bold" in {name for name, _ in fonts_used(pdf, sheet)}
     assert "Yours truly" in texts[1] and "Yours truly" not in texts[0]
+
+
+# Growing elements between repeated headers and footers (extensions.md 2 and 4).
+
+
+def plain_body(paragraph_count: int) -> str:
+    return "\n".join(" ".join(f"p{p:02d}l{line}" for line in range(5)) for p in range(paragraph_count))
+
+
+def rows(count: int) -> list[list[str]]:
+    return [["Item", "Amount"]] + [[f"item{i:03d}", str(i)] for i in range(count)]
+
+
+@pytest.fixture(scope="module")
+def banded():
+    """A table growing over sheets, followed by a text that flows, between a header repeated
+    on the page's sheets and a footer repeated on every sheet."""
+    tree = build(
+        [
+            add("text", "header", {"x": 40, "y": 40}, {"content": "SHEETHEADER"}, {"fontSize": 20}, repeat="sheets"),
+            add("table", "lines", {"x": 40, "y": 120}, {"cells": rows(1), "columnWidths": [300, 100]}),
+            add("text", "Body", {"x": 40, "y": 180, "maxWidth": 60}, {"content": "short", "overflow": "flow"}),
+            add("text", "footer", {"x": 40, "y": 760}, {"content": "PAGEFOOTER"}, {"fontSize": 14}, repeat="pages"),
+            action("bind_variable", name="lines"),
+            action("bind_variable", name="Body"),
+        ]
+    )
+    return render_pdf(tree, {"lines": rows(60), "Body": plain_body(30)})
+
+
+def test_a_growing_table_and_a_flowing_text_stay_between_the_header_and_the_footer(banded):
+    document = pdfium.PdfDocument(banded)
+    try:
+        assert len(document) >= 4
+        rows_seen: list[str] = []
+        lines_seen: list[str] = []
+        for index in range(len(document)):
+            page = document[index]
+            height, width = page.get_height(), page.get_width()
+            text = page.get_textpage()
+            header_band = text.get_text_bounded(0, height - 64, width, height)  # header: y 40 to 64
+            footer_band = text.get_text_bounded(0, 0, width, height - 760)
+            assert "SHEETHEADER" in header_band and "PAGEFOOTER" in footer_band
+            for band in (header_band, footer_band):
+                assert "item" not in band and not any(w.startswith("p") and "l" in w for w in band.split())
+            words = text.get_text_range().split()
+            rows_seen += [w for w in words if w.startswith("item")]
+            lines_seen += [w for w in words if w.startswith("p") and "l" in w and w[1:3].isdigit()]
+    finally:
+        document.close()
+    assert rows_seen == [f"item{i:03d}" for i in range(60)]
+    assert lines_seen == [f"p{p:02d}l{line}" for p in range(30) for line in range(5)]
