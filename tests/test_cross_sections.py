@@ -5,8 +5,12 @@ links of repeated elements in the tagged profiles (3 and 4)."""
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
+from pathlib import Path
 
 import pikepdf
+import pikepdf.pdfa
 import pypdfium2 as pdfium
 import pytest
 
@@ -14,6 +18,8 @@ from engine import render_pdf
 from engine.elements.text import fitted_text, layout
 
 from .conftest import action, add, build, page_count, pdf_text
+from .pdf_checker import problems
+from .test_profiles import structure
 
 NAME = "**Maximilian** Alexander *Worthington-Smythe*"
 SHOWN_NAME = "Maximilian Alexander Worthington-Smythe"
@@ -235,3 +241,101 @@ def test_a_growing_table_and_a_flowing_text_stay_between_the_header_and_the_foot
         document.close()
     assert rows_seen == [f"item{i:03d}" for i in range(60)]
     assert lines_seen == [f"p{p:02d}l{line}" for p in range(30) for line in range(5)]
+
+
+# A repeated element with a link: every copy keeps its link annotation, inside the one Link
+# element of the first drawing (its content is read once; the copies are artifacts).
+
+
+@pytest.fixture(scope="module")
+def linked_furniture(tmp_path_factory):
+    tree = build(
+        [
+            action("set_metadata", title="Invoice with linked furniture", language="en-GB"),
+            add(
+                "text",
+                "header",
+                {"x": 40, "y": 40},
+                {"content": "SHEETHEADER by [Example](https://example.org/header)", "markup": "markdown"},
+                {"fontSize": 20},
+                repeat="sheets",
+            ),
+            add("table", "lines", {"x": 40, "y": 120}, {"cells": rows(1), "columnWidths": [300, 100]}),
+            add(
+                "text",
+                "footer",
+                {"x": 40, "y": 760},
+                {"content": "PAGEFOOTER", "link": "https://example.org/footer"},
+                {"fontSize": 14},
+                repeat="pages",
+            ),
+            add(
+                "shape",
+                "mark",
+                {"x": 500, "y": 760, "w": 20, "h": 20},
+                {"link": "https://example.org/mark"},
+                repeat="pages",
+            ),
+            action("bind_variable", name="lines"),
+            # A second design page: the "pages" furniture and its links reach it too. (With three
+            # sheets only, outloud's running-footer heuristic takes the numbered rows just above
+            # the footer for a footer tagged as content: PAG-001, with or without links.)
+            action("add_page"),
+            add("text", "second", {"x": 40, "y": 300}, {"content": "SECONDPAGE"}, page=1),
+        ]
+    )
+    folder = tmp_path_factory.mktemp("linked-furniture")
+    paths = {}
+    for profile in ("accessible", "pdf-a", "standard"):
+        paths[profile] = folder / f"{profile}.pdf"
+        paths[profile].write_bytes(render_pdf(tree, {"lines": rows(80)}, None, profile))
+    return paths
+
+
+@pytest.mark.parametrize("profile", ["standard", "accessible", "pdf-a"])
+def test_every_copy_of_a_repeated_element_keeps_its_links(linked_furniture, profile):
+    with pikepdf.open(linked_furniture[profile]) as pdf:
+        assert len(pdf.pages) == 4
+        for number, page in enumerate(pdf.pages):
+            uris = sorted(str(annot.A.URI) for annot in page.obj.get("/Annots", []))
+            header = ["https://example.org/header"] if number < 3 else []  # repeated on its page's sheets
+            assert uris == sorted(["https://example.org/footer", "https://example.org/mark", *header])
+
+
+@pytest.mark.parametrize("profile", ["accessible", "pdf-a"])
+def test_a_copys_links_are_in_the_link_element_of_its_first_drawing(linked_furniture, profile):
+    data = linked_furniture[profile].read_bytes()
+    assert problems(data) == []
+    with pikepdf.open(io.BytesIO(data)) as pdf:
+        nums = list(pdf.Root.StructTreeRoot.ParentTree.Nums)
+        parents = {int(nums[i]): nums[i + 1] for i in range(0, len(nums), 2)}
+        links: dict[str, set] = {}
+        for page in pdf.pages:
+            for annot in page.obj.Annots:
+                link = parents[int(annot.StructParent)]
+                assert link.S == pikepdf.Name("/Link") and str(annot.Contents).strip()
+                kids = list(link.K) if isinstance(link.K, pikepdf.Array) else [link.K]
+                assert any(
+                    isinstance(k, pikepdf.Dictionary) and k.get("/Type") == "/OBJR" and k.Obj == annot for k in kids
+                )
+                links.setdefault(str(annot.A.URI), set()).add(link.objgen)
+        # One Link element per repeated link, holding the annotations of every sheet it is on.
+        assert sorted(links) == ["https://example.org/footer", "https://example.org/header", "https://example.org/mark"]
+        assert all(len(elements) == 1 for elements in links.values())
+    texts = [attrs.get("/ActualText", "") for _, attrs in structure(linked_furniture[profile])]
+    assert sum("PAGEFOOTER" in t for t in texts) == 1  # read once
+
+
+def test_linked_furniture_passes_the_pdf_a_validator(linked_furniture):
+    report = pikepdf.pdfa.validate_written(linked_furniture["pdf-a"], "3b")
+    assert report.passed, report.summary()
+
+
+def test_linked_furniture_passes_outloud(linked_furniture):
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "outloud"), "--fail-on", "warning", str(linked_furniture["accessible"])],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
