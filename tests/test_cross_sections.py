@@ -14,7 +14,7 @@ import pikepdf.pdfa
 import pypdfium2 as pdfium
 import pytest
 
-from engine import render_pdf
+from engine import apply, render_pdf
 from engine.elements.text import fitted_text, layout
 
 from .conftest import action, add, build, page_count, pdf_text
@@ -339,3 +339,22 @@ def test_linked_furniture_passes_outloud(linked_furniture):
         timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("profile", ["accessible", "pdf-a"])
+def test_a_flowing_markdown_text_stays_one_paragraph_with_its_links_in_the_tagged_profiles(profile, tmp_path):
+    letter, _ = apply(flowing_markdown(), [action("set_metadata", title="A letter that flows", language="en")])
+    body = markdown_body(16).replace("p03l2", "[p03l2](https://example.org/early)")
+    body = body.replace("p14l2", "[p14l2](https://example.org/late)")
+    path = tmp_path / f"{profile}.pdf"
+    path.write_bytes(render_pdf(letter, {"Body": body}, None, profile))
+    assert problems(path.read_bytes()) == []
+    if profile == "pdf-a":
+        report = pikepdf.pdfa.validate_written(path, "3b")
+        assert report.passed, report.summary()
+    with pikepdf.open(path) as pdf:
+        assert len(pdf.pages) == 2
+        uris = [str(annot.A.URI) for page in pdf.pages for annot in page.obj.get("/Annots", [])]
+        assert uris == ["https://example.org/early", "https://example.org/late"]
+    # The heading, the body's one P over both sheets holding its two Links, the signature.
+    assert [role for role, _ in structure(path)] == ["Document", "P", "P", "Link", "Link", "P"]
