@@ -18,6 +18,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from pydantic.fields import FieldInfo
 
 from ..editing import widget_of
+from ..fields import DESIGN_SHEET, Sheet
 from ..names import check_visible
 from ..tagging import Untagged
 
@@ -90,6 +91,8 @@ class DrawContext:
     page_height: float
     images: ImageLibrary
     tags: Untagged = field(default_factory=Untagged)
+    # The sheet being drawn, for {page} and {pages} in texts (extensions.md 1).
+    sheet: Sheet = DESIGN_SHEET
 
     def pdf_y(self, top: float, height: float = 0.0) -> float:
         """The PDF y (origin bottom-left) of a box's bottom edge."""

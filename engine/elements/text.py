@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
+from .. import fields as placeholders
 from .. import typeset
 from ..colors import HexColor
 from ..editing import MULTILINE, WEIGHT, Widget
@@ -73,6 +74,14 @@ class TextData(StrictModel):
     locale: Annotated[str, AfterValidator(check_locale)] = "en"
     currency: str = Field("USD", pattern=r"^[A-Z]{3}$", description="ISO 4217 code for dataType currency")
     role: TextRole = Field("p", description="Structure role: a paragraph or a heading level")
+    fields: bool = Field(
+        False,
+        description="When true, {name} in content is a placeholder filled at generation ({{ and }} are literal "
+        "braces; {page} and {pages} are the sheet's number and the sheet count)",
+    )
+    samples: dict[str, str] = Field(
+        default_factory=dict, description="Placeholder name -> design-time value, shown when a generation gives none"
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> TextData:
@@ -80,6 +89,7 @@ class TextData(StrictModel):
             raise ValueError("content is a list: set data.listFormat to 'ordered' or 'unordered', or send a string")
         if self.listFormat != "none" and isinstance(self.content, str):
             self.content = self.content.split("\n") if self.content else []
+        check_fields(self)
         if self.dataType != "string":
             check_format(self.dataType, self.format, self.locale, self.currency)
             for item in self.items():
@@ -103,6 +113,31 @@ class TextStyles(StrictModel):
     opacity: Opacity = 1.0
 
 
+def check_fields(data: TextData) -> None:
+    """extensions.md 1: a valid template in each item, samples only of its placeholders."""
+    if not data.fields:
+        if data.samples:
+            raise ValueError("data.samples holds placeholder values: set data.fields to true, or send no samples")
+        return
+    if data.dataType != "string":
+        raise ValueError("data.fields needs dataType 'string': placeholders are text, not a number or a date")
+    items = data.items()
+    for position, item in enumerate(items):
+        try:
+            placeholders.parse(item)
+        except placeholders.FieldSyntaxError as exc:
+            where = f"item {position}, " if isinstance(data.content, list) else ""
+            raise ValueError(f"content: {where}{exc}") from None
+    known = placeholders.variable_names(items)
+    for name in data.samples:
+        if name in placeholders.RESERVED:
+            what = "number" if name == placeholders.PAGE else "count"
+            raise ValueError(f"samples: '{name}' is the sheet's {what}, not a sample")
+        if name not in known:
+            shown = ", ".join(known) or "none"
+            raise ValueError(f"samples: no placeholder {{{name}}} in the content (its placeholders: {shown})")
+
+
 def text_style(styles: Any) -> typeset.TextStyle:
     """The typesetting style of an element's (or a table cell's) styles."""
     return typeset.TextStyle(
@@ -117,8 +152,12 @@ def text_style(styles: Any) -> typeset.TextStyle:
     )
 
 
-def display_items(data: TextData) -> tuple[str, ...]:
-    """The strings shown: each value formatted by dataType/format."""
+def display_items(data: TextData, sheet: placeholders.Sheet = placeholders.DESIGN_SHEET) -> tuple[str, ...]:
+    """The strings shown: each value formatted by dataType/format; with fields, each
+    placeholder replaced by its sample (a generation's values are samples by then,
+    engine.field_variables) and {page}/{pages} by the sheet's."""
+    if data.fields:
+        return tuple(placeholders.fill(item, data.samples, sheet) for item in data.items())
     if data.dataType == "string":
         return tuple(data.items())
     return tuple(
@@ -149,8 +188,8 @@ def _layout(
     return indent, widest, blocks
 
 
-def layout(node: Any):
-    items = display_items(node.data)
+def layout(node: Any, sheet: placeholders.Sheet = placeholders.DESIGN_SHEET):
+    items = display_items(node.data, sheet)
     return _layout(items, tuple(_markers(node.data, len(items))), text_style(node.styles), node.position.maxWidth)
 
 
@@ -162,7 +201,9 @@ def measure(node: Any) -> tuple[float, float]:
 
 
 def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
-    indent, _, blocks = layout(node)
+    indent, widest, blocks = layout(node, ctx.sheet)
+    if node.data.fields and node.position.maxWidth is None:
+        box = box._replace(w=indent + widest)  # {page}/{pages} were measured as sheet 1 of 1
     style = text_style(node.styles)
     canvas = ctx.canvas
     tags = ctx.tags
@@ -221,6 +262,27 @@ def merge_data(current: dict, patch: dict) -> dict:
     turned_plain = "listFormat" in patch and patch["listFormat"] in (None, "none")
     if turned_plain and "content" not in patch and isinstance(merged.get("content"), list):
         merged["content"] = "\n".join(merged["content"])
+    return _without_stale_samples(patch, merged)
+
+
+def _without_stale_samples(patch: dict, merged: dict) -> dict:
+    """extensions.md 1: samples of placeholders no longer in the content are dropped when the
+    content changes (or fields are turned off); samples sent in the patch are checked instead."""
+    samples = merged.get("samples")
+    if "samples" in patch or not isinstance(samples, dict) or not samples:
+        return merged
+    if not merged.get("fields"):
+        merged.pop("samples")
+        return merged
+    content = merged.get("content", "")
+    items = content if isinstance(content, list) else [content]
+    if "content" not in patch or not all(isinstance(item, str) for item in items):
+        return merged
+    try:
+        kept = placeholders.variable_names(items)
+    except placeholders.FieldSyntaxError:
+        return merged  # the model refuses the content, naming the brace
+    merged["samples"] = {name: value for name, value in samples.items() if name in kept}
     return merged
 
 
