@@ -86,3 +86,83 @@ def test_previews_show_the_samples():
     tree = build([sentence()])
     text = pdf_text(render_pdf(tree))[0]
     assert "This certifies that Ada Lovelace completed Analytical Engines." in text
+
+
+# Step 2: placeholders are variables
+
+
+def test_every_placeholder_is_a_field_variable_of_the_tree():
+    tree = build([sentence()])
+    assert {n: v.model_dump() for n, v in tree.variables.items()} == {
+        "recipient": {"nodeId": None, "kind": "field"},
+        "course": {"nodeId": None, "kind": "field"},
+    }
+    tree = build([action("update_element", name="sentence", data={"content": "Hello {recipient}"})], tree)
+    assert list(tree.variables) == ["recipient"]
+    tree = build([action("remove_element", name="sentence")], tree)
+    assert tree.variables == {}
+
+
+def test_fields_are_filled_in_the_pdf_and_missing_ones_show_their_sample():
+    tree = build([sentence(samples={"recipient": "Ada Lovelace"})])
+    text = pdf_text(render_pdf(tree, {"recipient": "Grace Hopper"}))[0]
+    assert "This certifies that Grace Hopper completed ." in text  # course: no value, no sample
+    text = pdf_text(render_pdf(tree, {"course": 101}))[0]
+    assert "This certifies that Ada Lovelace completed 101." in text
+
+
+def test_values_with_braces_or_markup_are_kept_literal():
+    tree = build([sentence()])
+    text = pdf_text(render_pdf(tree, {"recipient": "{course} {page} }{ **bold**", "course": "C"}))[0]
+    assert "This certifies that {course} {page} }{ **bold** completed C." in text
+
+
+def test_field_values_must_be_strings_or_numbers():
+    from engine import ValueBindingError, check_values
+
+    tree = build([sentence()])
+    for wrong in (True, ["a"], {"a": 1}, None):
+        with pytest.raises(ValueBindingError) as info:
+            check_values(tree, {"recipient": wrong})
+        assert info.value.message.startswith("variable 'recipient': expected a string or a number")
+
+
+def test_a_bound_text_and_a_placeholder_of_one_name_are_one_variable():
+    tree = build(
+        [
+            sentence(samples={}),
+            add("text", "recipient", {"x": 40, "y": 200}, {"content": "Bound Sample"}),
+            action("bind_variable", name="recipient"),
+        ]
+    )
+    assert tree.variables["recipient"].kind == "text" and tree.variables["recipient"].nodeId == "text_0002"
+    assert tree.nodes["text_0001"].data.samples["recipient"] == "Bound Sample"
+    design_time = pdf_text(render_pdf(tree))[0]
+    assert "This certifies that Bound Sample completed" in design_time
+    filled = pdf_text(render_pdf(tree, {"recipient": "Grace"}))[0]
+    assert "This certifies that Grace completed" in filled and "Bound Sample" not in filled
+    assert filled.count("Grace") == 2  # the element and the placeholder
+    tree = build([action("unbind_variable", name="recipient")], tree)
+    assert tree.variables["recipient"].model_dump() == {"nodeId": None, "kind": "field"}
+
+
+def test_a_placeholder_named_after_a_bound_image_is_refused():
+    image = add("image", "logo", {"x": 300, "y": 300, "w": 50, "h": 50}, {"src": "uploads:red"})
+    tree = build([image, action("bind_variable", name="logo")])
+    message = refused([sentence("See {logo}", samples={})], tree)
+    assert "add_element" in message and "placeholder {logo} has the name of the bound image 'logo'" in message
+    tree = build([sentence("See {lago}", samples={})], tree)
+    message = refused([action("update_element", name="sentence", data={"content": "See {logo}"})], tree)
+    assert "update_element" in message and "rename the placeholder or the element" in message
+
+
+def test_binding_another_type_under_a_placeholders_name_is_refused():
+    image = add("image", "recipient", {"x": 300, "y": 300, "w": 50, "h": 50}, {"src": "uploads:red"})
+    tree = build([sentence(), image])  # an unbound element may share the name
+    assert tree.variables["recipient"].kind == "field"
+    message = refused([action("bind_variable", name="recipient")], tree)
+    assert "bind_variable" in message and "'recipient' is a placeholder in 'sentence'" in message
+    other = add("image", "logo", {"x": 300, "y": 400, "w": 50, "h": 50}, {"src": "uploads:red"})
+    tree = build([other, action("bind_variable", name="logo")], tree)
+    message = refused([action("update_element", name="logo", newName="course")], tree)
+    assert "'course' is a placeholder in 'sentence'" in message

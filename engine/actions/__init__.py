@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from ..elements import StrictModel
 from ..errors import ActionError, EngineError
+from ..field_variables import sync_field_variables
 from ..tree import DesignTree
 from .base import ActionSpec, ApplyContext, random_id
 from .element_actions import ELEMENT_ACTIONS, element_result
@@ -66,6 +67,7 @@ def apply(
             reason = exc.message if isinstance(exc, EngineError) else str(exc)
             raise ActionError(index, action_type, reason) from None
         results.append({"type": action.type, "status": "success", "data": data})
+    sync_field_variables(ctx.tree)  # extensions.md 1: placeholders are variables
     return ctx.tree, results
 
 

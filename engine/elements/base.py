@@ -110,6 +110,20 @@ class VariableSpec:
     # A value is an image ref: the service checks that it exists and ships its bytes to
     # the render process (engine.variables.image_variable_names).
     image_ref: bool = False
+    # The text a `{name}` placeholder of the variable's name shows (extensions.md 1: one
+    # variable fills the element and the placeholders): (node) -> its content as displayed.
+    # None: a placeholder may not share the variable's name (an image, a table, ...).
+    field_text: Callable[[Any], str] | None = None
+
+
+@dataclass(frozen=True)
+class FieldHost:
+    """An element type whose content may hold `{name}` placeholders (engine.fields)."""
+
+    # The node's placeholders that are variables ({page} and {pages} are not), in order.
+    names: Callable[[Any], tuple[str, ...]]
+    # (node, {name: text}) -> a copy showing those texts for those placeholders.
+    filled: Callable[[Any, Mapping[str, str]], Any]
 
 
 PARTS = ("position", "data", "styles")
@@ -179,6 +193,8 @@ class ElementType:
     resize_width: Callable[[Any, float], dict] | None = None
     # How update_element merges a data patch into stored data (default: key by key).
     merge_data: Callable[[dict, dict], dict] | None = None
+    # Its content may hold placeholders, each a variable of the design (extensions.md 1).
+    fields: FieldHost | None = None
     # Tagged profiles: most elements are pictures, a Figure with data.alt or decoration
     # without; text and tables mark their own structure (paragraphs, lists, cells).
     tags_itself: bool = False

@@ -3,6 +3,7 @@ unless `position.maxWidth` pins the width and the content wraps inside it)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Annotated, Any, Literal
 
@@ -20,6 +21,7 @@ from .base import (
     Coordinate,
     DrawContext,
     ElementType,
+    FieldHost,
     InlineText,
     Opacity,
     StrictModel,
@@ -256,6 +258,21 @@ def bind_value(node: Any, value: Any) -> Any:
     return with_data(node, content=content)
 
 
+def field_text(node: Any) -> str:
+    """What a placeholder named after this (bound) text shows: its content as displayed."""
+    return "\n".join(display_items(node.data))
+
+
+def field_names(node: Any) -> tuple[str, ...]:
+    return placeholders.variable_names(node.data.items()) if node.data.fields else ()
+
+
+def with_field_values(node: Any, values: Mapping[str, str]) -> Any:
+    """The node showing `values` for its placeholders: they take the samples' place, so the
+    layout and drawing of a filled text are those of a design-time one."""
+    return with_data(node, samples={**node.data.samples, **values})
+
+
 def merge_data(current: dict, patch: dict) -> dict:
     """Key-by-key merge; switching a list back to plain text joins its items by lines."""
     merged = merge_keys(current, patch)
@@ -320,7 +337,9 @@ ELEMENT = ElementType(
         field="data.content",
         accepts="a string (a number or ISO date string when data.dataType says so; a list of strings for lists)",
         apply=bind_value,
+        field_text=field_text,
     ),
+    fields=FieldHost(names=field_names, filled=with_field_values),
     position_hints={
         "w": "text boxes are measured from their content: use position.maxWidth to fix the width",
         "h": "text height follows the content, fontSize and lineHeight: use position.maxWidth to wrap",
