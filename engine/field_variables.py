@@ -112,3 +112,12 @@ def fill_fields(tree: DesignTree, texts: Mapping[str, str], updated: dict[str, A
         mine = {name: texts[name] for name in host.names(node) if name in texts}
         if mine:
             updated[node.id] = host.filled(updated.get(node.id, node), mine)
+
+
+def shows_sheet_numbers(tree: DesignTree) -> bool:
+    """True when a text of the tree shows {page} or {pages}."""
+    for node in tree.nodes.values():
+        host = ELEMENT_TYPES[node.type].fields
+        if host is not None and host.shows_sheet(node):
+            return True
+    return False

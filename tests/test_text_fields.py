@@ -166,3 +166,59 @@ def test_binding_another_type_under_a_placeholders_name_is_refused():
     tree = build([other, action("bind_variable", name="logo")], tree)
     message = refused([action("update_element", name="logo", newName="course")], tree)
     assert "'course' is a placeholder in 'sentence'" in message
+
+
+# Step 3: {page} and {pages}
+
+HEADER = ["Item", "Amount"]
+
+
+def numbered(name: str, y: float, page: int = 0) -> dict:
+    return add("text", name, {"x": 40, "y": y}, {"content": "Page {page} of {pages}", "fields": True}, page=page)
+
+
+def grown(count: int) -> list[list[str]]:
+    return [HEADER] + [[f"item {i:03d}", str(i)] for i in range(count)]
+
+
+def test_page_numbers_count_the_continuation_sheets_of_a_growing_table():
+    tree = build(
+        [
+            numbered("top", 40),
+            add("table", "lines", {"x": 40, "y": 100}, {"cells": [HEADER, ["a", "1"]], "columnWidths": [300, 100]}),
+            numbered("after", 160),
+            action("bind_variable", name="lines"),
+        ]
+    )
+    assert tree.variables.keys() == {"lines"}  # {page} and {pages} are never variables
+    text = pdf_text(render_pdf(tree, {"lines": grown(80)}))
+    assert len(text) == 3
+    assert "Page 1 of 3" in text[0] and "Page 3 of 3" in text[2]  # where each element is drawn
+    assert "Page" not in text[1]
+    assert "Page 1 of 1" in pdf_text(render_pdf(tree))[0]  # design time: one sheet
+
+
+def test_each_page_of_a_two_page_design_shows_its_number():
+    tree = build(
+        [
+            action("add_page"),
+            numbered("first", 40, page=0),
+            numbered("second", 40, page=1),
+            add("table", "lines", {"x": 40, "y": 100}, {"cells": [HEADER, ["a", "1"]], "columnWidths": [300, 100]}),
+            action("bind_variable", name="lines"),
+        ]
+    )
+    text = pdf_text(render_pdf(tree))
+    assert "Page 1 of 2" in text[0] and "Page 2 of 2" in text[1]
+    text = pdf_text(render_pdf(tree, {"lines": grown(40)}))
+    assert len(text) == 3 and "Page 1 of 3" in text[0] and "Page 3 of 3" in text[2]
+    # A preview of one page numbers it as in the whole document.
+    assert "Page 3 of 3" in pdf_text(render_pdf(tree, {"lines": grown(40)}, pages=[1]))[0]
+
+
+def test_binding_an_element_named_page_or_pages_is_refused():
+    tree = build([add("text", "page", {"x": 40, "y": 40}, {"content": "x"}), add("text", "n", {"x": 40, "y": 80})])
+    message = refused([action("bind_variable", name="page")], tree)
+    assert "'page' is reserved" in message and "rename the element" in message
+    tree = build([action("bind_variable", name="n")], tree)
+    assert "'pages' is reserved" in refused([action("update_element", name="n", newName="pages")], tree)

@@ -124,6 +124,8 @@ class FieldHost:
     names: Callable[[Any], tuple[str, ...]]
     # (node, {name: text}) -> a copy showing those texts for those placeholders.
     filled: Callable[[Any, Mapping[str, str]], Any]
+    # Whether the node shows {page} or {pages} (then a preview numbers its sheet as in the document).
+    shows_sheet: Callable[[Any], bool]
 
 
 PARTS = ("position", "data", "styles")

@@ -339,7 +339,11 @@ ELEMENT = ElementType(
         apply=bind_value,
         field_text=field_text,
     ),
-    fields=FieldHost(names=field_names, filled=with_field_values),
+    fields=FieldHost(
+        names=field_names,
+        filled=with_field_values,
+        shows_sheet=lambda node: node.data.fields and placeholders.uses_sheet(node.data.items()),
+    ),
     position_hints={
         "w": "text boxes are measured from their content: use position.maxWidth to fix the width",
         "h": "text height follows the content, fontSize and lineHeight: use position.maxWidth to wrap",
