@@ -12,7 +12,7 @@ from typing import Any
 
 from .elements import ELEMENT_TYPES
 from .errors import ValueBindingError
-from .field_variables import FIELD_ACCEPTS, fill_fields, placeholder_nodes
+from .field_variables import FIELD_ACCEPTS, FIELD_KIND, fill_fields, placeholder_nodes
 from .fields import value_text
 from .tree import DesignTree
 
@@ -85,3 +85,38 @@ def image_variable_names(tree: DesignTree) -> set[str]:
         if spec is not None and spec.image_ref:
             names.add(name)
     return names
+
+
+def _field_value(node: Any, path: str) -> Any:
+    part, _, name = path.partition(".")
+    value = getattr(getattr(node, part), name)
+    return value.model_dump() if hasattr(value, "model_dump") else value
+
+
+def list_variables(tree: DesignTree) -> list[dict]:
+    """Every variable, bound elements and fields alike (extensions.md 5): its name, kind, what
+    a value must be, its design-time sample and the names of the elements it fills."""
+    holders = placeholder_nodes(tree)
+    out = []
+    for name, variable in tree.variables.items():
+        filled = [node.name for node in holders.get(name, [])]
+        if variable.nodeId is None:
+            samples = (ELEMENT_TYPES[node.type].fields.sample(node, name) for node in holders.get(name, []))  # type: ignore[union-attr]
+            sample = next((s for s in samples if s is not None), None)
+            out.append(
+                {"name": name, "kind": FIELD_KIND, "accepts": FIELD_ACCEPTS, "sample": sample, "elements": filled}
+            )
+            continue
+        node = tree.nodes[variable.nodeId]
+        spec = ELEMENT_TYPES[node.type].variable
+        assert spec is not None  # only bindable elements become variables
+        out.append(
+            {
+                "name": name,
+                "kind": variable.kind,
+                "accepts": spec.accepts + (f"; it also fills {{{name}}} in texts" if filled else ""),
+                "sample": _field_value(node, spec.field),
+                "elements": [node.name, *filled],
+            }
+        )
+    return out

@@ -124,6 +124,8 @@ class FieldHost:
     names: Callable[[Any], tuple[str, ...]]
     # (node, {name: text}) -> a copy showing those texts for those placeholders.
     filled: Callable[[Any, Mapping[str, str]], Any]
+    # (node, name) -> the node's design-time sample for the placeholder, or None.
+    sample: Callable[[Any, str], str | None]
     # Whether the node shows {page} or {pages} (then a preview numbers its sheet as in the document).
     shows_sheet: Callable[[Any], bool]
 

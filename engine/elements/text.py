@@ -342,6 +342,7 @@ ELEMENT = ElementType(
     fields=FieldHost(
         names=field_names,
         filled=with_field_values,
+        sample=lambda node, name: node.data.samples.get(name),
         shows_sheet=lambda node: node.data.fields and placeholders.uses_sheet(node.data.items()),
     ),
     position_hints={
