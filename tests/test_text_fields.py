@@ -222,3 +222,14 @@ def test_binding_an_element_named_page_or_pages_is_refused():
     assert "'page' is reserved" in message and "rename the element" in message
     tree = build([action("bind_variable", name="n")], tree)
     assert "'pages' is reserved" in refused([action("update_element", name="n", newName="pages")], tree)
+
+
+@pytest.mark.parametrize("profile", ["accessible", "pdf-a"])
+def test_filled_fields_and_page_numbers_in_the_tagged_profiles(profile):
+    from .pdf_checker import problems
+
+    tree = build([sentence(), numbered("footer", 700)])
+    pdf = render_pdf(tree, {"recipient": "Grace"}, profile=profile)
+    assert problems(pdf) == []
+    text = pdf_text(pdf)[0]
+    assert "This certifies that Grace completed Analytical Engines." in text and "Page 1 of 1" in text
