@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .elements import ELEMENT_TYPES, Box
+from .fields import FieldSyntaxError, uses_sheet
 from .tree import Background, DesignTree, Page
 
 FLOW_MARGIN = 36.0  # half an inch: the top and bottom margins of flowing content (less on small pages)
@@ -65,7 +66,22 @@ def page_digest(tree: Mapping[str, Any], index: int) -> str:
         "nodes": [nodes.get(node_id) for node_id in sheet.get("elements", [])],
         "background": tree.get("background"),
     }
+    if any(_shows_sheet_numbers(node) for node in drawn["nodes"]):
+        # {page} and {pages} depend on the sheets every page lays out (extensions.md 1).
+        drawn["document"] = {"index": index, "pages": tree["pages"], "nodes": nodes}
     return hashlib.sha256(json.dumps(drawn, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _shows_sheet_numbers(node: Mapping[str, Any] | None) -> bool:
+    """Whether a node (JSON form) shows {page} or {pages}: a text with fields on."""
+    data = (node or {}).get("data") or {}
+    if not data.get("fields"):
+        return False
+    content = data.get("content", "")
+    try:
+        return uses_sheet(content if isinstance(content, list) else [content])
+    except (FieldSyntaxError, TypeError):
+        return False
 
 
 def page_without(tree: Mapping[str, Any], index: int, left_out: Collection[str]) -> dict[str, Any]:

@@ -233,3 +233,14 @@ def test_filled_fields_and_page_numbers_in_the_tagged_profiles(profile):
     assert problems(pdf) == []
     text = pdf_text(pdf)[0]
     assert "This certifies that Grace completed Analytical Engines." in text and "Page 1 of 1" in text
+
+
+def test_a_preview_showing_page_numbers_is_redrawn_when_another_page_changes():
+    from engine.layout import page_digest
+
+    numbered_tree = build([action("add_page"), numbered("n", 40)])
+    plain_tree = build([action("add_page"), add("text", "n", {"x": 40, "y": 40}, {"content": "Page 1"})])
+    for tree, follows in ((numbered_tree, True), (plain_tree, False)):
+        before = page_digest(tree.model_dump(), 0)
+        grown = build([add("text", "other", {"x": 40, "y": 40}, {"content": "x"}, page=1)], tree)
+        assert (page_digest(grown.model_dump(), 0) != before) is follows
