@@ -11,7 +11,7 @@ tying them to bound elements, live in engine.field_variables.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -118,9 +118,17 @@ class Sheet(NamedTuple):
 DESIGN_SHEET = Sheet(1, 1)
 
 
-def fill(text: str, values: Mapping[str, str], sheet: Sheet = DESIGN_SHEET) -> str:
+def fill(
+    text: str,
+    values: Mapping[str, str],
+    sheet: Sheet = DESIGN_SHEET,
+    escape: Callable[[str], str] | None = None,
+) -> str:
     """The text with every placeholder replaced: a value as literal text (never parsed again),
-    "" for a name without one, and the sheet's number and count for {page} and {pages}."""
+    "" for a name without one, and the sheet's number and count for {page} and {pages}.
+    `escape` quotes each value for a later reading of the whole text (a markup parser), so
+    that braces or markup inside a value stay literal (extensions.md 1)."""
+    quote = escape or (lambda value: value)
     out: list[str] = []
     for segment in parse(text):
         if isinstance(segment, str):
@@ -130,7 +138,7 @@ def fill(text: str, values: Mapping[str, str], sheet: Sheet = DESIGN_SHEET) -> s
         elif segment.name == PAGES:
             out.append(str(sheet.count))
         else:
-            out.append(values.get(segment.name, ""))
+            out.append(quote(values.get(segment.name, "")))
     return "".join(out)
 
 

@@ -60,3 +60,10 @@ def test_values_are_strings_or_numbers():
     for wrong in (True, None, ["a"], {"a": 1}):
         with pytest.raises(ValueError, match="a string or a number"):
             value_text(wrong)
+
+
+def test_fill_can_quote_values_for_a_later_markup_reading():
+    def backslashed(value: str) -> str:
+        return "".join("\\" + c if c in "*_[]\\" else c for c in value)
+
+    assert fill("**{who}**", {"who": "*x*"}, escape=backslashed) == "**\\*x\\***"
