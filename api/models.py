@@ -285,6 +285,20 @@ class FontList(BaseModel):
     fonts: list[FontEntry]
 
 
+class VariableInfo(BaseModel):
+    """One variable of a design (extensions.md 5): a bound element's or a text field's."""
+
+    name: str
+    kind: Literal["text", "image", "table", "code", "icon", "color", "field"]
+    accepts: str = Field(description="What a value must be")
+    sample: Any = Field(description="The design-time value: the bound element's content, or the field's sample")
+    elements: list[str] = Field(description="The names of the elements the variable fills")
+
+
+class VariableList(BaseModel):
+    variables: list[VariableInfo]
+
+
 class ActionCatalogEntry(BaseModel):
     name: str
     description: str

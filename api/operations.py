@@ -160,6 +160,15 @@ OPERATIONS: list[Operation] = [
         errors=DESIGN,
     ),
     Operation(
+        "list_variables",
+        "GET",
+        "/designs/{designId}/variables",
+        "Every variable of a design, bound elements and text fields alike: name, kind, accepts, sample, elements",
+        lambda s, ws, c: s.designs.variables(ws, c.params["designId"]),
+        response=m.VariableList,
+        errors=DESIGN,
+    ),
+    Operation(
         "update_design",
         "PATCH",
         "/designs/{designId}",

@@ -15,7 +15,7 @@ from .errors import ActionError, EngineError, LimitExceeded, RenderError, ValueB
 from .images import ImageError, Resolver
 from .render import PageNotFound, Profile, rasterize, render_pdf, render_png
 from .tree import SCHEMA_VERSION, DesignTree, new_design
-from .variables import apply_values, check_values, describe_variables
+from .variables import apply_values, check_values, describe_variables, list_variables
 from .watermark import Watermark
 
 Design = DesignTree
@@ -41,6 +41,7 @@ __all__ = [
     "catalog",
     "check_values",
     "describe_variables",
+    "list_variables",
     "fonts",
     "icons",
     "new_design",

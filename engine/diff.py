@@ -161,8 +161,8 @@ def _variable_actions(current: DesignTree, target: DesignTree, matched: dict[str
     out: list[dict] = []
     for node_id, node in target.nodes.items():
         mine = matched.get(node_id)
-        was_bound = mine is not None and current.nodes[mine].name in current.variables
-        bound = node.name in target.variables
+        was_bound = mine is not None and current.variable_of(current.nodes[mine]) is not None
+        bound = target.variable_of(node) is not None
         if was_bound != bound:
             out.append({"type": "bind_variable" if bound else "unbind_variable", "args": {"name": node.name}})
     return out

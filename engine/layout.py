@@ -19,6 +19,7 @@ from typing import Any
 
 from .conditions import holds, is_shown
 from .elements import ELEMENT_TYPES, Box
+from .fields import FieldSyntaxError, uses_sheet
 from .tree import Background, DesignTree, Page
 
 FLOW_MARGIN = 36.0  # half an inch: the top and bottom margins of flowing content (less on small pages)
@@ -72,6 +73,9 @@ def page_digest(tree: Mapping[str, Any], index: int) -> str:
     beyond = _drawn_from_elsewhere(tree, index)
     if beyond:
         drawn["beyond"] = beyond
+    if any(_shows_sheet_numbers(node) for node in drawn["nodes"] + beyond.get("furniture", [])):
+        # {page} and {pages} depend on the sheets every page lays out (extensions.md 1).
+        drawn["document"] = {"index": index, "pages": tree["pages"], "nodes": nodes}
     return hashlib.sha256(json.dumps(drawn, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
@@ -92,6 +96,18 @@ def _drawn_from_elsewhere(tree: Mapping[str, Any], index: int) -> dict[str, Any]
     variables = tree.get("variables", {})
     conditions = {name: nodes.get((variables.get(name) or {}).get("nodeId", "")) for name in tested}
     return {"furniture": furniture, "conditions": conditions} if furniture or conditions else {}
+
+
+def _shows_sheet_numbers(node: Mapping[str, Any] | None) -> bool:
+    """Whether a node (JSON form) shows {page} or {pages}: a text with fields on."""
+    data = (node or {}).get("data") or {}
+    if not data.get("fields"):
+        return False
+    content = data.get("content", "")
+    try:
+        return uses_sheet(content if isinstance(content, list) else [content])
+    except (FieldSyntaxError, TypeError):
+        return False
 
 
 def page_without(tree: Mapping[str, Any], index: int, left_out: Collection[str]) -> dict[str, Any]:

@@ -19,6 +19,8 @@ from . import fonts
 from .colors import parse_gradient, to_rl
 from .elements import ELEMENT_TYPES, DrawContext
 from .errors import EngineError, LimitExceeded
+from .field_variables import shows_sheet_numbers
+from .fields import Sheet
 from .images import ImageLibrary, Resolver, place
 from .layout import LaidOutPage, Placement, layout
 from .links import add_link
@@ -81,6 +83,7 @@ def _render(
             f"the document would have {len(sheets)} pages; at most {max_sheets} are rendered per document: "
             "split the data over several documents (a batch) or shorten the tables"
         )
+    numbers = _sheet_numbers(tree, filled, sheets, pages)
     if first_sheet_only:
         sheets = sheets[:1]  # a preview shows one sheet: its continuations would be drawn for nothing
     base_face = fonts.install_defaults()
@@ -96,10 +99,10 @@ def _render(
     _set_metadata(canvas, filled)
     images = ImageLibrary(resolver)
     tags = Tagger() if profile != "standard" else Untagged()
-    for sheet in sheets:
+    for sheet, number in zip(sheets, numbers, strict=False):
         canvas.setPageSize((sheet.page.width, sheet.page.height))
         tags.start_page(canvas)
-        ctx = DrawContext(canvas, sheet.page.height, images, tags)
+        ctx = DrawContext(canvas, sheet.page.height, images, tags, sheet=number)
         with tags.artifact(canvas):
             _draw_background(ctx, sheet)
         # Reading order is paint order (README, "Tagged PDF").
@@ -141,6 +144,26 @@ def _linked(ctx: DrawContext, placement: Placement, has_text: bool) -> Iterator[
         yield
         rect = (box.x, ctx.pdf_y(box.y, box.h), box.x + box.w, ctx.pdf_y(box.y))
         add_link(ctx.canvas, ctx.tags, url, rect, description)
+
+
+def _sheet_numbers(
+    tree: DesignTree, filled: DesignTree, sheets: list[LaidOutPage], pages: list[int] | None
+) -> list[Sheet]:
+    """Each sheet's number in the document and the document's sheet count, continuation
+    sheets included ({page} and {pages}, extensions.md 1). A preview of some pages numbers
+    them as in the whole document, which is laid out for it only when a text shows them."""
+    if pages is None or not shows_sheet_numbers(filled):
+        return [Sheet(i + 1, len(sheets)) for i in range(len(sheets))]
+    document = layout(tree, filled)
+    first_of: dict[int, int] = {}
+    for index, laid_out in enumerate(document):
+        first_of.setdefault(laid_out.source, index)
+    seen: dict[int, int] = {}
+    numbers = []
+    for sheet in sheets:
+        within = seen[sheet.source] = seen.get(sheet.source, -1) + 1
+        numbers.append(Sheet(first_of[sheet.source] + within + 1, len(document)))
+    return numbers
 
 
 def _set_metadata(canvas: Canvas, tree: DesignTree) -> None:

@@ -45,9 +45,11 @@ class Metadata(StrictModel):
 
 
 class Variable(StrictModel):
-    """A variable is one bound element; its name is the element's name (spec 2.5)."""
+    """A variable is one bound element; its name is the element's name (spec 2.5). A text
+    placeholder is one too (extensions.md 1): kind "field", bound to no element (nodeId null),
+    unless a bound text element has its name."""
 
-    nodeId: str
+    nodeId: str | None
     kind: str
 
 
@@ -60,6 +62,11 @@ class DesignTree(StrictModel):
 
     def node_by_name(self, name: str) -> Node | None:
         return next((n for n in self.nodes.values() if n.name == name), None)
+
+    def variable_of(self, node: Node) -> Variable | None:
+        """The variable bound to the node, if any (a field of the same name is not bound to it)."""
+        variable = self.variables.get(node.name)
+        return variable if variable is not None and variable.nodeId == node.id else None
 
     def to_json(self) -> str:
         return self.model_dump_json()

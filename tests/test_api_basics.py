@@ -14,6 +14,7 @@ API_KEY_ROUTES = [
     ("DELETE", "/designs/dsg_x"),
     ("POST", "/designs/dsg_x/duplicate"),
     ("GET", "/designs/dsg_x/tree"),
+    ("GET", "/designs/dsg_x/variables"),
     ("PATCH", "/designs/dsg_x/tree"),
     ("GET", "/actions"),
     ("GET", "/fonts"),

@@ -19,6 +19,7 @@ TOOLS = {
     "list_designs",
     "get_design",
     "get_design_tree",
+    "list_variables",
     "update_design",
     "delete_design",
     "duplicate_design",

@@ -23,7 +23,7 @@ from api.errors import ApiError
 from api.service import Service, Settings
 from api.store import DatabaseLocked
 
-from .conftest import pdf_text, png
+from .conftest import add, pdf_text, png
 from .server import ROOT, Server
 
 BADGE = [
@@ -470,3 +470,22 @@ def test_a_preview_with_data_shows_the_values_watermarked_and_is_free(wb):
     with pytest.raises(ApiError) as refused:
         design.preview(data={"nobody": "x"})
     assert refused.value.code == "VALIDATION_ERROR" and "variable 'nobody'" in refused.value.message
+
+
+def test_generate_many_fills_text_fields_from_columns(wb, tmp_path):
+    design = wb.create_design("Field sentence")
+    design.apply(
+        [
+            add(
+                "text",
+                "sentence",
+                {"x": 40, "y": 40, "maxWidth": 500},
+                {"content": "{who} completed {course}.", "fields": True, "samples": {"course": "Sample course"}},
+            )
+        ]
+    )
+    rows = pd.DataFrame({"who": ["Ada", "Grace"], "course": ["Engines", None]})
+    result = design.generate_many(rows, out=tmp_path / "fields", progress=False)
+    assert result.ok and result.completed == 2
+    first, second = (text((tmp_path / "fields" / f"row-000{i}.pdf").read_bytes()) for i in (1, 2))
+    assert "Ada completed Engines." in first and "Grace completed Sample course." in second

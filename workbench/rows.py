@@ -116,7 +116,7 @@ def to_value(value: Any, header: bool = True) -> Any:
 def header_rows(tree: engine.DesignTree) -> Callable[[str], bool]:
     """Whether each variable's table value starts with a header row: its table has one (a
     variable of another type, or an unknown name, takes a header row if given a table)."""
-    nodes = {name: tree.nodes[variable.nodeId] for name, variable in tree.variables.items()}
+    nodes = {name: tree.nodes[v.nodeId] for name, v in tree.variables.items() if v.nodeId is not None}
     headers = {name: bool(getattr(node.data, "headerRow", True)) for name, node in nodes.items()}
     return lambda name: headers.get(name, True)
 

@@ -43,6 +43,8 @@ GUIDANCE = {
     "submit_batch": "Queues 1-100 PDFs, one per row of values (1 credit per row, taken now; failed rows are "
     "refunded). Poll get_batch until completed, then get_batch_download.",
     "get_design_tree": "The full design tree: pages, nodes (elements by id) and variables.",
+    "list_variables": "What generate_pdf and submit_batch take: each variable's name, kind (text, image, table, "
+    "code, icon, color, or field: a {name} placeholder inside a text), what a value must be and its sample.",
     "delete_design": "There is no undo: afterwards every tool answers DESIGN_NOT_FOUND for it.",
     "duplicate_design": "Use it to try changes on a copy: patching the copy leaves the original as it is.",
 }

@@ -123,6 +123,10 @@ class Designs:
     def tree(self, ws: Workspace, design_id: str) -> engine.DesignTree:
         return engine.DesignTree.model_validate_json(self.tree_json(ws, design_id))
 
+    def variables(self, ws: Workspace, design_id: str) -> dict:
+        """Every variable of the design with what it takes and its sample (extensions.md 5)."""
+        return {"variables": engine.list_variables(self.tree(ws, design_id))}
+
     def update(self, ws: Workspace, design_id: str, body: UpdateDesignBody) -> dict:
         self._row(ws, design_id)
         changes = {k: getattr(body, k) for k in ("name", "description") if k in body.model_fields_set}

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from ..conditions import drop_orphan_conditions
 from ..elements import StrictModel
 from ..errors import ActionError, EngineError
+from ..field_variables import sync_field_variables
 from ..tree import DesignTree
 from .base import ActionSpec, ApplyContext, random_id
 from .element_actions import ELEMENT_ACTIONS, element_result
@@ -64,6 +65,9 @@ def apply(
                 raise ValueError(f"unknown action type; use one of {', '.join(ACTIONS)}")
             variables_before = set(ctx.tree.variables)
             data = spec.run(ctx, _parse_args(spec, action.args))
+            # extensions.md 1: placeholders are variables, from the next action on (a showIf may
+            # name a field added just before); a field whose last placeholder went is gone here.
+            sync_field_variables(ctx.tree)
             if not variables_before <= ctx.tree.variables.keys():
                 # extensions.md 4: a condition goes away with its variable, whichever action removed it.
                 drop_orphan_conditions(ctx.tree)

@@ -9,6 +9,7 @@ from pydantic import Field, ValidationError, create_model
 from .. import conditions
 from ..elements import ELEMENT_TYPES, Condition, ElementType, Repeat, StrictModel, union_of
 from ..elements.base import ElementName, merge_keys
+from ..field_variables import check_binding, check_placeholders, field_names
 from ..tree import DesignTree, Variable
 from .base import ActionSpec, ApplyContext, ElementAddress, check_page, find_node
 from .errors import describe
@@ -108,6 +109,7 @@ def run_add(ctx: ApplyContext, args: Any) -> dict:
     except ValidationError as exc:  # the type's rules across its parts (ElementType.check)
         raise ValueError(describe(exc, _model_map(element, element.Node), _hints(element))) from None
     _check_furniture_and_condition(tree, node, condition_set=args.showIf is not None)
+    check_placeholders(tree, field_names(node))
     tree.nodes[node.id] = node
     tree.pages[args.page].elements.append(node.id)
     return element_result(node)
@@ -159,13 +161,15 @@ def run_update(ctx: ApplyContext, args: UpdateElementArgs) -> dict:
     except ValidationError as exc:
         raise ValueError(describe(exc, _model_map(element, element.Node), _hints(element))) from None
     _check_furniture_and_condition(tree, updated, condition_set="showIf" in args.model_fields_set)
+    check_placeholders(tree, field_names(updated))
+    renamed = updated.name != node.name and tree.variable_of(node) is not None
+    if renamed:
+        check_binding(tree, updated, updated.name)
     tree.nodes[node.id] = updated
-    if updated.name != node.name:
-        bound = tree.variables.pop(node.name, None)
-        if bound is not None:
-            tree.variables[updated.name] = bound
-            conditions.rename_variable(tree, node.name, updated.name)
-            updated = tree.nodes[node.id]
+    if renamed:
+        tree.variables[updated.name] = tree.variables.pop(node.name)
+        conditions.rename_variable(tree, node.name, updated.name)
+        updated = tree.nodes[node.id]
     return element_result(updated)
 
 
@@ -174,7 +178,9 @@ def run_remove(ctx: ApplyContext, args: ElementAddress) -> dict:
     node = find_node(tree, args)
     del tree.nodes[node.id]
     tree.pages[node.page].elements.remove(node.id)
-    removed_variable = node.name if tree.variables.pop(node.name, None) is not None else None
+    removed_variable = node.name if tree.variable_of(node) is not None else None
+    if removed_variable is not None:
+        del tree.variables[node.name]
     return {"id": node.id, "name": node.name, "removedVariable": removed_variable}
 
 
@@ -202,6 +208,7 @@ def run_bind(ctx: ApplyContext, args: ElementAddress) -> dict:
     spec = ELEMENT_TYPES[node.type].variable
     if spec is None:
         raise ValueError(f"{node.type} elements cannot be bound")
+    check_binding(ctx.tree, node, node.name)
     # Binding twice is harmless: the element is fillable either way.
     ctx.tree.variables[node.name] = Variable(nodeId=node.id, kind=spec.kind)
     return {"variable": node.name, "id": node.id, "kind": spec.kind, "field": spec.field, "accepts": spec.accepts}
@@ -209,8 +216,9 @@ def run_bind(ctx: ApplyContext, args: ElementAddress) -> dict:
 
 def run_unbind(ctx: ApplyContext, args: ElementAddress) -> dict:
     node = find_node(ctx.tree, args)
-    if ctx.tree.variables.pop(node.name, None) is None:
+    if ctx.tree.variable_of(node) is None:
         raise ValueError(f"element '{node.name}' is not bound to a variable")
+    del ctx.tree.variables[node.name]
     return {"variable": node.name, "id": node.id}
 
 

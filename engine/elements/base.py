@@ -18,6 +18,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from pydantic.fields import FieldInfo
 
 from ..editing import widget_of
+from ..fields import DESIGN_SHEET, Sheet
 from ..markup import check_link
 from ..names import check_visible
 from ..tagging import Untagged
@@ -112,6 +113,8 @@ class DrawContext:
     page_height: float
     images: ImageLibrary
     tags: Untagged = field(default_factory=Untagged)
+    # The sheet being drawn, for {page} and {pages} in texts (extensions.md 1).
+    sheet: Sheet = DESIGN_SHEET
 
     def pdf_y(self, top: float, height: float = 0.0) -> float:
         """The PDF y (origin bottom-left) of a box's bottom edge."""
@@ -134,6 +137,24 @@ class VariableSpec:
     # compared with equals/notEquals as text (a grid of cells cannot).
     is_empty: Callable[[Any], bool] | None = None  # (node) -> bool
     comparable: bool = True
+    # The text a `{name}` placeholder of the variable's name shows (extensions.md 1: one
+    # variable fills the element and the placeholders): (node) -> its content as displayed.
+    # None: a placeholder may not share the variable's name (an image, a table, ...).
+    field_text: Callable[[Any], str] | None = None
+
+
+@dataclass(frozen=True)
+class FieldHost:
+    """An element type whose content may hold `{name}` placeholders (engine.fields)."""
+
+    # The node's placeholders that are variables ({page} and {pages} are not), in order.
+    names: Callable[[Any], tuple[str, ...]]
+    # (node, {name: text}) -> a copy showing those texts for those placeholders.
+    filled: Callable[[Any, Mapping[str, str]], Any]
+    # (node, name) -> the node's design-time sample for the placeholder, or None.
+    sample: Callable[[Any, str], str | None]
+    # Whether the node shows {page} or {pages} (then a preview numbers its sheet as in the document).
+    shows_sheet: Callable[[Any], bool]
 
 
 PARTS = ("position", "data", "styles")
@@ -211,6 +232,8 @@ class ElementType:
     resize_width: Callable[[Any, float], dict] | None = None
     # How update_element merges a data patch into stored data (default: key by key).
     merge_data: Callable[[dict, dict], dict] | None = None
+    # Its content may hold placeholders, each a variable of the design (extensions.md 1).
+    fields: FieldHost | None = None
     # Tagged profiles: most elements are pictures, a Figure with data.alt or decoration
     # without; text and tables mark their own structure (paragraphs, lists, cells).
     tags_itself: bool = False

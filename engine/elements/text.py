@@ -4,12 +4,14 @@ unless `position.maxWidth` pins the width and the content wraps inside it)."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from contextlib import nullcontext
 from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
+from .. import fields as placeholders
 from .. import fitting, links, markup, richtext, typeset
 from ..colors import HexColor, to_rl
 from ..editing import MULTILINE, WEIGHT, Widget
@@ -21,6 +23,7 @@ from .base import (
     Coordinate,
     DrawContext,
     ElementType,
+    FieldHost,
     InlineText,
     Opacity,
     StrictModel,
@@ -98,6 +101,14 @@ class TextData(StrictModel):
         description="'markdown': inline **bold**, *italic*, ~~strike~~ and [label](url) in the content; "
         "block syntax stays literal",
     )
+    fields: bool = Field(
+        False,
+        description="When true, {name} in content is a placeholder filled at generation ({{ and }} are literal "
+        "braces; {page} and {pages} are the sheet's number and the sheet count)",
+    )
+    samples: dict[str, str] = Field(
+        default_factory=dict, description="Placeholder name -> design-time value, shown when a generation gives none"
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> TextData:
@@ -105,6 +116,7 @@ class TextData(StrictModel):
             raise ValueError("content is a list: set data.listFormat to 'ordered' or 'unordered', or send a string")
         if self.listFormat != "none" and isinstance(self.content, str):
             self.content = self.content.split("\n") if self.content else []
+        check_fields(self)
         if self.dataType != "string":
             check_format(self.dataType, self.format, self.locale, self.currency)
             for item in self.items():
@@ -186,6 +198,31 @@ def check_parts(node: Any) -> None:
             )
 
 
+def check_fields(data: TextData) -> None:
+    """extensions.md 1: a valid template in each item, samples only of its placeholders."""
+    if not data.fields:
+        if data.samples:
+            raise ValueError("data.samples holds placeholder values: set data.fields to true, or send no samples")
+        return
+    if data.dataType != "string":
+        raise ValueError("data.fields needs dataType 'string': placeholders are text, not a number or a date")
+    items = data.items()
+    for position, item in enumerate(items):
+        try:
+            placeholders.parse(item)
+        except placeholders.FieldSyntaxError as exc:
+            where = f"item {position}, " if isinstance(data.content, list) else ""
+            raise ValueError(f"content: {where}{exc}") from None
+    known = placeholders.variable_names(items)
+    for name in data.samples:
+        if name in placeholders.RESERVED:
+            what = "number" if name == placeholders.PAGE else "count"
+            raise ValueError(f"samples: '{name}' is the sheet's {what}, not a sample")
+        if name not in known:
+            shown = ", ".join(known) or "none"
+            raise ValueError(f"samples: no placeholder {{{name}}} in the content (its placeholders: {shown})")
+
+
 def text_style(styles: Any) -> typeset.TextStyle:
     """The typesetting style of an element's (or a table cell's) styles."""
     return typeset.TextStyle(
@@ -200,8 +237,12 @@ def text_style(styles: Any) -> typeset.TextStyle:
     )
 
 
-def display_items(data: TextData) -> tuple[str, ...]:
-    """The strings shown: each value formatted by dataType/format."""
+def display_items(data: TextData, sheet: placeholders.Sheet = placeholders.DESIGN_SHEET) -> tuple[str, ...]:
+    """The strings shown: each value formatted by dataType/format; with fields, each
+    placeholder replaced by its sample (a generation's values are samples by then,
+    engine.field_variables) and {page}/{pages} by the sheet's."""
+    if data.fields:
+        return tuple(placeholders.fill(item, data.samples, sheet) for item in data.items())
     if data.dataType == "string":
         return tuple(data.items())
     return tuple(
@@ -266,11 +307,11 @@ def element_style(styles: TextStyles) -> typeset.TextStyle:
     return style
 
 
-def layout(node: Any):
-    fitted = fitted_text(node)
+def layout(node: Any, sheet: placeholders.Sheet = placeholders.DESIGN_SHEET):
+    fitted = fitted_text(node, sheet)
     if fitted is not None:
         return fitted.indent, fitted.widest, fitted.blocks
-    items = display_items(node.data)
+    items = display_items(node.data, sheet)
     markers = tuple(_markers(node.data, len(items)))
     return _typeset(
         items, markers, element_style(node.styles), node.position.maxWidth, node.data.markup, node.styles.textTransform
@@ -298,11 +339,11 @@ def fits_somehow(node: Any) -> bool:
     return node.styles.fit != "none" or node.data.maxLines is not None or node.position.maxHeight is not None
 
 
-def fitted_text(node: Any) -> fitting.FittedText | None:
+def fitted_text(node: Any, sheet: placeholders.Sheet = placeholders.DESIGN_SHEET) -> fitting.FittedText | None:
     """The text at its fitted size with its lines cut to its limit; None when it has no limit."""
     if not fits_somehow(node):
         return None
-    items = display_items(node.data)
+    items = display_items(node.data, sheet)
     return _fitted(
         items,
         tuple(_markers(node.data, len(items))),
@@ -347,9 +388,9 @@ def _shown_text(item: str, transform: TextTransform) -> str:
     return "\n".join("".join(span.text for span in spans) for spans in lines)
 
 
-def drawn_style(node: Any) -> typeset.TextStyle:
+def drawn_style(node: Any, sheet: placeholders.Sheet = placeholders.DESIGN_SHEET) -> typeset.TextStyle:
     """The style the text is drawn with: at its fitted size when it shrinks."""
-    fitted = fitted_text(node)
+    fitted = fitted_text(node, sheet)
     return element_style(node.styles) if fitted is None else fitted.style
 
 
@@ -388,8 +429,10 @@ def _part_blocks(blocks: Any, part: fitting.TextPart) -> tuple[int, tuple]:
 
 
 def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
-    indent, _, blocks = layout(node)
-    style = drawn_style(node)  # at the fitted size (extensions.md 2)
+    indent, widest, blocks = layout(node, ctx.sheet)
+    if node.data.fields and node.position.maxWidth is None:
+        box = box._replace(w=indent + widest)  # {page}/{pages} were measured as sheet 1 of 1
+    style = drawn_style(node, ctx.sheet)  # at the fitted size (extensions.md 2)
     first_item = 0
     if part is not None:
         first_item, blocks = _part_blocks(blocks, part)
@@ -504,12 +547,48 @@ def bind_value(node: Any, value: Any) -> Any:
     return with_data(node, content=content)
 
 
+def field_text(node: Any) -> str:
+    """What a placeholder named after this (bound) text shows: its content as displayed."""
+    return "\n".join(display_items(node.data))
+
+
+def field_names(node: Any) -> tuple[str, ...]:
+    return placeholders.variable_names(node.data.items()) if node.data.fields else ()
+
+
+def with_field_values(node: Any, values: Mapping[str, str]) -> Any:
+    """The node showing `values` for its placeholders: they take the samples' place, so the
+    layout and drawing of a filled text are those of a design-time one."""
+    return with_data(node, samples={**node.data.samples, **values})
+
+
 def merge_data(current: dict, patch: dict) -> dict:
     """Key-by-key merge; switching a list back to plain text joins its items by lines."""
     merged = merge_keys(current, patch)
     turned_plain = "listFormat" in patch and patch["listFormat"] in (None, "none")
     if turned_plain and "content" not in patch and isinstance(merged.get("content"), list):
         merged["content"] = "\n".join(merged["content"])
+    return _without_stale_samples(patch, merged)
+
+
+def _without_stale_samples(patch: dict, merged: dict) -> dict:
+    """extensions.md 1: samples of placeholders no longer in the content are dropped when the
+    content changes (or fields are turned off); samples sent in the patch are checked instead."""
+    samples = merged.get("samples")
+    if "samples" in patch or not isinstance(samples, dict) or not samples:
+        return merged
+    if not merged.get("fields"):
+        merged.pop("samples")
+        return merged
+    content = merged.get("content", "")
+    items = content if isinstance(content, list) else [content]
+    if "content" not in patch or not all(isinstance(item, str) for item in items):
+        return merged
+    try:
+        kept = placeholders.variable_names(items)
+    except placeholders.FieldSyntaxError:
+        return merged  # the model refuses the content, naming the brace
+    merged["samples"] = {name: value for name, value in samples.items() if name in kept}
     return merged
 
 
@@ -547,6 +626,13 @@ ELEMENT = ElementType(
         field="data.content",
         accepts="a string (a number or ISO date string when data.dataType says so; a list of strings for lists)",
         apply=bind_value,
+        field_text=field_text,
+    ),
+    fields=FieldHost(
+        names=field_names,
+        filled=with_field_values,
+        sample=lambda node, name: node.data.samples.get(name),
+        shows_sheet=lambda node: node.data.fields and placeholders.uses_sheet(node.data.items()),
     ),
     position_hints={
         "w": "text boxes are measured from their content: use position.maxWidth to fix the width",

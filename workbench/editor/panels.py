@@ -230,7 +230,7 @@ def variables_panel(ctx: PanelContext) -> pn.Column:
         if ELEMENT_TYPES[node.type].variable is None:
             continue
         bound = pn.widgets.Checkbox(
-            label=f"{node.name} ({node.type})", value=node.name in tree.variables, css_classes=["dbk-bind"]
+            label=f"{node.name} ({node.type})", value=tree.variable_of(node) is not None, css_classes=["dbk-bind"]
         )
         bound.param.watch(
             lambda e, name=node.name: ctx.apply([_action("bind_variable" if e.new else "unbind_variable", name=name)]),
@@ -238,7 +238,7 @@ def variables_panel(ctx: PanelContext) -> pn.Column:
         )
         rows.append(bound)
         # The sample of an unbound element would only repeat its content: shown once it is bound.
-        sample = variable_widget(node, ctx.apply) if node.name in tree.variables else None
+        sample = variable_widget(node, ctx.apply) if tree.variable_of(node) is not None else None
         if sample is not None:
             rows.append(pn.Column(sample, margin=(0, 10, 10, 30), css_classes=["dbk-sample"], **WIDE))
     return pn.Column(*rows, **WIDE)
