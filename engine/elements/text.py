@@ -240,9 +240,12 @@ def text_style(styles: Any) -> typeset.TextStyle:
 def display_items(data: TextData, sheet: placeholders.Sheet = placeholders.DESIGN_SHEET) -> tuple[str, ...]:
     """The strings shown: each value formatted by dataType/format; with fields, each
     placeholder replaced by its sample (a generation's values are samples by then,
-    engine.field_variables) and {page}/{pages} by the sheet's."""
+    engine.field_variables) and {page}/{pages} by the sheet's. In a markdown text each value
+    is escaped, so markup inside a value stays literal while the markup around a placeholder
+    (`**{name}**`) applies to it (extensions.md 1, 3)."""
     if data.fields:
-        return tuple(placeholders.fill(item, data.samples, sheet) for item in data.items())
+        escape = markup.escape if data.markup == "markdown" else None
+        return tuple(placeholders.fill(item, data.samples, sheet, escape) for item in data.items())
     if data.dataType == "string":
         return tuple(data.items())
     return tuple(

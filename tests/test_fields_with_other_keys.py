@@ -1,0 +1,60 @@
+"""Fields (extensions.md 1) together with markup (3), fitting (2), repeat and showIf (4):
+the glue between the sections, checked in real PDFs."""
+
+import io
+
+import pikepdf
+
+from engine import render_pdf
+
+from .conftest import add, build, font_report, pdf_text
+
+
+def flat(extracted: str) -> str:
+    return " ".join(extracted.split())
+
+
+def font_names(pdf: bytes) -> set[str]:
+    return {font["name"].split("+")[-1] for font in font_report(pdf)}
+
+
+def link_uris(pdf: bytes) -> list[str]:
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        return [
+            str(annot.A.URI)
+            for page in document.pages
+            for annot in page.obj.get("/Annots", [])
+            if annot.get("/Subtype") == "/Link"
+        ]
+
+
+def markdown_sentence(content: str, samples: dict[str, str]) -> dict:
+    return add(
+        "text",
+        "sentence",
+        {"x": 40, "y": 40, "maxWidth": 500},
+        {"content": content, "fields": True, "markup": "markdown", "samples": samples},
+    )
+
+
+# Markup (extensions.md 3): values are escaped, the markup around a placeholder applies
+
+
+def test_markup_inside_a_markdown_value_stays_literal_text():
+    tree = build([markdown_sentence("Dear {name}, welcome.", {"name": "Ada"})])
+    pdf = render_pdf(tree, {"name": "**x** [a](javascript:x) ~~s~~ {page}"})
+    assert "Dear **x** [a](javascript:x) ~~s~~ {page}, welcome." in flat(pdf_text(pdf)[0])
+    assert link_uris(pdf) == []  # the value's link syntax is text, never an annotation
+    assert font_names(pdf) == {"Inter-Regular"}  # nothing turned bold
+
+
+def test_a_placeholder_inside_markup_is_drawn_with_that_markup():
+    tree = build([markdown_sentence("Issued to **{name}** by [ACME](https://acme.example)", {"name": "Ada"})])
+    pdf = render_pdf(tree, {"name": "Grace *Hopper*"})
+    assert "Issued to Grace *Hopper* by ACME" in flat(pdf_text(pdf)[0])
+    assert {"Inter-Regular", "Inter-Bold"} <= font_names(pdf)  # the value in bold, its asterisks literal
+    assert "Inter-Italic" not in font_names(pdf) and "Inter-BoldItalic" not in font_names(pdf)
+    assert link_uris(pdf) == ["https://acme.example"]
+    # design time: the sample, in bold
+    preview = render_pdf(tree)
+    assert "Issued to Ada by ACME" in flat(pdf_text(preview)[0]) and "Inter-Bold" in font_names(preview)
