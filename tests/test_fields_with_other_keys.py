@@ -7,7 +7,7 @@ import pikepdf
 
 from engine import render_pdf
 
-from .conftest import add, build, font_report, pdf_text
+from .conftest import action, add, build, font_report, pdf_text
 
 
 def flat(extracted: str) -> str:
@@ -58,3 +58,46 @@ def test_a_placeholder_inside_markup_is_drawn_with_that_markup():
     # design time: the sample, in bold
     preview = render_pdf(tree)
     assert "Issued to Ada by ACME" in flat(pdf_text(preview)[0]) and "Inter-Bold" in font_names(preview)
+
+
+# {page}/{pages} (extensions.md 1) on repeated elements (4): each copy shows its own sheet
+
+
+def invoice_rows(count: int) -> list[list[str]]:
+    return [["Item", "Amount"]] + [[f"item{i:03d}", str(i)] for i in range(count)]
+
+
+def numbered_invoice(footer_repeat: str, second_page: bool = False):
+    actions = [
+        add("table", "lines", {"x": 40, "y": 120}, {"cells": invoice_rows(1), "columnWidths": [300, 100]}),
+        add(
+            "text",
+            "footer",
+            {"x": 40, "y": 780},
+            {"content": "Page {page} of {pages}", "fields": True},
+            repeat=footer_repeat,
+        ),
+        action("bind_variable", name="lines"),
+    ]
+    if second_page:
+        actions += [action("add_page"), add("text", "second", {"x": 40, "y": 300}, {"content": "TERMS"}, page=1)]
+    return build(actions)
+
+
+def test_page_n_of_n_on_every_sheet_of_a_grown_table():
+    texts = pdf_text(render_pdf(numbered_invoice("sheets"), {"lines": invoice_rows(80)}))
+    assert len(texts) == 3
+    for number, text in enumerate(texts, start=1):
+        shown = [f"Page {n} of 3" in text for n in (1, 2, 3)]
+        assert shown == [n == number for n in (1, 2, 3)], (number, text[-80:])
+
+
+def test_a_footer_repeated_on_pages_numbers_every_sheet_of_every_design_page():
+    tree = numbered_invoice("pages", second_page=True)
+    texts = pdf_text(render_pdf(tree, {"lines": invoice_rows(80)}))
+    assert len(texts) == 4 and "TERMS" in texts[3]
+    for number, text in enumerate(texts, start=1):
+        assert f"Page {number} of 4" in text
+        assert sum(f"Page {n} of 4" in text for n in range(1, 5)) == 1
+    # A preview of the second page alone numbers it as in the document.
+    assert "Page 4 of 4" in pdf_text(render_pdf(tree, {"lines": invoice_rows(80)}, pages=[1]))[0]
