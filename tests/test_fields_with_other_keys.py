@@ -2,10 +2,15 @@
 the glue between the sections, checked in real PDFs."""
 
 import io
+from dataclasses import replace
 
 import pikepdf
+import pytest
 
-from engine import render_pdf
+from engine import render_pdf, typeset
+from engine.elements.text import text_style
+from engine.layout import layout
+from engine.variables import apply_values
 
 from .conftest import action, add, build, font_report, pdf_text
 
@@ -101,3 +106,42 @@ def test_a_footer_repeated_on_pages_numbers_every_sheet_of_every_design_page():
         assert sum(f"Page {n} of 4" in text for n in range(1, 5)) == 1
     # A preview of the second page alone numbers it as in the document.
     assert "Page 4 of 4" in pdf_text(render_pdf(tree, {"lines": invoice_rows(80)}, pages=[1]))[0]
+
+
+# Fitting (extensions.md 2): a shrinking text with fields fits the generation's value
+
+
+LONG_NAME = "Maximilian Alexander Worthington-Smythe"
+
+
+def drawn_sizes(pdf: bytes) -> list[float]:
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        return [
+            float(operands[1])
+            for operands, operator in pikepdf.parse_content_stream(document.pages[0])
+            if str(operator) == "Tf"
+        ]
+
+
+def test_a_shrinking_text_with_fields_fits_the_value_not_the_sample():
+    tree = build(
+        [
+            add(
+                "text",
+                "name",
+                {"x": 40, "y": 40, "maxWidth": 200},
+                {"content": "{recipient}", "fields": True, "samples": {"recipient": "Ada"}, "maxLines": 1},
+                {"fontSize": 36, "fit": "shrink"},
+            )
+        ]
+    )
+    assert drawn_sizes(render_pdf(tree)) == [36]  # the short sample fits at full size
+    values = {"recipient": LONG_NAME}
+    pdf = render_pdf(tree, values)
+    (size,) = drawn_sizes(pdf)
+    assert 6 <= size < 36
+    assert typeset.width_of(LONG_NAME, replace(text_style(tree.node_by_name("name").styles), size=size)) <= 200
+    assert pdf_text(pdf)[0].strip() == LONG_NAME  # one line, the whole value
+    # The laid-out box is the fitted value's line, so followers are placed after it.
+    (sheet,) = layout(tree, apply_values(tree, values))
+    assert sheet.placements[0].box.h == pytest.approx(size * 1.2, abs=0.001)
