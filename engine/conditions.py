@@ -18,6 +18,7 @@ import math
 from typing import Any
 
 from .elements import ELEMENT_TYPES, Condition, ElementType
+from .field_variables import field_value
 from .tree import DesignTree
 
 
@@ -49,7 +50,11 @@ def _bound_node(tree: DesignTree, name: str) -> tuple[Any, ElementType] | None:
 def variable_value(tree: DesignTree, name: str) -> Any:
     """The value a variable has in a tree with the generation's values applied (its bound
     element's field, e.g. a text's data.content), or its design-time content when the
-    generation gave none; None for a name with no bound element."""
+    generation gave none. A field variable (extensions.md 1: no element) has the text its
+    placeholders show: the generation's value, else the sample. None for a name with neither."""
+    variable = tree.variables.get(name)
+    if variable is not None and variable.nodeId is None:
+        return field_value(tree, name)
     found = _bound_node(tree, name)
     if found is None:
         return None
@@ -93,7 +98,8 @@ def check_condition(tree: DesignTree, condition: Condition) -> None:
         known = ", ".join(f"'{n}'" for n in sorted(tree.variables)) or "none yet"
         raise ValueError(
             f"showIf.variable: the design has no variable '{name}' (its variables: {known}); "
-            "bind an element with bind_variable first, or name one of its variables"
+            "bind an element with bind_variable or add a {placeholder} to a text with fields first, "
+            "or name one of its variables"
         )
     found = _bound_node(tree, name)
     compares = condition.equals is not None or condition.notEquals is not None

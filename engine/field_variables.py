@@ -47,6 +47,19 @@ def _shared_text(tree: DesignTree, name: str) -> Any:
     return tree.nodes[variable.nodeId]
 
 
+def field_value(tree: DesignTree, name: str) -> str | None:
+    """What the placeholders of field variable `name` show: the generation's value once the
+    values are applied (they replace the samples, fill_fields), else the first sample a
+    holder gives; None when there is neither (the placeholders show "")."""
+    for node in tree.nodes.values():
+        host = ELEMENT_TYPES[node.type].fields
+        if host is not None and name in host.names(node):
+            sample = host.sample(node, name)
+            if sample is not None:
+                return sample
+    return None
+
+
 def check_placeholders(tree: DesignTree, names: Iterable[str]) -> None:
     """Refuse placeholders named after a bound element whose type no placeholder can show
     (add_element, update_element of a text)."""

@@ -94,8 +94,17 @@ def _drawn_from_elsewhere(tree: Mapping[str, Any], index: int) -> dict[str, Any]
     here = [nodes.get(node_id) for node_id in tree["pages"][index].get("elements", [])] + furniture
     tested = sorted({node["showIf"]["variable"] for node in here if node and node.get("showIf")})
     variables = tree.get("variables", {})
-    conditions = {name: nodes.get((variables.get(name) or {}).get("nodeId", "")) for name in tested}
+    conditions = {name: _condition_source(nodes, variables.get(name) or {}, name) for name in tested}
     return {"furniture": furniture, "conditions": conditions} if furniture or conditions else {}
+
+
+def _condition_source(nodes: Mapping[str, Any], variable: Mapping[str, Any], name: str) -> Any:
+    """What a condition on variable `name` reads at design time: its bound element, or for a
+    field (extensions.md 1, no element) the samples its placeholders' texts give, in order."""
+    if variable.get("nodeId"):
+        return nodes.get(variable["nodeId"])
+    samples = (((node or {}).get("data") or {}).get("samples") or {} for node in nodes.values())
+    return [given[name] for given in samples if name in given]
 
 
 def _shows_sheet_numbers(node: Mapping[str, Any] | None) -> bool:

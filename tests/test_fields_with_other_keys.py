@@ -145,3 +145,70 @@ def test_a_shrinking_text_with_fields_fits_the_value_not_the_sample():
     # The laid-out box is the fitted value's line, so followers are placed after it.
     (sheet,) = layout(tree, apply_values(tree, values))
     assert sheet.placements[0].box.h == pytest.approx(size * 1.2, abs=0.001)
+
+
+# showIf (extensions.md 4) on a field variable (1)
+
+
+def paid_invoice(**samples: str):
+    return build(
+        [
+            add(
+                "text",
+                "terms",
+                {"x": 40, "y": 40, "maxWidth": 400},
+                {"content": "Paid on {paid_on}. Thank you.", "fields": True, "samples": samples},
+            ),
+            add("text", "stamp", {"x": 40, "y": 200}, {"content": "PAIDSTAMP"}, showIf={"variable": "paid_on"}),
+            add(
+                "text",
+                "early",
+                {"x": 40, "y": 260},
+                {"content": "EARLYBIRD"},
+                showIf={"variable": "paid_on", "equals": "1 May"},
+            ),
+        ]
+    )
+
+
+def test_show_if_on_a_field_reads_the_generation_value_or_the_sample():
+    tree = paid_invoice()
+    assert tree.variables["paid_on"].nodeId is None and tree.variables["paid_on"].kind == "field"
+    text = pdf_text(render_pdf(tree))[0]  # no sample, no value: empty
+    assert "PAIDSTAMP" not in text and "EARLYBIRD" not in text
+    text = pdf_text(render_pdf(tree, {"paid_on": "3 June"}))[0]
+    assert "Paid on 3 June." in text and "PAIDSTAMP" in text and "EARLYBIRD" not in text
+    text = pdf_text(render_pdf(tree, {"paid_on": "1 May"}))[0]
+    assert "PAIDSTAMP" in text and "EARLYBIRD" in text
+    text = pdf_text(render_pdf(tree, {"paid_on": ""}))[0]
+    assert "PAIDSTAMP" not in text
+    # Design time and a generation without the value: the sample decides.
+    sampled = paid_invoice(paid_on="1 May")
+    for values in (None, {}):
+        text = pdf_text(render_pdf(sampled, values))[0]
+        assert "Paid on 1 May." in text and "PAIDSTAMP" in text and "EARLYBIRD" in text
+
+
+def test_a_condition_on_a_field_goes_when_its_last_placeholder_goes():
+    tree = paid_invoice()
+    edited = build([action("update_element", name="terms", data={"content": "Thank you."})], tree)
+    assert "paid_on" not in edited.variables
+    assert edited.node_by_name("stamp").showIf is None and edited.node_by_name("early").showIf is None
+    assert "PAIDSTAMP" in pdf_text(render_pdf(edited))[0]  # no condition: always drawn
+    # The field and a condition on it may come in one batch of actions.
+    batch = build(
+        [
+            add("text", "terms", {"x": 40, "y": 40}, {"content": "Due {due}", "fields": True}),
+            add("text", "late", {"x": 40, "y": 100}, {"content": "LATE"}, showIf={"variable": "due"}),
+        ]
+    )
+    assert batch.node_by_name("late").showIf.variable == "due"
+
+
+def test_a_preview_with_a_condition_on_a_field_follows_the_sample():
+    from engine.layout import page_digest
+
+    tree = paid_invoice(paid_on="1 May")
+    before = page_digest(tree.model_dump(mode="json"), 0)
+    edited = build([action("update_element", name="terms", data={"samples": {"paid_on": "2 May"}})], tree)
+    assert page_digest(edited.model_dump(mode="json"), 0) != before
