@@ -2,9 +2,14 @@
 the glue between the sections, checked in real PDFs."""
 
 import io
+import json
+import subprocess
+import sys
 from dataclasses import replace
+from pathlib import Path
 
 import pikepdf
+import pikepdf.pdfa
 import pytest
 
 from engine import render_pdf, typeset
@@ -212,3 +217,79 @@ def test_a_preview_with_a_condition_on_a_field_follows_the_sample():
     before = page_digest(tree.model_dump(mode="json"), 0)
     edited = build([action("update_element", name="terms", data={"samples": {"paid_on": "2 May"}})], tree)
     assert page_digest(edited.model_dump(mode="json"), 0) != before
+
+
+# A real 3-sheet invoice in the tagged profiles: a repeated header, "Page n of N" repeated
+
+
+SERVICES = ["Consulting", "Design review", "Travel", "Licences", "Support plan", "Hosting", "Training", "Audit"]
+MONTHS = ["March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+
+
+def service_rows(count: int) -> list[list[str]]:
+    rows = [
+        [f"{SERVICES[i % len(SERVICES)]}, {MONTHS[i // len(SERVICES)]}", f"{(i * 37) % 500}.00"] for i in range(count)
+    ]
+    return [["Item", "Amount"], *rows]
+
+
+def tagged_invoice(rows: list[list[str]], tmp_path) -> Path:
+    tree = build(
+        [
+            action("set_metadata", title="Invoice 2026-001", language="en-GB"),
+            add("text", "header", {"x": 40, "y": 40}, {"content": "ACME Ltd · Invoice 2026-001"}, repeat="sheets"),
+            add("table", "lines", {"x": 40, "y": 120}, {"cells": rows[:2], "columnWidths": [300, 100]}),
+            add(
+                "text",
+                "footer",
+                {"x": 40, "y": 780},
+                {"content": "Page {page} of {pages}", "fields": True},
+                repeat="sheets",
+            ),
+            add("text", "terms", {"x": 40, "y": 80}, {"content": "Paid on {paid_on}", "fields": True}),
+            add("text", "stamp", {"x": 460, "y": 80}, {"content": "PAID"}, showIf={"variable": "paid_on"}),
+            action("bind_variable", name="lines"),
+        ]
+    )
+    paths = {}
+    for profile in ("accessible", "pdf-a"):
+        paths[profile] = tmp_path / f"{profile}.pdf"
+        paths[profile].write_bytes(render_pdf(tree, {"lines": rows, "paid_on": "1 May"}, profile=profile))
+    return paths
+
+
+def outloud(path: Path, *options: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "outloud"), *options, str(path)], capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.mark.parametrize("profile", ["accessible", "pdf-a"])
+def test_a_three_sheet_invoice_with_page_numbers_passes_the_tagged_profile_checks(tmp_path, profile):
+    from .pdf_checker import problems
+
+    paths = tagged_invoice(service_rows(80), tmp_path)
+    pdf = paths[profile].read_bytes()
+    texts = pdf_text(pdf)
+    assert len(texts) == 3
+    assert all(f"Page {n} of 3" in text and "ACME Ltd" in text for n, text in enumerate(texts, start=1))
+    assert "PAID" in texts[0]
+    assert problems(pdf) == []
+    if profile == "pdf-a":
+        report = pikepdf.pdfa.validate_written(paths[profile], "3b")
+        assert report.passed, report.summary()
+    else:
+        result = outloud(paths[profile], "--fail-on", "warning")
+        assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_outlouds_running_footer_warning_on_numbered_rows_is_about_the_rows_not_the_furniture(tmp_path):
+    # outloud's PAG-001 strips digits from the lines in a page's top and bottom 12 % and warns
+    # when one comes back on every sheet. Rows "item030 30", "item031 31", ... all read "item",
+    # and a table growing between a header and a footer has rows in both bands: a warning
+    # about the rows. The repeated header and footer are content once (sheet 1, where they are
+    # first drawn, extensions.md 4) and pagination artifacts after: never reported.
+    rows = [["Item", "Amount"]] + [[f"item{i:03d}", str(i)] for i in range(80)]
+    result = outloud(tagged_invoice(rows, tmp_path)["accessible"], "--only", "PAG-001", "--json", "-")
+    (finding,) = json.loads(result.stdout)["results"][0]["findings"]
+    assert finding["evidence"].startswith("item") and "running header or footer line" in finding["message"]
