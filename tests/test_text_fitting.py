@@ -606,3 +606,14 @@ def test_a_flowing_text_follows_another_onto_the_next_sheets():
     # The second starts on the sheet where the first ends, right after it.
     (ends,) = [text for text in texts if "p11l4" in text]
     assert ends.split().index("q00l0") == ends.split().index("p11l4") + 1
+
+
+def test_an_unset_max_height_stays_out_of_the_stored_tree_and_undo_clears_a_set_one():
+    from engine.diff import changes
+
+    tree = build([add("text", "t", {"x": 40, "y": 40, "maxWidth": 200}, {"content": "x"})])
+    assert '"maxHeight"' not in tree.to_json()
+    limited = build([action("update_element", name="t", position={"maxHeight": 30})], tree)
+    assert limited.node_by_name("t").position.maxHeight == 30
+    undone = build(changes(limited, tree), limited)
+    assert undone.node_by_name("t").position.maxHeight is None and '"maxHeight"' not in undone.to_json()

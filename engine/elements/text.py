@@ -73,8 +73,14 @@ class TextPosition(StrictModel):
     maxWidth: float | None = Field(
         None, gt=0, le=MAX_LENGTH, description="Pins the box width; the text wraps inside it"
     )
+    # Left out of dumps while unset, so a text's position stays {x, y, maxWidth?} as before
+    # (the editor's width handle sends only maxWidth; stored trees without fitting are unchanged).
     maxHeight: float | None = Field(
-        None, gt=0, le=MAX_LENGTH, description="The box's height limit; data.overflow says what happens past it"
+        None,
+        gt=0,
+        le=MAX_LENGTH,
+        description="The box's height limit; data.overflow says what happens past it",
+        exclude_if=lambda limit: limit is None,
     )
 
 
