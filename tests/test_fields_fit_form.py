@@ -156,3 +156,24 @@ def test_a_link_with_a_refused_scheme_is_refused_by_the_engine_naming_the_fix(le
     # The service gives the same refusal; the editor shows it as its message (Editor.run).
     with pytest.raises(EngineError, match="a link starts with https:, http: or mailto:"):
         apply(letter, sent[-1])
+
+
+def test_the_variables_panel_lists_field_variables_with_their_samples_and_edits_them_everywhere():
+    from workbench.editor.panels import field_rows
+
+    fielded = {"content": "Dear {name}", "fields": True, "samples": {"name": "Ada"}}
+    tree, _ = apply(
+        new_design(),
+        [
+            add("text", "opening", {"x": 0, "y": 0}, fielded),
+            add("text", "closing", {"x": 0, "y": 50}, {"content": "Bye {name}", "fields": True}),
+        ],
+    )
+    sent: list[list[dict]] = []
+    rows = field_rows(tree, sent.append)
+    (sample,) = [row for row in rows if isinstance(row, pn.widgets.TextInput)]
+    assert sample.name == "{name} (field, in opening, closing)" and sample.value == "Ada"
+    sample.value = "Grace"
+    after, _ = apply(tree, sent[-1])  # one batch: every holder's sample
+    assert [after.node_by_name(n).data.samples for n in ("opening", "closing")] == [{"name": "Grace"}] * 2
+    assert field_rows(new_design(), sent.append) == []
