@@ -126,7 +126,8 @@ def test_drag_and_resize_reach_the_tree(api_server, page, key, alpha_api):
     drag(page, box(page, "Line").locator(".dbk-e"), 80, 30)
     wait_for(lambda: node(alpha_api, design_id, "Line")["position"].get("maxWidth") != 150, "the text width")
     line = node(alpha_api, design_id, "Line")["position"]
-    assert line["maxWidth"] > 180 and set(line) <= {"x", "y", "maxWidth"}  # text takes a width only
+    # Text takes a width only (maxHeight, issue 15, stays unset: null in the tree).
+    assert line["maxWidth"] > 180 and {k for k, v in line.items() if v is not None} <= {"x", "y", "maxWidth"}
 
 
 def test_the_preview_changes_after_an_edit(api_server, page, key, alpha_api):
