@@ -29,6 +29,9 @@ HIDDEN = "hidden"  # edited elsewhere (a crop is drawn on the canvas), not in th
 MULTILINE = "multiline"  # text over several lines (a string, or list items one per line)
 CELLS = "cells"  # a table's grid of cells
 WEIGHT = "weight"  # a font weight, 100-900: a number in the form, the bold toggle in the text toolbar
+# Placeholder name -> design-time value: one text input per placeholder the element's content
+# holds (its type's FieldHost.names), not per key stored (extensions.md 1).
+SAMPLES = "samples"
 
 
 @dataclass(frozen=True)

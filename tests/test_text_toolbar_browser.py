@@ -36,7 +36,7 @@ def test_style_a_title_from_the_text_toolbar_without_the_panel_collapsing_scroll
     panel = page.locator(".dbk-right")
     form = page.locator(".dbk-properties")
     styles = page.locator(".dbk-section-styles")
-    expect(styles.get_by_text("Font size")).to_be_visible()  # Styles first, and open
+    expect(styles.get_by_text("Font size", exact=True)).to_be_visible()  # Styles first, and open
     panel.evaluate("el => { el.scrollTop = 240; }")
     wait_for(lambda: panel.evaluate(SCROLL_TOP) > 100, "the properties panel scrolled")
     scrolled = panel.evaluate(SCROLL_TOP)
@@ -61,9 +61,9 @@ def test_style_a_title_from_the_text_toolbar_without_the_panel_collapsing_scroll
     wait_for(lambda: saved().get("align") == "center", "the alignment")
 
     # The form showed each new value in place: the same form, Styles open, the scroll where it was.
-    expect(styles.get_by_role("textbox", name="Font size")).to_have_value("28")
+    expect(styles.get_by_role("textbox", name="Font size", exact=True)).to_have_value("28")
     expect(form).to_have_attribute("data-probe", "the form first built")
-    expect(styles.get_by_text("Font size")).to_be_visible()
+    expect(styles.get_by_text("Font size", exact=True)).to_be_visible()
     assert abs(panel.evaluate(SCROLL_TOP) - scrolled) <= 1
     # The echoes of those in-place settings saved nothing: one history step per toolbar change.
     page.locator(".dbk-undo button").click()

@@ -155,6 +155,9 @@ class FieldHost:
     sample: Callable[[Any, str], str | None]
     # Whether the node shows {page} or {pages} (then a preview numbers its sheet as in the document).
     shows_sheet: Callable[[Any], bool]
+    # (node, name) -> the update_element changes ({part: {field: value}}) that add a `{name}`
+    # placeholder to the content and turn placeholders on: an editor's "Insert field".
+    insert: Callable[[Any, str], dict] | None = None
 
 
 PARTS = ("position", "data", "styles")

@@ -14,7 +14,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 from .. import fields as placeholders
 from .. import fitting, links, markup, richtext, typeset
 from ..colors import HexColor, to_rl
-from ..editing import MULTILINE, WEIGHT, Widget
+from ..editing import MULTILINE, SAMPLES, WEIGHT, Widget
 from ..fonts import DEFAULT_FAMILY, FontFamily
 from ..formatting import DataType, check_format, check_locale, check_value, format_value
 from .base import (
@@ -112,7 +112,7 @@ class TextData(StrictModel):
         description="When true, {name} in content is a placeholder filled at generation ({{ and }} are literal "
         "braces; {page} and {pages} are the sheet's number and the sheet count)",
     )
-    samples: dict[str, str] = Field(
+    samples: Annotated[dict[str, str], Widget(SAMPLES)] = Field(
         default_factory=dict, description="Placeholder name -> design-time value, shown when a generation gives none"
     )
 
@@ -565,6 +565,26 @@ def field_names(node: Any) -> tuple[str, ...]:
     return placeholders.variable_names(node.data.items()) if node.data.fields else ()
 
 
+def insert_field(node: Any, name: str) -> dict:
+    """The data changes that append `{name}` to the content (its last item for a list) and turn
+    placeholders on. Braces already in a content without fields were literal text: they are
+    doubled so they stay so ({{ and }})."""
+    def literal(text: str) -> str:
+        return text if node.data.fields else text.replace("{", "{{").replace("}", "}}")
+
+    placeholder = "{" + name + "}"
+    content = node.data.content
+    if isinstance(content, list):
+        items = [literal(item) for item in content] or [""]
+        items[-1] = _joined(items[-1], placeholder)
+        return {"data": {"content": items, "fields": True}}
+    return {"data": {"content": _joined(literal(content), placeholder), "fields": True}}
+
+
+def _joined(text: str, placeholder: str) -> str:
+    return f"{text} {placeholder}" if text and not text[-1].isspace() else text + placeholder
+
+
 def with_field_values(node: Any, values: Mapping[str, str]) -> Any:
     """The node showing `values` for its placeholders: they take the samples' place, so the
     layout and drawing of a filled text are those of a design-time one."""
@@ -642,6 +662,7 @@ ELEMENT = ElementType(
         filled=with_field_values,
         sample=lambda node, name: node.data.samples.get(name),
         shows_sheet=lambda node: node.data.fields and placeholders.uses_sheet(node.data.items()),
+        insert=insert_field,
     ),
     position_hints={
         "w": "text boxes are measured from their content: use position.maxWidth to fix the width",

@@ -202,18 +202,19 @@ class Editor:
             return
         node = selected[0]
         swatches = design_colours(self.session.tree)
+        variables = list(self.session.tree.variables)  # offered by Insert field and showIf
         form = self.properties[0] if len(self.properties) else None
         shows = f"{node.id} {node.type}"  # the element, and so its set of fields
         if shows != self._form_shows or not hasattr(form, "show_node"):
             # Another element: a new form, whose sections open and close as the last one's did.
             collapsed = {part: card.collapsed for part, card in getattr(form, "sections", {}).items()}
-            self.properties[:] = [element_form(node, self.apply, swatches, collapsed)]
+            self.properties[:] = [element_form(node, self.apply, swatches, collapsed, variables)]
             self._form_shows = shows
             return
         # The same element after any edit: its widgets show the new values in place, so the
         # sections stay as they are and the panel keeps its scroll position. The edits these
         # settings echo equal the saved tree and save nothing (docs/editor-state.md point 6).
-        form.show_node(node, swatches)
+        form.show_node(node, swatches, variables)
 
     def _refresh_text_toolbar(self, selected: list[Any]) -> None:
         self.text_toolbar.show(selected, self.session.tree)

@@ -17,6 +17,7 @@ import panel as pn
 from api.operations import UploadedFile
 from engine import DesignTree
 from engine.elements import ELEMENT_TYPES
+from engine.field_variables import placeholder_nodes
 from engine.paper import PAPER_SIZES, named_size, shown_points
 from engine.tree import Metadata
 
@@ -241,7 +242,44 @@ def variables_panel(ctx: PanelContext) -> pn.Column:
         sample = variable_widget(node, ctx.apply) if tree.variable_of(node) is not None else None
         if sample is not None:
             rows.append(pn.Column(sample, margin=(0, 10, 10, 30), css_classes=["dbk-sample"], **WIDE))
+    rows.extend(field_rows(tree, ctx.apply))
     return pn.Column(*rows, **WIDE)
+
+
+def field_rows(tree: DesignTree, apply: Callable[[list[dict]], None]) -> list[Any]:
+    """Each field variable (a `{name}` placeholder no element is bound under, extensions.md 1)
+    with its sample; an edit sets that sample in every element holding the placeholder, as
+    one batch."""
+    holders = placeholder_nodes(tree)
+    fields = [name for name, variable in tree.variables.items() if variable.nodeId is None]
+    if not fields:
+        return []
+    rows: list[Any] = [pn.pane.Markdown("**Fields** (placeholders in texts; the sample shows in the preview)")]
+    for name in fields:
+        nodes = holders.get(name, [])
+        samples = (ELEMENT_TYPES[node.type].fields.sample(node, name) for node in nodes)  # type: ignore[union-attr]
+        sample = next((s for s in samples if s is not None), "")
+        box = pn.widgets.TextInput(
+            name=f"{{{name}}} (field, in {', '.join(node.name for node in nodes)})",
+            value=sample,
+            css_classes=["dbk-field-sample"],
+            **WIDE,
+        )
+
+        def set_sample(event: Any, name: str = name, nodes: list[Any] = nodes) -> None:
+            actions = []
+            for node in nodes:
+                kept = (
+                    {**node.data.samples, name: event.new}
+                    if event.new
+                    else {k: v for k, v in node.data.samples.items() if k != name}
+                )
+                actions.append({"type": "update_element", "args": {"id": node.id, "data": {"samples": kept}}})
+            apply(actions)
+
+        box.param.watch(set_sample, "value")
+        rows.append(box)
+    return rows
 
 
 # The metadata a person fills in: every optional field of the tree's metadata model

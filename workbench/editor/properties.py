@@ -9,6 +9,11 @@ bool: a checkbox, numbers, strings, lists of numbers). A new element type or fie
 appears here with fitting widgets and no editor code. A change sends one
 update_element action.
 
+Every element also gets its node's `repeat` (unless its type always splits across sheets)
+and `showIf` (a variable of the design, with an optional equals / not-equals text); a type
+that hosts placeholders (`ElementType.fields`) gets "Insert field", and its samples are
+edited one input per placeholder of its content (engine.editing SAMPLES).
+
 The form is built once per selected element; after an edit it shows the element's new
 values in place (`show_node`), so its sections stay open or closed and the panel keeps its
 scroll position. Setting a widget's value fires its watcher like an edit would; the batch
@@ -29,6 +34,7 @@ from pydantic.fields import FieldInfo
 from engine import editing
 from engine.editing import Widget, plain_type, widget_of
 from engine.elements import ELEMENT_TYPES
+from engine.elements.base import NodeBase
 from engine.fonts import DEFAULT_FAMILY
 
 from .colour_picker import ColourPicker
@@ -57,9 +63,16 @@ def _shows(widget: Any, shown: Callable[[Any], None]) -> Any:
 
 
 def _marked_widget(
-    marker: Widget, label: str, value: Any, optional: bool, send: Callable[[Any], None], swatches: Sequence[str]
+    marker: Widget,
+    label: str,
+    value: Any,
+    optional: bool,
+    send: Callable[[Any], None],
+    swatches: Sequence[str],
+    holder: Callable[[], Any] | None = None,
 ) -> Any:
-    """The widget a field type asks for; `send` takes the edited value (before conversion)."""
+    """The widget a field type asks for; `send` takes the edited value (before conversion).
+    `holder()` is the saved node holding the field, for widgets shaped by the node (samples)."""
     kind = marker.kind
     shown = marker.show(value)
     if kind in (editing.HIDDEN, editing.IMAGE):
@@ -90,6 +103,10 @@ def _marked_widget(
         column = cells_editor(label, shown or [], send)
         grid = column[1]  # cells_editor: the label, then the grid
         return _shows(column, lambda v: setattr(grid, "cells", marker.show(v) or []))
+    if kind == editing.SAMPLES:
+        # Samples are per placeholder: only a type that hosts placeholders has them to edit.
+        hosts = holder is not None and ELEMENT_TYPES[holder().type].fields is not None
+        return samples_editor(label, holder, value or {}, send) if hosts else None
     return None  # a kind this editor does not know: shown as its plain type by the caller
 
 
@@ -136,6 +153,7 @@ def field_widget(
     send_value: Callable,
     swatches: Sequence[str] = (),
     current: Callable[[], Any] | None = None,
+    holder: Callable[[], Any] | None = None,
 ) -> Any:
     """A widget for one model field, or None when the field is edited elsewhere.
 
@@ -151,7 +169,7 @@ def field_widget(
         def send_edited(edited: Any) -> None:
             send_value(marker.store(current() if current is not None else value, edited))
 
-        widget = _marked_widget(marker, label, value, optional, send_edited, swatches)
+        widget = _marked_widget(marker, label, value, optional, send_edited, swatches, holder)
         if widget is not None or marker.kind in (editing.HIDDEN, editing.IMAGE):
             return widget
     return _plain_widget(annotation, optional, label, part, value, send_value)
@@ -168,13 +186,18 @@ def _leads(field: FieldInfo) -> bool:
 
 
 def element_form(
-    node: Any, send: Send, swatches: Sequence[str] = (), collapsed: Mapping[str, bool] | None = None
+    node: Any,
+    send: Send,
+    swatches: Sequence[str] = (),
+    collapsed: Mapping[str, bool] | None = None,
+    variables: Sequence[str] = (),
 ) -> pn.Column:
-    """Name, flags, and every Styles, Data and Position field of the node's type.
+    """Name, flags, and every Styles, Data and Position field of the node's type, then where
+    and when it is drawn (repeat, showIf). `variables` are the design's variable names.
 
-    `show_node(node, swatches)` on the column shows the same element's new values in place
-    (after any edit); `position_widgets` are its position fields; `sections` its cards by
-    part, whose open state `collapsed` carries over from a form shown before."""
+    `show_node(node, swatches, variables)` on the column shows the same element's new values
+    in place (after any edit); `position_widgets` are its position fields; `sections` its
+    cards by part, whose open state `collapsed` carries over from a form shown before."""
     spec = ELEMENT_TYPES[node.type]
     shown = {"node": node}  # the saved node the form shows; conversions and comparisons read it
 
@@ -207,7 +230,9 @@ def element_form(
                 return getattr(getattr(shown["node"], part), field_name)
 
             value = getattr(current, field_name)
-            widget = field_widget(node.type, part, field_name, field, value, send_value, swatches, saved)
+            widget = field_widget(
+                node.type, part, field_name, field, value, send_value, swatches, saved, lambda: shown["node"]
+            )
             if widget is None:
                 continue
             (leading if _leads(field) else widgets).append(widget)
@@ -216,6 +241,9 @@ def element_form(
                 colour_pickers.append(widget)
             if part == "position":
                 position_widgets[field_name] = widget
+        if part == "data" and spec.fields is not None and spec.fields.insert is not None:
+            inserter = insert_field_control(spec.fields.insert, lambda: shown["node"], send, variables)
+            leading.append(inserter)
         widgets = leading + widgets
         if widgets:
             closed = (collapsed or {}).get(part, False)
@@ -227,15 +255,25 @@ def element_form(
                 css_classes=[f"dbk-section-{part}"],
             )
             sections.append(cards[part])
+    drawn = drawn_when(spec, lambda: shown["node"], update, variables)
+    # The node's own keys, beside the type's parts (`sections` stays the parts' cards).
+    sections.append(
+        pn.Card(drawn, title="Repeat and condition", sizing_mode="stretch_width", css_classes=["dbk-section-node"])
+    )
     form = pn.Column(*sections, sizing_mode="stretch_width", css_classes=["dbk-properties"])
 
-    def show_node(new: Any, new_swatches: Sequence[str] = ()) -> None:
+    def show_node(new: Any, new_swatches: Sequence[str] = (), new_variables: Sequence[str] | None = None) -> None:
         shown["node"] = new  # first: the echoes of the settings below compare with the new values
         name.value = new.name
         hidden.value = new.isHidden
         locked.value = new.isLocked
         for (part, field_name), widget in field_widgets.items():
             widget.show_value(getattr(getattr(new, part), field_name))
+        drawn.show_value(new, new_variables)
+        if "data" in cards:
+            for widget in cards["data"].objects:
+                if hasattr(widget, "show_variables") and new_variables is not None:
+                    widget.show_variables(new_variables)
         for picker in colour_pickers:
             if picker.swatches != list(new_swatches):
                 picker.swatches = list(new_swatches)
@@ -279,3 +317,203 @@ def cells_editor(label: str, texts: list[list[str]], send: Callable[[list[list[s
 
     paste.param.watch(from_csv, "value")
     return _titled(label, grid, paste)
+
+
+def samples_editor(
+    label: str, holder: Callable[[], Any], samples: Mapping[str, str], send: Callable[[dict[str, str]], None]
+) -> pn.Column:
+    """One text input per placeholder of the node's content (its type's FieldHost.names),
+    holding that placeholder's sample; an edit sends every sample (empty ones left out)."""
+    hint = pn.pane.HTML(
+        "<small>Write {name} in the content with Fields on, or use Insert field.</small>", margin=(0, 10)
+    )
+    inputs = pn.Column(sizing_mode="stretch_width", margin=0)
+    column = pn.Column(
+        pn.pane.Markdown(f"**{label}**", margin=(0, 5)),
+        inputs,
+        hint,
+        sizing_mode="stretch_width",
+        css_classes=["dbk-samples"],
+    )
+    built: dict[str, pn.widgets.TextInput] = {}
+
+    def saved() -> dict[str, str]:
+        node = holder()
+        return dict(node.data.samples) if hasattr(node.data, "samples") else {}
+
+    def edited(placeholder: str, text: str) -> None:
+        current = saved()
+        if current.get(placeholder, "") == text:
+            return  # what the saved tree holds (an echo of show_value): not an edit
+        names = _placeholder_names(holder())
+        new = {n: current[n] for n in names if current.get(n)}
+        if text:
+            new[placeholder] = text
+        else:
+            new.pop(placeholder, None)
+        send(new)
+
+    def show(stored: Mapping[str, str] | None) -> None:
+        stored = stored or {}
+        node = holder()
+        names = _placeholder_names(node)
+        if tuple(built) != tuple(names):
+            built.clear()
+            for placeholder in names:
+                box = pn.widgets.TextInput(
+                    name=f"{{{placeholder}}}",
+                    value=stored.get(placeholder, ""),
+                    placeholder="sample shown in the preview",
+                    sizing_mode="stretch_width",
+                    css_classes=["dbk-sample-input", f"dbk-sample-{placeholder}"],
+                )
+                box.param.watch(lambda e, p=placeholder: edited(p, e.new), "value")
+                built[placeholder] = box
+            inputs.objects = list(built.values())
+        else:
+            for placeholder, box in built.items():
+                box.value = stored.get(placeholder, "")
+        hint.visible = not names
+
+    show(samples)
+    return _shows(column, show)
+
+
+def _placeholder_names(node: Any) -> tuple[str, ...]:
+    host = ELEMENT_TYPES[node.type].fields
+    return host.names(node) if host is not None else ()
+
+
+def insert_field_control(
+    insert: Callable[[Any, str], dict], holder: Callable[[], Any], send: Send, variables: Sequence[str]
+) -> pn.Column:
+    """A name (the design's variables offered) and a button adding `{name}` to the content
+    with placeholders on: one update_element, so one undo step."""
+    name = pn.widgets.AutocompleteInput(
+        name="Field name",
+        options=list(variables),
+        restrict=False,
+        case_sensitive=False,
+        min_characters=1,
+        placeholder="e.g. recipient",
+        sizing_mode="stretch_width",
+        css_classes=["dbk-field-name"],
+    )
+    button = pn.widgets.Button(name="Insert field", button_type="primary", css_classes=["dbk-insert-field"])
+
+    def insert_now(_: Any) -> None:
+        typed = (name.value_input or name.value or "").strip()
+        if not typed:
+            return
+        node = holder()
+        send([{"type": "update_element", "args": {"id": node.id, **insert(node, typed)}}])
+        name.value = ""
+
+    button.on_click(insert_now)
+    column = pn.Column(
+        pn.Row(name, button, sizing_mode="stretch_width"), sizing_mode="stretch_width", css_classes=["dbk-insert"]
+    )
+    column.show_value = lambda _stored: None  # nothing stored: it only adds to the content
+
+    def show_variables(names: Sequence[str]) -> None:
+        if list(names) != name.options:
+            name.options = list(names)
+
+    column.show_variables = show_variables
+    return column
+
+
+NO_CONDITION = "(always)"
+
+
+def drawn_when(spec: Any, holder: Callable[[], Any], update: Callable[..., None], variables: Sequence[str]) -> Any:
+    """The node's `repeat` (a select of its values; not for a type that always splits across
+    sheets) and `showIf`: a variable of the design and an optional equals / not-equals text.
+
+    Each widget's edit changes only its own part of the saved condition, so showing a new
+    saved node (`show_value`) echoes the saved values and sends nothing."""
+    widgets: list[Any] = []
+    repeat = None
+    if not spec.splits:
+        annotation, _ = plain_type(NodeBase.model_fields["repeat"].annotation)
+        repeat = _plain_widget(
+            annotation, False, "Repeat on sheets", "node", holder().repeat, lambda v: v and update(repeat=v)
+        )
+        repeat.css_classes = ["dbk-repeat"]
+        widgets.append(repeat)
+
+    def options(names: Sequence[str]) -> list[str]:
+        condition = holder().showIf
+        names = list(names)
+        if condition is not None and condition.variable not in names:
+            names.append(condition.variable)
+        return [NO_CONDITION, *names]
+
+    condition = holder().showIf
+    variable = pn.widgets.Select(
+        name="Show if (a variable's value is not empty)",
+        options=options(variables),
+        value=condition.variable if condition is not None else NO_CONDITION,
+        sizing_mode="stretch_width",
+        css_classes=["dbk-showif-variable"],
+    )
+    comparisons = {
+        key: pn.widgets.TextInput(
+            name=_label(key) + " (optional)",
+            value=_as_text(getattr(condition, key, None)),
+            sizing_mode="stretch_width",
+            css_classes=[f"dbk-showif-{key}"],
+        )
+        for key in ("equals", "notEquals")
+    }
+
+    def saved_condition() -> dict | None:
+        saved = holder().showIf
+        return saved.model_dump(exclude_none=True) if saved is not None else None
+
+    def chose(chosen: str) -> None:
+        saved = saved_condition()
+        if chosen == NO_CONDITION:
+            if saved is not None:
+                update(showIf=None)
+            return
+        if saved is not None and saved["variable"] == chosen:
+            return
+        new = saved or {k: w.value for k, w in comparisons.items() if w.value}
+        update(showIf={**new, "variable": chosen})
+
+    def compared(key: str, text: str) -> None:
+        saved = saved_condition()
+        if saved is None or _as_text(saved.get(key)) == text:
+            return  # no condition to compare in, or what is saved (an echo)
+        new = {k: v for k, v in saved.items() if k != key}
+        if text:
+            new[key] = text
+        update(showIf=new)
+
+    variable.param.watch(lambda e: chose(e.new), "value")
+    for key, box in comparisons.items():
+        box.param.watch(lambda e, key=key: compared(key, e.new), "value")
+    widgets += [variable, *comparisons.values()]
+    column = pn.Column(*widgets, sizing_mode="stretch_width")
+
+    def show(node: Any, names: Sequence[str] | None = None) -> None:
+        if repeat is not None:
+            repeat.value = node.repeat
+        if names is not None and options(names) != variable.options:
+            variable.options = options(names)
+        shown_condition = node.showIf
+        for key, box in comparisons.items():
+            box.value = _as_text(getattr(shown_condition, key, None))
+        variable.value = shown_condition.variable if shown_condition is not None else NO_CONDITION
+
+    column.show_value = show
+    return column
+
+
+def _as_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f"{value:g}" if isinstance(value, float) else str(value)
