@@ -3,9 +3,11 @@ generates, and the sample logo is added to the library once."""
 
 from __future__ import annotations
 
+import pypdfium2 as pdfium
 import pytest
 
 from api.service import Service, Settings
+from workbench import samples
 from workbench.client import LocalClient
 from workbench.samples import TEMPLATES
 from workbench.templates import LOGO_NAME, create_from_template
@@ -40,6 +42,58 @@ def test_a_template_makes_a_design_that_generates(client, key):
     assert design["name"] == TEMPLATES[key].title
     generated = client.call("generate_pdf", {"designId": design_id}, {"data": {}})
     assert WORDS[key] in " ".join(pdf_text(client.fetch(generated["downloadUrl"])))
+
+
+def generate(client, key: str, data: dict) -> list[str]:
+    """Each sheet's text of a PDF generated from a new design made from the template `key`."""
+    design_id = create_from_template(client, key)
+    generated = client.call("generate_pdf", {"designId": design_id}, {"data": data})
+    return [" ".join(sheet.split()) for sheet in pdf_text(client.fetch(generated["downloadUrl"]))]
+
+
+def test_the_certificate_fills_its_field_sentence_and_fits_a_long_name_on_one_line(client):
+    name = "Augusta Ada King, Countess of Lovelace and Baroness Wentworth"
+    (sheet,) = generate(client, "certificate", {"recipient": name, "course": "Typesetting {advanced}"})
+    assert f"This certifies that {name} completed Typesetting {{advanced}}" in sheet  # braces in values stay literal
+    document = pdfium.PdfDocument(
+        client.fetch(
+            client.call(
+                "generate_pdf", {"designId": create_from_template(client, "certificate")}, {"data": {"recipient": name}}
+            )["downloadUrl"]
+        )
+    )
+    page = document[0]
+    textpage = page.get_textpage()
+    found = textpage.search(name).get_next()
+    assert found is not None
+    start, count = found
+    left = textpage.get_charbox(start)[0]
+    right = textpage.get_charbox(start + count - 1)[2]
+    assert right - left <= samples.FITTED_NAME_WIDTH  # shrunk from 40 pt to fit its 520 pt line
+    assert textpage.get_text_bounded(0, 0, page.get_width(), page.get_height()).count(name) == 2  # name + sentence
+    sample = generate(client, "certificate", {})[0]
+    assert "This certifies that Ada Lovelace completed the Document Design programme" in sample  # the samples
+
+
+def test_the_invoice_grows_to_three_sheets_with_its_header_page_numbers_and_a_paid_stamp_only_when_paid(client):
+    sheets = generate(client, "invoice", samples.paged_invoice_row(7))
+    assert len(sheets) == 3
+    for number, sheet in enumerate(sheets, start=1):
+        assert f"Page {number} of 3" in sheet and "INVOICE" in sheet and "No. INV-0007" in sheet
+        assert "PAID" not in sheet
+    assert "Service 7-1 " in sheets[0] and "Service 7-80 " in sheets[2] and "Total:" in sheets[2]
+    paid = generate(client, "invoice", samples.paged_invoice_row(7, paid=True))
+    assert "PAID 2026-11-08" in paid[0] and not any("PAID" in sheet for sheet in paid[1:])
+
+
+def test_the_letter_body_flows_onto_a_second_page_and_the_closing_follows_it(client):
+    assert len(generate(client, "letter", {})) == 1  # the design-time body fits one page
+    first, second = generate(client, "letter", samples.flowing_letter_row())
+    assert "Page 1 of 2" in first and "Page 2 of 2" in second
+    assert "Thank you for your order of 12 November." in first  # **12 November** drawn bold, markup gone
+    assert "The docbench team" not in first
+    assert "season." in second and "The docbench team" in second
+    assert second.index("season.") < second.index("The docbench team")
 
 
 def test_the_sample_logo_is_added_once(client):
