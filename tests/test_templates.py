@@ -3,16 +3,20 @@ generates, and the sample logo is added to the library once."""
 
 from __future__ import annotations
 
+import pikepdf
+import pikepdf.pdfa
 import pypdfium2 as pdfium
 import pytest
 
 from api.service import Service, Settings
+from engine import render_pdf
 from workbench import samples
 from workbench.client import LocalClient
 from workbench.samples import TEMPLATES
 from workbench.templates import LOGO_NAME, create_from_template
 
 from .conftest import pdf_text
+from .pdf_checker import problems
 
 WORDS = {
     "certificate": "Certificate of Excellence",
@@ -109,3 +113,22 @@ def test_the_sample_logo_is_added_once(client):
     }
     assert refs == {logos[0]["ref"]}
     assert client.call("get_design", {"designId": second})["name"] == "My letter"
+
+
+SHOWCASES = {
+    "certificate": (samples.fitted_certificate, samples.fitted_certificate_row(2)),
+    "invoice": (samples.paged_invoice, samples.paged_invoice_row(2, paid=True)),
+    "letter": (samples.flowing_letter, samples.flowing_letter_row()),
+}
+
+
+@pytest.mark.parametrize("key", SHOWCASES)
+def test_the_showcases_pass_the_tagged_profile_checks(key, tmp_path):
+    design, row = SHOWCASES[key]
+    accessible = render_pdf(design(), row, samples.resolver, "accessible")
+    assert problems(accessible) == []
+    path = tmp_path / f"{key}.pdf"
+    path.write_bytes(render_pdf(design(), row, samples.resolver, "pdf-a"))
+    assert problems(path.read_bytes()) == []
+    report = pikepdf.pdfa.validate_written(path, "3b")
+    assert report.passed, report.summary()
