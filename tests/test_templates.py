@@ -6,6 +6,7 @@ from __future__ import annotations
 import pikepdf
 import pikepdf.pdfa
 import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
 import pytest
 
 from api.service import Service, Settings
@@ -55,26 +56,34 @@ def generate(client, key: str, data: dict) -> list[str]:
     return [" ".join(sheet.split()) for sheet in pdf_text(client.fetch(generated["downloadUrl"]))]
 
 
+def drawn_line(pdf: bytes, text: str) -> tuple[float, float]:
+    """The font size and the width (pt) of the first place `text` is drawn on sheet 1."""
+    document = pdfium.PdfDocument(pdf)
+    textpage = document[0].get_textpage()
+    found = textpage.search(text).get_next()
+    assert found is not None, f"{text!r} is not drawn"
+    start, count = found
+    size = pdfium_c.FPDFText_GetFontSize(textpage, start)
+    width = textpage.get_charbox(start + count - 1)[2] - textpage.get_charbox(start)[0]
+    return size, width
+
+
 def test_the_certificate_fills_its_field_sentence_and_fits_a_long_name_on_one_line(client):
     name = "Augusta Ada King, Countess of Lovelace and Baroness Wentworth"
     (sheet,) = generate(client, "certificate", {"recipient": name, "course": "Typesetting {advanced}"})
     assert f"This certifies that {name} completed Typesetting {{advanced}}" in sheet  # braces in values stay literal
-    document = pdfium.PdfDocument(
-        client.fetch(
-            client.call(
-                "generate_pdf", {"designId": create_from_template(client, "certificate")}, {"data": {"recipient": name}}
-            )["downloadUrl"]
+    assert sheet.count(name) == 2  # the fitted name and the sentence's {recipient}: one variable
+    design_id = create_from_template(client, "certificate")
+    pdfs = {
+        who: client.fetch(
+            client.call("generate_pdf", {"designId": design_id}, {"data": {"recipient": who}})["downloadUrl"]
         )
-    )
-    page = document[0]
-    textpage = page.get_textpage()
-    found = textpage.search(name).get_next()
-    assert found is not None
-    start, count = found
-    left = textpage.get_charbox(start)[0]
-    right = textpage.get_charbox(start + count - 1)[2]
-    assert right - left <= samples.FITTED_NAME_WIDTH  # shrunk from 40 pt to fit its 520 pt line
-    assert textpage.get_text_bounded(0, 0, page.get_width(), page.get_height()).count(name) == 2  # name + sentence
+        for who in (name, "Ada Lovelace")
+    }
+    long_size, long_width = drawn_line(pdfs[name], name)
+    short_size, _ = drawn_line(pdfs["Ada Lovelace"], "Ada Lovelace")
+    assert short_size == pytest.approx(40, abs=0.1)  # a short name keeps the designed size
+    assert 16 <= long_size < 40 and long_width <= samples.FITTED_NAME_WIDTH  # a long one shrinks to its line
     sample = generate(client, "certificate", {})[0]
     assert "This certifies that Ada Lovelace completed the Document Design programme" in sample  # the samples
 
