@@ -342,6 +342,8 @@ def paged_invoice_actions(logo_ref: str = LOGO_REF) -> list[dict]:
         header["args"]["repeat"] = "sheets"
     return [
         *actions,
+        # the header's lower edge: continuation sheets start the table just below it
+        _add("shape", "rule", {"x": 50, "y": 160, "w": 495, "h": 0}, {"shapeType": "line"}, {"stroke": "#1f4e8c"}),
         _add(
             "text",
             "footer",
@@ -353,7 +355,7 @@ def paged_invoice_actions(logo_ref: str = LOGO_REF) -> list[dict]:
             **_add(
                 "text",
                 "stamp",
-                {"x": 330, "y": 150},
+                {"x": 250, "y": 104},
                 {"content": "PAID {paid_on}", "fields": True},
                 {
                     "fontSize": 16,
@@ -367,7 +369,7 @@ def paged_invoice_actions(logo_ref: str = LOGO_REF) -> list[dict]:
                 },
             )
         },
-        {"type": "update_element", "args": {"name": "footer", "repeat": "sheets"}},
+        *({"type": "update_element", "args": {"name": n, "repeat": "sheets"}} for n in ("rule", "footer")),
         {"type": "update_element", "args": {"name": "stamp", "showIf": {"variable": "paid_on"}}},
     ]
 
