@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, get_args
 
+import pypdfium2 as pdfium
 import qrcode
 import qrcode.constants
 from reportlab import rl_config
@@ -257,6 +258,41 @@ def profile_rates(doc: Document, runs: int) -> dict[str, float]:
     return {profile: runs / spent[profile] for profile in PROFILES}
 
 
+@dataclass
+class Showcase:
+    """A docbench-only figure: a design using issue 15's text features (workbench.samples),
+    timed interleaved with the reference document it extends, so the ratio shares the load."""
+
+    name: str
+    tree: DesignTree
+    row: Callable[[int], Row]
+    reference: str  # the Document it is compared with
+
+
+def showcase_rate(showcase: Showcase, reference: Document, runs: int) -> dict[str, float]:
+    """PDFs/s of the showcase and of its reference document (docbench both), row by row."""
+    sides = {"showcase": (showcase.tree, showcase.row), "reference": (reference.tree, reference.row)}
+    for tree, row in sides.values():
+        for k in range(WARMUP):
+            render_pdf(tree, row(WARMUP_ROW + k), samples.resolver)
+    spent = dict.fromkeys(sides, 0.0)
+    for i in range(runs):
+        for side in sorted(sides, reverse=i % 2 == 1):
+            tree, make_row = sides[side]
+            row = make_row(300_000 + i)
+            start = time.perf_counter()
+            render_pdf(tree, row, samples.resolver)
+            spent[side] += time.perf_counter() - start
+    showcase_per_s, reference_per_s = runs / spent["showcase"], runs / spent["reference"]
+    return {
+        "runs": runs,
+        "sheets": len(pdfium.PdfDocument(render_pdf(showcase.tree, showcase.row(0), samples.resolver))),
+        "pdfs_per_s": showcase_per_s,
+        "reference_pdfs_per_s": reference_per_s,
+        "ratio_to_reference": showcase_per_s / reference_per_s,
+    }
+
+
 def preview(tree: DesignTree, dpi: int, runs: int) -> dict[str, float]:
     """Median and p95 (nearest rank) of a warm render_png of page 0, in ms."""
     for _ in range(WARMUP):
@@ -325,11 +361,45 @@ def main() -> None:
         ratios = [rates[p] / rates["standard"] for p in PROFILES[1:]]
         flag = "  ok" if min(ratios) >= PROFILE_TARGET else f"  below {PROFILE_TARGET}"
         print(cols(doc.name, runs_here, *(f"{rates[p]:.1f}" for p in PROFILES), *(f"{r:.2f}" for r in ratios)) + flag)
+    showcases = [
+        Showcase("fitted cert", samples.fitted_certificate(), samples.fitted_certificate_row, "certificate"),
+        Showcase("3-sheet inv", samples.paged_invoice(), samples.paged_invoice_row, "invoice"),
+    ]
+    by_name = {doc.name: doc for doc in docs}
+    features = {
+        sc.name: showcase_rate(sc, by_name[sc.reference], max(3, round(PDF_RUNS[sc.reference] * scale / 2)))
+        for sc in showcases
+    }
+    print("\nIssue 15 showcases, docbench only: a certificate whose name shrinks to fit and whose sentence")
+    print("has two fields; an invoice over 3 sheets with a repeated header and 'Page n of N' footer")
+    print(cols("document", "runs", "sheets", "PDFs/s", "ref PDFs/s", "vs ref"))
+    for name, f in features.items():
+        print(
+            cols(
+                name,
+                f["runs"],
+                f["sheets"],
+                f["pdfs_per_s"],
+                f["reference_pdfs_per_s"],
+                f"{f['ratio_to_reference']:.2f}",
+            )
+        )
     print("\nCold (once, the first renders in this process)")
     for label, ms in cold.items():
         print(f"  {label:<44} {ms:>7.1f} ms")
     if args.json:
-        print(json.dumps({"quick": args.quick, "pdf": pdf, "preview": png, "profiles": profiles, "cold_ms": cold}))
+        print(
+            json.dumps(
+                {
+                    "quick": args.quick,
+                    "pdf": pdf,
+                    "preview": png,
+                    "profiles": profiles,
+                    "showcases": features,
+                    "cold_ms": cold,
+                }
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -314,7 +314,11 @@ def test_resources_and_prompts(api_server, alpha_key):
     assert {str(r.uri) for r in resources.resources} == {"docbench://catalog/fonts", "docbench://catalog/icons"}
     assert len(json.loads(fonts.contents[0].text)["fonts"]) >= 20
     assert "star" in json.loads(icons.contents[0].text)["icons"]
-    assert "create_design" in prompt.messages[0].content.text and "Ada" in prompt.messages[0].content.text
+    text = prompt.messages[0].content.text
+    assert "create_design" in text and "Ada" in text
+    # issue 15: a field sentence and a fitted name, in the keys the actions take
+    assert '"content": "This certifies that {recipient} completed {course}", "fields": true' in text
+    assert '"fit": "shrink", "minFontSize": 18' in text and '"maxWidth": 520' in text and "list_variables" in text
 
 
 def test_sessions_are_required_and_checked(api_server, alpha_key):

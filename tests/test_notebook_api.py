@@ -226,6 +226,55 @@ def test_the_builders_add_every_element_type_and_bind_variables(wb):
     assert tree.node_by_name("star") is None
 
 
+def test_the_text_builder_takes_fields_fit_overflow_markup_and_every_element_links_repeats_and_shows_if(wb):
+    design = wb.create_design("Builders: issue 15", "A4")
+    design.add_text("paid_on", "", x=400, y=40, bind=True)
+    design.add_text(
+        "sentence",
+        "This certifies that {recipient} completed **{course}**",
+        x=40,
+        y=80,
+        max_width=400,
+        fields=True,
+        samples={"recipient": "Ada", "course": "Type"},
+        markup="markdown",
+        letter_spacing=0.5,
+    )
+    fitted = design.add_text(
+        "name", "A very long name indeed", x=40, y=140, max_width=120, max_lines=1, fit="shrink", min_font_size=8
+    )
+    design.add_text("body", "word " * 40, x=40, y=200, max_width=200, max_height=30, overflow="clip")
+    design.add_text("footer", "Page {page} of {pages}", x=40, y=800, fields=True, repeat="sheets")
+    design.add_shape("stamp", x=300, y=300, w=60, h=30, show_if="paid_on", link="https://example.org/paid")
+    tree = design.tree
+    sentence, name, body = (tree.node_by_name(n) for n in ("sentence", "name", "body"))
+    assert sentence.data.fields and sentence.data.samples == {"recipient": "Ada", "course": "Type"}
+    assert sentence.data.markup == "markdown" and sentence.styles.letterSpacing == 0.5
+    assert name.data.maxLines == 1 and name.styles.fit == "shrink" and name.styles.minFontSize == 8
+    assert fitted["position"]["w"] <= 120
+    assert body.position.maxHeight == 30 and body.data.overflow == "clip"
+    assert tree.node_by_name("footer").repeat == "sheets"
+    stamp = tree.node_by_name("stamp")
+    assert stamp.showIf.variable == "paid_on" and stamp.data.link == "https://example.org/paid"
+    listing = {v["name"]: v for v in design.variables}  # GET /designs/:id/variables
+    assert listing["recipient"]["kind"] == "field" and listing["recipient"]["sample"] == "Ada"
+    assert listing["course"]["elements"] == ["sentence"] and listing["paid_on"]["kind"] == "text"
+    design.update_element("stamp", show_if={"variable": "paid_on", "notEquals": "no"})
+    assert design.tree.node_by_name("stamp").showIf.notEquals == "no"
+    pdf = text(design.generate({"recipient": "Grace Hopper", "course": "COBOL"}))
+    assert "This certifies that Grace Hopper completed COBOL" in pdf and "Page 1 of 1" in pdf
+
+
+def test_generate_many_fills_fields_from_dataframe_columns(wb, tmp_path):
+    design = wb.create_design("Builders: fields from columns", "A4")
+    design.add_text("sentence", "{recipient} completed {course}", x=40, y=80, fields=True)
+    people = pd.DataFrame({"recipient": ["Ada", "Grace"], "subject": ["Maths", "Navy"]})
+    result = design.generate_many(people, columns={"course": "subject"}, out=tmp_path / "f", progress=False)
+    assert result.ok and result.completed == 2
+    first, second = (text((tmp_path / "f" / f"row-000{i}.pdf").read_bytes()) for i in (1, 2))
+    assert "Ada completed Maths" in first and "Grace completed Navy" in second
+
+
 def test_the_inline_editor_saves_its_edits_and_shows_changes_made_in_code(wb):
     design = badge(wb, "Badge: inline editor")
     inline = design.editor()

@@ -18,6 +18,17 @@ def _camel(key: str) -> str:
     return re.sub(r"_([a-z])", lambda match: match.group(1).upper(), key)
 
 
+def _node(link: str | None, repeat: str | None, show_if: str | dict | None) -> dict[str, Any]:
+    """The keywords every builder passes on to add_element."""
+    return {"link": link, "repeat": repeat, "show_if": show_if}
+
+
+def _text_data(content: str | list[str], options: dict[str, Any], data: dict | None) -> dict:
+    """A text's data: its content, the text options given (camelCased), then `data` as is."""
+    given = {_camel(k): v for k, v in options.items() if v is not None}
+    return {"content": content, **given, **(data or {})}
+
+
 class Authoring:
     """add_text, add_image, … update_element, remove_element, bind, unbind."""
 
@@ -31,11 +42,26 @@ class Authoring:
         *,
         page: int = 0,
         bind: bool = False,
+        link: str | None = None,
+        repeat: str | None = None,
+        show_if: str | dict | None = None,
     ) -> dict:
-        """Add one element (and bind it as a variable); returns its id, page and box."""
+        """Add one element (and bind it as a variable); returns its id, page and box.
+
+        Every element takes `link` (a URL: its box links there in the PDF), `repeat`
+        ("sheets" or "pages": drawn on every continuation sheet or every sheet) and `show_if`
+        (a variable's name: drawn only when its value is non-empty, or a condition
+        `{"variable": …, "equals": …}` / `{"variable": …, "notEquals": …}`).
+        """
         args: dict[str, Any] = {"type": type, "name": name, "page": page, "position": position}
+        if link is not None:
+            data = {**(data or {}), "link": link}
         if data:
             args["data"] = data
+        if repeat is not None:
+            args["repeat"] = repeat
+        if show_if is not None:
+            args["showIf"] = {"variable": show_if} if isinstance(show_if, str) else show_if
         if styles:
             args["styles"] = {_camel(k): v for k, v in styles.items()}
         actions = [{"type": "add_element", "args": args}]
@@ -51,15 +77,34 @@ class Authoring:
         x: float,
         y: float,
         max_width: float | None = None,
+        max_height: float | None = None,
+        fields: bool | None = None,
+        samples: dict[str, str] | None = None,
+        max_lines: int | None = None,
+        overflow: str | None = None,
+        markup: str | None = None,
         data: dict | None = None,
         page: int = 0,
         bind: bool = False,
+        link: str | None = None,
+        repeat: str | None = None,
+        show_if: str | dict | None = None,
         **styles: Any,
     ) -> dict:
-        """Text at (x, y) in points from the top-left; styles as keywords (`font_size=28`)."""
-        position = {"x": x, "y": y, **({"maxWidth": max_width} if max_width is not None else {})}
+        """Text at (x, y) in points from the top-left; styles as keywords (`font_size=28`,
+        `fit="shrink"`, `min_font_size=12`, `letter_spacing=1`, `background_color=…`).
+
+        `fields=True` makes `{name}` in the content a field (a variable; `samples` gives each
+        its design-time value); `max_lines`, `max_height` and `overflow` ("ellipsis", "clip",
+        "flow") limit the box; `markup="markdown"` reads **bold**, *italic*, ~~strike~~ and
+        [links](https://…).
+        """
+        box = {"maxWidth": max_width, "maxHeight": max_height}
+        position = {"x": x, "y": y, **{k: v for k, v in box.items() if v is not None}}
+        options = {"fields": fields, "samples": samples, "max_lines": max_lines, "overflow": overflow, "markup": markup}
+        text = _text_data(content, options, data)
         return self.add_element(
-            "text", name, position, {"content": content, **(data or {})}, styles, page=page, bind=bind
+            "text", name, position, text, styles, page=page, bind=bind, **_node(link, repeat, show_if)
         )
 
     def add_image(
@@ -74,6 +119,9 @@ class Authoring:
         data: dict | None = None,
         page: int = 0,
         bind: bool = False,
+        link: str | None = None,
+        repeat: str | None = None,
+        show_if: str | dict | None = None,
         **styles: Any,
     ) -> dict:
         """An image: `src` a ref (`uploads:…`, `assets:…`), a data: or https: URL, or a file path or bytes to upload."""
@@ -82,7 +130,9 @@ class Authoring:
             is_ref = isinstance(src, str) and src.startswith(_IMAGE_REFS)
             extra["src"] = src if is_ref else self.workbench.upload_image(src, name).ref
         position = {"x": x, "y": y, "w": w, "h": h}
-        return self.add_element("image", name, position, extra, styles, page=page, bind=bind)
+        return self.add_element(
+            "image", name, position, extra, styles, page=page, bind=bind, **_node(link, repeat, show_if)
+        )
 
     def add_table(
         self,
@@ -97,13 +147,18 @@ class Authoring:
         data: dict | None = None,
         page: int = 0,
         bind: bool = False,
+        link: str | None = None,
+        repeat: str | None = None,
+        show_if: str | dict | None = None,
         **styles: Any,
     ) -> dict:
         """A table from rows of strings, a DataFrame or a list of records (their header row first)."""
         table = {"cells": rows.to_value(cells, header=header_row is not False)}
         options = {"columnWidths": column_widths, "width": width, "headerRow": header_row}
         table.update({k: v for k, v in options.items() if v is not None}, **(data or {}))
-        return self.add_element("table", name, {"x": x, "y": y}, table, styles, page=page, bind=bind)
+        return self.add_element(
+            "table", name, {"x": x, "y": y}, table, styles, page=page, bind=bind, **_node(link, repeat, show_if)
+        )
 
     def add_shape(
         self,
@@ -117,12 +172,17 @@ class Authoring:
         data: dict | None = None,
         page: int = 0,
         bind: bool = False,
+        link: str | None = None,
+        repeat: str | None = None,
+        show_if: str | dict | None = None,
         **styles: Any,
     ) -> dict:
         """A rectangle, circle, line or arrow (`fill=`, `stroke=`, `stroke_width=`…)."""
         position = {"x": x, "y": y, "w": w, "h": h}
         shape = {"shapeType": shape_type, **(data or {})}
-        return self.add_element("shape", name, position, shape, styles, page=page, bind=bind)
+        return self.add_element(
+            "shape", name, position, shape, styles, page=page, bind=bind, **_node(link, repeat, show_if)
+        )
 
     def add_icon(
         self,
@@ -136,12 +196,17 @@ class Authoring:
         data: dict | None = None,
         page: int = 0,
         bind: bool = False,
+        link: str | None = None,
+        repeat: str | None = None,
+        show_if: str | dict | None = None,
         **styles: Any,
     ) -> dict:
         """A bundled outline icon (`star`, `check`, `mail`, …)."""
         position = {"x": x, "y": y, "w": w, "h": h}
         icon = {"iconId": icon_id, **(data or {})}
-        return self.add_element("icon", name, position, icon, styles, page=page, bind=bind)
+        return self.add_element(
+            "icon", name, position, icon, styles, page=page, bind=bind, **_node(link, repeat, show_if)
+        )
 
     def add_qr(
         self,
@@ -154,11 +219,16 @@ class Authoring:
         data: dict | None = None,
         page: int = 0,
         bind: bool = False,
+        link: str | None = None,
+        repeat: str | None = None,
+        show_if: str | dict | None = None,
         **styles: Any,
     ) -> dict:
         """A square QR code drawn as vectors."""
         qr = {"content": content, **(data or {})}
-        return self.add_element("qr", name, {"x": x, "y": y, "size": size}, qr, styles, page=page, bind=bind)
+        return self.add_element(
+            "qr", name, {"x": x, "y": y, "size": size}, qr, styles, page=page, bind=bind, **_node(link, repeat, show_if)
+        )
 
     def add_barcode(
         self,
@@ -173,12 +243,17 @@ class Authoring:
         data: dict | None = None,
         page: int = 0,
         bind: bool = False,
+        link: str | None = None,
+        repeat: str | None = None,
+        show_if: str | dict | None = None,
         **styles: Any,
     ) -> dict:
         """A barcode (`format` CODE128 by default, EAN13, EAN8, UPCA, CODE39, ITF, ISBN13)."""
         barcode = {"content": content, **({"format": format} if format else {}), **(data or {})}
         position = {"x": x, "y": y, "w": w, "h": h}
-        return self.add_element("barcode", name, position, barcode, styles, page=page, bind=bind)
+        return self.add_element(
+            "barcode", name, position, barcode, styles, page=page, bind=bind, **_node(link, repeat, show_if)
+        )
 
     def update_element(
         self,
@@ -187,10 +262,14 @@ class Authoring:
         new_name: str | None = None,
         position: dict | None = None,
         data: dict | None = None,
+        repeat: str | None = None,
+        show_if: str | dict | None = None,
         **styles: Any,
     ) -> dict:
-        """Change an element key by key (`None` as a value resets that key)."""
-        fields = {"newName": new_name, "position": position, "data": data}
+        """Change an element key by key (`None` as a value resets that key); `repeat` and
+        `show_if` as in add_element ("none" stops repeating)."""
+        condition = {"variable": show_if} if isinstance(show_if, str) else show_if
+        fields = {"newName": new_name, "position": position, "data": data, "repeat": repeat, "showIf": condition}
         args: dict[str, Any] = {"name": name, **{k: v for k, v in fields.items() if v is not None}}
         if styles:
             args["styles"] = {_camel(k): v for k, v in styles.items()}

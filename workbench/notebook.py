@@ -204,8 +204,10 @@ class Design(Authoring):
 
     @property
     def variables(self) -> list[dict]:
-        """Each variable's name, kind and what values it takes."""
-        return engine.describe_variables(self.tree)
+        """Each variable (GET /designs/:id/variables): its name, kind (`field` for a `{name}` in
+        a text), what values it takes, its design-time sample and the elements it fills."""
+        listing = m.VariableList.model_validate(self._call("list_variables"))
+        return [variable.model_dump() for variable in listing.variables]
 
     # Authoring
 

@@ -1,5 +1,9 @@
-"""The reference documents: a certificate and an invoice (the README renders both), a name
-badge and a letter; the gallery offers all four as templates (`TEMPLATES`).
+"""The reference documents: a certificate and an invoice (the benchmark measures both
+against a hand-drawn ReportLab canvas, so they stay as they are), a name badge and a letter,
+and the showcase designs built on them with issue 15's text features: a certificate with a
+fitted name and a field sentence, an invoice over three sheets with a repeated header,
+"Page n of N" and a conditional PAID stamp, and a letter whose body flows onto a second
+page. The gallery offers the badge and the showcases as templates (`TEMPLATES`).
 
 Used by the gallery's "New from template", the benchmarks and the tests. The logo is
 drawn here with Pillow, so no binary sample ships in the repo.
@@ -270,6 +274,169 @@ def letter() -> DesignTree:
     return apply(new_design(size="A4", title="Letter"), letter_actions())[0]
 
 
+# Showcases (extensions.md 1-4). New builders, so the benchmark's reference documents keep
+# drawing exactly what the ReportLab comparison draws.
+
+CERTIFICATE_SENTENCE = "This certifies that {recipient} completed {course}"
+FITTED_NAME_WIDTH = 520
+
+
+def fitted_certificate_actions(logo_ref: str = LOGO_REF) -> list[dict]:
+    """The certificate with a name that shrinks to fit one line of 520 pt and a sentence with
+    two fields: {recipient} is the bound name's variable, {course} a field of its own."""
+    showcase = {
+        "recipient": _add(
+            "text",
+            "recipient",
+            {"x": 60, "y": 140, "maxWidth": FITTED_NAME_WIDTH},
+            {"content": "Ada Lovelace", "maxLines": 1},
+            {"fontSize": 40, "fontFamily": "Playfair Display", "fit": "shrink", "minFontSize": 16},
+        ),
+        "paragraph": _add(
+            "text",
+            "sentence",
+            {"x": 60, "y": 215, "maxWidth": 520},
+            {
+                "content": CERTIFICATE_SENTENCE + "\n\n" + CERTIFICATE_PARAGRAPH,
+                "fields": True,
+                "samples": {"course": "the Document Design programme"},
+                "markup": "markdown",
+            },
+            {"fontSize": 12, "lineHeight": 1.4},
+        ),
+    }
+    actions = [
+        showcase.get(action["args"]["name"], action) if action["type"] == "add_element" else action
+        for action in certificate_actions(logo_ref)
+    ]
+    # the sentence's first line in bold: the placeholder sits inside the markup
+    actions[3]["args"]["data"]["content"] = "**" + CERTIFICATE_SENTENCE + "**\n\n" + CERTIFICATE_PARAGRAPH
+    return actions
+
+
+def fitted_certificate() -> DesignTree:
+    tree = new_design(size="A4", orientation="landscape", title="Certificate")
+    return apply(tree, fitted_certificate_actions())[0]
+
+
+def fitted_certificate_row(i: int) -> dict:
+    """A row with a long name (it shrinks) and both fields of the sentence."""
+    return {
+        **certificate_row(i),
+        "recipient": f"Augusta Ada King, Countess of Lovelace, Recipient Number {i}",
+        "course": f"Advanced Typesetting, cohort {i % 7 + 1}",
+    }
+
+
+PAGED_INVOICE_LINES = 80  # a row with this many lines fills three A4 sheets
+
+
+def paged_invoice_actions(logo_ref: str = LOGO_REF) -> list[dict]:
+    """The invoice whose table grows over three sheets with a long row (`paged_invoice_row`):
+    its header (title, number, logo) and a footer "Page {page} of {pages}" repeat on every
+    sheet, the total and payment QR follow the last line, and a PAID stamp shows only when
+    the generation gives `paid_on`. The design-time table keeps the reference's 20 lines:
+    the elements below its designed bottom are the ones that follow it."""
+    actions = invoice_actions(logo_ref)
+    for header in actions[:2] + actions[3:4]:  # heading, number, logo
+        header["args"]["repeat"] = "sheets"
+    return [
+        *actions,
+        # the header's lower edge: continuation sheets start the table just below it
+        _add("shape", "rule", {"x": 50, "y": 160, "w": 495, "h": 0}, {"shapeType": "line"}, {"stroke": "#1f4e8c"}),
+        _add(
+            "text",
+            "footer",
+            {"x": 50, "y": 800, "maxWidth": 495},
+            {"content": "Page {page} of {pages}", "fields": True},
+            {"fontSize": 9, "color": "#555555", "align": "right"},
+        ),
+        {
+            **_add(
+                "text",
+                "stamp",
+                {"x": 250, "y": 104},
+                {"content": "PAID {paid_on}", "fields": True},
+                {
+                    "fontSize": 16,
+                    "fontWeight": 700,
+                    "color": "#b42318",
+                    "letterSpacing": 2,
+                    "textTransform": "uppercase",
+                    "backgroundColor": "#fde8e8",
+                    "padding": 6,
+                    "borderRadius": 4,
+                },
+            )
+        },
+        *({"type": "update_element", "args": {"name": n, "repeat": "sheets"}} for n in ("rule", "footer")),
+        {"type": "update_element", "args": {"name": "stamp", "showIf": {"variable": "paid_on"}}},
+    ]
+
+
+def paged_invoice() -> DesignTree:
+    return apply(new_design(size="A4", title="Invoice"), paged_invoice_actions())[0]
+
+
+def paged_invoice_row(i: int, paid: bool = False) -> dict:
+    """A row whose table fills three sheets; `paid` adds a paid_on date (the stamp shows)."""
+    row = invoice_row(i, lines=PAGED_INVOICE_LINES)
+    return {**row, **({"paid_on": f"2026-11-{1 + i % 28:02d}"} if paid else {})}
+
+
+LETTER_FLOWING_BODY = "\n\n".join(
+    [
+        "Thank you for your order of **12 November**. The documents you asked for are attached "
+        "to this letter, and a copy has been kept on file.",
+        "This letter is longer than one page on purpose: its body is a single text element whose "
+        "overflow is *flow*. It grows with its content, pushes the closing lines below it further "
+        "down, and when it reaches the bottom margin it continues at the top of a new sheet, "
+        "never splitting a line and never leaving a single line of a paragraph behind.",
+        "Markup stays inline: **bold** takes the family's bold face, *italic* its italic, "
+        "~~struck~~ text is struck through, and [a link](https://docbench.example/orders) becomes "
+        "a link annotation in the PDF.",
+        *[
+            f"Paragraph {n}. Should anything need correcting, reply to this letter or call us, and "
+            "we will send an amended copy within two working days. Every amendment is recorded with "
+            "its date and the name of the person who made it, so the history of your order stays "
+            "complete and can be checked at any time by you or by your auditors."
+            for n in range(1, 8)
+        ],
+        "With our thanks for your custom and our best wishes for the season.",
+    ]
+)
+
+
+def flowing_letter_actions(logo_ref: str = LOGO_REF) -> list[dict]:
+    """The letter whose body flows onto a second page with a long `body` (`flowing_letter_row`),
+    its closing after the body's last line, and "Page n of N" at every sheet's foot. The
+    design-time body is short: the closing lies below its designed bottom, so it follows it."""
+    actions = letter_actions(logo_ref)
+    body = actions[6]["args"]
+    short_body = LETTER_BODY.replace("your order", "your order of **12 November**", 1)
+    body["data"] = {"content": short_body, "overflow": "flow", "markup": "markdown"}
+    return [
+        *actions,
+        _add(
+            "text",
+            "footer",
+            {"x": 50, "y": 800, "maxWidth": 495},
+            {"content": "docbench Ltd · Page {page} of {pages}", "fields": True},
+            {"fontSize": 9, "color": "#555555", "align": "center"},
+        ),
+        {"type": "update_element", "args": {"name": "footer", "repeat": "pages"}},
+    ]
+
+
+def flowing_letter() -> DesignTree:
+    return apply(new_design(size="A4", title="Letter"), flowing_letter_actions())[0]
+
+
+def flowing_letter_row() -> dict:
+    """A body long enough to flow onto a second sheet (inline Markdown included)."""
+    return {"body": LETTER_FLOWING_BODY}
+
+
 @dataclass(frozen=True)
 class Template:
     """A starting point the gallery offers: its paper (create_design's fields) and the actions
@@ -281,10 +448,10 @@ class Template:
 
 
 TEMPLATES: dict[str, Template] = {
-    "certificate": Template("Certificate", {"size": "A4", "orientation": "landscape"}, certificate_actions),
-    "invoice": Template("Invoice", {"size": "A4", "orientation": "portrait"}, invoice_actions),
+    "certificate": Template("Certificate", {"size": "A4", "orientation": "landscape"}, fitted_certificate_actions),
+    "invoice": Template("Invoice", {"size": "A4", "orientation": "portrait"}, paged_invoice_actions),
     "badge": Template("Badge", BADGE_SIZE, badge_actions),
-    "letter": Template("Letter", {"size": "A4", "orientation": "portrait"}, letter_actions),
+    "letter": Template("Letter", {"size": "A4", "orientation": "portrait"}, flowing_letter_actions),
 }
 
 

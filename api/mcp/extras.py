@@ -44,17 +44,23 @@ CERTIFICATE = """Make a certificate with docbench, then render one for {recipien
      "strokeWidth": 4, "cornerRadius": 6}}
    - add_element text "title": position {{"x": 60, "y": 60}}, data {{"content": "Certificate of Achievement",
      "role": "h1"}}, styles {{"fontSize": 36, "fontWeight": 700}}
-   - add_element text "recipient": position {{"x": 60, "y": 150}}, data {{"content": "Recipient Name"}},
-     styles {{"fontSize": 28, "fontFamily": "Playfair Display"}}
-   - add_element text "reason": position {{"x": 60, "y": 215, "maxWidth": 500}}, data {{"content": "For ..."}}
+   - add_element text "recipient": position {{"x": 60, "y": 150, "maxWidth": 520}}, data {{"content": "Recipient Name",
+     "maxLines": 1}}, styles {{"fontSize": 40, "fontFamily": "Playfair Display", "fit": "shrink", "minFontSize": 18}}
+     (fit "shrink" steps the size down until a long name fits maxWidth on one line; it needs maxWidth)
+   - add_element text "sentence": position {{"x": 60, "y": 215, "maxWidth": 560}},
+     data {{"content": "This certifies that {{recipient}} completed {{course}}", "fields": true,
+     "samples": {{"course": "Document Design"}}}}, styles {{"fontSize": 16}}
+     ({{recipient}} and {{course}} are fields: variables filled by name; {{recipient}} is the same variable
+     as the bound element "recipient"; write {{{{ for a literal brace)
    - add_element qr "verify": position {{"x": 690, "y": 430, "size": 100}}, data {{"content": "https://...",
      "alt": "Verification link"}}
    - bind_variable {{"name": "recipient"}}
+   list_variables shows every variable (recipient, course) with its sample.
    Never send an id with add_element; text boxes take maxWidth, not w/h. Fonts are in the resource
    docbench://catalog/fonts, icons in docbench://catalog/icons.
 3. preview_page to check the layout (free), adjust with update_element if needed.
-4. generate_pdf with {{"data": {{"recipient": "{recipient}"}}}} (1 credit), or pdfProfile "accessible" for a
-   tagged PDF; for many recipients use submit_batch with one row per person.
+4. generate_pdf with {{"data": {{"recipient": "{recipient}", "course": "Document Design"}}}} (1 credit), or pdfProfile
+   "accessible" for a tagged PDF; for many recipients use submit_batch with one row per person.
 """
 
 PROMPTS = {
