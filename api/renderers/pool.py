@@ -137,6 +137,7 @@ class _Ticket:
     ready: threading.Event = field(default_factory=threading.Event)
 
 
+STARTED = "started"  # a worker's first word on a task: it has read it
 MEMORY_EXIT = 75  # a worker that ran out of memory exits with this, after answering
 
 
@@ -236,18 +237,28 @@ class ProcessPool:
             except OSError:
                 raise _WorkerLost() from None
             deadline = time.monotonic() + seconds
-            while not self._answered(worker):
-                if cancel is not None and cancel.cancelled:
-                    raise TaskCancelled()
-                if time.monotonic() > deadline:
-                    raise TaskLimitExceeded("time")
-            try:
-                status, value = worker.connection.recv()
-            except (EOFError, OSError):
-                reason = worker.exit_reason()
-                if reason in ("cpu", "memory"):
-                    raise TaskLimitExceeded(reason) from None
-                raise TaskFailed(f"the {self.name} process stopped while rendering") from None
+            # The worker says "started" as soon as it has read the task: a process found dead
+            # before that never had it (killed while idle, however late its parent saw it die),
+            # and the task goes to a fresh one.
+            started = False
+            while True:
+                while not self._answered(worker):
+                    if cancel is not None and cancel.cancelled:
+                        raise TaskCancelled()
+                    if time.monotonic() > deadline:
+                        raise TaskLimitExceeded("time")
+                try:
+                    status, value = worker.connection.recv()
+                except (EOFError, OSError):
+                    if not started:
+                        raise _WorkerLost() from None
+                    reason = worker.exit_reason()
+                    if reason in ("cpu", "memory"):
+                        raise TaskLimitExceeded(reason) from None
+                    raise TaskFailed(f"the {self.name} process stopped while rendering") from None
+                if status != STARTED:
+                    break
+                started = True
             if status == "ok":
                 reusable = True
                 return value

@@ -22,6 +22,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from .pool import MEMORY_EXIT, STARTED
+
 log = logging.getLogger("docbench.renderers")
 
 
@@ -124,6 +126,10 @@ def serve(connection: Connection) -> None:
             task, args, seconds = connection.recv()
         except (EOFError, OSError):
             return  # the parent closed the pipe: it is stopping
+        try:
+            connection.send((STARTED, None))  # the task is ours now: a death from here on is its failure
+        except OSError:
+            return
         _limit_cpu(seconds)
         try:
             answer: tuple[str, Any] = ("ok", TASKS[task](*args))
@@ -141,8 +147,6 @@ def serve(connection: Connection) -> None:
         except (BrokenPipeError, OSError):
             return
         if answer[0] == "memory":
-            from .pool import MEMORY_EXIT
-
             os._exit(MEMORY_EXIT)
 
 
