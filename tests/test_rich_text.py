@@ -1,9 +1,6 @@
 """Rich text, links and text styles (extensions.md 3), checked in real PDFs."""
 
 import io
-import subprocess
-import sys
-from pathlib import Path
 
 import httpx
 import pikepdf
@@ -16,6 +13,7 @@ from engine.errors import EngineError
 
 from .conftest import action, add, build, crop_points, font_report, page_image, pdf_text, png
 from .pdf_checker import problems
+from .validators import assert_passes_outloud, assert_valid_pdf_a
 
 IMAGES = {"uploads:logo": png(size=(40, 40))}
 SENTENCE = "Plain **bold words** then *slanted ones* and ***both*** at the end of a sentence that wraps"
@@ -314,18 +312,11 @@ def linked_documents(tmp_path_factory):
 
 
 def test_pdf_a_with_links_passes_pikepdfs_pdfa_validator(linked_documents):
-    report = pikepdf.pdfa.validate_written(linked_documents["pdf-a"], "3b")
-    assert report.passed, report.summary()
+    assert_valid_pdf_a(linked_documents["pdf-a"])
 
 
 def test_accessible_with_links_passes_outloud(linked_documents):
-    result = subprocess.run(
-        [str(Path(sys.executable).parent / "outloud"), "--fail-on", "warning", str(linked_documents["accessible"])],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
+    assert_passes_outloud(linked_documents["accessible"])
 
 
 @pytest.mark.parametrize("profile", ["accessible", "pdf-a"])

@@ -60,6 +60,17 @@ def _add(kind: str, name: str, position: dict, data: dict | None = None, styles:
     return {"type": "add_element", "args": args}
 
 
+def _page_number_footer(content: str, align: str) -> dict:
+    """The showcase designs' small footer along the A4 bottom margin, with {page}/{pages} fields."""
+    return _add(
+        "text",
+        "footer",
+        {"x": 50, "y": 800, "maxWidth": 495},
+        {"content": content, "fields": True},
+        {"fontSize": 9, "color": "#555555", "align": align},
+    )
+
+
 def _bind(*names: str) -> list[dict]:
     return [{"type": "bind_variable", "args": {"name": n}} for n in names]
 
@@ -344,13 +355,7 @@ def paged_invoice_actions(logo_ref: str = LOGO_REF) -> list[dict]:
         *actions,
         # the header's lower edge: continuation sheets start the table just below it
         _add("shape", "rule", {"x": 50, "y": 160, "w": 495, "h": 0}, {"shapeType": "line"}, {"stroke": "#1f4e8c"}),
-        _add(
-            "text",
-            "footer",
-            {"x": 50, "y": 800, "maxWidth": 495},
-            {"content": "Page {page} of {pages}", "fields": True},
-            {"fontSize": 9, "color": "#555555", "align": "right"},
-        ),
+        _page_number_footer("Page {page} of {pages}", "right"),
         {
             **_add(
                 "text",
@@ -417,13 +422,7 @@ def flowing_letter_actions(logo_ref: str = LOGO_REF) -> list[dict]:
     body["data"] = {"content": short_body, "overflow": "flow", "markup": "markdown"}
     return [
         *actions,
-        _add(
-            "text",
-            "footer",
-            {"x": 50, "y": 800, "maxWidth": 495},
-            {"content": "docbench Ltd · Page {page} of {pages}", "fields": True},
-            {"fontSize": 9, "color": "#555555", "align": "center"},
-        ),
+        _page_number_footer("docbench Ltd · Page {page} of {pages}", "center"),
         {"type": "update_element", "args": {"name": "footer", "repeat": "pages"}},
     ]
 
