@@ -166,32 +166,34 @@ def _layout_page(
     designed = {n.id: _box(design.nodes[n.id]) for n in nodes}
     # Elements that split across sheets (tables, flowing text); the others follow the ones above them.
     splitting = {n.id for n in nodes if ELEMENT_TYPES[n.type].splitting(n)}
-    tables = [n for n in nodes if n.id in splitting]
+    growing = [n for n in nodes if n.id in splitting]
     margin = flow_margin(page)
     limit = page.height - margin
-    bands = {t.id: _band(designed[t.id], furniture, margin, limit) for t in tables}
+    bands = {t.id: _band(designed[t.id], furniture, margin, limit) for t in growing}
 
     def sheet(k: int) -> LaidOutPage:
         while len(sheets) <= k:
             sheets.append(LaidOutPage(index, page, background))
         return sheets[k]
 
-    ends: dict[str, tuple[int, float]] = {}  # table id -> (sheet, bottom y)
-    spills: dict[str, tuple[int, float]] = {}  # table id -> (sheet, y origin) once its followers spill over
+    ends: dict[str, tuple[int, float]] = {}  # growing element's id -> (sheet, bottom y)
+    spills: dict[str, tuple[int, float]] = {}  # its id -> (sheet, y origin) once its followers spill over
     placed: list[tuple[int, Placement]] = []
     for node in sorted(nodes, key=lambda n: (designed[n.id].y, n.id not in splitting)):
         own = designed[node.id]
         actual = _box(node)
         paginate = ELEMENT_TYPES[node.type].paginate if node.id in splitting else None
-        anchors = _anchors(node, own, tables, designed)
+        anchors = _anchors(node, own, growing, designed)
         band_top, band_bottom = bands.get(node.id, (margin, limit))
         if not anchors:
             sheet_index, top = 0, own.y
-            # A table designed to reach into the margin (or below its band) may keep its designed extent;
-            # one designed past the sheet's edge (a long flowing text, a long table) breaks at its band's foot.
-            bottom = max(band_bottom, own.bottom) if own.bottom <= page.height else band_bottom
+            # A table or flowing text designed to reach into the bottom margin may keep its designed
+            # extent (as the design shows it), but never runs over a repeated footer (extensions.md 4);
+            # one designed past the sheet's edge breaks at its band's foot.
+            kept = min(own.bottom, _footer_top(own, furniture, page.height))
+            bottom = max(band_bottom, kept) if own.bottom <= page.height else band_bottom
         else:
-            # Follow whichever table above ends lowest, keeping the designed distance to it.
+            # Follow whichever growing element above ends lowest, keeping the designed distance to it.
             sheet_index, top, anchor = max(
                 ((ends[t.id][0], ends[t.id][1] + own.y - designed[t.id].bottom, t) for t in anchors),
                 key=lambda c: (c[0], c[1]),
@@ -221,9 +223,12 @@ def _layout_page(
     return sheets
 
 
-def _anchors(node: Any, own: Box, tables: list[Any], designed: dict[str, Box]) -> list[Any]:
-    """The tables this element follows: those that start above it and end at or above its top."""
-    return [t for t in tables if t.id != node.id and designed[t.id].y < own.y and designed[t.id].bottom <= own.y + 0.01]
+def _anchors(node: Any, own: Box, growing: list[Any], designed: dict[str, Box]) -> list[Any]:
+    """The growing elements (tables, flowing texts) this element follows: those that start
+    above it and end at or above its top."""
+    return [
+        g for g in growing if g.id != node.id and designed[g.id].y < own.y and designed[g.id].bottom <= own.y + 0.01
+    ]
 
 
 # Repeated elements (extensions.md 4): page furniture. They keep their designed place on
@@ -263,6 +268,11 @@ def _band(own: Box, furniture: Sequence[Box], margin: float, limit: float) -> tu
     if bottom - top < (limit - margin) / 4:
         return margin, limit
     return top, bottom
+
+
+def _footer_top(own: Box, furniture: Sequence[Box], sheet_height: float) -> float:
+    """The top of the highest repeated element lying below `own`'s top; the sheet's edge without one."""
+    return min([sheet_height] + [b.y for b in furniture if b.y >= own.y])
 
 
 def _place_furniture(sheets: list[LaidOutPage], furniture: list[Any]) -> None:

@@ -13,6 +13,7 @@ import pytest
 
 from engine import apply, render_pdf
 from engine.elements.text import fitted_text, layout
+from engine.layout import layout as lay_out_sheets
 
 from .conftest import action, add, build, page_count, pdf_text
 from .pdf_checker import problems
@@ -239,6 +240,22 @@ def test_a_growing_table_and_a_flowing_text_stay_between_the_header_and_the_foot
         document.close()
     assert rows_seen == [f"item{i:03d}" for i in range(60)]
     assert lines_seen == [f"p{p:02d}l{line}" for p in range(30) for line in range(5)]
+
+
+def test_a_flowing_text_designed_over_a_repeated_footer_breaks_above_it():
+    # Its design-time content already reaches past the footer (y 790) but not past the sheet's edge.
+    body = "\n".join(f"line{i:02d}" for i in range(21))  # 21 lines of 14.4 pt from y 500: to 802.4
+    tree = build(
+        [
+            add("text", "Body", {"x": 40, "y": 500, "maxWidth": 60}, {"content": body, "overflow": "flow"}),
+            add("text", "footer", {"x": 40, "y": 790}, {"content": "PAGEFOOTER"}, repeat="pages"),
+        ]
+    )
+    sheets = lay_out_sheets(tree, tree)
+    parts = [p.box for sheet in sheets for p in sheet.placements if p.node.name == "Body"]
+    assert len(sheets) == 2 and parts[0].bottom <= 790 + 0.01
+    texts = pdf_text(render_pdf(tree))
+    assert [w for t in texts for w in t.split() if w.startswith("line")] == [f"line{i:02d}" for i in range(21)]
 
 
 # A repeated element with a link: every copy keeps its link annotation, inside the one Link
