@@ -92,6 +92,11 @@ def parse(text: str) -> tuple[Segment, ...]:
     return tuple(segments)
 
 
+def literal(text: str) -> str:
+    """The text as a template showing it unchanged: its braces doubled."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
 def names(text: str) -> tuple[str, ...]:
     """Every placeholder name of the text, reserved ones included, each once, in order."""
     return tuple(dict.fromkeys(s.name for s in parse(text) if isinstance(s, Placeholder)))
@@ -146,7 +151,9 @@ def value_text(value: object) -> str:
     """A generation value as a placeholder shows it: a string as it is, a number as written
     (1234.0 as 1234). Raises ValueError for anything else."""
     if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise ValueError(f"expected a string or a number for a field, got {type(value).__name__}")
+        raise ValueError(
+            f"expected a string or a number for a field, got {type(value).__name__}: send the text to show"
+        )
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)

@@ -373,6 +373,38 @@ def test_vertical_align_places_the_text_inside_max_height(align, drop):
     assert sum(1 for v in ink.convert("L").get_flattened_data() if v < 128) > 30
 
 
+@pytest.mark.parametrize("align", ["middle", "bottom"])
+def test_a_text_aligned_inside_its_max_height_has_the_whole_limit_as_its_box(align):
+    tree = build(
+        [
+            add(
+                "text",
+                "t",
+                {"x": 40, "y": 40, "maxWidth": 200, "maxHeight": 100},
+                {"content": "Low"},
+                {"verticalAlign": align},
+            ),
+            add("text", "below", {"x": 40, "y": 160}, {"content": "Below"}),
+        ]
+    )
+    node = tree.nodes["text_0001"]
+    # The background, the link and the editor's handles cover the text, wherever it sits.
+    assert ELEMENT_TYPES["text"].measure(node) == (200, 100)
+    top = build([action("update_element", name="t", styles={"verticalAlign": "top"})], tree)
+    assert ELEMENT_TYPES["text"].measure(top.nodes["text_0001"]) == pytest.approx((200, 14.4))
+
+
+def test_a_bound_markdown_texts_value_keeps_its_markup_and_its_links_are_checked():
+    from engine import ValueBindingError, check_values
+
+    tree = build([text("designed", position={}), action("bind_variable", name="t")])
+    pdf = render_pdf(tree, {"t": "**Ada** at [docbench](https://example.org/ada)"})
+    assert [a["uri"] for a in annotations(pdf)] == ["https://example.org/ada"]
+    with pytest.raises(ValueBindingError) as info:
+        check_values(tree, {"t": "[x](javascript:alert(1))"})
+    assert "variable 't'" in info.value.message and "a link starts with https:, http: or mailto:" in info.value.message
+
+
 def test_italic_in_a_family_without_italics_stays_upright_and_bold_takes_its_700():
     pdf = render([text("*slant* **bold**", styles={"fontFamily": "Oswald"}, position={})])
     names = font_names(pdf)

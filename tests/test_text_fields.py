@@ -65,7 +65,7 @@ def test_doubled_braces_draw_literal_braces():
 
 def test_samples_must_name_a_placeholder_of_the_content():
     assert "no placeholder {nobody} in the content" in refused([sentence(samples={"nobody": "x"})])
-    assert "not a sample" in refused([sentence(samples={"page": "3"})])
+    assert "remove it from data.samples" in refused([sentence(samples={"page": "3"})])
     plain = add("text", "plain", {"x": 40, "y": 40}, {"content": "x", "samples": {"a": "b"}})
     assert "set data.fields to true" in refused([plain])
 
@@ -144,6 +144,18 @@ def test_a_bound_text_and_a_placeholder_of_one_name_are_one_variable():
     assert filled.count("Grace") == 2  # the element and the placeholder
     tree = build([action("unbind_variable", name="recipient")], tree)
     assert tree.variables["recipient"].model_dump() == {"nodeId": None, "kind": "field"}
+
+
+def test_a_bound_texts_value_with_braces_is_literal_text_when_its_content_has_fields():
+    tree = build(
+        [
+            sentence(),
+            add("text", "note", {"x": 40, "y": 200}, {"content": "Hi {recipient}", "fields": True}),
+            action("bind_variable", name="note"),
+        ]
+    )
+    text = pdf_text(render_pdf(tree, {"note": "a {b} and {{c}} and {", "recipient": "Ada"}))[0]
+    assert "a {b} and {{c}} and {" in text and "Hi Ada" not in text
 
 
 def test_a_placeholder_named_after_a_bound_image_is_refused():

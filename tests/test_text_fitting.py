@@ -296,6 +296,25 @@ def test_shrink_fits_max_height_over_several_lines():
     assert " ".join(pdf_text(render_pdf(tree))[0].split()) == content
 
 
+def test_shrink_fits_the_words_as_transformed():
+    # Uppercase is wider than the word as typed: the size is found for the shown word, which
+    # wrapping would otherwise break between characters.
+    tree = build(
+        [
+            add(
+                "text",
+                "name",
+                {"x": 40, "y": 40, "maxWidth": 200},
+                {"content": "supercalifragilistic"},
+                {"fontSize": 40, "fit": "shrink", "textTransform": "uppercase"},
+            )
+        ]
+    )
+    fitted = fitted_text(tree.nodes["text_0001"])
+    assert fitted.widest <= 200 + 0.01 and sum(len(lines) for _, lines in fitted.blocks) == 1
+    assert pdf_text(render_pdf(tree))[0].strip() == "SUPERCALIFRAGILISTIC"
+
+
 def test_the_minimum_may_be_off_the_half_point_grid():
     assert fitting.candidate_sizes(10, 8.2) == [10, 9.5, 9, 8.5, 8.2]
     assert fitting.candidate_sizes(10, 10) == [10]

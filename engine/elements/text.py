@@ -1,5 +1,8 @@
 """Text: a string or a list, sized from its content (spec 4.4: the box hugs the text
-unless `position.maxWidth` pins the width and the content wraps inside it)."""
+unless `position.maxWidth` pins the width and the content wraps inside it), with the
+keys of extensions.md 1-3: `{name}` fields, fitting to maxWidth/maxHeight/maxLines
+(engine.fitting), flowing over sheets, inline Markdown (engine.markup, engine.richtext)
+and links."""
 
 from __future__ import annotations
 
@@ -223,7 +226,7 @@ def check_fields(data: TextData) -> None:
     for name in data.samples:
         if name in placeholders.RESERVED:
             what = "number" if name == placeholders.PAGE else "count"
-            raise ValueError(f"samples: '{name}' is the sheet's {what}, not a sample")
+            raise ValueError(f"samples: '{name}' is the sheet's {what}, filled when drawn: remove it from data.samples")
         if name not in known:
             shown = ", ".join(known) or "none"
             raise ValueError(f"samples: no placeholder {{{name}}} in the content (its placeholders: {shown})")
@@ -378,8 +381,14 @@ def _fitted(
     markup_kind: Markup,
     transform: TextTransform,
 ) -> fitting.FittedText:
-    # The word-width check reads the words as shown: markup's syntax is not drawn.
-    shown = items if markup_kind == "none" else tuple(_shown_text(item, transform) for item in items)
+    # The word-width check reads the words as shown: markup's syntax is not drawn, and an
+    # uppercase word is wider than the word as typed.
+    if markup_kind == "markdown":
+        shown = tuple(_shown_text(item, transform) for item in items)
+    elif transform != "none":
+        shown = tuple(richtext.transformed(item, transform) for item in items)
+    else:
+        shown = items
     return fitting.fit_text(
         shown,
         lambda sized: _typeset(items, markers, sized, limits.max_width, markup_kind, transform),
@@ -407,7 +416,12 @@ def measure(node: Any) -> tuple[float, float]:
     indent, widest, blocks = layout(node)
     line_count = sum(len(lines) for _, lines in blocks)
     width = node.position.maxWidth if node.position.maxWidth is not None else indent + widest
-    return width, line_count * drawn_style(node).leading
+    height = line_count * drawn_style(node).leading
+    if node.position.maxHeight is not None and node.styles.verticalAlign != "top":
+        # The text sits inside the whole height limit: the box (its background, link, the
+        # editor's handles, the elements following it) is the limit's, not the text's.
+        height = max(height, node.position.maxHeight)
+    return width, height
 
 
 def flows(node: Any) -> bool:
@@ -532,9 +546,9 @@ def _draw_background(node: Any, box: Box, ctx: DrawContext) -> None:
 
 
 def _vertical_offset(node: Any, text_height: float) -> float:
-    """styles.verticalAlign: the text's drop inside a height limit (position.maxHeight, when
-    the type has it); without a limit the box hugs the text and there is nothing to align."""
-    limit = getattr(node.position, "maxHeight", None)
+    """styles.verticalAlign: the text's drop inside position.maxHeight (measure makes the box
+    that tall); without a limit the box hugs the text and there is nothing to align."""
+    limit = node.position.maxHeight
     if limit is None or node.styles.verticalAlign == "top":
         return 0.0
     return max(limit - text_height, 0.0) * (0.5 if node.styles.verticalAlign == "middle" else 1.0)
@@ -553,6 +567,16 @@ def bind_value(node: Any, value: Any) -> Any:
         if item != "" or data.dataType == "string":
             check_value(item, data.dataType, data.format, data.locale, data.currency)
     content = value if isinstance(value, list) else (value if isinstance(value, str) else str(value))
+    items = content if isinstance(content, list) else [content]
+    if data.markup == "markdown":
+        # The value is the text's content, so its markup applies, and its links are refused
+        # as a designed content's are (extensions.md 3).
+        for item in items:
+            markup.check_links(item)
+    if data.fields:
+        # Values are literal (extensions.md 1): braces in a value never open a placeholder.
+        literal = [placeholders.literal(item) for item in items]
+        content = literal if isinstance(content, list) else literal[0]
     return with_data(node, content=content)
 
 
@@ -569,8 +593,9 @@ def insert_field(node: Any, name: str) -> dict:
     """The data changes that append `{name}` to the content (its last item for a list) and turn
     placeholders on. Braces already in a content without fields were literal text: they are
     doubled so they stay so ({{ and }})."""
+
     def literal(text: str) -> str:
-        return text if node.data.fields else text.replace("{", "{{").replace("}", "}}")
+        return text if node.data.fields else placeholders.literal(text)
 
     placeholder = "{" + name + "}"
     content = node.data.content
