@@ -1,7 +1,8 @@
 """Generation values: checking them against a design's variables and applying them.
 
-A supplied value replaces the bound element's content; a variable not supplied
-renders its design-time content (spec 4.11). Unknown names and values of the wrong
+A supplied value replaces the bound element's content, and a field variable's value
+fills its `{name}` placeholders (extensions.md 1); a variable not supplied renders its
+design-time content or sample (spec 4.11). Unknown names and values of the wrong
 type are errors naming the variable (decisions.md, "Generation values").
 """
 
@@ -12,7 +13,7 @@ from typing import Any
 
 from .elements import ELEMENT_TYPES
 from .errors import ValueBindingError
-from .field_variables import FIELD_ACCEPTS, FIELD_KIND, fill_fields, placeholder_nodes
+from .field_variables import FIELD_ACCEPTS, FIELD_KIND, field_value, fill_fields, placeholder_nodes
 from .fields import value_text
 from .tree import DesignTree
 
@@ -101,8 +102,7 @@ def list_variables(tree: DesignTree) -> list[dict]:
     for name, variable in tree.variables.items():
         filled = [node.name for node in holders.get(name, [])]
         if variable.nodeId is None:
-            samples = (ELEMENT_TYPES[node.type].fields.sample(node, name) for node in holders.get(name, []))  # type: ignore[union-attr]
-            sample = next((s for s in samples if s is not None), None)
+            sample = field_value(tree, name)
             out.append(
                 {"name": name, "kind": FIELD_KIND, "accepts": FIELD_ACCEPTS, "sample": sample, "elements": filled}
             )

@@ -177,3 +177,15 @@ def test_the_variables_panel_lists_field_variables_with_their_samples_and_edits_
     after, _ = apply(tree, sent[-1])  # one batch: every holder's sample
     assert [after.node_by_name(n).data.samples for n in ("opening", "closing")] == [{"name": "Grace"}] * 2
     assert field_rows(new_design(), sent.append) == []
+
+
+def test_a_stored_number_to_compare_shows_as_the_engine_compares_it(letter):
+    # An agent may store a JSON number; the box shows it as showIf compares it, so touching
+    # the form never saves another value (1234567.5, not 1.23457e+06; 3.0 as "3").
+    for stored, shown in ((1234567.5, "1234567.5"), (3.0, "3")):
+        condition = {"variable": "recipient", "equals": stored}
+        tree, _ = apply(letter, [{"type": "update_element", "args": {"name": "greeting", "showIf": condition}}])
+        sent: list[list[dict]] = []
+        widgets = by_label(element_form(tree.node_by_name("greeting"), sent.append, variables=list(tree.variables)))
+        assert widgets["Equals (optional)"].value == shown
+        assert sent == []

@@ -17,7 +17,7 @@ import panel as pn
 from api.operations import UploadedFile
 from engine import DesignTree
 from engine.elements import ELEMENT_TYPES
-from engine.field_variables import placeholder_nodes
+from engine.field_variables import field_value, placeholder_nodes
 from engine.paper import PAPER_SIZES, named_size, shown_points
 from engine.tree import Metadata
 
@@ -257,11 +257,9 @@ def field_rows(tree: DesignTree, apply: Callable[[list[dict]], None]) -> list[An
     rows: list[Any] = [pn.pane.Markdown("**Fields** (placeholders in texts; the sample shows in the preview)")]
     for name in fields:
         nodes = holders.get(name, [])
-        samples = (ELEMENT_TYPES[node.type].fields.sample(node, name) for node in nodes)  # type: ignore[union-attr]
-        sample = next((s for s in samples if s is not None), "")
         box = pn.widgets.TextInput(
             name=f"{{{name}}} (field, in {', '.join(node.name for node in nodes)})",
-            value=sample,
+            value=field_value(tree, name) or "",
             css_classes=["dbk-field-sample"],
             **WIDE,
         )

@@ -32,6 +32,7 @@ import panel as pn
 from pydantic.fields import FieldInfo
 
 from engine import editing
+from engine.conditions import as_text
 from engine.editing import Widget, plain_type, widget_of
 from engine.elements import ELEMENT_TYPES
 from engine.elements.base import NodeBase
@@ -460,7 +461,7 @@ def drawn_when(spec: Any, holder: Callable[[], Any], update: Callable[..., None]
     comparisons = {
         key: pn.widgets.TextInput(
             name=_label(key) + " (optional)",
-            value=_as_text(getattr(condition, key, None)),
+            value=as_text(getattr(condition, key, None)),
             sizing_mode="stretch_width",
             css_classes=[f"dbk-showif-{key}"],
         )
@@ -484,7 +485,7 @@ def drawn_when(spec: Any, holder: Callable[[], Any], update: Callable[..., None]
 
     def compared(key: str, text: str) -> None:
         saved = saved_condition()
-        if saved is None or _as_text(saved.get(key)) == text:
+        if saved is None or as_text(saved.get(key)) == text:
             return  # no condition to compare in, or what is saved (an echo)
         new = {k: v for k, v in saved.items() if k != key}
         if text:
@@ -504,16 +505,8 @@ def drawn_when(spec: Any, holder: Callable[[], Any], update: Callable[..., None]
             variable.options = options(names)
         shown_condition = node.showIf
         for key, box in comparisons.items():
-            box.value = _as_text(getattr(shown_condition, key, None))
+            box.value = as_text(getattr(shown_condition, key, None))
         variable.value = shown_condition.variable if shown_condition is not None else NO_CONDITION
 
     column.show_value = show
     return column
-
-
-def _as_text(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return f"{value:g}" if isinstance(value, float) else str(value)
