@@ -96,8 +96,10 @@ def run_remove_page(ctx: ApplyContext, args: PageAddress) -> dict:
         raise ValueError("a design keeps at least one page: add another before removing this one")
     removed = tree.pages.pop(args.page)
     for node_id in removed.elements:
-        node = tree.nodes.pop(node_id)
-        tree.variables.pop(node.name, None)
+        node = tree.nodes[node_id]
+        if tree.variable_of(node) is not None:  # a field of the same name is not the element's to remove
+            del tree.variables[node.name]
+        del tree.nodes[node_id]
     for node in tree.nodes.values():
         if node.page > args.page:
             node.page -= 1
