@@ -258,7 +258,7 @@ def field_rows(tree: DesignTree, apply: Callable[[list[dict]], None]) -> list[An
     for name in fields:
         nodes = holders.get(name, [])
         box = pn.widgets.TextInput(
-            name=f"{{{name}}} (field, in {', '.join(node.name for node in nodes)})",
+            label=f"{{{name}}} (field, in {', '.join(node.name for node in nodes)})",
             value=field_value(tree, name) or "",
             css_classes=["dbk-field-sample"],
             **WIDE,

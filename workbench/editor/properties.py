@@ -362,7 +362,7 @@ def samples_editor(
             built.clear()
             for placeholder in names:
                 box = pn.widgets.TextInput(
-                    name=f"{{{placeholder}}}",
+                    label=f"{{{placeholder}}}",
                     value=stored.get(placeholder, ""),
                     placeholder="sample shown in the preview",
                     sizing_mode="stretch_width",
@@ -391,7 +391,7 @@ def insert_field_control(
     """A name (the design's variables offered) and a button adding `{name}` to the content
     with placeholders on: one update_element, so one undo step."""
     name = pn.widgets.AutocompleteInput(
-        name="Field name",
+        label="Field name",
         options=list(variables),
         restrict=False,
         case_sensitive=False,
@@ -400,7 +400,7 @@ def insert_field_control(
         sizing_mode="stretch_width",
         css_classes=["dbk-field-name"],
     )
-    button = pn.widgets.Button(name="Insert field", button_type="primary", css_classes=["dbk-insert-field"])
+    button = pn.widgets.Button(label="Insert field", color="primary", css_classes=["dbk-insert-field"])
 
     def insert_now(_: Any) -> None:
         typed = (name.value_input or name.value or "").strip()
@@ -452,7 +452,7 @@ def drawn_when(spec: Any, holder: Callable[[], Any], update: Callable[..., None]
 
     condition = holder().showIf
     variable = pn.widgets.Select(
-        name="Show if (a variable's value is not empty)",
+        label="Show if (a variable's value is not empty)",
         options=options(variables),
         value=condition.variable if condition is not None else NO_CONDITION,
         sizing_mode="stretch_width",
@@ -460,7 +460,7 @@ def drawn_when(spec: Any, holder: Callable[[], Any], update: Callable[..., None]
     )
     comparisons = {
         key: pn.widgets.TextInput(
-            name=_label(key) + " (optional)",
+            label=_label(key) + " (optional)",
             value=as_text(getattr(condition, key, None)),
             sizing_mode="stretch_width",
             css_classes=[f"dbk-showif-{key}"],
