@@ -319,7 +319,7 @@ def _place(line: RichLine, style: TextStyle, left: float, box_width: float) -> l
         x = left
     else:
         slack = box_width - line.width
-        x = left + {"center": slack / 2, "right": slack}.get(style.align, 0.0)
+        x = left + {"center": slack / 2, "right": slack, "end": slack}.get(style.align, 0.0)
     placed: list[tuple[float, Piece]] = []
     for index, word in enumerate(line.words):
         if index:

@@ -15,7 +15,9 @@ from reportlab.pdfgen.canvas import Canvas
 from . import fonts
 from .colors import to_rl
 
-Align = Literal["left", "center", "right", "justify"]
+Align = Literal["left", "center", "right", "justify", "start", "end"]
+# extensions.md 6: auto takes each paragraph's direction from its first strong character.
+Direction = Literal["auto", "ltr", "rtl"]
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,9 @@ class TextStyle:
     strikethrough: bool = False
     letter_spacing: float = 0.0  # points added after every character (PDF Tc)
     link_color: str = "#1a56db"
+    # extensions.md 6
+    direction: Direction = "auto"
+    lang: str = ""  # BCP 47 tag of the content ("": the design's language); shaping and /Lang
 
     @property
     def face(self) -> fonts.Face:
@@ -146,7 +151,7 @@ def draw_lines(
 def _align_offset(align: Align, slack: float) -> float:
     if align == "center":
         return slack / 2
-    if align == "right":
+    if align in ("right", "end"):  # start/end: left-to-right until paragraphs have a direction
         return slack
     return 0.0
 

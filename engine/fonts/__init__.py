@@ -83,6 +83,7 @@ class Face:
     ascent: float  # per 1000 units of font size
     descent: float  # negative, per 1000
     glyphs: frozenset[int] = field(repr=False)
+    path: Path = field(repr=False, default=Path())  # the TTF (a shaper reads the font's own tables)
 
     def covers(self, char: str) -> bool:
         return ord(char) in self.glyphs
@@ -126,6 +127,7 @@ def face(family: str = DEFAULT_FAMILY, weight: int = 400, italic: bool = False) 
         ascent=ttf.face.ascent,
         descent=ttf.face.descent,
         glyphs=frozenset(ttf.face.charToGlyph),
+        path=path,
     )
 
 
@@ -137,8 +139,11 @@ _NEUTRAL = frozenset(" \u00a0.,;:!?-\u2013\u2014'\"()/")
 
 
 @lru_cache(maxsize=16384)
-def runs(text: str, primary: Face) -> tuple[tuple[str, Face], ...]:
-    """Split text into runs of one face each: the primary, or the fallback where it lacks glyphs."""
+def runs(text: str, primary: Face, lang: str = "") -> tuple[tuple[str, Face], ...]:
+    """Split text into runs of one face each: the primary, or the fallback where it lacks glyphs.
+
+    `lang` (BCP 47) chooses among fallbacks that cover the same characters (Han in Chinese,
+    Japanese or Korean faces)."""
     if all(primary.covers(c) for c in text):
         return ((text, primary),)
     backup = fallback_face(primary)
