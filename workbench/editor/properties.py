@@ -400,7 +400,7 @@ def insert_field_control(
         sizing_mode="stretch_width",
         css_classes=["dbk-field-name"],
     )
-    button = pn.widgets.Button(label="Insert field", color="primary", css_classes=["dbk-insert-field"])
+    button = pn.widgets.Button(label="Insert field", css_classes=["dbk-insert-field"])
 
     def insert_now(_: Any) -> None:
         typed = (name.value_input or name.value or "").strip()
