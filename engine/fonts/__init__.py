@@ -206,11 +206,14 @@ def _fallback_for(char: str, primary: Face, lang: str) -> Face:
     script, used_with = _char_scripts(char)
     weight = _fallback_weight(primary)
     for candidate in (script, *used_with):
-        family = family_for_script(candidate, lang)
-        if family != FALLBACK_FAMILY:
-            chosen = face(family, weight, primary.italic)
-            if chosen.covers(char):
-                return chosen
+        # Han: the language's family first, then the other CJK families (each one lacks
+        # characters the others have: Korean's has no 你, Japanese's no 们).
+        for language in (lang, *_HAN_BY_LANGUAGE) if candidate == "Hani" else (lang,):
+            family = family_for_script(candidate, language)
+            if family != FALLBACK_FAMILY:
+                chosen = face(family, weight, primary.italic)
+                if chosen.covers(char):
+                    return chosen
     return fallback_face(primary)
 
 
