@@ -13,7 +13,9 @@ from engine.elements import ELEMENT_TYPES
 from engine.tree import new_design
 
 from .conftest import add, counter_ids, font_report
+from .pdf_checker import problems
 from .pdf_glyphs import notdef_glyphs, shown_glyphs
+from .validators import assert_passes_its_profiles_validator
 
 LANGUAGES = json.loads((Path(__file__).parent / "data" / "udhr_article1.json").read_text())["languages"]
 RIGHT_TO_LEFT = {"Arab", "Hebr"}
@@ -28,11 +30,16 @@ def test_the_data_holds_twenty_languages_in_their_scripts():
 
 
 @pytest.fixture(scope="module")
-def udhr() -> tuple[bytes, list[tuple[dict, float, float]]]:
+def udhr_design():
     """One A4 page, the 20 texts stacked in Inter 9 pt (each with its `data.lang` once text
-    elements take one); returns the PDF and each text's (row, top, height) in points."""
+    elements take one); returns the design and each text's (row, top, height) in points."""
     takes_lang = "lang" in ELEMENT_TYPES["text"].Data.model_fields
-    tree, ids, top, placed = new_design(), counter_ids(), 24.0, []
+    tree, ids, top, placed = (
+        new_design(title="Universal Declaration of Human Rights, article 1"),
+        counter_ids(),
+        24.0,
+        [],
+    )
     for row in LANGUAGES:
         data = {"content": row["text"], **({"lang": row["lang"]} if takes_lang else {})}
         name = "udhr_" + row["lang"].replace("-", "_")
@@ -43,7 +50,24 @@ def udhr() -> tuple[bytes, list[tuple[dict, float, float]]]:
         placed.append((row, top, height))
         top += height + GAP
     assert top < tree.pages[0].height  # all on the one page
+    return tree, placed
+
+
+@pytest.fixture(scope="module")
+def udhr(udhr_design) -> tuple[bytes, list[tuple[dict, float, float]]]:
+    tree, placed = udhr_design
     return render_pdf(tree), placed
+
+
+@pytest.mark.parametrize("profile", ["accessible", "pdf-a"])
+def test_the_tagged_profiles_validate_with_every_script(udhr_design, profile, tmp_path):
+    tree, _ = udhr_design
+    pdf = render_pdf(tree, None, None, profile)
+    assert problems(pdf) == []
+    path = tmp_path / f"udhr-{profile}.pdf"
+    path.write_bytes(pdf)
+    assert_passes_its_profiles_validator(path, profile)
+    assert notdef_glyphs(pdf) == []
 
 
 def test_no_glyph_in_the_udhr_pdf_is_notdef(udhr):
