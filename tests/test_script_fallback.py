@@ -106,6 +106,50 @@ def test_fetch_script_writes_exactly_the_committed_catalog(tmp_path):
     assert notice == (fonts.FONT_DIR / "noto-sans-sc" / "NOTICE.txt").read_text()
 
 
+# A stand-in for `npm pack @expo-google-fonts/<slug>@<version>`: the package's tarball, made
+# from the committed files (each TTF in its weight folder, OFL.txt as LICENSE_FONT).
+FAKE_NPM = r"""#!/usr/bin/env bash
+spec="${@: -1}"; pkg="${spec%@*}"; version="${spec##*@}"; slug="${pkg#@expo-google-fonts/}"
+src="$FONTS_SOURCE/$slug"; tmp=$(mktemp -d); mkdir -p "$tmp/package"
+printf '{"name": "%s", "version": "%s"}\n' "$pkg" "$version" > "$tmp/package/package.json"
+cp "$src/OFL.txt" "$tmp/package/LICENSE_FONT"
+for f in "$src"/*.ttf; do
+  b=$(basename "$f" .ttf); mkdir -p "$tmp/package/${b#*_}"; ln -s "$f" "$tmp/package/${b#*_}/$b.ttf"
+done
+tar -chzf "expo-google-fonts-$slug-$version.tgz" -C "$tmp" package; rm -rf "$tmp"
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/usr/share/fonts/truetype/dejavu/DejaVuSans-Oblique.ttf").is_file(), reason="no DejaVu")
+def test_the_whole_fetch_script_runs_and_reproduces_every_font_file(tmp_path):
+    """scripts/fetch_fonts.sh end to end, npm replaced by a stand-in that packs the committed
+    files: the selection, copies, NOTICE.txt files and catalog come out as committed."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(ROOT / "scripts" / "fetch_fonts.sh", tmp_path / "scripts")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "npm").write_text(FAKE_NPM)
+    (tmp_path / "bin" / "npm").chmod(0o755)
+    env = {
+        "PYTHON": sys.executable,
+        "PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin",
+        "FONTS_WORK": str(tmp_path / "work"),
+        "FONTS_SOURCE": str(fonts.FONT_DIR),
+    }
+    subprocess.run(["bash", "scripts/fetch_fonts.sh"], cwd=tmp_path, env=env, check=True, capture_output=True)
+    dest = tmp_path / "engine" / "fonts"
+    made = sorted(p.relative_to(dest) for p in dest.rglob("*") if p.is_file())
+    committed = sorted(
+        p.relative_to(fonts.FONT_DIR)
+        for p in fonts.FONT_DIR.rglob("*")
+        if p.is_file() and p.suffix not in (".py", ".md", ".pyc")
+    )
+    assert made == committed
+    for relative in made:
+        if relative.name != "LICENSE.txt":  # Debian's copyright file, as installed here
+            assert (dest / relative).read_bytes() == (fonts.FONT_DIR / relative).read_bytes(), relative
+
+
 # --- runs ----------------------------------------------------------------------------
 
 
