@@ -264,3 +264,37 @@ def test_the_glyph_check_sees_a_notdef_when_nothing_covers_a_character():
     missing = notdef_glyphs(pdf)
     assert len(missing) == 1 and "DejaVuSans" in missing[0].font
     assert len(shown_glyphs(pdf)) == len("Planet \U0001fa90")
+
+
+def test_markdown_and_table_cells_fall_back_per_script_too():
+    """The markup path (richtext) and table cells take their runs from the same place."""
+    pdf = render_pdf(
+        build(
+            [
+                add(
+                    "text",
+                    "rich",
+                    {"x": 20, "y": 20, "maxWidth": 400},
+                    {"content": "**مرحبا** and *שלום* 你好", "markup": "markdown"},
+                ),
+                add(
+                    "table",
+                    "cells",
+                    {"x": 20, "y": 120},
+                    {"cells": [["Item", "项目"], ["नमस्ते", "안녕"]], "width": 300},
+                ),
+            ]
+        )
+    )
+    names = font_names(pdf)
+    expected = {
+        "NotoSansArabic-Bold",
+        "NotoSansHebrew-Regular",
+        "NotoSansSC",
+        "NotoSansDevanagari-Regular",
+        "NotoSansKR",
+    }
+    assert all(any(n.startswith(e) for n in names) for e in expected), names
+    assert notdef_glyphs(pdf) == []
+    text = pdf_text(pdf)[0]
+    assert all(word in text for word in ("你好", "项目", "नमस्ते", "안녕"))
