@@ -279,6 +279,7 @@ class FontEntry(BaseModel):
     source: Literal["google", "bundled"]
     weights: list[int]
     tags: list[str] = []
+    scripts: list[str] = Field(default=[], description="ISO 15924 codes the family covers (Latn, Arab, Hans, …)")
 
 
 class FontList(BaseModel):

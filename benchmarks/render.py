@@ -10,6 +10,7 @@ benchmarks/README.md explains what is measured and how to read the ratio.
 from __future__ import annotations
 
 import argparse
+import copy
 import datetime as dt
 import io
 import json
@@ -29,7 +30,7 @@ from reportlab.lib.colors import Color, HexColor, black
 from reportlab.lib.utils import ImageReader, simpleSplit
 from reportlab.pdfgen.canvas import Canvas
 
-from engine import DesignTree, fonts, render_pdf, render_png
+from engine import DesignTree, apply, fonts, new_design, render_pdf, render_png
 from engine.render import Profile
 from workbench import samples
 
@@ -293,6 +294,72 @@ def showcase_rate(showcase: Showcase, reference: Document, runs: int) -> dict[st
     }
 
 
+# --- Issue 16: the reference documents in other scripts (docbench only) -------------
+#
+# The certificate and the invoice of workbench.samples with their texts translated and set
+# in a script family: the same elements, positions and bound variables, so their PDFs/s
+# read against the reference documents directly.
+
+ARABIC = "Noto Sans Arabic"
+ARABIC_CERTIFICATE = {
+    "title": "شهادة تميّز",
+    "recipient": "آدا لوفلايس",
+    "paragraph": (
+        "تقديرًا لالتزامها المتميّز بفنّ تصميم الوثائق، ولوضوح التخطيط، والعناية بالحروف، "
+        "وعينها الدقيقة في التفاصيل في كل صفحة أُنجزت خلال البرنامج، تُمنح هذه الشهادة "
+        "مع امتنان أعضاء الهيئة التدريسية جميعًا."
+    ),
+}
+CHINESE = "Noto Sans SC"
+CHINESE_INVOICE_HEADER = ["项目说明", "数量", "单价", "金额"]
+CHINESE_INVOICE = {"heading": "发票", "number": "编号 INV-0000", "customer": "客户名称\n示例路1号\n上海市"}
+
+
+def _restyled(actions: list[dict], family: str, contents: dict[str, str], **data: object) -> list[dict]:
+    """The actions with every text and table set in `family`, the named texts' content
+    replaced and `data` added to every text's data (a locale for the date)."""
+    out = copy.deepcopy(actions)
+    for action in out:
+        args = action["args"]
+        if action["type"] != "add_element" or args["type"] not in ("text", "table"):
+            continue
+        args["styles"] = {**args.get("styles", {}), "fontFamily": family}
+        if args["type"] == "text":
+            args["data"] = {**args["data"], **({"content": contents[args["name"]]} if args["name"] in contents else {})}
+            if args["data"].get("dataType") == "date":
+                args["data"] |= data
+    return out
+
+
+def arabic_certificate() -> DesignTree:
+    """The reference certificate in Arabic, in Noto Sans Arabic (the date formatted for ar)."""
+    tree = new_design(size="A4", orientation="landscape", title="شهادة")
+    return apply(tree, _restyled(samples.certificate_actions(), ARABIC, ARABIC_CERTIFICATE, locale="ar"))[0]
+
+
+def arabic_certificate_row(i: int) -> Row:
+    return samples.certificate_row(i) | {"recipient": f"المستلم رقم {i} — سارة بنت أحمد"}
+
+
+def chinese_invoice() -> DesignTree:
+    """The reference invoice in Simplified Chinese, in Noto Sans SC."""
+    actions = _restyled(samples.invoice_actions(), CHINESE, CHINESE_INVOICE)
+    return apply(new_design(size="A4", title="发票"), actions)[0]
+
+
+def chinese_invoice_row(i: int) -> Row:
+    row = samples.invoice_row(i)
+    lines = [CHINESE_INVOICE_HEADER] + [
+        [f"技术服务费 {i}-{r}（月度）", *cells[1:]] for r, cells in enumerate(row["lines"][1:], 1)
+    ]
+    return row | {
+        "number": f"编号 INV-{i:04d}",
+        "customer": f"客户 {i} 有限公司\n示例路{i}号\n上海市",
+        "lines": lines,
+        "total": f"合计：{row['total'].removeprefix('Total: ')} 元",
+    }
+
+
 def preview(tree: DesignTree, dpi: int, runs: int) -> dict[str, float]:
     """Median and p95 (nearest rank) of a warm render_png of page 0, in ms."""
     for _ in range(WARMUP):
@@ -384,6 +451,19 @@ def main() -> None:
                 f"{f['ratio_to_reference']:.2f}",
             )
         )
+    script_showcases = [
+        Showcase("arabic cert", arabic_certificate(), arabic_certificate_row, "certificate"),
+        Showcase("chinese inv", chinese_invoice(), chinese_invoice_row, "invoice"),
+    ]
+    scripts = {
+        sc.name: showcase_rate(sc, by_name[sc.reference], max(3, round(PDF_RUNS[sc.reference] * scale / 2)))
+        for sc in script_showcases
+    }
+    print(f"\nIssue 16, docbench only: the certificate in Arabic ({ARABIC}), the invoice in Chinese ({CHINESE})")
+    print(cols("document", "runs", "sheets", "PDFs/s", "ref PDFs/s", "vs ref"))
+    for name, f in scripts.items():
+        rates = (f["pdfs_per_s"], f["reference_pdfs_per_s"])
+        print(cols(name, f["runs"], f["sheets"], *rates, f"{f['ratio_to_reference']:.2f}"))
     print("\nCold (once, the first renders in this process)")
     for label, ms in cold.items():
         print(f"  {label:<44} {ms:>7.1f} ms")
@@ -396,6 +476,7 @@ def main() -> None:
                     "preview": png,
                     "profiles": profiles,
                     "showcases": features,
+                    "scripts": scripts,
                     "cold_ms": cold,
                 }
             )

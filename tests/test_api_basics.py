@@ -112,9 +112,10 @@ def test_action_catalog_lists_twelve_actions(alpha):
 
 def test_font_catalog_entries_follow_the_spec(alpha):
     fonts = alpha.data(alpha.get("/fonts"), 200)["fonts"]
-    assert 20 <= len(fonts) <= 29
+    assert 30 <= len(fonts) <= 40  # 24 design families, DejaVu Sans, one Noto family per script
     for font in fonts:
-        assert set(font) == {"id", "class", "source", "weights", "tags"}
+        assert set(font) == {"id", "class", "source", "weights", "tags", "scripts"}
+        assert font["scripts"] and all(len(code) == 4 and code.istitle() for code in font["scripts"])
         assert font["class"] in {"sans", "serif", "display", "handwriting"} and font["source"] in {"google", "bundled"}
 
 

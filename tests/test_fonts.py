@@ -18,7 +18,7 @@ def test_catalog_is_a_closed_set_of_design_and_script_families_plus_the_fallback
     assert fonts.FALLBACK_FAMILY in {e.id for e in entries}
     for entry in entries:
         public = entry.public()
-        assert set(public) == {"id", "class", "source", "weights", "tags"}
+        assert set(public) == {"id", "class", "source", "weights", "tags", "scripts"}
         assert public["weights"] == sorted(public["weights"]) and public["weights"]
         for path in entry.files.values():
             assert (fonts.FONT_DIR / path).is_file()

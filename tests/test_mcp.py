@@ -313,6 +313,8 @@ def test_resources_and_prompts(api_server, alpha_key):
     resources, fonts, icons, prompt = run(api_server, alpha_key, script)
     assert {str(r.uri) for r in resources.resources} == {"docbench://catalog/fonts", "docbench://catalog/icons"}
     assert len(json.loads(fonts.contents[0].text)["fonts"]) >= 20
+    scripts = {f["id"]: f["scripts"] for f in json.loads(fonts.contents[0].text)["fonts"]}
+    assert "Arab" in scripts["Noto Sans Arabic"] and "Hans" in scripts["Noto Sans SC"]
     assert "star" in json.loads(icons.contents[0].text)["icons"]
     text = prompt.messages[0].content.text
     assert "create_design" in text and "Ada" in text

@@ -13,6 +13,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Annotated, Literal, NamedTuple
 
+from fontTools import unicodedata
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from reportlab import rl_config
 from reportlab.pdfbase import pdfmetrics
@@ -39,6 +40,9 @@ class FontEntry(BaseModel):
     source: Literal["google", "bundled"]
     weights: list[int]
     tags: list[str] = []
+    # ISO 15924 codes of the scripts the family covers (measured by scripts/fetch_fonts.sh;
+    # engine/fonts/README.md says by which rule).
+    scripts: list[str] = []
     files: dict[str, str] = Field(exclude=True)
 
     def public(self) -> dict:
@@ -131,29 +135,124 @@ def face(family: str = DEFAULT_FAMILY, weight: int = 400, italic: bool = False) 
     )
 
 
+# Scripts the design families are made for: a character of one of them that the element's
+# family lacks goes straight to DejaVu Sans, as it did before the script families came.
+_DESIGN_SCRIPTS = frozenset({"Latn", "Grek", "Cyrl"})
+# Unicode's script (fontTools.unicodedata.script) -> the catalog's ISO 15924 code when they
+# differ: kana and Hangul are written within Japanese and Korean (the Han-based codes).
+_CATALOG_SCRIPT = {"Hira": "Jpan", "Kana": "Jpan", "Hrkt": "Jpan", "Hang": "Kore", "Bopo": "Hans"}
+# A language's Han-based code (BCP 47 primary subtag). Traditional Chinese has no family of
+# its own in the catalog: Simplified Chinese's covers its characters.
+_HAN_BY_LANGUAGE = {"zh": "Hans", "ja": "Jpan", "ko": "Kore"}
+_KANA = ("Hira", "Kana")
+
+
+@cache
+def scripts_of(family: str) -> tuple[str, ...]:
+    """The ISO 15924 codes the family covers (the catalog entry's `scripts`)."""
+    return tuple(_catalog()[check_family(family)].scripts)
+
+
+@cache
+def family_for_script(script: str, lang: str = "") -> str:
+    """The catalog's family for a script, as fallback: the family listing the script's code
+    with the fewest scripts (the one made for it; ties in catalog order). `script` is the
+    Unicode script (fontTools.unicodedata.script: Arab, Hani, Hira, Hang…); Han follows the
+    language (`lang`, BCP 47: ja → Japanese, ko → Korean, zh or none → Simplified Chinese),
+    kana go to the Japanese family and Hangul to the Korean one. Latin, Greek, Cyrillic and
+    scripts no family covers give DejaVu Sans."""
+    if script == "Hani":
+        code = _HAN_BY_LANGUAGE.get(lang.split("-")[0].lower(), "Hans")
+    else:
+        code = _CATALOG_SCRIPT.get(script, script)
+    if code in _DESIGN_SCRIPTS:
+        return FALLBACK_FAMILY
+    listing = [e for e in families() if code in e.scripts]
+    return min(listing, key=lambda e: len(e.scripts)).id if listing else FALLBACK_FAMILY
+
+
+def _fallback_weight(primary: Face) -> int:
+    return 700 if primary.weight >= 600 else 400
+
+
 def fallback_face(primary: Face) -> Face:
-    return face(FALLBACK_FAMILY, 700 if primary.weight >= 600 else 400, primary.italic)
+    return face(FALLBACK_FAMILY, _fallback_weight(primary), primary.italic)
 
 
+@lru_cache(maxsize=8192)
+def _char_scripts(char: str) -> tuple[str, tuple[str, ...]]:
+    """The character's script and, for a Common or Inherited one, the scripts it is used with."""
+    script = unicodedata.script(char)
+    if script in ("Zyyy", "Zinh", "Zzzz"):
+        # Han first: a CJK punctuation mark belongs with the text's ideographs.
+        return script, tuple(sorted(unicodedata.script_extension(char) - {script}, key=lambda s: (s != "Hani", s)))
+    return script, ()
+
+
+def _han_language(text: str, lang: str) -> str:
+    """The language that picks a Han family: `lang`, else inferred from the text itself —
+    kana mean Japanese, Hangul Korean (so a Japanese sentence keeps one family throughout)."""
+    if lang:
+        return lang
+    found = {unicodedata.script(c) for c in text if ord(c) >= 0x1100}
+    if found & set(_KANA):
+        return "ja"
+    return "ko" if "Hang" in found else ""
+
+
+def _fallback_for(char: str, primary: Face, lang: str) -> Face:
+    """The face for a character the primary lacks: the catalog's family for its script, then
+    DejaVu Sans (which covers it, or — nothing covering it — shows the only .notdef left)."""
+    script, used_with = _char_scripts(char)
+    weight = _fallback_weight(primary)
+    for candidate in (script, *used_with):
+        # Han: the language's family first, then the other CJK families (each one lacks
+        # characters the others have: Korean's has no 你, Japanese's no 们).
+        for language in (lang, *_HAN_BY_LANGUAGE) if candidate == "Hani" else (lang,):
+            family = family_for_script(candidate, language)
+            if family != FALLBACK_FAMILY:
+                chosen = face(family, weight, primary.italic)
+                if chosen.covers(char):
+                    return chosen
+    return fallback_face(primary)
+
+
+# What stays in a DejaVu Sans run (as before the script families came: the same output).
 _NEUTRAL = frozenset(" \u00a0.,;:!?-\u2013\u2014'\"()/")
+
+
+def _stays_in(current: Face, char: str) -> bool:
+    """Whether the character continues the current run. In a script family's run, every
+    character of no script of its own (spaces, punctuation, digits, combining marks) stays, so
+    runs stay long: a shaper sees a whole sentence at once. A DejaVu Sans run keeps spaces and
+    punctuation only, as it always has."""
+    if not current.covers(char):
+        return False
+    if current.family == FALLBACK_FAMILY:
+        return char in _NEUTRAL
+    return _char_scripts(char)[0] in ("Zyyy", "Zinh")
 
 
 @lru_cache(maxsize=16384)
 def runs(text: str, primary: Face, lang: str = "") -> tuple[tuple[str, Face], ...]:
-    """Split text into runs of one face each: the primary, or the fallback where it lacks glyphs.
-
-    `lang` (BCP 47) chooses among fallbacks that cover the same characters (Han in Chinese,
-    Japanese or Korean faces)."""
+    """Split text into runs of one face each: the primary where it has the glyph, else the
+    catalog's family for the character's script (kana → Japanese, Hangul → Korean, Han by
+    `lang`, BCP 47, or by the kana/Hangul in the text), else DejaVu Sans. The fallback's weight
+    and slant follow the primary's (700 for weights from 600). Characters of no script
+    (spaces, punctuation, digits, combining marks) stay in the current run when its face has
+    them: an Arabic sentence in an Inter element is one run, spaces included."""
     if all(primary.covers(c) for c in text):
         return ((text, primary),)
-    backup = fallback_face(primary)
+    han_lang = _han_language(text, lang)
     out: list[tuple[str, Face]] = []
     for char in text:
         current = out[-1][1] if out else None
-        if current is not None and char in _NEUTRAL and current.covers(char):
-            chosen = current  # spaces and punctuation stay in the run: fewer font switches
+        if current is not None and _stays_in(current, char):
+            chosen = current
+        elif primary.covers(char):
+            chosen = primary
         else:
-            chosen = primary if primary.covers(char) or not backup.covers(char) else backup
+            chosen = _fallback_for(char, primary, han_lang)
         if out and out[-1][1] is chosen:
             out[-1] = (out[-1][0] + char, chosen)
         else:
@@ -162,8 +261,8 @@ def runs(text: str, primary: Face, lang: str = "") -> tuple[tuple[str, Face], ..
 
 
 @lru_cache(maxsize=65536)
-def string_width(text: str, primary: Face, size: float) -> float:
-    return sum(pdfmetrics.stringWidth(run, f.name, size) for run, f in runs(text, primary))
+def string_width(text: str, primary: Face, size: float, lang: str = "") -> float:
+    return sum(pdfmetrics.stringWidth(run, f.name, size) for run, f in runs(text, primary, lang))
 
 
 @cache
@@ -194,8 +293,10 @@ __all__ = [
     "check_family",
     "face",
     "families",
+    "family_for_script",
     "install_defaults",
     "italic_weights",
     "runs",
+    "scripts_of",
     "string_width",
 ]

@@ -24,32 +24,100 @@ from engine.fonts import DEFAULT_FAMILY, FONT_DIR
 from .canvas import GestureMessages
 from .style import STYLESHEET
 
+# A sample in each script family's own script, for the font picker (Latin families show
+# their name, set in their own face).
+SCRIPT_SAMPLES = {
+    "Arab": "أبجد هوز",
+    "Hebr": "שלום עולם",
+    "Deva": "नमस्ते दुनिया",
+    "Beng": "নমস্কার বিশ্ব",
+    "Taml": "வணக்கம் உலகம்",
+    "Thai": "สวัสดีชาวโลก",
+    "Hans": "你好，世界",
+    "Jpan": "こんにちは世界",
+    "Kore": "안녕하세요 세계",
+}
+_RIGHT_TO_LEFT = {"Arab", "Hebr"}
+_SAMPLE_LANGUAGE = {"Arab": "ar", "Hebr": "he", "Deva": "hi", "Beng": "bn", "Taml": "ta", "Thai": "th"}
+_SAMPLE_LANGUAGE |= {"Hans": "zh-Hans", "Jpan": "ja", "Kore": "ko"}
 
-@cache
-def font_sample(family: str) -> str:
-    """The family's name set in its own regular face, as a PNG data URL (no web fonts needed)."""
-    entry = next(e for e in engine.fonts.families() if e.id == family)
-    weight = str(engine.fonts.nearest_weight(entry.weights, 400))
-    font = ImageFont.truetype(str(FONT_DIR / entry.files[weight]), 30)
-    left, top, right, bottom = font.getbbox(family)
-    image = Image.new("RGBA", (right - left + 8, 44), (255, 255, 255, 0))
-    ImageDraw.Draw(image).text((4 - left, 4), family, font=font, fill=(27, 35, 48, 255))
+
+def own_script(family: str) -> str | None:
+    """The script the family is the catalog's family for (Noto Sans Arabic: Arab), or None
+    for a design family (Open Sans has Hebrew letters, but Hebrew text goes to Noto)."""
+    for code in engine.fonts.scripts_of(family):
+        if code in SCRIPT_SAMPLES and engine.fonts.family_for_script(code) == family:
+            return code
+    return None
+
+
+def _png(image: Image.Image) -> str:
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=True)
     return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode()
 
 
+def _regular_font(family: str, size: int = 30) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(str(_regular_file(family)), size)
+
+
+def _regular_file(family: str) -> Path:
+    entry = next(e for e in engine.fonts.families() if e.id == family)
+    return FONT_DIR / entry.files[str(engine.fonts.nearest_weight(entry.weights, 400))]
+
+
+@cache
+def font_sample(family: str) -> str:
+    """The family's name set in its own regular face, as a PNG data URL (no web fonts needed)."""
+    font = _regular_font(family)
+    left, top, right, bottom = font.getbbox(family)
+    image = Image.new("RGBA", (right - left + 8, 44), (255, 255, 255, 0))
+    ImageDraw.Draw(image).text((4 - left, 4), family, font=font, fill=(27, 35, 48, 255))
+    return _png(image)
+
+
+# A script sample's height and baseline, in pixels: room for the marks above Arabic, Thai and
+# Devanagari letters and below Devanagari and Bengali ones, the same for every script.
+SAMPLE_HEIGHT, SAMPLE_BASELINE = 52, 38
+
+
+@cache
+def script_sample(family: str) -> str:
+    """A script family's sample in its own script (SCRIPT_SAMPLES), as a PNG data URL; ""
+    for a design family. Pillow lays it out with libraqm (HarfBuzz and FriBiDi): Arabic
+    joins and runs right to left, Devanagari reorders."""
+    script = own_script(family)
+    if script is None:
+        return ""
+    text, font = SCRIPT_SAMPLES[script], _regular_font(family)
+    layout = {"direction": "rtl" if script in _RIGHT_TO_LEFT else "ltr", "language": _SAMPLE_LANGUAGE[script]}
+    left, _, right, _ = font.getbbox(text, anchor="ls", **layout)
+    image = Image.new("RGBA", (right - left + 8, SAMPLE_HEIGHT), (255, 255, 255, 0))
+    draw = ImageDraw.Draw(image)
+    draw.text((4 - left, SAMPLE_BASELINE), text, font=font, fill=(27, 35, 48, 255), anchor="ls", **layout)
+    return _png(image)
+
+
+def font_options() -> list[dict]:
+    """The picker's rows: each family's name in its face, its scripts (ISO 15924) and, for a
+    script family, a sample in its script. All are images drawn here: the browser is sent no
+    font file (a CJK face is 5–10 MB), only a few kilobytes of PNG per family."""
+    return [
+        {"name": e.id, "image": font_sample(e.id), "scripts": list(e.scripts), "sample": script_sample(e.id)}
+        for e in engine.fonts.families()
+    ]
+
+
 class FontPicker(pn.custom.JSComponent):
     value = param.String(default=DEFAULT_FAMILY)
-    options = param.List(default=[], doc="[{name, image}]")
+    options = param.List(default=[], doc="[{name, image, scripts, sample}]")
 
     _esm = Path(__file__).with_name("font_picker.js")
     _stylesheets = [STYLESHEET]
 
     @classmethod
     def catalog(cls, value: str) -> FontPicker:
-        options = [{"name": e.id, "image": font_sample(e.id)} for e in engine.fonts.families()]
-        return cls(value=value, options=options, sizing_mode="stretch_width")
+        return cls(value=value, options=font_options(), sizing_mode="stretch_width")
 
 
 class IconGrid(pn.custom.JSComponent):
