@@ -2,7 +2,9 @@
 # Install the system libraries docbench needs, when missing and when we may (root + apt).
 # Usage: scripts/provision.sh [extra Debian packages...]
 set -eu
-packages=(libcairo2 "$@")
+# libcairo2: cairosvg. libfribidi0: Pillow's bundled libraqm loads it to set the font picker's
+# right-to-left and complex-script samples (without it Pillow lays text out unshaped).
+packages=(libcairo2 libfribidi0 "$@")
 missing=()
 for pkg in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
