@@ -115,6 +115,9 @@ class DrawContext:
     tags: Untagged = field(default_factory=Untagged)
     # The sheet being drawn, for {page} and {pages} in texts (extensions.md 1).
     sheet: Sheet = DESIGN_SHEET
+    # The design's language (metadata.language, BCP 47; "" when unset): the language of a
+    # text without data.lang, for shaping and for /Lang in tagged profiles (extensions.md 6).
+    language: str = ""
 
     def pdf_y(self, top: float, height: float = 0.0) -> float:
         """The PDF y (origin bottom-left) of a box's bottom edge."""
