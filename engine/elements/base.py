@@ -182,9 +182,10 @@ class TextLook(NamedTuple):
     italic: bool
     underline: bool
     color: str  # hex
-    align: str  # left, center, right, justify
+    align: str  # left, center, right, justify, start, end
     line_height: float  # a multiple of size
     wraps: bool  # True: the width is fixed and lines wrap inside it; False: the box hugs the text
+    direction: str = "auto"  # auto, ltr, rtl (extensions.md 6)
 
 
 @dataclass(frozen=True)

@@ -734,6 +734,7 @@ def look(node: Any) -> TextLook:
         align=styles.align,
         line_height=styles.lineHeight,
         wraps=node.position.maxWidth is not None,
+        direction=styles.direction,
     )
 
 
