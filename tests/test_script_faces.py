@@ -229,6 +229,8 @@ def tagged_design() -> DesignTree:
     actions.append(
         add("text", "list", {"x": 40, "y": 220}, {"content": ["אחד", "שניים"], "listFormat": "ordered", "lang": "he"})
     )
+    rich = {"content": "**سلام** [دنیا](https://example.org)", "markup": "markdown", "lang": "fa"}
+    actions.append(add("text", "rich", {"x": 300, "y": 40}, rich))
     actions.append(
         add("table", "t", {"x": 40, "y": 300}, {"cells": [["שם", "כמות"], ["א", "1"]]}, {"direction": "rtl"})
     )
@@ -239,9 +241,9 @@ def tagged_design() -> DesignTree:
 def test_a_text_in_another_language_carries_its_lang(profile, tmp_path: Path):
     pdf = render_pdf(tagged_design(), profile=profile)
     found = languages(pdf)
-    assert ("P", "ar") in found and ("H1", "he") in found and ("L", "he") in found
+    assert ("P", "ar") in found and ("H1", "he") in found and ("L", "he") in found and ("P", "fa") in found
     assert ("P", None) in found  # english and british: the document's /Lang applies
-    assert all(lang in (None, "ar", "he") for _, lang in found)
+    assert all(lang in (None, "ar", "he", "fa") for _, lang in found)
     assert problems(pdf) == []
     path = tmp_path / f"{profile}.pdf"
     path.write_bytes(pdf)
