@@ -18,7 +18,7 @@ from xml.sax.saxutils import escape
 import pikepdf
 from pikepdf import Array, Dictionary, Name, String
 
-from .tagging import AnnotationRef, StructNode, Tagger
+from .tagging import DEFAULT_LANGUAGE, AnnotationRef, StructNode, Tagger
 from .tree import DesignTree
 
 ICC_PROFILE = Path(__file__).parent / "icc" / "sRGB.icc"
@@ -37,7 +37,7 @@ def finish(pdf_bytes: bytes, tree: DesignTree, tagger: Tagger, profile: str) -> 
     pages = [page.obj for page in pdf.pages]
     _structure(pdf, pages, tagger)
     title = tree.metadata.title or "Untitled document"
-    language = tree.metadata.language or "en"
+    language = tree.metadata.language or DEFAULT_LANGUAGE
     for page in pages:
         if "/Trans" in page:
             del page["/Trans"]  # ReportLab writes an empty transition on every page

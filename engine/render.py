@@ -102,7 +102,9 @@ def _render(
     for sheet, number in zip(sheets, numbers, strict=False):
         canvas.setPageSize((sheet.page.width, sheet.page.height))
         tags.start_page(canvas)
-        ctx = DrawContext(canvas, sheet.page.height, images, tags, sheet=number)
+        ctx = DrawContext(
+            canvas, sheet.page.height, images, tags, sheet=number, language=filled.metadata.language or ""
+        )
         with tags.artifact(canvas):
             _draw_background(ctx, sheet)
         # Reading order is paint order (README, "Tagged PDF").

@@ -17,6 +17,16 @@ from typing import Any
 
 from reportlab.pdfgen.canvas import Canvas
 
+# The document's /Lang when the design has no metadata.language.
+DEFAULT_LANGUAGE = "en"
+
+
+def own_language(lang: str | None, design_language: str) -> dict[str, str]:
+    """{"Lang": lang} for a structure element whose content is in another language than the
+    document's /Lang (ISO 32000 14.9.2; extensions.md 6), else nothing: the element inherits it."""
+    document = design_language or DEFAULT_LANGUAGE
+    return {"Lang": lang} if lang and lang.lower() != document.lower() else {}
+
 
 @dataclass(frozen=True)
 class AnnotationRef:

@@ -92,11 +92,19 @@ def test_a_boxs_inline_text_carries_the_raw_text_and_how_it_is_set():
         "align": "left",
         "line_height": 1.2,
         "wraps": True,
+        "direction": "auto",
     }
     assert shown["Plain"]["wraps"] is False and shown["Plain"]["align"] == "center"
     assert shown["Plain"]["font_family"] == '"Inter", sans-serif'
     assert shown["Frozen"] is None  # a locked element is not edited
     assert shown["Box"] is None  # a shape has no text
+
+
+def test_a_boxs_inline_text_carries_its_direction_and_logical_align():
+    styles = {"direction": "rtl", "align": "start"}
+    tree, _ = apply(new_design(), [add("text", "Hebrew", {"x": 10, "y": 10}, {"content": "שלום"}, styles)])
+    shown = geometry.inline_text(tree.node_by_name("Hebrew"))
+    assert shown["direction"] == "rtl" and shown["align"] == "start" and shown["text"] == "שלום"
 
 
 def test_a_list_is_typed_one_item_per_line_and_stays_a_list():

@@ -265,6 +265,21 @@ def test_the_text_builder_takes_fields_fit_overflow_markup_and_every_element_lin
     assert "This certifies that Grace Hopper completed COBOL" in pdf and "Page 1 of 1" in pdf
 
 
+def test_the_builders_take_direction_lang_and_logical_align(wb):
+    design = wb.create_design("Builders: issue 16", "A4")
+    design.add_text("greeting", "שלום", x=40, y=40, max_width=200, lang="he", direction="rtl", align="start")
+    design.add_table("prices", [["Item", "Qty"], ["a", "1"]], x=40, y=100, direction="rtl", align="end")
+    tree = design.tree
+    greeting, prices = tree.node_by_name("greeting"), tree.node_by_name("prices")
+    assert greeting.data.lang == "he" and greeting.styles.direction == "rtl" and greeting.styles.align == "start"
+    assert prices.styles.direction == "rtl" and prices.styles.align == "end"
+    design.update_element("greeting", direction="ltr", data={"lang": "ar"})
+    assert design.tree.node_by_name("greeting").styles.direction == "ltr"
+    assert design.tree.node_by_name("greeting").data.lang == "ar"
+    with pytest.raises(ApiError, match="is not a BCP 47 language tag"):
+        design.add_text("bad", "x", x=40, y=200, lang="he_IL")
+
+
 def test_generate_many_fills_fields_from_dataframe_columns(wb, tmp_path):
     design = wb.create_design("Builders: fields from columns", "A4")
     design.add_text("sentence", "{recipient} completed {course}", x=40, y=80, fields=True)

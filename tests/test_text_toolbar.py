@@ -41,6 +41,27 @@ def test_the_toolbar_offers_what_the_types_declare_and_every_declared_field_exis
         ElementType(name="broken", variable=None, text_toolbar=("shadow",), **fields)
 
 
+def test_the_alignment_offers_start_and_end_and_says_what_they_mean(styled):
+    sent: list[list[dict]] = []
+    bar = TextToolbar(apply=sent.append)
+    align = bar._controls["align"].view
+    assert align.options == {
+        "Left": "left",
+        "Center": "center",
+        "Right": "right",
+        "Justify": "justify",
+        "Start": "start",
+        "End": "end",
+    }
+    assert "start and end are logical" in align.description and "start is left" in align.description
+    bar.show([styled.node_by_name("title")], styled)
+    align.value = "end"
+    (batch,) = sent
+    assert batch == [
+        {"type": "update_element", "args": {"id": styled.node_by_name("title").id, "styles": {"align": "end"}}}
+    ]
+
+
 def test_a_style_batch_changes_every_selected_element_offering_the_field_in_one_batch(styled):
     selected = [styled.node_by_name(n) for n in ("title", "subtitle", "items", "band")]
     batch = style_batch(selected, "fontSize", 30)

@@ -83,6 +83,7 @@ class Authoring:
         max_lines: int | None = None,
         overflow: str | None = None,
         markup: str | None = None,
+        lang: str | None = None,
         data: dict | None = None,
         page: int = 0,
         bind: bool = False,
@@ -92,7 +93,11 @@ class Authoring:
         **styles: Any,
     ) -> dict:
         """Text at (x, y) in points from the top-left; styles as keywords (`font_size=28`,
-        `fit="shrink"`, `min_font_size=12`, `letter_spacing=1`, `background_color=…`).
+        `fit="shrink"`, `min_font_size=12`, `letter_spacing=1`, `background_color=…`,
+        `direction="rtl"`, `align="start"`).
+
+        `lang` is the content's BCP 47 tag (`"ar"`, `"he"`, `"hi"`, `"zh-Hans"`: shaping and the
+        tagged PDF's /Lang; the design's language when left out).
 
         `fields=True` makes `{name}` in the content a field (a variable; `samples` gives each
         its design-time value); `max_lines`, `max_height` and `overflow` ("ellipsis", "clip",
@@ -101,7 +106,14 @@ class Authoring:
         """
         box = {"maxWidth": max_width, "maxHeight": max_height}
         position = {"x": x, "y": y, **{k: v for k, v in box.items() if v is not None}}
-        options = {"fields": fields, "samples": samples, "max_lines": max_lines, "overflow": overflow, "markup": markup}
+        options = {
+            "fields": fields,
+            "samples": samples,
+            "max_lines": max_lines,
+            "overflow": overflow,
+            "markup": markup,
+            "lang": lang,
+        }
         text = _text_data(content, options, data)
         return self.add_element(
             "text", name, position, text, styles, page=page, bind=bind, **_node(link, repeat, show_if)
@@ -152,7 +164,8 @@ class Authoring:
         show_if: str | dict | None = None,
         **styles: Any,
     ) -> dict:
-        """A table from rows of strings, a DataFrame or a list of records (their header row first)."""
+        """A table from rows of strings, a DataFrame or a list of records (their header row first);
+        styles as keywords (`direction="rtl"`: the first column on the right; `align="start"`)."""
         table = {"cells": rows.to_value(cells, header=header_row is not False)}
         options = {"columnWidths": column_widths, "width": width, "headerRow": header_row}
         table.update({k: v for k, v in options.items() if v is not None}, **(data or {}))

@@ -115,6 +115,9 @@ class DrawContext:
     tags: Untagged = field(default_factory=Untagged)
     # The sheet being drawn, for {page} and {pages} in texts (extensions.md 1).
     sheet: Sheet = DESIGN_SHEET
+    # The design's language (metadata.language, BCP 47; "" when unset): the language of a
+    # text without data.lang, for shaping and for /Lang in tagged profiles (extensions.md 6).
+    language: str = ""
 
     def pdf_y(self, top: float, height: float = 0.0) -> float:
         """The PDF y (origin bottom-left) of a box's bottom edge."""
@@ -179,9 +182,10 @@ class TextLook(NamedTuple):
     italic: bool
     underline: bool
     color: str  # hex
-    align: str  # left, center, right, justify
+    align: str  # left, center, right, justify, start, end
     line_height: float  # a multiple of size
     wraps: bool  # True: the width is fixed and lines wrap inside it; False: the box hugs the text
+    direction: str = "auto"  # auto, ltr, rtl (extensions.md 6)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ value, and `paginate` splits it across pages at row boundaries, repeating the he
 
 from __future__ import annotations
 
+import dataclasses
 from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import lru_cache
@@ -29,7 +30,7 @@ from .base import (
     VariableSpec,
     merge_keys,
 )
-from .text import FontWeight
+from .text import ALIGN_HELP, FontWeight
 
 MAX_ROWS = 500
 MAX_COLUMNS = 50
@@ -138,7 +139,13 @@ class TableStyles(StrictModel):
     fontWeight: FontWeight = 400
     italic: bool = False
     color: HexColor = "#000000"
-    align: typeset.Align = "left"
+    align: typeset.Align = Field("left", description=ALIGN_HELP)
+    direction: typeset.Direction = Field(
+        "auto",
+        description="rtl: the columns run from the right (the first column on the right) and cells' start/end "
+        "align right/left; ltr: from the left; auto: from the left, each cell's paragraphs taking their direction "
+        "from their first strong character",
+    )
     lineHeight: float = Field(1.2, gt=0, le=10)
     cellPadding: NonNegative = 4.0
     borderColor: HexColor | None = "#000000"
@@ -196,11 +203,35 @@ def _cell_layout(cell: str | Cell, styles: TableStyles, header: bool, body_index
         size=(own and own.fontSize) or styles.fontSize,
         line_height=styles.lineHeight,
         color=(own and own.color) or color,
-        align=(own and own.align) or styles.align,
+        align=_physical_align((own and own.align) or styles.align, styles.direction),
+        direction=styles.direction,
     )
     background = (own and own.backgroundColor) or background
     inner = max(width - 2 * styles.cellPadding, 1.0)
     return CellLayout(text, style, background, tuple(typeset.wrap(text, style, inner)))
+
+
+def _physical_align(align: typeset.Align, direction: typeset.Direction) -> typeset.Align:
+    """start/end in a table of a set direction are its sides (start is right in an rtl table);
+    in an auto table each cell's paragraphs resolve them (extensions.md 6)."""
+    if direction == "auto" or align not in ("start", "end"):
+        return align
+    return "right" if (align == "start") == (direction == "rtl") else "left"
+
+
+def column_lefts(widths: tuple[float, ...], left: float, direction: typeset.Direction) -> tuple[float, ...]:
+    """Each column's left edge, in column order: from `left` rightwards, or in an rtl table
+    from the right edge leftwards, the first column on the right (extensions.md 6)."""
+    edges = []
+    x = left + sum(widths) if direction == "rtl" else left
+    for width in widths:
+        if direction == "rtl":
+            x -= width
+            edges.append(x)
+        else:
+            edges.append(x)
+            x += width
+    return tuple(edges)
 
 
 def grid(node: Any) -> Grid:
@@ -298,8 +329,9 @@ def _draw_row(ctx: DrawContext, node: Any, layout: Grid, r: int, left: float, to
     styles = node.styles
     height = layout.row_heights[r]
     header_row = node.data.headerRow and r == 0
+    lefts = column_lefts(layout.column_widths, left, styles.direction)
     for c, cell in enumerate(layout.cells[r]):
-        width = layout.column_widths[c]
+        width, left = layout.column_widths[c], lefts[c]
         header_column = node.data.headerColumn and c == 0
         if header_row or header_column:
             role, attributes = "TH", {"Scope": "Column" if header_row else "Row"}
@@ -310,16 +342,17 @@ def _draw_row(ctx: DrawContext, node: Any, layout: Grid, r: int, left: float, to
                 canvas.setFillColor(to_rl(cell.background))
                 canvas.rect(left, ctx.pdf_y(top, height), width, height, stroke=0, fill=1)
             if cell.text:
+                # A cell's language is the design's (a table has no data.lang).
+                style = dataclasses.replace(cell.style, lang=ctx.language) if ctx.language else cell.style
                 typeset.draw_lines(
                     canvas,
                     list(cell.lines),
-                    cell.style,
+                    style,
                     left + styles.cellPadding,
                     top + styles.cellPadding,
                     width - 2 * styles.cellPadding,
                     ctx.page_height,
                 )
-        left += width
 
 
 def _draw_grid(
@@ -333,9 +366,8 @@ def _draw_grid(
     for y in [*row_tops, bottom]:
         path.moveTo(box.x, ctx.pdf_y(y))
         path.lineTo(right, ctx.pdf_y(y))
-    x = box.x
-    for width in (0.0, *layout.column_widths):
-        x += width
+    # The column edges: each column's left, and the table's right (mirrored in an rtl table).
+    for x in (*column_lefts(layout.column_widths, box.x, styles.direction), right):
         path.moveTo(x, ctx.pdf_y(row_tops[0] if row_tops else box.y))
         path.lineTo(x, ctx.pdf_y(bottom))
     canvas.drawPath(path, stroke=1, fill=0)

@@ -7,15 +7,16 @@ and links."""
 from __future__ import annotations
 
 import dataclasses
+import re
+import unicodedata
 from collections.abc import Mapping
-from contextlib import nullcontext
 from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from .. import fields as placeholders
-from .. import fitting, links, markup, richtext, typeset
+from .. import fitting, links, markup, richtext, tagging, typeset
 from ..colors import HexColor, to_rl
 from ..editing import MULTILINE, SAMPLES, WEIGHT, Widget
 from ..fonts import DEFAULT_FAMILY, FontFamily
@@ -47,6 +48,35 @@ VerticalAlign = Literal["top", "middle", "bottom"]
 LINK_COLOR = "#1a56db"
 TextRole = Literal["p", "h1", "h2", "h3", "h4", "h5", "h6"]
 BULLET = "\u2022"
+ALIGN_HELP = (
+    "left, center and right are physical; start and end are logical: start is left in a left-to-right "
+    "paragraph and right in a right-to-left one (extensions.md 6)"
+)
+DIRECTION_HELP = (
+    "auto: each paragraph's direction from its first strong character (Unicode bidi P2-P3); "
+    "ltr or rtl set it for every paragraph"
+)
+# A well-formed BCP 47 tag (RFC 5646 langtag, no grandfathered forms): language, then an
+# optional script, region, variants, extensions and private use. Shaping takes any
+# well-formed tag, so the check is the syntax, not a list of known languages.
+_BCP47 = re.compile(
+    r"^([A-Za-z]{2,3}(-[A-Za-z]{3}){0,3}|[A-Za-z]{4,8})"
+    r"(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?(-([A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*"
+    r"(-[0-9A-WY-Za-wy-z](-[A-Za-z0-9]{2,8})+)*(-[Xx](-[A-Za-z0-9]{1,8})+)?$"
+)
+
+
+def check_lang(value: str | None) -> str | None:
+    """data.lang: a BCP 47 tag, refused with the fix when it is not one."""
+    if value is not None and not _BCP47.match(value):
+        raise ValueError(
+            f"data.lang '{value}' is not a BCP 47 language tag: use a tag like 'ar', 'he', 'hi-IN', 'zh-Hans' "
+            "or 'ja' (hyphens, not underscores), or leave data.lang out to use the design's language"
+        )
+    return value
+
+
+Lang = Annotated[str | None, AfterValidator(check_lang)]
 
 
 def _weight(value: Any) -> Any:
@@ -118,6 +148,13 @@ class TextData(StrictModel):
     samples: Annotated[dict[str, str], Widget(SAMPLES)] = Field(
         default_factory=dict, description="Placeholder name -> design-time value, shown when a generation gives none"
     )
+    # extensions.md 6; left out of dumps while unset, so stored trees stay as they were.
+    lang: Lang = Field(
+        None,
+        description="BCP 47 tag of the content, e.g. 'ar', 'he', 'hi', 'zh-Hans' (shaping and the tagged PDF's "
+        "/Lang); unset: the design's language (metadata.language)",
+        exclude_if=lambda lang: lang is None,
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> TextData:
@@ -152,7 +189,8 @@ class TextStyles(StrictModel):
     italic: bool = False
     underline: bool = False
     color: HexColor = "#000000"
-    align: typeset.Align = "left"
+    align: typeset.Align = Field("left", description=ALIGN_HELP)
+    direction: typeset.Direction = Field("auto", description=DIRECTION_HELP)
     lineHeight: float = Field(1.2, gt=0, le=10, description="A multiple of fontSize")
     opacity: Opacity = 1.0
     fit: Fit = Field(
@@ -232,8 +270,9 @@ def check_fields(data: TextData) -> None:
             raise ValueError(f"samples: no placeholder {{{name}}} in the content (its placeholders: {shown})")
 
 
-def text_style(styles: Any) -> typeset.TextStyle:
-    """The typesetting style of an element's (or a table cell's) styles."""
+def text_style(styles: Any, lang: str | None = None) -> typeset.TextStyle:
+    """The typesetting style of an element's (or a table cell's) styles; `lang` is the
+    content's BCP 47 tag (None: the design's language)."""
     return typeset.TextStyle(
         family=styles.fontFamily,
         weight=styles.fontWeight,
@@ -243,6 +282,8 @@ def text_style(styles: Any) -> typeset.TextStyle:
         color=styles.color,
         align=styles.align,
         underline=styles.underline,
+        direction=styles.direction,
+        lang=lang or "",
     )
 
 
@@ -306,9 +347,9 @@ def _rich_layout(
     return indent, widest, blocks
 
 
-def element_style(styles: TextStyles) -> typeset.TextStyle:
+def element_style(styles: TextStyles, lang: str | None = None) -> typeset.TextStyle:
     """text_style with the styles only text elements have (extensions.md 3)."""
-    style = text_style(styles)
+    style = text_style(styles, lang)
     if styles.strikethrough or styles.letterSpacing or styles.linkColor != LINK_COLOR:
         style = dataclasses.replace(
             style,
@@ -325,9 +366,8 @@ def layout(node: Any, sheet: placeholders.Sheet = placeholders.DESIGN_SHEET):
         return fitted.indent, fitted.widest, fitted.blocks
     items = display_items(node.data, sheet)
     markers = tuple(_markers(node.data, len(items)))
-    return _typeset(
-        items, markers, element_style(node.styles), node.position.maxWidth, node.data.markup, node.styles.textTransform
-    )
+    style = element_style(node.styles, node.data.lang)
+    return _typeset(items, markers, style, node.position.maxWidth, node.data.markup, node.styles.textTransform)
 
 
 def _typeset(
@@ -359,7 +399,7 @@ def fitted_text(node: Any, sheet: placeholders.Sheet = placeholders.DESIGN_SHEET
     return _fitted(
         items,
         tuple(_markers(node.data, len(items))),
-        element_style(node.styles),
+        element_style(node.styles, node.data.lang),
         fitting.Limits(node.position.maxWidth, node.position.maxHeight, node.data.maxLines),
         node.styles.fit == "shrink",
         node.styles.minFontSize,
@@ -409,7 +449,7 @@ def _shown_text(item: str, transform: TextTransform) -> str:
 def drawn_style(node: Any, sheet: placeholders.Sheet = placeholders.DESIGN_SHEET) -> typeset.TextStyle:
     """The style the text is drawn with: at its fitted size when it shrinks."""
     fitted = fitted_text(node, sheet)
-    return element_style(node.styles) if fitted is None else fitted.style
+    return element_style(node.styles, node.data.lang) if fitted is None else fitted.style
 
 
 def measure(node: Any) -> tuple[float, float]:
@@ -456,6 +496,8 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     if node.data.fields and node.position.maxWidth is None:
         box = box._replace(w=indent + widest)  # {page}/{pages} were measured as sheet 1 of 1
     style = drawn_style(node, ctx.sheet)  # at the fitted size (extensions.md 2)
+    if not style.lang and ctx.language:
+        style = dataclasses.replace(style, lang=ctx.language)  # a text without data.lang: the design's language
     first_item = 0
     if part is not None:
         first_item, blocks = _part_blocks(blocks, part)
@@ -464,26 +506,41 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     canvas = ctx.canvas
     tags = ctx.tags
     marker_style = typeset.TextStyle(
-        style.family, style.weight, style.italic, style.size, style.line_height, style.color
+        style.family,
+        style.weight,
+        style.italic,
+        style.size,
+        style.line_height,
+        style.color,
+        direction=style.direction,
+        lang=style.lang,
     )
+    # A right-to-left list has its markers on the right, its items' lines left of them.
+    markers_right = node.data.listFormat != "none" and list_is_rtl(node)
+    body_left = box.x if markers_right else box.x + indent
+    # extensions.md 6: the structure element of a text in another language than the document's.
+    language = tagging.own_language(node.data.lang, ctx.language)
 
     def draw_lines(lines: tuple[typeset.Line, ...], top: float) -> None:
-        typeset.draw_lines(canvas, list(lines), style, box.x + indent, top, box.w - indent, ctx.page_height)
+        typeset.draw_lines(canvas, list(lines), style, body_left, top, box.w - indent, ctx.page_height)
 
     def spoken(lines: tuple[typeset.Line, ...]) -> str:
         # Wrapped lines lose the space they broke at in extracted text; ActualText keeps it.
         return " ".join(line.text for line in lines)
 
-    def draw_body(role: str, lines: Any, top: float, index: int, continued: str | None) -> None:
+    def draw_body(role: str, lines: Any, top: float, index: int, continued: str | None, **attributes: str) -> None:
         # `continued`: the key of the one element a flowing paragraph's sheets share.
         if isinstance(lines, richtext.RichBlock):
             rich_key = f"{node.id}/{index}"  # a link's Link element spans its lines, across sheets too
-            _draw_rich(node, lines, style, box.x + indent, top, box.w - indent, ctx, role, rich_key, continued)
+            _draw_rich(node, lines, style, body_left, top, box.w - indent, ctx, role, rich_key, continued, **attributes)
             return
         # Each sheet's share of a flowing paragraph is a span of the one paragraph.
-        with tags.group(role, key=continued) if continued else nullcontext():
-            with tags.content(canvas, "Span" if continued else role, ActualText=spoken(lines)):
+        if continued:
+            with tags.group(role, key=continued, **attributes), tags.content(canvas, "Span", ActualText=spoken(lines)):
                 draw_lines(lines, top)
+            return
+        with tags.content(canvas, role, ActualText=spoken(lines), **attributes):
+            draw_lines(lines, top)
 
     canvas.saveState()
     if node.styles.opacity < 1:
@@ -493,19 +550,37 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     top = box.y + _vertical_offset(node, sum(len(lines) for _, lines in blocks) * style.leading)
     if node.data.listFormat == "none":
         lines = blocks[0][1] if blocks else ()
-        draw_body(node.data.role.upper() if node.data.role != "p" else "P", lines, top, 0, continued)
+        draw_body(node.data.role.upper() if node.data.role != "p" else "P", lines, top, 0, continued, **language)
     else:
         numbering = "Decimal" if node.data.listFormat == "ordered" else "Disc"
-        with tags.group("L", key=continued, ListNumbering=numbering):
+        marker_left = box.x + box.w - indent if markers_right else box.x
+        marker_align: typeset.Align = "right" if markers_right else "left"
+        marker_style = dataclasses.replace(marker_style, align=marker_align)
+        with tags.group("L", key=continued, ListNumbering=numbering, **language):
             for item, (marker, lines) in enumerate(blocks, start=first_item):
                 with tags.group("LI", key=continued and f"{continued}/{item}"):
                     if marker:  # an item continued from the sheet before has its label there
                         with tags.content(canvas, "Lbl"):
                             marker_line = typeset.Line(marker, typeset.width_of(marker, style), True)
-                            typeset.draw_lines(canvas, [marker_line], marker_style, box.x, top, indent, ctx.page_height)
+                            typeset.draw_lines(
+                                canvas, [marker_line], marker_style, marker_left, top, indent, ctx.page_height
+                            )
                     draw_body("LBody", lines, top, item, None)
                 top += len(lines) * style.leading
     canvas.restoreState()
+
+
+def list_is_rtl(node: Any) -> bool:
+    """A list laid out right to left: styles.direction rtl, or auto and the first strong
+    character of its items right-to-left (Unicode bidi P2-P3, as for a paragraph)."""
+    if node.styles.direction != "auto":
+        return node.styles.direction == "rtl"
+    for item in node.data.items():
+        for character in item:
+            kind = unicodedata.bidirectional(character)
+            if kind in ("L", "R", "AL"):
+                return kind != "L"
+    return False
 
 
 def _draw_rich(
@@ -519,6 +594,7 @@ def _draw_rich(
     role: str,
     key: str,
     group_key: str | None = None,
+    **attributes: str,
 ) -> None:
     """Markup lines in a structure element of `role` holding a Link element per link;
     `group_key` makes every sheet of a flowing text add to the same element."""
@@ -527,7 +603,7 @@ def _draw_rich(
     def add_link(number: int, rect: tuple[float, float, float, float]) -> None:
         links.add_link(ctx.canvas, ctx.tags, block.urls[number], rect, labels[number])
 
-    with ctx.tags.group(role, key=group_key):
+    with ctx.tags.group(role, key=group_key, **attributes):
         richtext.draw_lines(ctx.canvas, block, style, left, top, width, ctx.page_height, ctx.tags, key, add_link)
 
 
@@ -658,6 +734,7 @@ def look(node: Any) -> TextLook:
         align=styles.align,
         line_height=styles.lineHeight,
         wraps=node.position.maxWidth is not None,
+        direction=styles.direction,
     )
 
 

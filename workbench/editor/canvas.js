@@ -598,6 +598,9 @@ export function render({ model, el }) {
     area.className = "dbk-text-edit";
     area.dataset.id = id;
     area.spellcheck = false;
+    // Typed right to left where the text is: dir="auto" finds each paragraph's direction from
+    // its first strong character, as the engine does; start/end align follows it (CSS's own).
+    area.dir = inline.direction || "auto";
     area.value = inline.text;
     Object.assign(area.style, {
       left: `${box.x * s}px`,

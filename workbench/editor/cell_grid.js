@@ -11,6 +11,7 @@ export function render({ model, el }) {
         const input = document.createElement("input");
         input.value = typeof value === "string" ? value : (value && value.data && value.data.content) || "";
         input.dataset.row = r; input.dataset.col = c;
+        input.dir = "auto"; // Arabic and Hebrew cells show right to left as typed
         input.addEventListener("change", () => {
           model.cells = model.cells.map((cells, i) => cells.map((v, j) => (i === r && j === c ? input.value : v)));
         });

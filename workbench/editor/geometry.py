@@ -82,7 +82,8 @@ def inline_text(node: Any) -> dict | None:
         "italic": look.italic,
         "underline": look.underline,
         "color": look.color,
-        "align": look.align,
+        "align": look.align,  # start/end: CSS's, resolved by the overlay's direction as the engine does
+        "direction": look.direction,  # the overlay's dir: auto, ltr or rtl
         "line_height": look.line_height,
         "wraps": look.wraps,
     }

@@ -24,6 +24,7 @@ from engine.tree import Metadata
 from ..client import Client
 from .colour_picker import ColourPicker, design_colours
 from .properties import variable_widget
+from .style import TYPED_TEXT
 from .text import text
 from .try_values import try_values_panel
 
@@ -261,6 +262,7 @@ def field_rows(tree: DesignTree, apply: Callable[[list[dict]], None]) -> list[An
             label=f"{{{name}}} (field, in {', '.join(node.name for node in nodes)})",
             value=field_value(tree, name) or "",
             css_classes=["dbk-field-sample"],
+            stylesheets=[TYPED_TEXT],
             **WIDE,
         )
 

@@ -40,6 +40,7 @@ from engine.fonts import DEFAULT_FAMILY
 
 from .colour_picker import ColourPicker
 from .pickers import CellGrid, FontPicker, icon_picker
+from .style import TYPED_TEXT
 
 Send = Callable[[list[dict]], None]
 # Editors of an element's content lead their card (a text's lines, a table's grid).
@@ -98,7 +99,9 @@ def _marked_widget(
         _watch(picker, lambda v: send(v or None) if optional else v and send(v))
         return _shows(picker, lambda v: setattr(picker, "value", marker.show(v) or ""))
     if kind == editing.MULTILINE:
-        widget = pn.widgets.TextAreaInput(label=label, value=shown or "", auto_grow=True, max_rows=8)
+        widget = pn.widgets.TextAreaInput(
+            label=label, value=shown or "", auto_grow=True, max_rows=8, stylesheets=[TYPED_TEXT]
+        )
         return _shows(_watch(widget, send), lambda v: setattr(widget, "value", marker.show(v) or ""))
     if kind == editing.CELLS:
         column = cells_editor(label, shown or [], send)
@@ -134,7 +137,7 @@ def _plain_widget(annotation: Any, optional: bool, label: str, part: str, value:
         _watch(widget, lambda v: send([float(x) for x in v.replace(";", ",").split(",") if x.strip()] or None))
         return _shows(widget, lambda v: setattr(widget, "value", listed(v)))
     elif annotation is str:
-        widget = pn.widgets.TextInput(label=label, value=value or "")
+        widget = pn.widgets.TextInput(label=label, value=value or "", stylesheets=[TYPED_TEXT])
         widget.sizing_mode = "stretch_width"
         _watch(widget, lambda v: send(None if v == "" and optional else v))
         return _shows(widget, lambda v: setattr(widget, "value", v or ""))
@@ -367,6 +370,7 @@ def samples_editor(
                     placeholder="sample shown in the preview",
                     sizing_mode="stretch_width",
                     css_classes=["dbk-sample-input", f"dbk-sample-{placeholder}"],
+                    stylesheets=[TYPED_TEXT],
                 )
                 box.param.watch(lambda e, p=placeholder: edited(p, e.new), "value")
                 built[placeholder] = box

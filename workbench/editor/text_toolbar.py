@@ -167,7 +167,10 @@ class TextToolbar:
             return watched(toggle, Control(toggle, set_value(toggle), bool))
         if typing.get_origin(annotation) is Literal:
             options = {_label(str(option)): option for option in typing.get_args(annotation)}
-            buttons = pn.widgets.RadioButtonGroup(options=options, css_classes=css, margin=(6, 3))
+            # The field's description is the buttons' tooltip: it says what start and end mean.
+            buttons = pn.widgets.RadioButtonGroup(
+                options=options, css_classes=css, margin=(6, 3), description=field.description
+            )
             return watched(buttons, Control(buttons, set_value(buttons)))
         if annotation in (int, float):
             box = (pn.widgets.IntInput if annotation is int else pn.widgets.FloatInput)(

@@ -18,6 +18,7 @@ import panel as pn
 
 from engine import describe_variables
 
+from .style import TYPED_TEXT
 from .text import text
 
 if TYPE_CHECKING:
@@ -90,6 +91,7 @@ def try_values_panel(ctx: PanelContext) -> pn.Column:
             widget = pn.widgets.TextInput(label=label, **WIDE)
         widget.value = typed.get(name, "")
         widget.css_classes = ["dbk-try-input", f"dbk-try-{name}"]
+        widget.stylesheets = [TYPED_TEXT]
         widget.param.watch(lambda e, name=name: typed.__setitem__(name, e.new), "value")
         inputs[name] = widget
     paste = pn.widgets.TextAreaInput(
