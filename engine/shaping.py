@@ -15,8 +15,9 @@ paragraph. Anything else goes through here:
   (UAX #29) where a word wider than its box must break between characters;
 - drawing: glyph ids become codes of ReportLab's subset fonts (the character the font's cmap
   maps to the glyph, else a supplementary private-use code registered once per face), drawn
-  at HarfBuzz's positions, each run inside `/Span <</ActualText …>> BDC … EMC` so text
-  extracted or copied from the PDF is the run's text in logical order.
+  at HarfBuzz's positions, each line inside `/Span <</ActualText …>> BDC … EMC` so text
+  extracted or copied from the PDF (PDFium: Chrome, pypdfium2) is the line's text in logical
+  order (see extraction_form).
 
 Shaping results are cached in units of 1/1000 em per (text, face, direction, script, language):
 a size only scales them.
@@ -32,6 +33,7 @@ from typing import TYPE_CHECKING
 
 import uharfbuzz as hb
 from bidi import algorithm as bidi_algorithm
+from bidi.mirror import MIRRORED
 from fontTools import unicodedata as ft_unicodedata
 from reportlab.lib.rl_accel import fp_str
 from reportlab.pdfbase import pdfmetrics
@@ -305,20 +307,85 @@ def _code(face: fonts.Face, glyph: int) -> int:
     return char
 
 
+def extraction_form(text: str) -> str:
+    """A line's text as its /ActualText, so that PDFium (Chrome, pypdfium2) extracts it as written.
+
+    PDFium takes every line as drawn left to right, whatever /ActualText says, and reorders
+    it: it cuts the line's text into runs of right-to-left letters, left-to-right letters,
+    numbers and marks, and neutrals; then (as found by extracting our own PDFs, with the
+    line's ActualText on a neutral anchor: see _anchor) a line with more right-to-left runs
+    than left-to-right ones has the order of its runs reversed, neutrals mirrored, and any
+    other line keeps its runs, brackets after a right-to-left run mirrored. Each is its own
+    inverse, so applied here to the logical text, PDFium's pass gives the logical text back
+    (tests/test_scripts.py checks it on Arabic, Hebrew, and both mixed with Latin and numbers).
+    Text without right-to-left letters comes through unchanged."""
+    if not needs_shaping(text):
+        return text
+    segments = _pdfium_segments(text)
+    left_runs = sum(kind == "L" for kind, _ in segments)
+    right_runs = sum(kind == "R" for kind, _ in segments)
+    if not right_runs:
+        return text
+    if right_runs > left_runs:
+        return "".join(_mirrored(chunk) if kind == "N" else chunk for kind, chunk in reversed(segments))
+    out: list[str] = []
+    after_right = False
+    for kind, chunk in segments:
+        out.append(_mirrored(chunk) if kind == "N" and after_right else chunk)
+        if kind in ("L", "R"):
+            after_right = kind == "R"
+    return "".join(out)
+
+
+def _mirrored(text: str) -> str:
+    return "".join(MIRRORED.get(c, c) for c in text)
+
+
+_PDFIUM_DIRECTIONS = {"L": "L", "R": "R", "AL": "R"} | dict.fromkeys(("AN", "EN", "NSM", "CS", "ES", "ET", "BN"), "W")
+
+
+def _pdfium_segments(text: str) -> list[tuple[str, str]]:
+    segments: list[tuple[str, str]] = []
+    for char in text:
+        kind = _PDFIUM_DIRECTIONS.get(ft_unicodedata.bidirectional(char), "N")
+        if segments and segments[-1][0] == kind:
+            segments[-1] = (kind, segments[-1][1] + char)
+        else:
+            segments.append((kind, char))
+    return segments
+
+
 def actual_text(text: str) -> str:
     """A PDF text string (UTF-16BE with its byte-order mark) in hex."""
     return "<" + ("\ufeff" + text).encode("utf-16-be").hex().upper() + ">"
 
 
-def draw_run(canvas: Canvas, run: Run, x: float, y: float) -> None:
-    """Draw a shaped run with its left end at (x, y) at HarfBuzz's glyph positions.
+def draw_line(canvas: Canvas, placed: Sequence[PlacedRun], left: float, y: float, text: str) -> None:
+    """Draw a line's runs (line_runs) from x = left, as one Span whose /ActualText is `text`
+    (the line's own, logical) in its extraction_form: a conjunct drawn with a glyph no
+    character maps to, a joined Arabic letter, a ligature all extract as the letters written."""
+    canvas.addLiteral(f"/Span <</ActualText {actual_text(extraction_form(text))}>> BDC")
+    if placed:
+        _anchor(canvas, placed[0].run.face, placed[0].run.size, left, y)
+    for item in placed:
+        draw_run(canvas, item.run, left + item.x, y)
+    canvas.addLiteral("EMC")
 
-    A left-to-right run is a Span whose /ActualText is its text (a Devanagari conjunct drawn
-    with a glyph no character maps to extracts as its letters). A right-to-left run has none:
-    PDFium (Chrome, pypdfium2) orders an ActualText's characters by their position and does
-    not reorder them by the bidi algorithm as it does a line's own glyphs, so its glyphs
-    extract through the font's cmap (the Arabic presentation forms of joined letters) and
-    come back in logical order."""
+
+def _anchor(canvas: Canvas, face: fonts.Face, size: float, left: float, y: float) -> None:
+    """An invisible full stop just left of the line, first in the Span: PDFium takes a Span's
+    ActualText from its leftmost text object and lays its characters out in that object's
+    direction, so a neutral one makes the extraction the same whatever the line's glyphs are."""
+    font = pdfmetrics.getFont(face.name)
+    doc = canvas._doc
+    [(subset, data)] = font.splitString(".", doc)
+    name = font.getSubsetInternalName(subset, doc)
+    at = f"1 0 0 1 {fp_str(left - size)} {fp_str(y)} Tm"
+    canvas.addLiteral(f"BT 3 Tr {name} {fp_str(size)} Tf {at} <{data[0]:02X}> Tj 0 Tr ET")
+
+
+def draw_run(canvas: Canvas, run: Run, x: float, y: float) -> None:
+    """Draw a shaped run with its left end at (x, y), each glyph at HarfBuzz's position."""
     if not run.glyphs:
         return
     font = pdfmetrics.getFont(run.face.name)
@@ -327,14 +394,12 @@ def draw_run(canvas: Canvas, run: Run, x: float, y: float) -> None:
     chars = "".join(chr(_code(run.face, g[0])) for g in run.glyphs)
     encoded = [(subset, code) for subset, data in font.splitString(chars, doc) for code in data]
     widths = font.face.charWidths
-    rtl = run.level % 2 == 1
-    ops = [] if rtl else [f"/Span <</ActualText {actual_text(run.text)}>> BDC"]
-    ops.append(f"BT 0 Tc 0 Ts 1 0 0 1 {fp_str(x)} {fp_str(y)} Tm")
+    ops = [f"BT 0 Tc 0 Ts 1 0 0 1 {fp_str(x)} {fp_str(y)} Tm"]
     subset_now = None
     rise_now = 0.0
     array: list[str] = []
-    pen = 0.0
-    at = 0.0  # where the PDF's text position is
+    at = 0.0  # where the PDF's text position is, from x
+    pen = 0.0  # the next glyph's origin before its offset, from x
     scale = size / 1000
 
     def flush() -> None:
@@ -342,13 +407,7 @@ def draw_run(canvas: Canvas, run: Run, x: float, y: float) -> None:
             ops.append(f"[{' '.join(array)}] TJ")
             array.clear()
 
-    # Each glyph's origin before its offset: glyphs are drawn at these positions in any order.
-    origins = []
-    for glyph in run.glyphs:
-        origins.append(pen)
-        pen += glyph[2] * scale + run.letter_spacing
-    drawn = list(zip(run.glyphs, encoded, chars, origins, strict=True))
-    for (_, _, _, dx, dy), (subset, code), char, origin in drawn:
+    for (_, _, advance, dx, dy), (subset, code), char in zip(run.glyphs, encoded, chars, strict=True):
         if subset != subset_now:
             flush()
             ops.append(f"{font.getSubsetInternalName(subset, doc)} {fp_str(size)} Tf")
@@ -358,14 +417,13 @@ def draw_run(canvas: Canvas, run: Run, x: float, y: float) -> None:
             flush()
             ops.append(f"{fp_str(rise)} Ts")
             rise_now = rise
-        target = origin + dx * scale
-        shift = (at - target) / scale
+        target = pen + dx * scale
+        shift = (at - target) / scale  # TJ's numbers move the next glyph left, in 1/1000 em
         if abs(shift) > 1e-3:
             array.append(fp_str(shift))
         array.append(f"<{code:02X}>")
         at = target + widths.get(ord(char), 0) * scale
+        pen += advance * scale + run.letter_spacing
     flush()
     ops.append("0 Ts ET" if rise_now else "ET")
-    if not rtl:
-        ops.append("EMC")
     canvas.addLiteral(" ".join(ops))

@@ -221,9 +221,7 @@ def _draw_shaped(canvas: Canvas, line: Line, style: TextStyle, left: float, y: f
     else:
         segments = [shaping.Segment(line.text, style)]
         x = left + _align_offset(style.align, box_width - line.width, line.rtl)
-    placed = shaping.line_runs([s for s in segments if s.text], line.rtl)
-    for item in placed:
-        shaping.draw_run(canvas, item.run, x + item.x, y)
+    shaping.draw_line(canvas, shaping.line_runs([s for s in segments if s.text], line.rtl), x, y, line.text)
 
 
 def _draw_runs(canvas: Canvas, text: str, style: TextStyle, x: float, y: float) -> None:
