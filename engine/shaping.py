@@ -26,7 +26,7 @@ a size only scales them.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING
@@ -360,14 +360,24 @@ def actual_text(text: str) -> str:
     return "<" + ("\ufeff" + text).encode("utf-16-be").hex().upper() + ">"
 
 
-def draw_line(canvas: Canvas, placed: Sequence[PlacedRun], left: float, y: float, text: str) -> None:
+def draw_line(
+    canvas: Canvas,
+    placed: Sequence[PlacedRun],
+    left: float,
+    y: float,
+    text: str,
+    before: Callable[[Run], None] | None = None,
+) -> None:
     """Draw a line's runs (line_runs) from x = left, as one Span whose /ActualText is `text`
     (the line's own, logical) in its extraction_form: a conjunct drawn with a glyph no
-    character maps to, a joined Arabic letter, a ligature all extract as the letters written."""
+    character maps to, a joined Arabic letter, a ligature all extract as the letters written.
+    `before(run)` is called before each run is drawn (markup sets its colour)."""
     canvas.addLiteral(f"/Span <</ActualText {actual_text(extraction_form(text))}>> BDC")
     if placed:
-        _anchor(canvas, placed[0].run.face, placed[0].run.size, left, y)
+        _anchor(canvas, placed[0].run.face, placed[0].run.size, left + min(item.x for item in placed), y)
     for item in placed:
+        if before is not None:
+            before(item.run)
         draw_run(canvas, item.run, left + item.x, y)
     canvas.addLiteral("EMC")
 

@@ -183,7 +183,7 @@ def draw_lines(
         elif style.align == "justify" and not line.ends_paragraph and " " in line.text:
             _draw_justified(canvas, line, style, left, y, box_width)
         else:
-            x = left + _align_offset(style.align, box_width - line.width)
+            x = left + align_offset(style.align, box_width - line.width)
             _draw_runs(canvas, line.text, style, x, y)
         if style.underline and line.text:
             _underline(canvas, style, left, y, box_width, line)
@@ -192,7 +192,7 @@ def draw_lines(
         baseline += style.leading
 
 
-def _align_offset(align: Align, slack: float, rtl: bool = False) -> float:
+def align_offset(align: Align, slack: float, rtl: bool = False) -> float:
     """Where a line of `slack` points less than its box starts. start and end are logical
     (extensions.md 6): start is right in a right-to-left paragraph; left and right stay physical."""
     if align == "center":
@@ -220,7 +220,7 @@ def _draw_shaped(canvas: Canvas, line: Line, style: TextStyle, left: float, y: f
         x = left
     else:
         segments = [shaping.Segment(line.text, style)]
-        x = left + _align_offset(style.align, box_width - line.width, line.rtl)
+        x = left + align_offset(style.align, box_width - line.width, line.rtl)
     shaping.draw_line(canvas, shaping.line_runs([s for s in segments if s.text], line.rtl), x, y, line.text)
 
 
@@ -259,7 +259,7 @@ def _underline(
     """A line under the text, or through it at `rise` above the baseline (strikethrough)."""
     justified = _justified(style, line)
     width = box_width if justified else line.width
-    x = left if justified else left + _align_offset(style.align, box_width - line.width, line.rtl)
+    x = left if justified else left + align_offset(style.align, box_width - line.width, line.rtl)
     thickness = max(style.size / 18, 0.5)
     canvas.setStrokeColor(to_rl(style.color))
     canvas.setLineWidth(thickness)
