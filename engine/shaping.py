@@ -26,6 +26,7 @@ a size only scales them.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -48,6 +49,11 @@ if TYPE_CHECKING:
     from .typeset import TextStyle
 
 FIRST_COMPLEX = "\u0590"  # Hebrew: the first block that needs bidi or shaping
+# Above it, what Latin text uses and no script needs shaped: Latin and Greek extended,
+# typographic punctuation (dashes, quotes, ellipsis, bullet), currency, letterlike symbols,
+# arrows, mathematical and technical symbols, box drawing, shapes, dingbats. Bidi controls
+# and joiners (U+200B–200F, U+202A–202E, U+2060–206F) are not in it.
+_COMPLEX = re.compile("[^\x00-\u058f\u1e00-\u1fff\u2010-\u2027\u2030-\u205e\u2070-\u2bff]")
 _NEUTRAL_SCRIPTS = frozenset({"Zyyy", "Zinh", "Zzzz"})  # Common, Inherited, Unknown
 # Codes for glyphs no character maps to (joined forms, ligatures, conjuncts): plane 15, private
 # use, so they never clash with a font's own private-use characters in the BMP.
@@ -55,8 +61,9 @@ PRIVATE_START = 0xF0000
 
 
 def needs_shaping(text: str) -> bool:
-    """The text has a character at or above U+0590: it may need bidi, shaping or UAX #14 breaks."""
-    return bool(text) and max(text) >= FIRST_COMPLEX
+    """The text has a character of a script that needs bidi, shaping or UAX #14 breaks (Hebrew
+    and up, but for the punctuation and symbols Latin text uses): one cheap test first."""
+    return bool(text) and max(text) >= FIRST_COMPLEX and _COMPLEX.search(text) is not None
 
 
 @lru_cache(maxsize=4096)
