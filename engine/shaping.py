@@ -37,7 +37,7 @@ from bidi import algorithm as bidi_algorithm
 from bidi.mirror import MIRRORED
 from fontTools import unicodedata as ft_unicodedata
 from reportlab.lib.rl_accel import fp_str
-from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase import pdfmetrics, ttfonts
 from uniseg.graphemecluster import grapheme_clusters
 from uniseg.linebreak import line_break_units
 
@@ -278,6 +278,27 @@ def clusters(text: str) -> tuple[str, ...]:
 # Drawing.
 
 
+# The characters each private code's glyph stands for (its cluster: a conjunct's letters, a
+# joined letter), written into the fonts' /ToUnicode maps instead of the private code.
+_SPOKEN: dict[int, str] = {}
+
+
+def _to_unicode_cmap(fontname: str, subset: list[int]) -> str:
+    """ReportLab's ToUnicode CMap with every code mapped to UTF-16: a private code to the
+    characters its glyph draws, a character beyond the BMP to its surrogate pair (ReportLab
+    writes code points as 4 hex digits, which breaks both)."""
+    lines = _reportlab_to_unicode_cmap(fontname, subset).split("\n")
+    first = next(i for i, line in enumerate(lines) if line.endswith("beginbfchar")) + 1
+    for index, value in enumerate(subset):
+        spoken = _SPOKEN.get(value, chr(value))
+        lines[first + index] = f"<{index:02X}> <{spoken.encode('utf-16-be').hex().upper()}>"
+    return "\n".join(lines)
+
+
+_reportlab_to_unicode_cmap = ttfonts.makeToUnicodeCMap
+ttfonts.makeToUnicodeCMap = _to_unicode_cmap
+
+
 @dataclass
 class _Codes:
     """Per face: the character each glyph is drawn with (ReportLab subsets fonts by character)."""
@@ -296,8 +317,9 @@ def _codes(face: fonts.Face) -> _Codes:
     return _Codes(by_glyph)
 
 
-def _code(face: fonts.Face, glyph: int) -> int:
-    """The character drawing `glyph`: the cmap's own, else a private-use one registered once."""
+def _code(face: fonts.Face, glyph: int, spoken: str) -> int:
+    """The character drawing `glyph`: the cmap's own, else a private-use one registered once,
+    which extracted text reads as `spoken` (the characters of the cluster it was first drawn in)."""
     codes = _codes(face)
     char = codes.by_glyph.get(glyph)
     if char is None:
@@ -311,6 +333,7 @@ def _code(face: fonts.Face, glyph: int) -> int:
         ttf_face.glyphToChar.setdefault(glyph, []).append(char)
         ttf_face.charWidths[char] = font.get_glyph_h_advance(glyph) * scale
         codes.by_glyph[glyph] = char
+        _SPOKEN[char] = spoken
     return char
 
 
@@ -408,7 +431,9 @@ def draw_run(canvas: Canvas, run: Run, x: float, y: float) -> None:
     font = pdfmetrics.getFont(run.face.name)
     doc = canvas._doc
     size = run.size
-    chars = "".join(chr(_code(run.face, g[0])) for g in run.glyphs)
+    starts = sorted({g[1] for g in run.glyphs})
+    ends = dict(zip(starts, [*starts[1:], len(run.text)], strict=True))
+    chars = "".join(chr(_code(run.face, g[0], run.text[g[1] : ends[g[1]]])) for g in run.glyphs)
     encoded = [(subset, code) for subset, data in font.splitString(chars, doc) for code in data]
     widths = font.face.charWidths
     ops = [f"BT 0 Tc 0 Ts 1 0 0 1 {fp_str(x)} {fp_str(y)} Tm"]

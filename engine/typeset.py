@@ -211,9 +211,11 @@ def _draw_shaped(canvas: Canvas, line: Line, style: TextStyle, left: float, y: f
     if not line.text:
         return
     if _justified(style, line):
-        gaps = line.text.count(" ")
-        extra = (box_width - line.width) / gaps
+        # Words and spaces shaped apart (a space's width is stretched), measured as such.
         words = line.text.split(" ")
+        natural = sum(shaping.line_width(w, style, line.rtl) for w in words if w)
+        natural += shaping.line_width(" ", style, line.rtl) * (len(words) - 1)
+        extra = (box_width - natural) / (len(words) - 1)
         segments = [shaping.Segment(words[0], style)]
         for word in words[1:]:
             segments += [shaping.Segment(" ", style, extra), shaping.Segment(word, style)]

@@ -467,8 +467,12 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
         style.family, style.weight, style.italic, style.size, style.line_height, style.color
     )
 
+    def body_left(lines: Any) -> float:
+        # A right-to-left list item has its marker on the right: its text starts at the box's left.
+        return box.x if _right_to_left(lines) else box.x + indent
+
     def draw_lines(lines: tuple[typeset.Line, ...], top: float) -> None:
-        typeset.draw_lines(canvas, list(lines), style, box.x + indent, top, box.w - indent, ctx.page_height)
+        typeset.draw_lines(canvas, list(lines), style, body_left(lines), top, box.w - indent, ctx.page_height)
 
     def spoken(lines: tuple[typeset.Line, ...]) -> str:
         # Wrapped lines lose the space they broke at in extracted text; ActualText keeps it.
@@ -478,7 +482,7 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
         # `continued`: the key of the one element a flowing paragraph's sheets share.
         if isinstance(lines, richtext.RichBlock):
             rich_key = f"{node.id}/{index}"  # a link's Link element spans its lines, across sheets too
-            _draw_rich(node, lines, style, box.x + indent, top, box.w - indent, ctx, role, rich_key, continued)
+            _draw_rich(node, lines, style, body_left(lines), top, box.w - indent, ctx, role, rich_key, continued)
             return
         # Each sheet's share of a flowing paragraph is a span of the one paragraph.
         with tags.group(role, key=continued) if continued else nullcontext():
@@ -502,10 +506,19 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
                     if marker:  # an item continued from the sheet before has its label there
                         with tags.content(canvas, "Lbl"):
                             marker_line = typeset.Line(marker, typeset.width_of(marker, style), True)
-                            typeset.draw_lines(canvas, [marker_line], marker_style, box.x, top, indent, ctx.page_height)
+                            # A right-to-left item has its marker on the right, next to its text.
+                            rtl = _right_to_left(lines)
+                            shown = dataclasses.replace(marker_style, align="right") if rtl else marker_style
+                            left = box.x + box.w - indent if rtl else box.x
+                            typeset.draw_lines(canvas, [marker_line], shown, left, top, indent, ctx.page_height)
                     draw_body("LBody", lines, top, item, None)
                 top += len(lines) * style.leading
     canvas.restoreState()
+
+
+def _right_to_left(lines: Any) -> bool:
+    """The block's first line belongs to a right-to-left paragraph (engine.shaping)."""
+    return bool(len(lines)) and getattr(lines[0], "rtl", False)
 
 
 def _draw_rich(
