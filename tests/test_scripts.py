@@ -358,3 +358,17 @@ def test_pypdfium_char_count_matches_the_text():
     textpage = page.get_textpage()
     assert textpage.get_text_range().strip() == content
     assert textpage.count_chars() >= len(content)
+
+
+def test_japanese_lines_never_start_with_closing_punctuation():
+    # UAX #14: "、" and "。" close what comes before them; a line may not start with one,
+    # whatever the width (breaking between any two characters would).
+    content = (
+        "すべての人間は、生まれながらにして自由であり、かつ、尊厳と権利とについて平等である。"
+        "人間は、理性と良心とを授けられており、互いに同胞の精神をもって行動しなければならない。"
+    )
+    style = typeset.TextStyle(family="Noto Sans JP", size=12)
+    for width in range(40, 200, 3):
+        lines = typeset.wrap(content, style, width)
+        assert "".join(line.text for line in lines) == content
+        assert not any(line.text[:1] in "、。" for line in lines), width
