@@ -416,6 +416,8 @@ def _anchor(canvas: Canvas, face: fonts.Face, size: float, left: float, y: float
     """An invisible full stop just left of the line, first in the Span: PDFium takes a Span's
     ActualText from its leftmost text object and lays its characters out in that object's
     direction, so a neutral one makes the extraction the same whatever the line's glyphs are."""
+    if not face.covers("."):  # never a .notdef, even an invisible one
+        face = fonts.fallback_face(face)
     font = pdfmetrics.getFont(face.name)
     doc = canvas._doc
     [(subset, data)] = font.splitString(".", doc)

@@ -372,3 +372,17 @@ def test_japanese_lines_never_start_with_closing_punctuation():
         lines = typeset.wrap(content, style, width)
         assert "".join(line.text for line in lines) == content
         assert not any(line.text[:1] in "、。" for line in lines), width
+
+
+def test_table_cells_are_shaped_and_start_aligned_on_the_right():
+    cells = [["الاسم", "Name"], ["مرحبا بالعالم", "Ada"]]
+    position = {"x": 40, "y": 40}
+    pdf = render(add("table", "T", position, {"cells": cells, "columnWidths": [200, 100]}, {"align": "start"}))
+    extracted = pdf_text(pdf)[0]
+    assert "الاسم" in extracted and "مرحبا بالعالم" in extracted
+    objects = shown(pdf)
+    arabic = next(o for o in objects if sorted(unicodedata.normalize("NFKC", o.chars)) == sorted("الاسم"))
+    latin = next(o for o in objects if o.chars == "Name")
+    # In the 200-point first column the Arabic header sits at the right (its start), the
+    # Latin one in the second column at the left (its start).
+    assert arabic.x > 40 + 100 and latin.x < 240 + 20
