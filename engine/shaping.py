@@ -29,7 +29,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 import uharfbuzz as hb
@@ -151,7 +151,7 @@ def _scripts(text: str) -> list[str]:
     return found
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Run:
     """Part of a line in one face, script and level, shaped; `segment` is its piece of the line."""
 
@@ -165,7 +165,7 @@ class Run:
     letter_spacing: float
     extra: float = 0.0  # points added to the run's width (a justified gap)
 
-    @property
+    @cached_property
     def width(self) -> float:
         advance = sum(g[2] for g in self.glyphs) * self.size / 1000
         return advance + self.letter_spacing * len(self.glyphs) + self.extra
