@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from . import richtext, typeset
+from . import richtext, shaping, typeset
 
 SIZE_STEP = 0.5  # points between the sizes shrink tries (extensions.md 2)
 ELLIPSIS = "\u2026"
@@ -120,10 +120,18 @@ def fit_text(
 def _words_fit(items: tuple[str, ...], style: typeset.TextStyle, width: float) -> bool:
     """No word is wider than the box: otherwise wrapping breaks it between characters."""
     for item in items:
-        for word in set(item.replace("\n", " ").replace("\t", " ").split(" ")):
+        for word in set(_unbreakable(item.replace("\n", " ").replace("\t", " "), style)):
             if word and typeset.width_of(word, style) > width + 0.01:
                 return False
     return True
+
+
+def _unbreakable(text: str, style: typeset.TextStyle) -> list[str]:
+    """The pieces wrapping never breaks: words between spaces on the fast path; outside it,
+    the text between Unicode line-break opportunities (UAX #14: each ideograph of Chinese)."""
+    if style.direction != "rtl" and not shaping.needs_shaping(text):
+        return text.split(" ")
+    return [unit.rstrip(" ") for unit in shaping.break_units(text)]
 
 
 def _cut(blocks: Blocks, limit: int, style: typeset.TextStyle, width: float | None, ellipsis: bool) -> Blocks:
@@ -149,11 +157,14 @@ def _ellipsised(line: typeset.Line, style: typeset.TextStyle, width: float | Non
     text = line.text.rstrip()
     while True:
         shown = text + ELLIPSIS
-        shown_width = typeset.width_of(shown, style)
+        # A right-to-left line keeps its direction: the mark goes at its logical end (its left).
+        shown_width = shaping.line_width(shown, style, True) if line.rtl else typeset.width_of(shown, style)
         if width is None or shown_width <= width + 0.01 or not text:
             # The last kept line now ends a paragraph: it is never justified.
-            return typeset.Line(shown, shown_width, True)
-        text = text[:-1].rstrip()
+            return typeset.Line(shown, shown_width, True, line.rtl)
+        # Whole grapheme clusters go (a consonant keeps its vowel sign); the fast path drops characters.
+        cut = len(shaping.clusters(text)[-1]) if shaping.needs_shaping(text) else 1
+        text = text[:-cut].rstrip()
 
 
 # Flowing text (overflow "flow"): its lines split across sheets.

@@ -18,11 +18,11 @@ from typing import overload
 
 from reportlab.pdfgen.canvas import Canvas
 
-from . import fonts
+from . import fonts, shaping
 from .colors import to_rl
 from .markup import Span
 from .tagging import Untagged
-from .typeset import TextStyle, baseline_offset, strike_rise, width_of
+from .typeset import TextStyle, align_offset, baseline_offset, strike_rise, width_of
 
 BOLD = 700
 
@@ -43,9 +43,11 @@ Word = tuple[Piece, ...]
 @dataclass(frozen=True)
 class RichLine:
     words: tuple[Word, ...]
-    gaps: tuple[Piece, ...]  # the space before each word but the first
+    gaps: tuple[Piece, ...]  # the space before each word but the first ("" between ideographs)
     width: float
     ends_paragraph: bool
+    rtl: bool = False  # its paragraph runs right to left (extensions.md 6)
+    broke_at_space: bool = True  # a wrapped line ended at a space (not between ideographs)
 
     @property
     def text(self) -> str:
@@ -101,8 +103,11 @@ def ellipsised(line: RichLine, mark: str, base: TextStyle, width: float | None) 
         used = sum(p.width for word in words for p in word) + sum(g.width for g in gaps[: max(0, len(words) - 1)])
         if width is None or used + tail.width <= width + 0.01 or last is None:
             shown = [*words[:-1], [*words[-1], tail]] if words else [[tail]]
-            return RichLine(tuple(tuple(w) for w in shown), tuple(gaps[: len(shown) - 1]), used + tail.width, True)
-        text = last.text[:-1]
+            kept_gaps = tuple(gaps[: len(shown) - 1])
+            return RichLine(tuple(tuple(w) for w in shown), kept_gaps, used + tail.width, True, line.rtl)
+        # Whole grapheme clusters go (a consonant keeps its vowel sign); the fast path drops characters.
+        cut = len(shaping.clusters(last.text)[-1]) if shaping.needs_shaping(last.text) else 1
+        text = last.text[:-cut]
         if text:
             words[-1][-1] = Piece(text, last.style, width_of(text, last.style), last.link)
         else:
@@ -176,8 +181,16 @@ def _words(spans: tuple[Span, ...], style: TextStyle, first_link: int) -> tuple[
             if index:
                 gaps.append(Piece(" ", piece_style, width_of(" ", piece_style), link))
                 words.append([])
-            if part:
-                words[-1].append(Piece(part, piece_style, width_of(part, piece_style), link))
+            if not part:
+                continue
+            # Outside the fast path a word may break without a space (UAX #14: between
+            # ideographs, after a hyphen): each unit is a word, after an empty gap.
+            units = shaping.break_units(part) if shaping.needs_shaping(part) else (part,)
+            for number, unit in enumerate(units):
+                if number:
+                    gaps.append(Piece("", piece_style, 0.0, link))
+                    words.append([])
+                words[-1].append(Piece(unit, piece_style, width_of(unit, piece_style), link))
     return words, gaps, urls
 
 
@@ -189,7 +202,12 @@ def wrap(paragraphs: tuple[tuple[Span, ...], ...], style: TextStyle, max_width: 
     for spans in paragraphs:
         words, gaps, started = _words(spans, style, len(urls))
         urls.extend(started)
-        lines.extend(_wrap_paragraph(words, gaps, max_width))
+        wrapped = _wrap_paragraph(words, gaps, max_width)
+        text = "".join(span.text for span in spans)
+        if style.direction == "rtl" or shaping.needs_shaping(text):
+            rtl = shaping.is_rtl(text, style.direction)
+            wrapped = [dataclasses.replace(line, rtl=rtl) for line in wrapped]
+        lines.extend(wrapped)
     return RichBlock(tuple(lines), tuple(urls))
 
 
@@ -207,14 +225,14 @@ def _wrap_paragraph(words: list[list[Piece]], gaps: list[Piece], max_width: floa
         word_width = _word_width(word)
         added = word_width if not current else current_width + gap.width + word_width  # type: ignore[union-attr]
         if max_width is not None and current and added > max_width:
-            lines.append(RichLine(tuple(current), tuple(current_gaps), current_width, False))
+            lines.append(RichLine(tuple(current), tuple(current_gaps), current_width, False, False, gap.text == " "))  # type: ignore[union-attr]
             current, current_gaps, added = [], [], word_width
         elif current:
             current_gaps.append(gap)  # type: ignore[arg-type]
         if max_width is not None and not current and word_width > max_width:
             # As the plain path: a word wider than the box breaks between characters.
             pieces = _break_word(word, max_width)
-            lines.extend(RichLine((p,), (), _word_width(list(p)), False) for p in pieces[:-1])
+            lines.extend(RichLine((p,), (), _word_width(list(p)), False, False, False) for p in pieces[:-1])
             word = list(pieces[-1])
             added = _word_width(word)
         current.append(tuple(word))
@@ -229,7 +247,9 @@ def _break_word(word: list[Piece], max_width: float) -> list[tuple[Piece, ...]]:
     used = 0.0
     for piece in word:
         start = 0
-        for end in range(1, len(piece.text) + 1):
+        # Between grapheme clusters outside the fast path, never inside one.
+        ends = _cluster_ends(piece.text) if shaping.needs_shaping(piece.text) else range(1, len(piece.text) + 1)
+        for end in ends:
             width = width_of(piece.text[start:end], piece.style)
             if (line or end - start > 1) and used + width > max_width:
                 if end - start > 1:
@@ -244,6 +264,13 @@ def _break_word(word: list[Piece], max_width: float) -> list[tuple[Piece, ...]]:
             used += line[-1].width
     chunks.append(tuple(line))
     return [c for c in chunks if c] or [()]
+
+
+def _cluster_ends(text: str) -> list[int]:
+    ends: list[int] = []
+    for cluster in shaping.clusters(text):
+        ends.append((ends[-1] if ends else 0) + len(cluster))
+    return ends
 
 
 # (url, rect (x0, y0, x1, y1) in PDF coordinates, label) for each link's box on a line.
@@ -291,6 +318,10 @@ def draw_lines(
         placed = _place(line, style, left, box_width)
         line_top = page_height - (baseline - baseline_offset(style))
         line_bottom = line_top - style.leading
+        if _shaped(line):
+            _draw_shaped(canvas, line, style, left, box_width, y, tags, key, add_link, (line_bottom, line_top))
+            baseline += style.leading
+            continue
         if not placed:  # an empty line still belongs to its element, as in the plain path
             with tags.marked(canvas):
                 pass
@@ -304,6 +335,109 @@ def draw_lines(
                         _draw_pieces(canvas, pieces, y)
                     add_link(number, (pieces[0][0], line_bottom, pieces[-1][0] + pieces[-1][1].width, line_top))
         baseline += style.leading
+
+
+def _shaped(line: RichLine) -> bool:
+    """The line goes through engine.shaping (bidi, HarfBuzz) rather than the fast path."""
+    return line.rtl or any(shaping.needs_shaping(p.text) for p in _logical(line))
+
+
+def _logical(line: RichLine) -> list[Piece]:
+    """The line's pieces and gaps in the order they were written."""
+    pieces = list(line.words[0]) if line.words else []
+    for gap, word in zip(line.gaps, line.words[1:], strict=True):
+        pieces += [gap, *word]
+    return pieces
+
+
+def _draw_shaped(
+    canvas: Canvas,
+    line: RichLine,
+    style: TextStyle,
+    left: float,
+    box_width: float,
+    y: float,
+    tags: Untagged,
+    key: str,
+    add_link: Callable[[int, tuple[float, float, float, float]], None],
+    bottom_top: tuple[float, float],
+) -> None:
+    """A line outside the fast path: its pieces shaped and put in visual order (bidi), drawn
+    run by run of one link (or none), each run's text in its marked content as written."""
+    pieces = [p for p in _logical(line) if p.text]
+    justified = style.align == "justify" and not line.ends_paragraph and len(line.words) > 1
+    extra = 0.0
+    if justified:
+        spaces = sum(1 for p in pieces if p.text == " ")
+        words_width = sum(_word_width(list(w)) for w in line.words)
+        extra = (box_width - words_width - sum(g.width for g in line.gaps)) / spaces if spaces else 0.0
+    segments = [shaping.Segment(p.text, p.style, extra if p.text == " " else 0.0) for p in pieces]
+    placed = shaping.line_runs(segments, line.rtl)
+    width = sum(item.run.width for item in placed)
+    x = left if justified else left + align_offset(style.align, box_width - width, line.rtl)
+    if not placed:
+        with tags.marked(canvas):
+            pass
+        return
+    bottom, top = bottom_top
+    groups: list[tuple[int | None, list[int]]] = []
+    for index, piece in enumerate(pieces):
+        if groups and groups[-1][0] == piece.link and tags.tagged:
+            groups[-1][1].append(index)
+        elif groups and not tags.tagged:
+            # Untagged, a line is one Span whatever its links: PDFium extracts a Span's text
+            # once, so a line drawn in one piece reads back whole and in order.
+            groups[-1][1].append(index)
+        else:
+            groups.append((piece.link, [index]))
+    for number, members in groups:
+        runs = [item for item in placed if item.run.segment in members]
+        text = "".join(pieces[i].text for i in members)
+        if members[-1] == len(pieces) - 1 and not line.ends_paragraph and line.broke_at_space:
+            text += " "  # the space a wrapped line broke at, for extracted text
+        links = {pieces[i].link for i in members} - {None}
+        if not tags.tagged:
+            _draw_runs(canvas, runs, pieces, x, y, text)
+            for link in sorted(links):  # type: ignore[type-var]
+                linked = [item for item in runs if pieces[item.run.segment].link == link]
+                start = min(x + item.x for item in linked)
+                end = max(x + item.x + item.run.width for item in linked)
+                add_link(link, (start, bottom, end, top))
+        elif number is None:
+            with tags.marked(canvas, text):
+                _draw_runs(canvas, runs, pieces, x, y, text)
+        else:
+            with tags.group("Link", key=f"{key}/link-{number}"):
+                with tags.marked(canvas, text):
+                    _draw_runs(canvas, runs, pieces, x, y, text)
+                start = min(x + item.x for item in runs)
+                end = max(x + item.x + item.run.width for item in runs)
+                add_link(number, (start, bottom, end, top))
+
+
+def _draw_runs(
+    canvas: Canvas, runs: list[shaping.PlacedRun], pieces: list[Piece], x: float, y: float, text: str
+) -> None:
+    color: list[str] = []
+
+    def fill(run: shaping.Run) -> None:
+        wanted = pieces[run.segment].style.color
+        if color != [wanted]:
+            color[:] = [wanted]
+            canvas.setFillColor(to_rl(wanted))
+
+    shaping.draw_line(canvas, runs, x, y, text, before=fill)
+    for item in runs:
+        piece_style = pieces[item.run.segment].style
+        strokes = (
+            (piece_style.underline, -piece_style.size * 0.12),
+            (piece_style.strikethrough, strike_rise(piece_style)),
+        )
+        for wanted, rise in strokes:
+            if wanted and item.run.width > 0:
+                canvas.setStrokeColor(to_rl(piece_style.color))
+                canvas.setLineWidth(max(piece_style.size / 18, 0.5))
+                canvas.line(x + item.x, y + rise, x + item.x + item.run.width, y + rise)
 
 
 def _actual_text(pieces: list[tuple[float, Piece]], line: RichLine) -> str | None:

@@ -12,7 +12,7 @@ from typing import Literal
 
 from reportlab.pdfgen.canvas import Canvas
 
-from . import fonts
+from . import fonts, shaping
 from .colors import to_rl
 
 Align = Literal["left", "center", "right", "justify", "start", "end"]
@@ -52,9 +52,17 @@ class Line:
     text: str
     width: float
     ends_paragraph: bool  # the last line of a paragraph is never justified
+    rtl: bool = False  # the line's paragraph runs right to left (extensions.md 6)
+
+    @property
+    def shaped(self) -> bool:
+        """Drawn by engine.shaping (bidi, HarfBuzz) rather than the fast path."""
+        return self.rtl or shaping.needs_shaping(self.text)
 
 
 def width_of(text: str, style: TextStyle) -> float:
+    if shaping.needs_shaping(text):
+        return shaping.width(text, style)  # shaped advances: a box measures as it draws
     width = fonts.string_width(text, style.face, style.size)
     if style.letter_spacing:
         width += style.letter_spacing * len(text)
@@ -72,6 +80,9 @@ def _wrap_cached(text: str, style: TextStyle, max_width: float | None) -> tuple[
     # No font has glyphs for carriage returns or tabs: normalise them before measuring.
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", "    ")
     for paragraph in text.split("\n"):
+        if style.direction == "rtl" or shaping.needs_shaping(paragraph):
+            lines.extend(_wrap_shaped(paragraph, style, max_width))
+            continue
         if max_width is None:
             lines.append(Line(paragraph, width_of(paragraph, style), True))
             continue
@@ -101,6 +112,37 @@ def _wrap_paragraph(paragraph: str, style: TextStyle, max_width: float) -> list[
         current.append(word)
         current_width = added
     lines.append(Line(" ".join(current), current_width, True))
+    return lines
+
+
+def _wrap_shaped(paragraph: str, style: TextStyle, max_width: float | None) -> list[Line]:
+    """A paragraph that needs bidi or shaping: lines broken at Unicode line-break opportunities
+    (UAX #14: after spaces, between ideographs…), each measured as drawn (shaped, whole)."""
+    rtl = shaping.is_rtl(paragraph, style.direction)
+
+    def measured(text: str, ends: bool) -> Line:
+        return Line(text, shaping.line_width(text, style, rtl), ends, rtl)
+
+    if max_width is None:
+        return [measured(paragraph, True)]
+    lines: list[Line] = []
+    current = ""
+    for unit in shaping.break_units(paragraph):
+        candidate = (current + unit).rstrip(" ")
+        if current and shaping.line_width(candidate, style, rtl) > max_width:
+            lines.append(measured(current.rstrip(" "), False))
+            current = ""
+        if not current and shaping.line_width(unit.rstrip(" "), style, rtl) > max_width:
+            # Wider than the box: broken between grapheme clusters, never inside one.
+            piece = ""
+            for cluster in shaping.clusters(unit):
+                if piece.strip(" ") and shaping.line_width((piece + cluster).rstrip(" "), style, rtl) > max_width:
+                    lines.append(measured(piece.rstrip(" "), False))
+                    piece = ""
+                piece += cluster
+            unit = piece
+        current += unit
+    lines.append(measured(current.rstrip(" "), True))
     return lines
 
 
@@ -136,10 +178,12 @@ def draw_lines(
     baseline = top + baseline_offset(style)
     for line in lines:
         y = page_height - baseline
-        if style.align == "justify" and not line.ends_paragraph and " " in line.text:
+        if line.shaped:
+            _draw_shaped(canvas, line, style, left, y, box_width)
+        elif style.align == "justify" and not line.ends_paragraph and " " in line.text:
             _draw_justified(canvas, line, style, left, y, box_width)
         else:
-            x = left + _align_offset(style.align, box_width - line.width)
+            x = left + align_offset(style.align, box_width - line.width)
             _draw_runs(canvas, line.text, style, x, y)
         if style.underline and line.text:
             _underline(canvas, style, left, y, box_width, line)
@@ -148,12 +192,38 @@ def draw_lines(
         baseline += style.leading
 
 
-def _align_offset(align: Align, slack: float) -> float:
+def align_offset(align: Align, slack: float, rtl: bool = False) -> float:
+    """Where a line of `slack` points less than its box starts. start and end are logical
+    (extensions.md 6): start is right in a right-to-left paragraph; left and right stay physical."""
     if align == "center":
         return slack / 2
-    if align in ("right", "end"):  # start/end: left-to-right until paragraphs have a direction
+    if align == "right" or (align == "end" and not rtl) or (align in ("start", "justify") and rtl):
         return slack
     return 0.0
+
+
+def _justified(style: TextStyle, line: Line) -> bool:
+    return style.align == "justify" and not line.ends_paragraph and " " in line.text
+
+
+def _draw_shaped(canvas: Canvas, line: Line, style: TextStyle, left: float, y: float, box_width: float) -> None:
+    """A line through engine.shaping: runs in visual order, a justified line's spaces stretched."""
+    if not line.text:
+        return
+    if _justified(style, line):
+        # Words and spaces shaped apart (a space's width is stretched), measured as such.
+        words = line.text.split(" ")
+        natural = sum(shaping.line_width(w, style, line.rtl) for w in words if w)
+        natural += shaping.line_width(" ", style, line.rtl) * (len(words) - 1)
+        extra = (box_width - natural) / (len(words) - 1)
+        segments = [shaping.Segment(words[0], style)]
+        for word in words[1:]:
+            segments += [shaping.Segment(" ", style, extra), shaping.Segment(word, style)]
+        x = left
+    else:
+        segments = [shaping.Segment(line.text, style)]
+        x = left + align_offset(style.align, box_width - line.width, line.rtl)
+    shaping.draw_line(canvas, shaping.line_runs([s for s in segments if s.text], line.rtl), x, y, line.text)
 
 
 def _draw_runs(canvas: Canvas, text: str, style: TextStyle, x: float, y: float) -> None:
@@ -189,9 +259,9 @@ def _underline(
     canvas: Canvas, style: TextStyle, left: float, y: float, box_width: float, line: Line, rise: float | None = None
 ) -> None:
     """A line under the text, or through it at `rise` above the baseline (strikethrough)."""
-    justified = style.align == "justify" and not line.ends_paragraph and " " in line.text
+    justified = _justified(style, line)
     width = box_width if justified else line.width
-    x = left if justified else left + _align_offset(style.align, box_width - line.width)
+    x = left if justified else left + align_offset(style.align, box_width - line.width, line.rtl)
     thickness = max(style.size / 18, 0.5)
     canvas.setStrokeColor(to_rl(style.color))
     canvas.setLineWidth(thickness)

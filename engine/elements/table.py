@@ -342,8 +342,9 @@ def _draw_row(ctx: DrawContext, node: Any, layout: Grid, r: int, left: float, to
                 canvas.setFillColor(to_rl(cell.background))
                 canvas.rect(left, ctx.pdf_y(top, height), width, height, stroke=0, fill=1)
             if cell.text:
-                # A cell's language is the design's (a table has no data.lang).
-                style = dataclasses.replace(cell.style, lang=ctx.language) if ctx.language else cell.style
+                # Drawn in the style the cell was measured with: the design's language would choose
+                # other faces (Han) than the layout measured, so it only names the tagged /Lang.
+                style = cell.style
                 typeset.draw_lines(
                     canvas,
                     list(cell.lines),

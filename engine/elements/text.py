@@ -496,8 +496,8 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     if node.data.fields and node.position.maxWidth is None:
         box = box._replace(w=indent + widest)  # {page}/{pages} were measured as sheet 1 of 1
     style = drawn_style(node, ctx.sheet)  # at the fitted size (extensions.md 2)
-    if not style.lang and ctx.language:
-        style = dataclasses.replace(style, lang=ctx.language)  # a text without data.lang: the design's language
+    # A text without data.lang is drawn as it was measured (no language for fonts and shaping);
+    # the design's language is its tagged /Lang, the document's.
     first_item = 0
     if part is not None:
         first_item, blocks = _part_blocks(blocks, part)
