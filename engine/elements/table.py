@@ -7,7 +7,6 @@ value, and `paginate` splits it across pages at row boundaries, repeating the he
 
 from __future__ import annotations
 
-import dataclasses
 from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import lru_cache

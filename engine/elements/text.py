@@ -152,7 +152,8 @@ class TextData(StrictModel):
     lang: Lang = Field(
         None,
         description="BCP 47 tag of the content, e.g. 'ar', 'he', 'hi', 'zh-Hans' (shaping and the tagged PDF's "
-        "/Lang); unset: the design's language (metadata.language)",
+        "/Lang); unset: the design's language for /Lang, and Han takes the Chinese face unless kana or Hangul "
+        "beside it say Japanese or Korean",
         exclude_if=lambda lang: lang is None,
     )
 
