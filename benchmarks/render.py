@@ -315,9 +315,12 @@ CHINESE_INVOICE_HEADER = ["项目说明", "数量", "单价", "金额"]
 CHINESE_INVOICE = {"heading": "发票", "number": "编号 INV-0000", "customer": "客户名称\n示例路1号\n上海市"}
 
 
-def _restyled(actions: list[dict], family: str, contents: dict[str, str], **data: object) -> list[dict]:
-    """The actions with every text and table set in `family`, the named texts' content
-    replaced and `data` added to every text's data (a locale for the date)."""
+def _restyled(
+    actions: list[dict], family: str, contents: dict[str, str], align: str | None = None, **data: object
+) -> list[dict]:
+    """The actions with every text and table set in `family` (texts aligned `align` when
+    given), the named texts' content replaced and `data` added to every date text's data
+    (a locale)."""
     out = copy.deepcopy(actions)
     for action in out:
         args = action["args"]
@@ -325,6 +328,8 @@ def _restyled(actions: list[dict], family: str, contents: dict[str, str], **data
             continue
         args["styles"] = {**args.get("styles", {}), "fontFamily": family}
         if args["type"] == "text":
+            if align is not None:
+                args["styles"]["align"] = align
             args["data"] = {**args["data"], **({"content": contents[args["name"]]} if args["name"] in contents else {})}
             if args["data"].get("dataType") == "date":
                 args["data"] |= data
@@ -332,9 +337,10 @@ def _restyled(actions: list[dict], family: str, contents: dict[str, str], **data
 
 
 def arabic_certificate() -> DesignTree:
-    """The reference certificate in Arabic, in Noto Sans Arabic (the date formatted for ar)."""
+    """The reference certificate in Arabic, in Noto Sans Arabic, its texts aligned at their
+    start (the right of a right-to-left line) and the date formatted for ar."""
     tree = new_design(size="A4", orientation="landscape", title="شهادة")
-    return apply(tree, _restyled(samples.certificate_actions(), ARABIC, ARABIC_CERTIFICATE, locale="ar"))[0]
+    return apply(tree, _restyled(samples.certificate_actions(), ARABIC, ARABIC_CERTIFICATE, "start", locale="ar"))[0]
 
 
 def arabic_certificate_row(i: int) -> Row:

@@ -1,4 +1,4 @@
-"""Render the README's pictures of issue 15's features from the showcase samples.
+"""Render the README's feature pictures from the showcase samples (and the benchmark's script documents).
 
     PYTHONPATH=$PWD .venv/bin/python scripts/readme_pictures.py   # writes docs/feature-*.png
 
@@ -14,6 +14,7 @@ import pypdfium2 as pdfium
 from PIL import Image
 
 from engine import render_pdf, render_png
+from benchmarks import render as script_documents
 from workbench import samples
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -52,6 +53,8 @@ def main() -> None:
     invoice = render_pdf(samples.paged_invoice(), samples.paged_invoice_row(3, paid=True), samples.resolver)
     letter = render_pdf(samples.flowing_letter(), samples.flowing_letter_row(), samples.resolver)
     letter_sheets = sheets(letter)
+    arabic = render_pdf(script_documents.arabic_certificate(), script_documents.arabic_certificate_row(3), samples.resolver)
+    chinese = render_pdf(script_documents.chinese_invoice(), script_documents.chinese_invoice_row(3), samples.resolver)
     pictures = {
         # 1 fields: "This certifies that {recipient} completed {course}" filled, the long name fitted
         "feature-fields.png": sheets(certificate)[0],
@@ -61,6 +64,8 @@ def main() -> None:
         "feature-rich-text.png": crop_points(letter_sheets[0], 300, 560),
         # 4 repeat and showIf: header and "Page n of N" on each sheet, PAID because paid_on is set
         "feature-repeat.png": side_by_side(sheets(invoice)),
+        # 6 every script: the certificate in Arabic (joined, right to left, start-aligned), the invoice in Chinese
+        "feature-scripts.png": side_by_side([sheets(arabic)[0], sheets(chinese)[0]]),
     }
     # 5 variables: the design-time preview shows each field's sample, as GET /designs/:id/variables lists it
     preview = render_png(samples.fitted_certificate(), 0, samples.resolver, dpi=54)
