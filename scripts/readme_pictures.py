@@ -13,8 +13,8 @@ from pathlib import Path
 import pypdfium2 as pdfium
 from PIL import Image
 
-from engine import render_pdf, render_png
 from benchmarks import render as script_documents
+from engine import render_pdf, render_png
 from workbench import samples
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -53,7 +53,9 @@ def main() -> None:
     invoice = render_pdf(samples.paged_invoice(), samples.paged_invoice_row(3, paid=True), samples.resolver)
     letter = render_pdf(samples.flowing_letter(), samples.flowing_letter_row(), samples.resolver)
     letter_sheets = sheets(letter)
-    arabic = render_pdf(script_documents.arabic_certificate(), script_documents.arabic_certificate_row(3), samples.resolver)
+    arabic = render_pdf(
+        script_documents.arabic_certificate(), script_documents.arabic_certificate_row(3), samples.resolver
+    )
     chinese = render_pdf(script_documents.chinese_invoice(), script_documents.chinese_invoice_row(3), samples.resolver)
     pictures = {
         # 1 fields: "This certifies that {recipient} completed {course}" filled, the long name fitted
