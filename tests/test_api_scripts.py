@@ -19,6 +19,7 @@ from PIL import Image
 from .conftest import add, pdf_text
 from .test_mcp import ok, run
 from .test_script_faces import HEADER, WIDTHS, char_left
+from .test_scripts import ink_columns
 
 
 def create(client, name: str = "Every script") -> str:
@@ -41,7 +42,7 @@ def test_the_keys_are_stored_and_drawn(alpha):
         "greeting",
         {"x": 40, "y": 40, "maxWidth": 300},
         {"content": "Shalom", "lang": "he"},
-        {"direction": "rtl", "align": "end"},
+        {"direction": "rtl", "align": "start"},
     )
     rtl_table = add(
         "table", "prices", {"x": 40, "y": 120}, {"cells": [HEADER, ["a", "b", "c"]], "columnWidths": WIDTHS}
@@ -55,13 +56,15 @@ def test_the_keys_are_stored_and_drawn(alpha):
     tree = alpha.get(f"/designs/{design_id}/tree").json()
     stored = tree["nodes"][text["data"]["id"]]
     assert stored["data"]["lang"] == "he" and stored["styles"]["direction"] == "rtl"
-    assert stored["styles"]["align"] == "end"
+    assert stored["styles"]["align"] == "start"
     assert tree["nodes"][grid["data"]["id"]]["styles"]["direction"] == "rtl"
 
     pdf = generated(alpha, design_id, pdfProfile="accessible")
     assert "Shalom" in pdf_text(pdf)[0]
-    # end: the right of the 300-point box.
-    assert char_left(pdf, "Shalom")[1] == pytest.approx(340, abs=1.5)
+    # start in a right-to-left paragraph: the right of the 300-point box (ink, as shaped text's
+    # char boxes are PDFium's guess for its ActualText).
+    left, right = ink_columns(pdf, (40, 40, 300, 16))
+    assert right == pytest.approx(340, abs=1.5) and left > 250
     lefts = {word: char_left(pdf, word)[0] for word in HEADER}
     assert lefts["Alpha"] > lefts["Bravo"] > lefts["Charlie"]
     with pikepdf.open(io.BytesIO(pdf)) as document:
