@@ -513,9 +513,8 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
         style.size,
         style.line_height,
         style.color,
-        direction=style.direction,
         lang=style.lang,
-    )
+    )  # a marker ("1.", "•") is set on its own: which side it sits on is the list's direction
     # A right-to-left list has its markers on the right, its items' lines left of them.
     markers_right = node.data.listFormat != "none" and list_is_rtl(node)
     body_left = box.x if markers_right else box.x + indent
@@ -560,13 +559,18 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
         with tags.group("L", key=continued, ListNumbering=numbering, **language):
             for item, (marker, lines) in enumerate(blocks, start=first_item):
                 with tags.group("LI", key=continued and f"{continued}/{item}"):
+                    if markers_right:
+                        # After its item's text in the content: PDFium reads a line's text from
+                        # the shaped item's ActualText only when no other object precedes it there.
+                        draw_body("LBody", lines, top, item, None)
                     if marker:  # an item continued from the sheet before has its label there
                         with tags.content(canvas, "Lbl"):
                             marker_line = typeset.Line(marker, typeset.width_of(marker, style), True)
                             typeset.draw_lines(
                                 canvas, [marker_line], marker_style, marker_left, top, indent, ctx.page_height
                             )
-                    draw_body("LBody", lines, top, item, None)
+                    if not markers_right:
+                        draw_body("LBody", lines, top, item, None)
                 top += len(lines) * style.leading
     canvas.restoreState()
 
