@@ -66,6 +66,13 @@ def needs_shaping(text: str) -> bool:
     return bool(text) and max(text) >= FIRST_COMPLEX and _COMPLEX.search(text) is not None
 
 
+def reads_alike_both_ways(text: str) -> bool:
+    """Text of the fast path's scripts made of letters, digits and spaces only: all at one level
+    in a paragraph of either direction (bidi W7, N1), so drawn as written, unshaped; only its
+    alignment follows the paragraph (a table cell's "Total" in a right-to-left table)."""
+    return not needs_shaping(text) and text.replace(" ", "").isalnum()
+
+
 @lru_cache(maxsize=4096)
 def base_level(text: str, direction: str) -> int:
     """The paragraph's level: 1 for right to left. "auto": its first strong character (P2–P3)."""
@@ -398,18 +405,26 @@ def draw_line(
     text: str,
     before: Callable[[Run], None] | None = None,
 ) -> None:
-    """Draw a line's runs (line_runs) from x = left, as one Span whose /ActualText is `text`
-    (the line's own, logical) in its extraction_form: a conjunct drawn with a glyph no
-    character maps to, a joined Arabic letter, a ligature all extract as the letters written.
+    """Draw a line's runs (line_runs) from x = left, in a Span whose /ActualText is `text`
+    (the line's own, logical) around one with it in its extraction_form where that differs
+    (right-to-left letters): a conjunct drawn with a glyph no character maps to, a joined
+    Arabic letter, a ligature all extract as the letters written.
     `before(run)` is called before each run is drawn (markup sets its colour)."""
-    canvas.addLiteral(f"/Span <</ActualText {actual_text(extraction_form(text))}>> BDC")
+    # Two spans: the outer holds the logical text for a reader that takes ActualText as written
+    # (Acrobat, assistive technology: the outermost replaces everything inside it); PDFium reads
+    # the innermost, in the form its own reordering turns back into the logical text.
+    form = extraction_form(text)
+    spans = 1 if form == text else 2
+    if spans == 2:
+        canvas.addLiteral(f"/Span <</ActualText {actual_text(text)}>> BDC")
+    canvas.addLiteral(f"/Span <</ActualText {actual_text(form)}>> BDC")
     if placed:
         _anchor(canvas, placed[0].run.face, placed[0].run.size, left + min(item.x for item in placed), y)
     for item in placed:
         if before is not None:
             before(item.run)
         draw_run(canvas, item.run, left + item.x, y)
-    canvas.addLiteral("EMC")
+    canvas.addLiteral(" ".join(["EMC"] * spans))
 
 
 def _anchor(canvas: Canvas, face: fonts.Face, size: float, left: float, y: float) -> None:

@@ -57,7 +57,7 @@ class Line:
     @property
     def shaped(self) -> bool:
         """Drawn by engine.shaping (bidi, HarfBuzz) rather than the fast path."""
-        return self.rtl or shaping.needs_shaping(self.text)
+        return (self.rtl and not shaping.reads_alike_both_ways(self.text)) or shaping.needs_shaping(self.text)
 
 
 def width_of(text: str, style: TextStyle) -> float:
@@ -80,17 +80,18 @@ def _wrap_cached(text: str, style: TextStyle, max_width: float | None) -> tuple[
     # No font has glyphs for carriage returns or tabs: normalise them before measuring.
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", "    ")
     for paragraph in text.split("\n"):
-        if style.direction == "rtl" or shaping.needs_shaping(paragraph):
+        rtl_alike = style.direction == "rtl" and shaping.reads_alike_both_ways(paragraph)
+        if (style.direction == "rtl" and not rtl_alike) or shaping.needs_shaping(paragraph):
             lines.extend(_wrap_shaped(paragraph, style, max_width))
             continue
         if max_width is None:
-            lines.append(Line(paragraph, width_of(paragraph, style), True))
+            lines.append(Line(paragraph, width_of(paragraph, style), True, rtl_alike))
             continue
-        lines.extend(_wrap_paragraph(paragraph, style, max_width))
+        lines.extend(_wrap_paragraph(paragraph, style, max_width, rtl_alike))
     return tuple(lines)
 
 
-def _wrap_paragraph(paragraph: str, style: TextStyle, max_width: float) -> list[Line]:
+def _wrap_paragraph(paragraph: str, style: TextStyle, max_width: float, rtl: bool = False) -> list[Line]:
     space = width_of(" ", style)
     lines: list[Line] = []
     current: list[str] = []
@@ -99,19 +100,19 @@ def _wrap_paragraph(paragraph: str, style: TextStyle, max_width: float) -> list[
         word_width = width_of(word, style)
         added = word_width if not current else current_width + space + word_width
         if current and added > max_width:
-            lines.append(Line(" ".join(current), current_width, False))
+            lines.append(Line(" ".join(current), current_width, False, rtl))
             current, current_width = [], 0.0
             added = word_width
         if not current and word_width > max_width:
             # A word wider than the box is broken between characters, as browsers do
             # with overflow-wrap: anywhere, so nothing spills out of its box.
             pieces = _break_word(word, style, max_width)
-            lines.extend(Line(p, width_of(p, style), False) for p in pieces[:-1])
+            lines.extend(Line(p, width_of(p, style), False, rtl) for p in pieces[:-1])
             word = pieces[-1]
             added = width_of(word, style)
         current.append(word)
         current_width = added
-    lines.append(Line(" ".join(current), current_width, True))
+    lines.append(Line(" ".join(current), current_width, True, rtl))
     return lines
 
 
@@ -183,7 +184,7 @@ def draw_lines(
         elif style.align == "justify" and not line.ends_paragraph and " " in line.text:
             _draw_justified(canvas, line, style, left, y, box_width)
         else:
-            x = left + align_offset(style.align, box_width - line.width)
+            x = left + align_offset(style.align, box_width - line.width, line.rtl)
             _draw_runs(canvas, line.text, style, x, y)
         if style.underline and line.text:
             _underline(canvas, style, left, y, box_width, line)

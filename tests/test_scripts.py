@@ -173,6 +173,20 @@ def test_arabic_with_a_number_and_a_latin_word_reads_in_logical_order():
 # Indic, Thai
 
 
+def test_a_right_to_left_line_carries_its_logical_text_for_literal_readers():
+    """Acrobat and assistive technology take the outermost ActualText as written: it is the
+    logical text; PDFium reads the inner one (extraction_form), tested above."""
+    content = "مرحبا بالعالم 25 Python"
+    pdf = render(text(content, {"x": 40, "y": 40}, {"fontSize": 14}))
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        spans = [
+            str(operands[1].ActualText)
+            for operands, operator in pikepdf.parse_content_stream(document.pages[0])
+            if str(operator) == "BDC" and "/ActualText" in operands[1]
+        ]
+    assert spans[0] == content and spans[1] == shaping.extraction_form(content) != content
+
+
 def test_devanagari_conjunct_and_pre_base_matra():
     pdf = render(text("क्ष कि", styles={"fontFamily": DEVANAGARI, "fontSize": 24}))
     assert lines_of(pdf) == ["क्ष कि"]
