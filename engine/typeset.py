@@ -126,6 +126,9 @@ def _wrap_shaped(paragraph: str, style: TextStyle, max_width: float | None) -> l
 
     if max_width is None:
         return [measured(paragraph, True)]
+    whole = measured(paragraph.rstrip(" "), True)
+    if whole.width <= max_width:
+        return [whole]  # it fits: no break opportunities to look for (UAX #14 is the slow part)
     lines: list[Line] = []
     current = ""
     for unit in shaping.break_units(paragraph):
