@@ -50,8 +50,12 @@ def test_hebrew_typed_in_the_properties_reaches_the_design_and_the_pdf(api_serve
     expect(align.locator("button", has_text="Start")).to_be_visible()
     align.locator("button", has_text="End").click()
     wait_for(lambda: saved()["styles"].get("align") == "end", "align end")
+    before = painted(page)
     align.locator("button", has_text="Start").click()
     wait_for(lambda: saved()["styles"].get("align") == "start", "align start")
+    # The canvas holds the element's new look once the preview it comes with is painted: an
+    # overlay opened before that would take the look of End.
+    wait_for(lambda: painted(page) > before, "the preview painted with align start")
 
     # Typed on the canvas: right to left, starting at the right as the PDF sets it.
     select(page, "greeting")
