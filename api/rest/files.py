@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from ..blobs import CONTENT_TYPES, BlobStore, UrlSigner
+from tornado.ioloop import IOLoop
+
+from ..blobs import BlobNotFound, Blobs, BlobStream, UrlSigner, content_type_of
 from ..errors import ApiError
 from ..http import EnvelopeHandler
 
@@ -17,19 +19,42 @@ def content_disposition(name: str) -> str:
 
 
 class FileHandler(EnvelopeHandler):
-    def initialize(self, blobs: BlobStore, signer: UrlSigner) -> None:
+    def initialize(self, blobs: Blobs, signer: UrlSigner) -> None:
         self.blobs = blobs
         self.signer = signer
 
-    def get(self, path: str) -> None:
+    async def get(self, path: str) -> None:
         key = self.signer.verify(path, self.get_query_argument("expires", None), self.get_query_argument("sig", None))
+        # Reads from S3 wait on the network: off the event loop. Local files are read in place
+        # (a page-cached read is faster than the hop to a thread).
+        remote = self.blobs.remote
         try:
-            data = self.blobs.get(key)
-        except (FileNotFoundError, ValueError):
+            if remote:
+                stream = await IOLoop.current().run_in_executor(None, self.blobs.stream, key)
+            else:
+                stream = self.blobs.stream(key)
+        except (BlobNotFound, ValueError):
             # Signed but gone: generated PDFs may be swept after their URL expired.
             raise ApiError("NOT_FOUND", "this file is no longer available") from None
-        self.set_header("Content-Type", CONTENT_TYPES[key.rsplit(".", 1)[1]])
-        self.set_header("Cache-Control", "private, max-age=3600")
-        if "/" in path:
-            self.set_header("Content-Disposition", content_disposition(path.split("/", 1)[1]))
-        self.finish(data)
+        try:
+            self.set_header("Content-Type", content_type_of(key))
+            self.set_header("Content-Length", str(stream.size))
+            self.set_header("Cache-Control", "private, max-age=3600")
+            if "/" in path:
+                self.set_header("Content-Disposition", content_disposition(path.split("/", 1)[1]))
+            await self._send(stream, remote)
+        finally:
+            stream.close()
+
+    async def _send(self, stream: BlobStream, remote: bool) -> None:
+        """The blob a chunk at a time, each flushed before the next is read: a batch ZIP is
+        never whole in this process's memory, and a slow client slows the reads down."""
+        chunks = iter(stream)
+        loop = IOLoop.current()
+        while True:
+            chunk = await loop.run_in_executor(None, next, chunks, None) if remote else next(chunks, None)
+            if chunk is None:
+                break
+            self.write(chunk)
+            await self.flush()
+        self.finish()
