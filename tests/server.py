@@ -187,8 +187,10 @@ class RedisServer:
 class Worker:
     """A real `docbench worker` process."""
 
-    def __init__(self, redis_url: str, data_dir: Path):
+    def __init__(self, redis_url: str, data_dir: Path, blob_url: str | None = None):
+        """With `blob_url` the worker gets only the bucket (no --data-dir); `data_dir` then holds its log."""
         self.log_path = data_dir / f"worker-{free_port()}.log"
+        where = ["--blob-url", blob_url] if blob_url else ["--data-dir", str(data_dir)]
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
                 [
@@ -198,8 +200,7 @@ class Worker:
                     "worker",
                     "--redis-url",
                     redis_url,
-                    "--data-dir",
-                    str(data_dir),
+                    *where,
                 ],
                 cwd=ROOT,
                 stdout=log,
