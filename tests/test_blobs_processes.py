@@ -147,3 +147,22 @@ def test_the_s3_api_server_keeps_uploads_and_pdfs_in_the_bucket(api_server):
     assert urlsplit(url).path.split("/")[2] in stored
     assert any(key.endswith(".png") for key in stored)
     assert not (api_server.data_dir / "blobs").exists()
+
+
+@pytest.mark.parametrize("api_server", ["s3"], indirect=True)
+def test_an_embedded_batch_writes_its_pdfs_and_zip_to_the_bucket(api_server):
+    with api_server.client(api_server.workspaces["alpha"][1]) as client:
+        design_id = design(client)
+        rows = [{"name": f"Row {i}"} for i in range(3)]
+        job_id = client.data(client.post(f"/designs/{design_id}/batch", json={"rows": rows}), 202)["jobId"]
+
+        def ended():
+            job = client.data(client.get(f"/batches/{job_id}"), 200)
+            return job if job["status"] in ("completed", "failed") else None
+
+        assert wait_until(ended, timeout=120, interval=0.1, what="the batch to end")["completed"] == 3
+        url = client.data(client.get(f"/batches/{job_id}/download"), 200)["downloadUrl"]
+    archive = zipfile.ZipFile(io.BytesIO(httpx.get(url).content))
+    assert [text_of(archive.read(f"row-{i + 1:04d}.pdf")).strip() for i in range(3)] == ["Row 0", "Row 1", "Row 2"]
+    assert urlsplit(url).path.split("/")[2] in set(open_blobs(api_server.blob_url).keys())
+    assert not (api_server.data_dir / "blobs").exists()

@@ -6,7 +6,7 @@ from urllib.parse import quote
 
 from tornado.ioloop import IOLoop
 
-from ..blobs import BlobNotFound, Blobs, BlobStream, UrlSigner, content_type_of
+from ..blobs import CHUNK, BlobNotFound, Blobs, BlobStream, UrlSigner, content_type_of
 from ..errors import ApiError
 from ..http import EnvelopeHandler
 
@@ -51,6 +51,9 @@ class FileHandler(EnvelopeHandler):
         never whole in this process's memory, and a slow client slows the reads down."""
         chunks = iter(stream)
         loop = IOLoop.current()
+        if not remote and stream.size <= CHUNK:
+            self.finish(next(chunks, b""))  # a PDF or a preview: one read, one write
+            return
         while True:
             chunk = await loop.run_in_executor(None, next, chunks, None) if remote else next(chunks, None)
             if chunk is None:
