@@ -40,11 +40,18 @@ CONTENT_TYPES = {
 }
 EXTENSIONS = {v: k for k, v in CONTENT_TYPES.items()}
 KEY_PATTERN = re.compile(r"^[0-9a-f]{64}\.(pdf|png|jpg|webp|svg|zip)$")
+REF_PATTERN = re.compile(r"^[0-9a-f]{64}$")
 CHUNK = 1024 * 1024  # what a stream yields at a time, and what hashing a file reads at a time
 
 
 class BlobNotFound(FileNotFoundError):
     """No blob under this key (never written, or swept)."""
+
+
+def check_ref(name: str) -> str:
+    if not REF_PATTERN.match(name):
+        raise ValueError(f"not a ref name (64 hex digits): {name!r}")
+    return name
 
 
 def check_key(key: str) -> str:
@@ -122,6 +129,15 @@ class Blobs(ABC):
     @abstractmethod
     def keys(self) -> Iterator[str]:
         """Every blob's key, in no particular order."""
+
+    @abstractmethod
+    def put_ref(self, name: str, key: str) -> None:
+        """Name a blob: `name` (a hex digest of what it shows, e.g. a preview's inputs) -> its key.
+        Every process with the same store sees it: a cache shared by all web processes."""
+
+    @abstractmethod
+    def get_ref(self, name: str) -> str | None:
+        """The key named `name`, or None."""
 
     def get(self, key: str) -> bytes:
         with self.stream(key) as stream:
@@ -202,6 +218,24 @@ class LocalBlobs(Blobs):
             if KEY_PATTERN.match(path.name):
                 yield path.name
 
+    def _ref_path(self, name: str) -> Path:
+        return self.root / "refs" / check_ref(name)[:2] / name
+
+    def put_ref(self, name: str, key: str) -> None:
+        target = self._ref_path(name)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+        with os.fdopen(fd, "w") as handle:
+            handle.write(check_key(key))
+        os.replace(temp, target)
+
+    def get_ref(self, name: str) -> str | None:
+        try:
+            key = self._ref_path(name).read_text()
+        except FileNotFoundError:
+            return None
+        return key if KEY_PATTERN.match(key) else None
+
 
 class S3Blobs(Blobs):
     """Objects in an S3-compatible bucket under a prefix: `s3://bucket/prefix`.
@@ -280,6 +314,23 @@ class S3Blobs(Blobs):
 
     def delete(self, key: str) -> None:
         self.client.delete_object(Bucket=self.bucket, Key=self.name(key))
+
+    def _ref_name(self, name: str) -> str:
+        ref = f"refs/{check_ref(name)}"
+        return f"{self.prefix}/{ref}" if self.prefix else ref
+
+    def put_ref(self, name: str, key: str) -> None:
+        self.client.put_object(Bucket=self.bucket, Key=self._ref_name(name), Body=check_key(key).encode())
+
+    def get_ref(self, name: str) -> str | None:
+        try:
+            answer = self.client.get_object(Bucket=self.bucket, Key=self._ref_name(name))
+        except Exception as error:
+            if self._missing(error):
+                return None
+            raise
+        key = answer["Body"].read().decode(errors="replace")
+        return key if KEY_PATTERN.match(key) else None
 
     def keys(self) -> Iterator[str]:
         start = f"{self.prefix}/" if self.prefix else ""

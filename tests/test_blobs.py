@@ -180,3 +180,55 @@ def test_a_url_signed_with_the_shared_secret_verifies_anywhere_with_it(tmp_path)
     assert (tmp_path / "url-secret").exists()
     with pytest.raises(ApiError):
         file_signer.verify(signed_path, params["expires"], params["sig"])
+
+
+def test_refs_name_blobs_for_every_process_on_the_store(blobs):
+    key = blobs.put(b"\x89PNG picture", "image/png")
+    name = hashlib.sha256(b"what the picture is drawn from").hexdigest()
+    assert blobs.get_ref(name) is None
+    blobs.put_ref(name, key)
+    assert blobs.get_ref(name) == key
+    assert open_blobs(blobs.location).get_ref(name) == key  # another opening of the same store
+    assert list(blobs.keys()) == [key]  # a ref is not a blob
+    with pytest.raises(ValueError):
+        blobs.put_ref("../escape", key)
+
+
+@pytest.mark.parametrize("where", ["local", "s3"])
+def test_a_preview_drawn_by_one_process_is_found_by_the_next(where, tmp_path, request):
+    """Previews are shared through the blobs: a restarted (or another) web process with the same
+    blobs and database answers a page it has never drawn without drawing it."""
+    from api.service import Service, Settings
+    from workbench.client import LocalClient
+
+    from .conftest import add
+
+    blob_url = s3_blob_url(request.getfixturevalue("s3_server"), "previews") if where == "s3" else None
+    settings = Settings(data_dir=tmp_path, blob_url=blob_url, render_processes=1)
+
+    def preview(service: Service, workspace_id: str, design_id: str) -> tuple[str, int]:
+        client = LocalClient(service, workspace_id)
+        before = service.renderers.tasks["render_png"]
+        url = client.call("preview_page", {"designId": design_id}, query={"page": 0})["previewUrl"]
+        return url.split("/files/")[1].split("?")[0], service.renderers.tasks["render_png"] - before
+
+    first = Service(settings)
+    try:
+        workspace, _ = first.accounts.create_workspace("previews", "pro", 5)
+        client = LocalClient(first, workspace.id)
+        design_id = client.call("create_design", body={"name": "Shared"})["designId"]
+        client.call(
+            "patch_design_tree",
+            {"designId": design_id},
+            {"actions": [add("text", "Hello", {"x": 40, "y": 40}, {"content": "Hello"})]},
+        )
+        key, rendered = preview(first, workspace.id, design_id)
+        assert rendered == 1
+    finally:
+        first.close()
+    second = Service(settings)
+    try:
+        assert preview(second, workspace.id, design_id) == (key, 0)
+        assert second.blobs.exists(key)
+    finally:
+        second.close()
