@@ -48,6 +48,10 @@ class BlobNotFound(FileNotFoundError):
     """No blob under this key (never written, or swept)."""
 
 
+class BlobStoreUnavailable(OSError):
+    """The blob store cannot be reached or used (checked when a server or worker starts)."""
+
+
 def check_ref(name: str) -> str:
     if not REF_PATTERN.match(name):
         raise ValueError(f"not a ref name (64 hex digits): {name!r}")
@@ -131,6 +135,10 @@ class Blobs(ABC):
         """Every blob's key, in no particular order."""
 
     @abstractmethod
+    def check(self) -> None:
+        """Raise BlobStoreUnavailable, with the fix in its message, if this store cannot be used."""
+
+    @abstractmethod
     def put_ref(self, name: str, key: str) -> None:
         """Name a blob: `name` (a hex digest of what it shows, e.g. a preview's inputs) -> its key.
         Every process with the same store sees it: a cache shared by all web processes."""
@@ -154,6 +162,10 @@ class LocalBlobs(Blobs):
 
     def path(self, key: str) -> Path:
         return self.root / check_key(key)[:2] / key
+
+    def check(self) -> None:
+        if not os.access(self.root, os.W_OK | os.X_OK):
+            raise BlobStoreUnavailable(f"the blob directory {self.root} is not writable by this user")
 
     def put(self, data: bytes, content_type: str, durable: bool = False) -> str:
         # Write-then-rename: a reader never sees half a file and a crashed process leaves none.
@@ -265,6 +277,16 @@ class S3Blobs(Blobs):
                 region_name=os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1",
             )
         self.client = client
+
+    def check(self) -> None:
+        try:
+            self.client.list_objects_v2(Bucket=self.bucket, Prefix=self.prefix, MaxKeys=1)
+        except Exception as error:
+            endpoint = os.environ.get("AWS_ENDPOINT_URL") or "AWS's default endpoint"
+            raise BlobStoreUnavailable(
+                f"the blob store {self.location} cannot be listed at {endpoint} ({error}); check the bucket "
+                "exists and AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_REGION"
+            ) from None
 
     def name(self, key: str) -> str:
         """The object name of a blob key."""

@@ -4,6 +4,9 @@ and an RQ worker that has the bucket and nothing of the web process's data dir."
 from __future__ import annotations
 
 import io
+import os
+import subprocess
+import sys
 import zipfile
 from urllib.parse import urlsplit
 
@@ -166,3 +169,20 @@ def test_an_embedded_batch_writes_its_pdfs_and_zip_to_the_bucket(api_server):
     assert [text_of(archive.read(f"row-{i + 1:04d}.pdf")).strip() for i in range(3)] == ["Row 0", "Row 1", "Row 2"]
     assert urlsplit(url).path.split("/")[2] in set(open_blobs(api_server.blob_url).keys())
     assert not (api_server.data_dir / "blobs").exists()
+
+
+def test_a_server_with_an_unusable_bucket_refuses_to_start(tmp_path, s3_server):
+    from .server import ROOT
+
+    for command in ("serve", "worker"):
+        extra = ["--port", "0"] if command == "serve" else ["--redis-url", "redis://127.0.0.1:1/0"]
+        result = subprocess.run(
+            [sys.executable, "-m", "workbench.cli", command, *extra, "--blob-url", "s3://no-such-bucket/x"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "DOCBENCH_DATA_DIR": str(tmp_path / command)},
+        )
+        assert result.returncode == 2, result.stderr
+        assert "s3://no-such-bucket/x" in result.stderr and "AWS_ENDPOINT_URL" in result.stderr, result.stderr

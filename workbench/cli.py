@@ -72,6 +72,11 @@ def serve(args: argparse.Namespace) -> int:
             return 2
         settings.render_processes = args.render_processes
     service = Service(settings)
+    try:
+        service.blobs.check()  # a wrong bucket or credentials refuse the start, not the first upload
+    except OSError:
+        service.close()
+        raise
     first_key = service.ensure_default_workspace()
     service.start_jobs()
     from concurrent.futures import ThreadPoolExecutor
@@ -141,6 +146,10 @@ def worker(args: argparse.Namespace) -> int:
     # directory given here, or else the directory each job's web process named.
     blob_url = args.blob_url or Settings().blob_url
     blobs = blob_url or (str(args.data_dir / "blobs") if args.data_dir is not None else None)
+    if blob_url:
+        from api.blobs import open_blobs
+
+        open_blobs(blob_url).check()
     worker_main(redis_url, blobs, burst=args.burst)
     return 0
 
