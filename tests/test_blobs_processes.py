@@ -186,3 +186,22 @@ def test_a_server_with_an_unusable_bucket_refuses_to_start(tmp_path, s3_server):
         )
         assert result.returncode == 2, result.stderr
         assert "s3://no-such-bucket/x" in result.stderr and "AWS_ENDPOINT_URL" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("api_server", ["local", "s3"], indirect=True)
+def test_a_large_file_is_downloaded_in_chunks_with_its_length(api_server):
+    """A blob of several chunks (a big batch ZIP) goes out whole, with Content-Length, from either store."""
+    from pathlib import Path
+
+    from api.blobs import CHUNK, UrlSigner
+
+    data = os.urandom(3 * CHUNK + 12345)
+    blobs = open_blobs(api_server.blob_url or str(api_server.data_dir / "blobs"))
+    key = blobs.put_file(io.BytesIO(data), "application/zip")
+    signer = UrlSigner(Path(api_server.data_dir) / "url-secret", api_server.url)
+    with httpx.stream("GET", signer.url(key, 60, "batch.zip")) as response:
+        assert response.status_code == 200
+        assert response.headers["Content-Type"] == "application/zip"
+        assert response.headers["Content-Length"] == str(len(data))
+        assert "batch.zip" in response.headers["Content-Disposition"]
+        assert response.read() == data

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
 from urllib.parse import quote
 
 from tornado.ioloop import IOLoop
+from tornado.iostream import StreamClosedError
 
 from ..blobs import CHUNK, BlobNotFound, Blobs, BlobStream, UrlSigner, content_type_of
 from ..errors import ApiError
@@ -16,6 +19,13 @@ def content_disposition(name: str) -> str:
     (HTTP header values cannot carry CJK or emoji as they are)."""
     fallback = "".join(c if 32 <= ord(c) < 127 and c not in '"\\' else "_" for c in name)
     return f"inline; filename=\"{fallback}\"; filename*=UTF-8''{quote(name, safe='')}"
+
+
+@cache
+def _readers() -> ThreadPoolExecutor:
+    """Threads that wait on S3 for downloads: their own, so a slow bucket never holds up the
+    threads that answer API calls or browser events."""
+    return ThreadPoolExecutor(max_workers=8, thread_name_prefix="docbench-blob-reads")
 
 
 class FileHandler(EnvelopeHandler):
@@ -30,7 +40,7 @@ class FileHandler(EnvelopeHandler):
         remote = self.blobs.remote
         try:
             if remote:
-                stream = await IOLoop.current().run_in_executor(None, self.blobs.stream, key)
+                stream = await IOLoop.current().run_in_executor(_readers(), self.blobs.stream, key)
             else:
                 stream = self.blobs.stream(key)
         except (BlobNotFound, ValueError):
@@ -55,9 +65,12 @@ class FileHandler(EnvelopeHandler):
             self.finish(next(chunks, b""))  # a PDF or a preview: one read, one write
             return
         while True:
-            chunk = await loop.run_in_executor(None, next, chunks, None) if remote else next(chunks, None)
+            chunk = await loop.run_in_executor(_readers(), next, chunks, None) if remote else next(chunks, None)
             if chunk is None:
                 break
             self.write(chunk)
-            await self.flush()
+            try:
+                await self.flush()
+            except StreamClosedError:
+                return  # the client went away: nothing to answer, stop reading
         self.finish()
