@@ -267,16 +267,27 @@ class S3Blobs(Blobs):
         self.bucket = parts.netloc
         self.prefix = parts.path.strip("/")
         self.location = f"s3://{self.bucket}/{self.prefix}" if self.prefix else f"s3://{self.bucket}"
-        if client is None:
+        self._given = client
+        self._client: Any = None
+        self._pid = 0
+
+    @property
+    def client(self) -> Any:
+        """The boto3 client (thread-safe), made on first use and again in a forked child: a
+        client's connections must not be shared with the process it was forked from."""
+        if self._given is not None:
+            return self._given
+        if self._client is None or self._pid != os.getpid():
             import boto3
 
             # Passed explicitly: botocore reads AWS_DEFAULT_REGION but not AWS_REGION.
-            client = boto3.session.Session().client(
+            self._client = boto3.session.Session().client(
                 "s3",
                 endpoint_url=os.environ.get("AWS_ENDPOINT_URL") or None,
                 region_name=os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1",
             )
-        self.client = client
+            self._pid = os.getpid()
+        return self._client
 
     def check(self) -> None:
         try:
