@@ -156,7 +156,7 @@ def assemble_zip(blob_root: str | Path, results: list[RowResult]) -> str:
         with zipfile.ZipFile(spool, "w", compression=zipfile.ZIP_STORED) as archive:
             for result in sorted(results, key=lambda r: r.index):
                 if result.ok and result.blob_key:
-                    with archive.open(row_name(result.index), "w", force_zip64=True) as entry:
+                    with archive.open(row_name(result.index), "w") as entry:  # a PDF is far below 2 GiB
                         copy_to(blobs, result.blob_key, entry)
                 else:
                     failures.append({"row": result.index + 1, "file": row_name(result.index), "error": result.error})
