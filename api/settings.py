@@ -28,10 +28,19 @@ class Settings:
     # serve images on loopback turn this on.
     fetch_allow_private: bool = field(default_factory=lambda: os.environ.get("DOCBENCH_FETCH_ALLOW_PRIVATE") == "1")
     fetch_cafile: str | None = field(default_factory=lambda: os.environ.get("DOCBENCH_FETCH_CAFILE"))
+    # s3://bucket/prefix: blobs in S3-compatible storage instead of the data dir (extensions.md 7).
+    blob_url: str | None = field(default_factory=lambda: os.environ.get("DOCBENCH_BLOB_URL") or None)
+    # Signs file URLs, sign-in links and cookies when several processes serve; None: the data dir's files.
+    secret: str | None = field(default_factory=lambda: os.environ.get("DOCBENCH_SECRET") or None)
 
     @property
     def public_url(self) -> str:
         return (self.base_url or f"http://{self.host}:{self.port}").rstrip("/")
+
+    @property
+    def blob_location(self) -> str:
+        """What `api.blobs.open_blobs` opens: the blob URL, or the data dir's `blobs/`."""
+        return self.blob_url or str(self.data_dir / "blobs")
 
     @property
     def database_path(self) -> Path:

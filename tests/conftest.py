@@ -130,13 +130,39 @@ class Workspaces(dict):
 
 
 @pytest.fixture(scope="session")
-def api_server(tmp_path_factory):
+def s3_server(tmp_path_factory):
+    """moto's standalone S3 server for the session, with a bucket `docbench-test`; the AWS_*
+    variables point at it for the whole session (this process and the servers it starts)."""
+    from .server import MotoS3Server
+
+    server = MotoS3Server(tmp_path_factory.mktemp("moto"))
+    server.bucket = server.create_bucket("docbench-test")
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in server.env.items():
+            patch.setenv(name, value)
+        yield server
+    server.stop()
+
+
+def s3_blob_url(s3_server, name: str) -> str:
+    """A blob URL of its own (a fresh prefix) in the session's bucket."""
+    import uuid
+
+    return f"s3://{s3_server.bucket}/{name}-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture(scope="session")
+def api_server(request, tmp_path_factory):
+    """The session's server; its blobs in the data dir, or in S3 for modules that parametrise
+    it indirectly: `pytestmark = pytest.mark.parametrize("api_server", ["local", "s3"], indirect=True)`."""
     from api.service import Service, Settings
 
     from .server import Server
 
-    data_dir = tmp_path_factory.mktemp("api-data")
-    service = Service(Settings(data_dir=data_dir))
+    blobs = getattr(request, "param", "local")
+    data_dir = tmp_path_factory.mktemp(f"api-data-{blobs}")
+    blob_url = s3_blob_url(request.getfixturevalue("s3_server"), "api") if blobs == "s3" else None
+    service = Service(Settings(data_dir=data_dir, blob_url=blob_url))
     workspaces = Workspaces()
     for name, plan, credits in [
         ("alpha", "pro", 1000),
@@ -150,8 +176,9 @@ def api_server(tmp_path_factory):
         workspace, api_key = service.accounts.create_workspace(name, plan, credits)
         workspaces[name] = (workspace.id, api_key)
     service.close()
-    server = Server(data_dir).start()
+    server = Server(data_dir, args=("--blob-url", blob_url) if blob_url else ()).start()
     server.workspaces = workspaces
+    server.blob_url = blob_url
     yield server
     server.stop()
 

@@ -187,8 +187,10 @@ class RedisServer:
 class Worker:
     """A real `docbench worker` process."""
 
-    def __init__(self, redis_url: str, data_dir: Path):
+    def __init__(self, redis_url: str, data_dir: Path, blob_url: str | None = None):
+        """With `blob_url` the worker gets only the bucket (no --data-dir); `data_dir` then holds its log."""
         self.log_path = data_dir / f"worker-{free_port()}.log"
+        where = ["--blob-url", blob_url] if blob_url else ["--data-dir", str(data_dir)]
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
                 [
@@ -198,8 +200,7 @@ class Worker:
                     "worker",
                     "--redis-url",
                     redis_url,
-                    "--data-dir",
-                    str(data_dir),
+                    *where,
                 ],
                 cwd=ROOT,
                 stdout=log,
@@ -217,3 +218,60 @@ class Worker:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+class MotoS3Server:
+    """moto's standalone S3 server in a process of its own, on a free loopback port, over real HTTP.
+
+    `env` holds the standard AWS variables that point boto3 (ours and any child process's) at it.
+    """
+
+    def __init__(self, directory: Path):
+        self.port = free_port()
+        self.endpoint = f"http://127.0.0.1:{self.port}"
+        self.env = {
+            "AWS_ENDPOINT_URL": self.endpoint,
+            "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_REGION": "us-east-1",
+        }
+        self.log_path = directory / f"moto-{self.port}.log"
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
+                stdout=log,
+                stderr=log,
+            )
+
+        def ready() -> bool:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"moto server exited with {self.process.returncode}: {self.log_path.read_text()}")
+            try:
+                return httpx.get(f"{self.endpoint}/moto-api/", timeout=1).status_code < 500
+            except httpx.HTTPError:
+                return False
+
+        wait_until(ready, timeout=60, what="moto's S3 server")
+
+    def client(self):  # noqa: ANN201
+        import boto3
+
+        return boto3.session.Session().client(
+            "s3",
+            endpoint_url=self.endpoint,
+            region_name="us-east-1",
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+        )
+
+    def create_bucket(self, name: str) -> str:
+        self.client().create_bucket(Bucket=name)
+        return name
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()

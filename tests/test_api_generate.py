@@ -13,6 +13,9 @@ from PIL import Image
 
 from .conftest import add, png
 
+# Uploads, generations and downloads with blobs in the data dir and in S3 (moto's server).
+pytestmark = pytest.mark.parametrize("api_server", ["local", "s3"], indirect=True)
+
 CERTIFICATE = [
     {
         "type": "add_element",

@@ -5,6 +5,9 @@ import pytest
 
 from .conftest import add, png
 
+# Uploads, generations and downloads with blobs in the data dir and in S3 (moto's server).
+pytestmark = pytest.mark.parametrize("api_server", ["local", "s3"], indirect=True)
+
 SVG = (
     b'<svg xmlns="http://www.w3.org/2000/svg" width="120" height="60">'
     b'<rect width="120" height="60" fill="#1f4e8c"/></svg>'

@@ -28,6 +28,15 @@ def _data_dir(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", type=Path, default=None, help="where the database and files live (./data)")
 
 
+def _blob_url(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--blob-url",
+        default=None,
+        help="s3://bucket/prefix: blobs in S3-compatible storage, endpoint and credentials from the AWS_* "
+        "variables (DOCBENCH_BLOB_URL; default: the data dir's blobs/)",
+    )
+
+
 def _settings(args: argparse.Namespace, **extra) -> Settings:
     settings = Settings(**extra)
     if args.data_dir is not None:
@@ -53,12 +62,21 @@ def serve(args: argparse.Namespace) -> int:
         settings.base_url = args.base_url
     if args.redis_url:
         settings.redis_url = args.redis_url
+    if args.blob_url:
+        settings.blob_url = args.blob_url
+    if args.secret:
+        settings.secret = args.secret
     if args.render_processes is not None:
         if args.render_processes < 1:
             print("docbench: --render-processes must be at least 1", file=sys.stderr)
             return 2
         settings.render_processes = args.render_processes
     service = Service(settings)
+    try:
+        service.blobs.check()  # a wrong bucket or credentials refuse the start, not the first upload
+    except OSError:
+        service.close()
+        raise
     first_key = service.ensure_default_workspace()
     service.start_jobs()
     from concurrent.futures import ThreadPoolExecutor
@@ -124,9 +142,15 @@ def worker(args: argparse.Namespace) -> int:
     if not redis_url:
         print("docbench: worker needs --redis-url (or DOCBENCH_REDIS_URL)", file=sys.stderr)
         return 2
-    data_dir = args.data_dir or Settings().data_dir
-    # Workers never open the database: only the shared blob directory.
-    worker_main(redis_url, data_dir / "blobs", burst=args.burst)
+    # Workers never open the database, only the blobs: the bucket (no shared directory), a
+    # directory given here, or else the directory each job's web process named.
+    blob_url = args.blob_url or Settings().blob_url
+    blobs = blob_url or (str(args.data_dir / "blobs") if args.data_dir is not None else None)
+    if blob_url:
+        from api.blobs import open_blobs
+
+        open_blobs(blob_url).check()
+    worker_main(redis_url, blobs, burst=args.burst)
     return 0
 
 
@@ -282,12 +306,19 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="processes that render generations, previews and uploads (DOCBENCH_RENDER_PROCESSES; one per core)",
     )
+    _blob_url(p)
+    p.add_argument(
+        "--secret",
+        default=None,
+        help="signs file URLs, sign-in links and cookies; the same on every process that serves (DOCBENCH_SECRET)",
+    )
     _data_dir(p)
     p.set_defaults(func=serve)
 
-    p = commands.add_parser("worker", help="run batch jobs from the RQ queue (needs the server's blob directory)")
+    p = commands.add_parser("worker", help="run batch jobs from the RQ queue (with --blob-url, no shared directory)")
     p.add_argument("--redis-url", default=None, help="the Redis the server sends batches to (DOCBENCH_REDIS_URL)")
     p.add_argument("--burst", action="store_true", help="exit when the queue is empty")
+    _blob_url(p)
     _data_dir(p)
     p.set_defaults(func=worker)
 

@@ -17,7 +17,7 @@ os.environ["BOKEH_RESOURCES"] = "server"
 
 import panel as pn  # noqa: E402
 
-from api.blobs import secret_in  # noqa: E402
+from api.blobs import derived_secret, secret_in  # noqa: E402
 from api.mcp import McpHandler, Sessions, ToolSet  # noqa: E402
 from api.operations import Executors  # noqa: E402
 from api.rest import MAX_BODY_SIZE, routes  # noqa: E402
@@ -61,7 +61,9 @@ def build_server(service: Service, tokens: SignInTokens):  # noqa: ANN201
     # given to pn.serve is ignored; the config value is what counts), each page's in order.
     ui_threads.install(UI_THREADS)
     pn.config.raw_css = [*pn.config.raw_css, CSS]
-    secret = secret_in(service.settings.data_dir / "cookie-secret")
+    # Several processes share --secret (a cookie set by one is read by another); one keeps a file.
+    shared = service.settings.secret
+    secret = derived_secret(shared, "cookies").hex() if shared else secret_in(settings.data_dir / "cookie-secret")
     https = (settings.base_url or "").lower().startswith("https://")
     auth = BrowserAuth(service, secure=https)
     port = settings.port

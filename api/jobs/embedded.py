@@ -68,7 +68,7 @@ class _Stopping(Exception):
 class EmbeddedBackend:
     name = "embedded"
 
-    def __init__(self, blob_root: Path, listener: JobListener, workers: int | None = None):
+    def __init__(self, blob_root: str | Path, listener: JobListener, workers: int | None = None):
         self.blob_root = blob_root
         self.listener = listener
         self.workers = workers or os.cpu_count() or 1

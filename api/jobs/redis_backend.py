@@ -61,7 +61,7 @@ return -1
 """
 
 
-def _finish_chunk(redis: Redis, job_id: str, chunk: int, blob_root: Path) -> None:
+def _finish_chunk(redis: Redis, job_id: str, chunk: int, blob_root: str | Path) -> None:
     """Mark a chunk done once; whoever finishes the last chunk writes the ZIP."""
     done = int(redis.eval(_FINISH_CHUNK, 2, _key(job_id, "done"), _key(job_id), chunk))
     for key in (_key(job_id, "rows"), _key(job_id, "done")):
@@ -70,15 +70,21 @@ def _finish_chunk(redis: Redis, job_id: str, chunk: int, blob_root: Path) -> Non
         _write_zip(redis, job_id, blob_root)
 
 
-def _write_zip(redis: Redis, job_id: str, blob_root: Path) -> None:
+def _write_zip(redis: Redis, job_id: str, blob_root: str | Path) -> None:
     results = [RowResult.model_validate_json(v) for v in redis.hvals(_key(job_id, "rows"))]
     zip_key = assemble_zip(blob_root, results)
     status = "completed" if any(r.ok for r in results) else "failed"
     redis.hset(_key(job_id), mapping={"zip_key": zip_key, "status": status, "finished": time.time()})
 
 
+# The blobs of this `docbench worker` process, when it was given them (--blob-url or its own
+# data dir): a worker on another machine reads and writes there, not at the web process's path.
+_worker_blobs: str | None = None
+
+
 def run_chunk(job_id: str, chunk: int, start: int, end: int, redis_url: str, blob_root: str) -> None:
     """The RQ job: render rows [start, end) of a batch. Runs in `docbench worker`."""
+    blob_root = _worker_blobs or blob_root
     redis = Redis.from_url(redis_url)
     payload = JobPayload.model_validate_json(redis.get(_key(job_id, "payload")) or b"{}")
     lease = _key(job_id, "lease", chunk)
@@ -97,8 +103,8 @@ def run_chunk(job_id: str, chunk: int, start: int, end: int, redis_url: str, blo
         for index in range(start, end):
             if redis.hexists(_key(job_id, "rows"), index):
                 continue  # done by an earlier attempt of this chunk
-            _record(redis, job_id, render_row(payload, index, Path(blob_root)))
-        _finish_chunk(redis, job_id, chunk, Path(blob_root))
+            _record(redis, job_id, render_row(payload, index, blob_root))
+        _finish_chunk(redis, job_id, chunk, blob_root)
     finally:
         stop.set()
         redis.delete(lease)
@@ -114,7 +120,7 @@ def _older_than_a_lease(moment: datetime | None) -> bool:
 class RedisBackend:
     name = "rq"
 
-    def __init__(self, redis_url: str, blob_root: Path, listener: JobListener):
+    def __init__(self, redis_url: str, blob_root: str | Path, listener: JobListener):
         from rq import Queue
 
         self.redis_url = redis_url
@@ -318,8 +324,11 @@ class RedisBackend:
         self._stop.set()
 
 
-def worker_main(redis_url: str, blob_root: Path, burst: bool = False) -> None:
-    """`docbench worker`: run batch chunks from the queue until stopped."""
+def worker_main(redis_url: str, blob_root: str | Path | None, burst: bool = False) -> None:
+    """`docbench worker`: run batch chunks from the queue until stopped, reading and writing blobs
+    at `blob_root` (a directory or s3://bucket/prefix; None: where each job's web process keeps them)."""
+    global _worker_blobs
+    _worker_blobs = str(blob_root) if blob_root is not None else None
     from rq import Queue, SimpleWorker
 
     import engine

@@ -7,10 +7,10 @@ the engine and the blob store, never DuckDB: a job carries everything it needs.
 from __future__ import annotations
 
 import gc
-import io
 import json
 import logging
 import signal
+import tempfile
 import threading
 import zipfile
 from collections.abc import Iterator
@@ -24,7 +24,7 @@ from pydantic import BaseModel
 import engine
 from engine.errors import EngineError, RenderError
 
-from ..blobs import BlobStore
+from ..blobs import copy_to, open_blobs
 from ..renderers import RenderLimits, check_pdf_size
 
 log = logging.getLogger("docbench.jobs")
@@ -66,9 +66,10 @@ def parsed_tree(tree_json: str) -> engine.DesignTree:
     return engine.DesignTree.model_validate_json(tree_json)
 
 
-def render_row(payload: JobPayload, index: int, blob_root: Path) -> RowResult:
-    """Render one row into the blob store; a failing row is a result, not an exception."""
-    blobs = BlobStore(blob_root)
+def render_row(payload: JobPayload, index: int, blob_root: str | Path) -> RowResult:
+    """Render one row into the blob store (`blob_root`: its location, a directory or s3://…);
+    a failing row is a result, not an exception."""
+    blobs = open_blobs(str(blob_root))
 
     def resolve(ref: str) -> bytes:
         if ref not in payload.images:
@@ -143,18 +144,23 @@ def errors_document(failures: list[dict[str, Any]]) -> str:
     return json.dumps({"failed": failures}, indent=2)
 
 
-def assemble_zip(blob_root: Path, results: list[RowResult]) -> str:
-    """The batch's ZIP: row-0001.pdf… for rows that succeeded, errors.json when some failed."""
-    blobs = BlobStore(blob_root)
-    buffer = io.BytesIO()
+def assemble_zip(blob_root: str | Path, results: list[RowResult]) -> str:
+    """The batch's ZIP: row-0001.pdf… for rows that succeeded, errors.json when some failed.
+
+    Written to a temporary file, each row's PDF copied in chunks, then stored from that file:
+    a batch's ZIP is never whole in memory (it may be hundreds of megabytes)."""
+    blobs = open_blobs(str(blob_root))
     failures = []
-    # PDFs are compressed already: storing them is as small and much faster.
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
-        for result in sorted(results, key=lambda r: r.index):
-            if result.ok and result.blob_key:
-                archive.writestr(row_name(result.index), blobs.get(result.blob_key))
-            else:
-                failures.append({"row": result.index + 1, "file": row_name(result.index), "error": result.error})
-        if failures:
-            archive.writestr(ERRORS_FILE, errors_document(failures))
-    return blobs.put(buffer.getvalue(), "application/zip")
+    with tempfile.TemporaryFile() as spool:
+        # PDFs are compressed already: storing them is as small and much faster.
+        with zipfile.ZipFile(spool, "w", compression=zipfile.ZIP_STORED) as archive:
+            for result in sorted(results, key=lambda r: r.index):
+                if result.ok and result.blob_key:
+                    with archive.open(row_name(result.index), "w") as entry:  # a PDF is far below 2 GiB
+                        copy_to(blobs, result.blob_key, entry)
+                else:
+                    failures.append({"row": result.index + 1, "file": row_name(result.index), "error": result.error})
+            if failures:
+                archive.writestr(ERRORS_FILE, errors_document(failures))
+        spool.seek(0)
+        return blobs.put_file(spool, "application/zip")

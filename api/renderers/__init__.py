@@ -68,7 +68,7 @@ def check_pdf_size(pdf: bytes, max_bytes: int) -> None:
 class Renderers:
     """What the service asks of the render processes; errors come back as ApiErrors."""
 
-    def __init__(self, processes: int, blob_root: Path, limits: RenderLimits):
+    def __init__(self, processes: int, blob_root: str | Path, limits: RenderLimits):
         self.limits = limits
         self.blob_root = blob_root
         self.pool = ProcessPool(processes, limits.memory_bytes)

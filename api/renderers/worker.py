@@ -19,7 +19,6 @@ import sys
 import threading
 import time
 from multiprocessing.connection import Connection
-from pathlib import Path
 from typing import Any
 
 from .pool import MEMORY_EXIT, STARTED
@@ -33,11 +32,11 @@ def render_pdf(
     """A generation's PDF, written to the blob store: (blob key, bytes)."""
     import engine
 
-    from ..blobs import BlobStore
+    from ..blobs import open_blobs
     from ..jobs.runner import parsed_tree
     from . import check_pdf_size
 
-    blobs = BlobStore(Path(blob_root))
+    blobs = open_blobs(blob_root)
     tree = parsed_tree(tree_json)
     pdf = engine.render_pdf(tree, values, _resolver(blobs, images), profile, max_sheets=max_pages)  # type: ignore[arg-type]
     check_pdf_size(pdf, max_bytes)
@@ -56,10 +55,10 @@ def render_png(
     """A preview of one page (with values and a watermark, if given), written to the blob store: its blob key."""
     import engine
 
-    from ..blobs import BlobStore
+    from ..blobs import open_blobs
     from ..jobs.runner import parsed_tree
 
-    blobs = BlobStore(Path(blob_root))
+    blobs = open_blobs(blob_root)
     mark = engine.Watermark.model_validate(watermark) if watermark is not None else None
     tree = parsed_tree(tree_json)
     png = engine.render_png(tree, page, _resolver(blobs, images), dpi=dpi, values=values, watermark=mark)

@@ -5,7 +5,7 @@ REST handlers, MCP tools, the workbench and the notebook API all call a `Service
 
 from __future__ import annotations
 
-from ..blobs import BlobStore, UrlSigner
+from ..blobs import UrlSigner, open_blobs
 from ..plans import PLANS
 from ..renderers import Renderers, RenderLimits
 from ..settings import Settings
@@ -24,10 +24,11 @@ class Service:
         self.settings = settings
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         self.store = Store(settings.database_path)
-        self.blobs = BlobStore(settings.data_dir / "blobs")
-        self.signer = UrlSigner(settings.data_dir / "url-secret", settings.public_url)
+        self.blobs = open_blobs(settings.blob_location)
+        # One process keeps its secret in the data dir; several share --secret.
+        self.signer = UrlSigner(settings.secret or settings.data_dir / "url-secret", settings.public_url)
         # Started on first use: a CLI command that never renders never starts a process.
-        self.renderers = Renderers(settings.render_processes, self.blobs.root, RenderLimits.from_environment())
+        self.renderers = Renderers(settings.render_processes, self.blobs.location, RenderLimits.from_environment())
         self.accounts = Accounts(self.store)
         self.media = Media(self.store, self.blobs, self.signer, settings, self.renderers)
         self.designs = Designs(self.store, self.media)
@@ -42,11 +43,11 @@ class Service:
         if self.settings.redis_url:
             from ..jobs.redis_backend import RedisBackend
 
-            self.batches.backend = RedisBackend(self.settings.redis_url, self.blobs.root, self.batches)
+            self.batches.backend = RedisBackend(self.settings.redis_url, self.blobs.location, self.batches)
         else:
             from ..jobs.embedded import EmbeddedBackend
 
-            self.batches.backend = EmbeddedBackend(self.blobs.root, self.batches)
+            self.batches.backend = EmbeddedBackend(self.blobs.location, self.batches)
         self.batches.resume_unsettled()
         # `docbench key revoke` cannot open the database while this process holds it.
         self.revocations.start()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import re
 import threading
@@ -11,7 +12,7 @@ from collections import OrderedDict
 import engine
 from engine.layout import page_digest, page_without
 
-from ..blobs import BlobStore, UrlSigner
+from ..blobs import Blobs, UrlSigner
 from ..errors import ApiError
 from ..models import DEFAULT_PDF_PROFILE, GenerateBody, PreviewWithValuesBody
 from ..renderers import Cancellation, Renderers, TaskCancelled
@@ -39,7 +40,7 @@ class Generation:
     def __init__(
         self,
         store: Store,
-        blobs: BlobStore,
+        blobs: Blobs,
         signer: UrlSigner,
         accounts: Accounts,
         designs: Designs,
@@ -156,7 +157,12 @@ class Generation:
         try:
             tree = engine.DesignTree.model_validate_json(tree_json)
             images = self.media.design_keys(ws, tree, {})
-            key = self.renderers.png(ws.id, tree_json, page, images, flight.abandoned)
+            # Shared by every process on the same blobs: named by what the picture is drawn from.
+            shared = shared_preview_name(cache_key[1], page, images)
+            key = self.blobs.get_ref(shared)
+            if key is None or not self.blobs.exists(key):
+                key = self.renderers.png(ws.id, tree_json, page, images, flight.abandoned)
+                self.blobs.put_ref(shared, key)
         except BaseException as exc:
             flight.fail(exc)
             raise
@@ -171,6 +177,14 @@ class Generation:
                         self._previews.popitem(last=False)
         flight.finish(key)
         return key
+
+
+def shared_preview_name(digest: str, page: int, images: dict[str, str]) -> str:
+    """A page's preview named by what it is drawn from (the page's digest, its index, the image
+    blobs it may draw: replaced bytes are new keys), the same in every process: another web
+    process finds the picture instead of drawing it again."""
+    inputs = json.dumps(["preview", digest, page, sorted(images.items())], separators=(",", ":"))
+    return hashlib.sha256(inputs.encode()).hexdigest()
 
 
 def _page_count(tree_json: str) -> int:
