@@ -21,7 +21,7 @@ from engine.diff import changes
 
 from .conftest import pdf_text
 from .server import Server, create_workspace, wait_until
-from .test_render_limits import _credits, _small_design, _table_design, cpu_seconds, render_processes
+from .test_render_limits import _credits, _small_design, _table_design, children, cpu_seconds, render_processes
 
 # A table of 30 rows that each wrap onto a sheet of their own: seconds of drawing, far more than
 # a GET takes, and few enough that a test waiting for three of them stays short.
@@ -172,3 +172,43 @@ def test_the_kept_tree_follows_every_change_of_its_design(single):
     client.error(client.post(f"/designs/{design_id}/generate", json={}), 404, "DESIGN_NOT_FOUND")
     client.error(client.get(f"/designs/{design_id}/preview"), 404, "DESIGN_NOT_FOUND")
     assert _credits(client) == credits
+
+
+def test_batch_rows_take_turns_with_generations_in_the_same_render_processes(single):
+    server, client, key = single
+    design = client.data(client.post("/designs", json={"name": "Statements", "size": "A4"}), 201)
+    design_id = design["designId"]
+    rows, columns, chars = LONG
+    cell = ("lorem ipsum dolor sit amet " * 20)[:chars]
+    table = {"cells": [["x"] * columns], "width": 555}  # the rows' tables have as many columns
+    actions = [
+        {
+            "type": "add_element",
+            "args": {"type": "table", "name": "lines", "position": {"x": 20, "y": 20}, "data": table},
+        },
+        {"type": "bind_variable", "args": {"name": "lines"}},
+    ]
+    _patch(client, design_id, actions)
+    long_rows = [{"lines": [[cell] * columns for _ in range(rows)]} for _ in range(4)]
+    job = client.data(client.post(f"/designs/{design_id}/batch", json={"rows": long_rows}), 202)
+    worker = _the_render_process(server)
+    wait_until(
+        lambda: client.data(client.get(f"/batches/{job['jobId']}"), 200)["status"] == "processing",
+        what="the batch to start",
+    )
+    # The batch's rows wait their turn in the one render process like any render: a generate
+    # sent meanwhile is drawn after at most the row in hand, while the batch still runs.
+    generated = client.data(client.post(f"/designs/{_small_design(client)}/generate", json={}), 201)
+    assert httpx.get(generated["downloadUrl"]).content.startswith(b"%PDF")
+    state = client.data(client.get(f"/batches/{job['jobId']}"), 200)
+    assert state["status"] == "processing" and state["completed"] < 4, state
+    # No second set of processes for batches: the server's only children are its render processes.
+    assert children(server) == {worker}
+    final = wait_until(
+        lambda: (lambda s: s if s["status"] in ("completed", "failed") else None)(
+            client.data(client.get(f"/batches/{job['jobId']}"), 200)
+        ),
+        timeout=300,
+        what="the batch to end",
+    )
+    assert final["status"] == "completed" and final["completed"] == 4 and final["failed"] == 0, final

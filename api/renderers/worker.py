@@ -73,7 +73,15 @@ def process_image(data: bytes, max_bytes: int):  # noqa: ANN201
     return process(data, max_bytes)
 
 
-TASKS = {"render_pdf": render_pdf, "render_png": render_png, "process_image": process_image}
+def render_row(payload, blob_root: str):  # noqa: ANN001, ANN201
+    """A batch's row (a JobPayload holding that one row) into the blob store: an api.jobs.runner.RowResult
+    (a row that fails is a result, not an error; the caller puts its index back)."""
+    from ..jobs.runner import render_row as render
+
+    return render(payload, 0, Path(blob_root))
+
+
+TASKS = {"render_pdf": render_pdf, "render_png": render_png, "process_image": process_image, "render_row": render_row}
 
 
 def _resolver(blobs, images: dict[str, str]):  # noqa: ANN001, ANN202
