@@ -25,6 +25,7 @@ from typing import Any
 from .pool import MEMORY_EXIT, STARTED
 
 log = logging.getLogger("docbench.renderers")
+RENDER_NICENESS = 5  # added to the server's: below the web process when a core is contended
 
 
 def render_pdf(
@@ -167,6 +168,9 @@ def main(argv: list[str]) -> None:
         limit = int(argv[2])
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     _watch_parent(parent)
+    # Renders yield the CPU to the web process: its event loop and request threads (a GET /me,
+    # a debit's transaction) are short and run first, and renders still take every idle cycle.
+    os.nice(RENDER_NICENESS)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     import engine  # import and warm up before the first task, not during it
 
