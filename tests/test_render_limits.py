@@ -214,13 +214,14 @@ def test_sigterm_stops_a_loaded_server_within_seconds(patient):
     load = [threading.Thread(target=generate) for _ in range(3)]
     for thread in load:
         thread.start()
-    # A batch too: its rows render in the in-process batch pool.
-    client.data(client.post(f"/designs/{design_id}/batch", json={"rows": [{}, {}, {}]}), 202)
+    # A batch too: its rows wait for the same render process (embedded batches share it).
+    job = client.data(client.post(f"/designs/{design_id}/batch", json={"rows": [{}, {}, {}]}), 202)
     wait_until(lambda: cpu_seconds(worker) > 0.5, what="a render under way")
-    batch_pool = wait_until(
-        lambda: [pid for pid in children(server) if pid != worker and cpu_seconds(pid) > 0.5],
-        what="a batch row under way",
+    wait_until(
+        lambda: client.data(client.get(f"/batches/{job['jobId']}"), 200)["status"] == "processing",
+        what="the batch under way",
     )
+    batch_pool = [pid for pid in children(server) if pid != worker]  # none: no second set of processes
     assert server.process is not None
     server.process.send_signal(signal.SIGTERM)
     started = time.monotonic()

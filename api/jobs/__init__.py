@@ -1,6 +1,6 @@
 """Batch execution behind one interface, with two back-ends (architecture: "jobs").
 
-- `EmbeddedBackend`: a pool of worker processes inside the web process (the default).
+- `EmbeddedBackend`: the web process's render processes (api.renderers; the default).
 - `RedisBackend`: RQ on Redis; `docbench worker` processes anywhere that share the blob
   directory run the rows and report progress through Redis.
 

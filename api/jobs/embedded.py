@@ -1,64 +1,33 @@
-"""The embedded back-end: rows render in a pool of worker processes of the web process.
+"""The embedded back-end: rows render in the web process's render processes.
 
-Processes, not threads, so a batch uses every core; they are started with `spawn`
-(never fork a process holding a DuckDB connection and an event loop) on the first
-batch, and each row is its own task, so progress rises row by row.
-
-A spawned process first re-runs the parent's main module, in case a task needs
-something defined there. Ours never do, and the parent may be an analyst's script
-with no `if __name__ == "__main__":` guard (the embedded notebook API), which would
-run again in every worker: so the workers all start at once, with `__main__` hidden.
+The same processes that draw generations and previews (api.renderers, one per core by
+default, `--render-processes`): a batch uses every core, a server never runs more render
+processes than it was given (not one set for renders and another for batches), and the
+pool's turns are taken per owner, so a long batch delays another caller's generate by at
+most one row per process, not by the whole batch. Each row is its own task, so progress
+rises row by row; a row's process is bounded (time, CPU, memory) and killable like any
+render's.
 """
 
 from __future__ import annotations
 
 import logging
-import multiprocessing
-import os
-import sys
-import threading
 import time
-import types
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
+from ..renderers import RenderLimits
+from ..renderers.pool import PoolClosed, ProcessPool, TaskFailed, TaskLimitExceeded, TaskProcessDied
 from . import JobListener
-from .runner import JobPayload, RowResult, assemble_zip, render_row, tune_for_rendering
+from .runner import JobPayload, RowResult, assemble_zip
 
 log = logging.getLogger("docbench.jobs")
 FLUSH_SECONDS = 0.2
-MAX_ATTEMPTS = 2  # a row whose worker died is tried once more before it counts as failed
-
-
-def _worker_start() -> None:
-    """Pool process start: rendering settings, and exit if the server that owns us dies
-    (a SIGKILLed server cannot shut its pool down; orphans would live on)."""
-    tune_for_rendering()
-    parent = os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(1.0)  # a heartbeat check, not synchronisation
-        os._exit(0)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
-def _started() -> int:
-    return os.getpid()
-
-
-def _spawn_all(pool: ProcessPoolExecutor, workers: int) -> None:
-    """Start every worker now (a pool spawns one per task submitted while none is idle),
-    with a main module that is empty, so no worker re-runs the parent's script."""
-    main = sys.modules["__main__"]
-    sys.modules["__main__"] = types.ModuleType("__main__")
-    try:
-        for _ in range(workers):
-            pool.submit(_started)
-    finally:
-        sys.modules["__main__"] = main
+MAX_ATTEMPTS = 2  # a row whose process died is tried once more before it counts as failed
+MAX_JOBS = 8  # jobs run at once; more wait their turn
+# A row's own CPU deadline (api.jobs.runner) ends a slow row with a failed result; the pool's
+# wall-clock bound is a backstop for a process that stops answering, so it is far longer.
+WALL_CLOCK_FACTOR = 3
 
 
 class _Stopping(Exception):
@@ -68,27 +37,17 @@ class _Stopping(Exception):
 class EmbeddedBackend:
     name = "embedded"
 
-    def __init__(self, blob_root: str | Path, listener: JobListener, workers: int | None = None):
+    def __init__(self, blob_root: str | Path, listener: JobListener, pool: ProcessPool):
         self.blob_root = blob_root
         self.listener = listener
-        self.workers = workers or os.cpu_count() or 1
-        self._pool: ProcessPoolExecutor | None = None
-        self._pool_guard = threading.Lock()
+        self.pool = pool
+        # Rows in flight per job: enough for one job alone to keep every process busy, with one
+        # more waiting for each, handed over the moment a process is free.
+        self.window = 2 * pool.size
         self._closed = False
-        # One orchestrating thread per running job; the rows themselves run in the pool.
-        self._jobs = ThreadPoolExecutor(max_workers=8, thread_name_prefix="docbench-batch")
-
-    def _processes(self) -> ProcessPoolExecutor:
-        with self._pool_guard:
-            if self._closed:
-                raise _Stopping()
-            if self._pool is None:
-                pool = ProcessPoolExecutor(
-                    self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_start
-                )
-                _spawn_all(pool, self.workers)
-                self._pool = pool
-            return self._pool
+        # One orchestrating thread per running job; each row in flight waits on a thread of its own.
+        self._jobs = ThreadPoolExecutor(max_workers=MAX_JOBS, thread_name_prefix="docbench-batch")
+        self._rows = ThreadPoolExecutor(max_workers=MAX_JOBS * self.window, thread_name_prefix="docbench-row")
 
     def check(self) -> None:
         """The in-process pool is always there."""
@@ -101,33 +60,26 @@ class EmbeddedBackend:
     def _run(self, payload: JobPayload, results: dict[int, RowResult]) -> None:
         try:
             self.listener.job_started(payload.job_id)
-            attempts: dict[int, int] = {}
+            waiting = [index for index in range(len(payload.rows)) if index not in results]
+            waiting.reverse()  # popped from the end: rows start in order
             running: dict[Future, int] = {}
-            for index in range(len(payload.rows)):
-                if index not in results:
-                    running[self._submit_row(payload, index)] = index
-                    attempts[index] = 1
+            while waiting and len(running) < self.window:
+                index = waiting.pop()
+                running[self._rows.submit(self._render_row, payload, index)] = index
             unreported: list[RowResult] = []
             flushed = time.monotonic()
             while running:
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
                 for future in finished:
-                    index = running.pop(future)
-                    try:
-                        result = future.result()
-                    except Exception as exc:  # a worker process died: every row it held is lost
-                        if attempts[index] < MAX_ATTEMPTS:
-                            attempts[index] += 1
-                            running[self._submit_row(payload, index)] = index
-                            continue
-                        log.error("batch %s row %d lost its worker twice: %s", payload.job_id, index, exc)
-                        result = RowResult(
-                            index=index, ok=False, error="the worker rendering this row stopped unexpectedly, twice"
-                        )
-                    results[index] = result
+                    running.pop(future)
+                    result = future.result()  # _Stopping when the server is closing
+                    results[result.index] = result
                     unreported.append(result)
+                    if waiting:
+                        index = waiting.pop()
+                        running[self._rows.submit(self._render_row, payload, index)] = index
                 # Progress is written in small groups: a transaction per row would cost the
-                # web process about as much CPU as a worker spends rendering the row.
+                # web process about as much CPU as a process spends rendering the row.
                 if time.monotonic() - flushed > FLUSH_SECONDS:
                     self.listener.rows_done(payload.job_id, unreported)
                     unreported, flushed = [], time.monotonic()
@@ -138,22 +90,45 @@ class EmbeddedBackend:
         except Exception:
             log.exception("batch %s could not be run; it will be resumed on the next start", payload.job_id)
 
-    def _submit_row(self, payload: JobPayload, index: int) -> Future:
-        try:
-            return self._processes().submit(render_row, payload, index, self.blob_root)
-        except BrokenProcessPool:
-            with self._pool_guard:  # a worker died (killed, out of memory): start a fresh pool
-                self._pool = None
-            return self._processes().submit(render_row, payload, index, self.blob_root)
+    def _render_row(self, payload: JobPayload, index: int) -> RowResult:
+        """One row in a render process: its result, a failed one when its process was stopped."""
+        limits = RenderLimits.from_environment()
+        # Only this row crosses the pipe, not the whole batch's rows each time.
+        one_row = payload.model_copy(update={"rows": [payload.rows[index]]})
+        seconds = limits.render_seconds * WALL_CLOCK_FACTOR
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            if self._closed:
+                raise _Stopping()
+            try:
+                result = self.pool.call(
+                    "render_row", (one_row, str(self.blob_root)), seconds=seconds, owner=f"batch:{payload.job_id}"
+                )
+                return result.model_copy(update={"index": index})
+            except PoolClosed:
+                raise _Stopping() from None
+            except TaskLimitExceeded as exc:
+                return RowResult(index=index, ok=False, error=_limit_error(exc.limit, limits))
+            except TaskProcessDied:
+                if attempt < MAX_ATTEMPTS:
+                    continue
+                log.error("batch %s row %d lost its render process twice", payload.job_id, index)
+                return RowResult(
+                    index=index, ok=False, error="the process rendering this row stopped unexpectedly, twice"
+                )
+            except TaskFailed as exc:  # a bug in the process, logged there
+                log.error("batch %s row %d failed in its render process: %s", payload.job_id, index, exc)
+                return RowResult(index=index, ok=False, error="internal error while rendering this row")
+        raise AssertionError("unreachable")
 
     def close(self) -> None:
-        """Stop now: rows being rendered are killed, not waited for (the job resumes on restart)."""
+        """Stop now: rows being rendered are not waited for (the job resumes on restart). The
+        render processes themselves are the service's to close (Renderers.close)."""
+        self._closed = True
         self._jobs.shutdown(wait=False, cancel_futures=True)
-        with self._pool_guard:
-            self._closed = True  # a job's thread that sees its rows' processes die must not start new ones
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            # ProcessPoolExecutor has no way to stop a running task; exiting would wait for it.
-            for process in list(getattr(pool, "_processes", {}).values()):
-                process.kill()
-            pool.shutdown(wait=False, cancel_futures=True)
+        self._rows.shutdown(wait=False, cancel_futures=True)
+
+
+def _limit_error(limit: str, limits: RenderLimits) -> str:
+    if limit == "memory":
+        return f"this row needed more than the {limits.memory_bytes / 1024**3:g} GB of memory a render may use"
+    return f"this row took longer than the {limits.render_seconds:g} s a render may use"

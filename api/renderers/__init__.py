@@ -25,7 +25,16 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ApiError, validation
-from .pool import Cancellation, PoolClosed, ProcessPool, TaskCancelled, TaskFailed, TaskLimitExceeded, TaskRefused
+from .pool import (
+    Cancellation,
+    PoolClosed,
+    ProcessPool,
+    TaskCancelled,
+    TaskFailed,
+    TaskLimitExceeded,
+    TaskProcessDied,
+    TaskRefused,
+)
 
 
 def _env_number(name: str, default: float) -> float:
@@ -124,6 +133,14 @@ class Renderers:
             raise validation(_limit_message(what, exc.limit, seconds, self.limits.memory_bytes)) from None
         except PoolClosed:
             raise ApiError("SERVICE_UNAVAILABLE", "the server is restarting; try again shortly") from None
+        except TaskProcessDied:
+            # Killed from outside mid-render (the OOM killer, an operator): nothing was saved or
+            # charged, and a fresh process already replaces it, so the same request may well succeed.
+            raise ApiError(
+                "SERVICE_UNAVAILABLE",
+                f"the process rendering {what} stopped before it finished; nothing was saved or charged: "
+                "send the request again",
+            ) from None
         except TaskFailed as exc:
             raise RuntimeError(f"render process failed: {exc}") from None  # a bug: 500 with a request id
 

@@ -91,6 +91,11 @@ class TaskFailed(Exception):
     """A bug or a crash in the worker (logged there); not the caller's fault."""
 
 
+class TaskProcessDied(TaskFailed):
+    """The worker died while it had the task (killed from outside: the OOM killer, an
+    operator), for no limit of ours. Not retried: the task itself may be what kills it."""
+
+
 class _WorkerLost(TaskFailed):
     """The worker process ended without answering, for no limit of ours."""
 
@@ -255,7 +260,8 @@ class ProcessPool:
                     reason = worker.exit_reason()
                     if reason in ("cpu", "memory"):
                         raise TaskLimitExceeded(reason) from None
-                    raise TaskFailed(f"the {self.name} process stopped while rendering") from None
+                    log.warning("%s process %d died during a %s task", self.name, worker.process.pid, task)
+                    raise TaskProcessDied(f"the {self.name} process stopped while rendering") from None
                 if status != STARTED:
                     break
                 started = True
@@ -375,5 +381,6 @@ __all__ = [
     "TaskCancelled",
     "TaskFailed",
     "TaskLimitExceeded",
+    "TaskProcessDied",
     "TaskRefused",
 ]

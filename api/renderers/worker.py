@@ -24,6 +24,7 @@ from typing import Any
 from .pool import MEMORY_EXIT, STARTED
 
 log = logging.getLogger("docbench.renderers")
+RENDER_NICENESS = 5  # added to the server's: below the web process when a core is contended
 
 
 def render_pdf(
@@ -72,7 +73,15 @@ def process_image(data: bytes, max_bytes: int):  # noqa: ANN201
     return process(data, max_bytes)
 
 
-TASKS = {"render_pdf": render_pdf, "render_png": render_png, "process_image": process_image}
+def render_row(payload, blob_root: str):  # noqa: ANN001, ANN201
+    """A batch's row (a JobPayload holding that one row) into the blob store: an api.jobs.runner.RowResult
+    (a row that fails is a result, not an error; the caller puts its index back)."""
+    from ..jobs.runner import render_row as render
+
+    return render(payload, 0, blob_root)  # a location: a directory or s3://bucket/prefix
+
+
+TASKS = {"render_pdf": render_pdf, "render_png": render_png, "process_image": process_image, "render_row": render_row}
 
 
 def _resolver(blobs, images: dict[str, str]):  # noqa: ANN001, ANN202
@@ -158,6 +167,9 @@ def main(argv: list[str]) -> None:
         limit = int(argv[2])
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     _watch_parent(parent)
+    # Renders yield the CPU to the web process: its event loop and request threads (a GET /me,
+    # a debit's transaction) are short and run first, and renders still take every idle cycle.
+    os.nice(RENDER_NICENESS)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     import engine  # import and warm up before the first task, not during it
 

@@ -47,7 +47,8 @@ class Service:
         else:
             from ..jobs.embedded import EmbeddedBackend
 
-            self.batches.backend = EmbeddedBackend(self.blobs.location, self.batches)
+            # Rows render in the same processes as generations and previews (one set per core).
+            self.batches.backend = EmbeddedBackend(self.blobs.location, self.batches, self.renderers.pool)
         self.batches.resume_unsettled()
         # `docbench key revoke` cannot open the database while this process holds it.
         self.revocations.start()

@@ -36,6 +36,74 @@ def pdf_filename(design_name: str) -> str:
     return f"{stem}.pdf"
 
 
+class _Revision:
+    """One saved version of a design's tree, in the forms requests need: its text (what a
+    render process is sent), the validated DesignTree (values are checked against it, image
+    refs read from it), its JSON form and its pages' digests (previews are cached by them),
+    each made once, on first use."""
+
+    def __init__(self, modified_at: object, text: str):
+        self.modified_at = modified_at
+        self.text = text
+        self._tree: engine.DesignTree | None = None
+        self._plain: dict | None = None
+        self._digests: dict[int, str] = {}
+
+    def matches(self, row: dict) -> bool:
+        # The text too, not only the time: two saves in one clock tick never share a revision.
+        return row["modified_at"] == self.modified_at and row["tree"] == self.text
+
+    @property
+    def tree(self) -> engine.DesignTree:
+        if self._tree is None:
+            self._tree = engine.DesignTree.model_validate_json(self.text)
+        return self._tree
+
+    @property
+    def plain(self) -> dict:
+        """The JSON form; read only (page_without makes a new tree rather than changing it)."""
+        if self._plain is None:
+            self._plain = json.loads(self.text)
+        return self._plain
+
+    def page_digest(self, page: int) -> str:
+        digest = self._digests.get(page)
+        if digest is None:
+            digest = self._digests[page] = page_digest(self.plain, page)
+        return digest
+
+
+class _Revisions:
+    """The latest revision of the designs rendered lately, by design id. Every generate and
+    preview reads its design's row (the tree text, modified_at) anyway: parsing and validating
+    that text again on every request cost more than the rest of its checks. A row that differs
+    in either (a patch, an undo, a rename) replaces the entry; a deleted design is refused
+    before its row is read, so it is never looked up here."""
+
+    SIZE = 256
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[str, _Revision] = OrderedDict()
+        self._guard = threading.Lock()
+        self.parsed = 0  # trees parsed and validated: what the cache saves shows here (tests)
+
+    def of(self, design_id: str, row: dict) -> _Revision:
+        with self._guard:
+            revision = self._entries.get(design_id)
+            if revision is not None and revision.matches(row):
+                self._entries.move_to_end(design_id)
+                return revision
+        revision = _Revision(row["modified_at"], row["tree"])
+        revision.tree  # noqa: B018 (parsed here, outside the guard: a refusal raises before it is kept)
+        with self._guard:
+            self.parsed += 1
+            self._entries[design_id] = revision
+            self._entries.move_to_end(design_id)
+            while len(self._entries) > self.SIZE:
+                self._entries.popitem(last=False)
+        return revision
+
+
 class Generation:
     def __init__(
         self,
@@ -59,10 +127,11 @@ class Generation:
         self._previews: OrderedDict[tuple[str, str, int], str] = OrderedDict()
         self._flights: dict[tuple[str, str, int], _Flight] = {}
         self._previews_guard = threading.Lock()
+        self.revisions = _Revisions()
 
     def generate(self, ws: Workspace, design_id: str, body: GenerateBody, cancel: Cancellation | None = None) -> dict:
         row = self.designs.row_for_render(ws, design_id)
-        tree = engine.DesignTree.model_validate_json(row["tree"])
+        tree = self.revisions.of(design_id, row).tree
         values = checked_values(tree, body.data)
         require_images(self.media, ws, tree, values)
         self.accounts.require_credits(ws.id, 1)
@@ -109,16 +178,21 @@ class Generation:
         """The page's picture (free), optionally `without` some of its elements: the editor's page
         under a drag. Nothing is saved either way; both are cached by what the picture shows."""
         row = self.designs.row_for_render(ws, design_id)
-        _require_page(row["tree"], page)
-        tree, tree_json = json.loads(row["tree"]), row["tree"]
+        revision = self.revisions.of(design_id, row)
+        _require_page(revision, page)
+        tree_json, drawn = row["tree"], None
         if without:
-            tree = page_without(tree, page, without)
-            tree_json = json.dumps(tree)
-        cache_key = (design_id, page_digest(tree, page), self.media.version)
+            plain = page_without(revision.plain, page, without)
+            tree_json = json.dumps(plain)
+            digest = page_digest(plain, page)
+        else:
+            drawn = revision.tree
+            digest = revision.page_digest(page)
+        cache_key = (design_id, digest, self.media.version)
         with self._previews_guard:
             key = self._previews.get(cache_key)
         if key is None or not self.blobs.exists(key):
-            key = self._render_preview(ws, tree_json, page, cache_key, cancel)
+            key = self._render_preview(ws, tree_json, drawn, page, cache_key, cancel)
         return {"previewUrl": self.signer.url(key, URL_LIFETIME), "expiresIn": URL_LIFETIME, "page": page}
 
     def preview_with_values(
@@ -128,8 +202,9 @@ class Generation:
         so always watermarked "PREVIEW"; the values are checked as generate checks `data` (same
         errors). Not cached: values are rarely tried twice."""
         row = self.designs.row_for_render(ws, design_id)
-        _require_page(row["tree"], body.page)
-        tree = engine.DesignTree.model_validate_json(row["tree"])
+        revision = self.revisions.of(design_id, row)
+        _require_page(revision, body.page)
+        tree = revision.tree
         values = checked_values(tree, body.data)
         require_images(self.media, ws, tree, values)
         images = self.media.design_keys(ws, tree, values)
@@ -138,7 +213,13 @@ class Generation:
         return {"previewUrl": self.signer.url(key, URL_LIFETIME), "expiresIn": URL_LIFETIME, "page": body.page}
 
     def _render_preview(
-        self, ws: Workspace, tree_json: str, page: int, cache_key: tuple, cancel: Cancellation | None
+        self,
+        ws: Workspace,
+        tree_json: str,
+        tree: engine.DesignTree | None,
+        page: int,
+        cache_key: tuple,
+        cancel: Cancellation | None,
     ) -> str:
         """One render per page content however many ask at once (a gallery, an editor and an
         API client); it is cancelled when every one of them has gone."""
@@ -155,7 +236,8 @@ class Generation:
             return flight.wait(cancel)
         key: str | None = None
         try:
-            tree = engine.DesignTree.model_validate_json(tree_json)
+            if tree is None:  # a page under a drag: only what it still draws needs its images
+                tree = engine.DesignTree.model_validate_json(tree_json)
             images = self.media.design_keys(ws, tree, {})
             # Shared by every process on the same blobs: named by what the picture is drawn from.
             shared = shared_preview_name(cache_key[1], page, images)
@@ -187,12 +269,8 @@ def shared_preview_name(digest: str, page: int, images: dict[str, str]) -> str:
     return hashlib.sha256(inputs.encode()).hexdigest()
 
 
-def _page_count(tree_json: str) -> int:
-    return len(json.loads(tree_json)["pages"])
-
-
-def _require_page(tree_json: str, page: int) -> None:
-    pages = _page_count(tree_json)
+def _require_page(revision: _Revision, page: int) -> None:
+    pages = len(revision.tree.pages)
     if not 0 <= page < pages:
         raise ApiError("PAGE_NOT_FOUND", f"page {page} does not exist; the design has {pages} page(s), numbered from 0")
 
