@@ -28,10 +28,20 @@ def _data_dir(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", type=Path, default=None, help="where the database and files live (./data)")
 
 
+def _database_url(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--database-url",
+        default=None,
+        help="postgresql://user:password@host:port/db instead of the data dir's DuckDB (DOCBENCH_DATABASE_URL)",
+    )
+
+
 def _settings(args: argparse.Namespace, **extra) -> Settings:
     settings = Settings(**extra)
     if args.data_dir is not None:
         settings.data_dir = args.data_dir
+    if getattr(args, "database_url", None):
+        settings.database_url = args.database_url
     return settings
 
 
@@ -283,6 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="processes that render generations, previews and uploads (DOCBENCH_RENDER_PROCESSES; one per core)",
     )
     _data_dir(p)
+    _database_url(p)
     p.set_defaults(func=serve)
 
     p = commands.add_parser("worker", help="run batch jobs from the RQ queue (needs the server's blob directory)")
@@ -327,14 +338,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plan", choices=list(PLANS), default="pro")
     p.add_argument("--credits", type=int, default=100)
     _data_dir(p)
+    _database_url(p)
     p.set_defaults(func=workspace_create)
     p = workspace.add_parser("set-plan", help="change a workspace's plan")
     p.add_argument("workspace_id")
     p.add_argument("plan", choices=list(PLANS))
     _data_dir(p)
+    _database_url(p)
     p.set_defaults(func=workspace_set_plan)
     p = workspace.add_parser("list", help="list workspaces with their plans and credits")
     _data_dir(p)
+    _database_url(p)
     p.set_defaults(func=workspace_list)
 
     credits = commands.add_parser("credits", help="manage credits").add_subparsers(dest="action", required=True)
@@ -342,12 +356,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("workspace_id")
     p.add_argument("amount", type=int)
     _data_dir(p)
+    _database_url(p)
     p.set_defaults(func=credits_add)
 
     key = commands.add_parser("key", help="manage API keys").add_subparsers(dest="action", required=True)
     p = key.add_parser("create", help="issue another API key for a workspace (printed once)")
     p.add_argument("workspace_id")
     _data_dir(p)
+    _database_url(p)
     p.set_defaults(func=key_create)
     p = key.add_parser(
         "revoke",
@@ -358,6 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("key")
     p.add_argument("--wait", type=float, default=ANSWER_WAIT, help="seconds to wait for a running server's answer (10)")
     _data_dir(p)
+    _database_url(p)
     p.set_defaults(func=key_revoke)
     return parser
 

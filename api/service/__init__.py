@@ -9,7 +9,7 @@ from ..blobs import BlobStore, UrlSigner
 from ..plans import PLANS
 from ..renderers import Renderers, RenderLimits
 from ..settings import Settings
-from ..store import Store
+from ..store import open_store
 from .accounts import Accounts
 from .batches import Batches
 from .common import Workspace
@@ -23,7 +23,7 @@ class Service:
     def __init__(self, settings: Settings):
         self.settings = settings
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        self.store = Store(settings.database_path)
+        self.store = open_store(settings)
         self.blobs = BlobStore(settings.data_dir / "blobs")
         self.signer = UrlSigner(settings.data_dir / "url-secret", settings.public_url)
         # Started on first use: a CLI command that never renders never starts a process.
