@@ -272,13 +272,17 @@ class Accounts:
         if amount == 0:
             raise validation("amount must not be zero")
         with self.store.transaction() as cursor:
+            self.store.lock_row(cursor, "workspaces", workspace_id)  # api/store.py: why row locks
             if amount < 0 and self.balance(workspace_id, cursor) + amount < 0:
                 raise validation("that would make the balance negative")
             self._ledger(cursor, workspace_id, amount, reason, None)
             return self.balance(workspace_id, cursor)
 
     def debit(self, cursor, workspace_id: str, amount: int, reason: str, reference: str) -> None:
-        """Spend credits inside the caller's transaction, or raise 402 (nothing spent)."""
+        """Spend credits inside the caller's transaction, or raise 402 (nothing spent). The
+        workspace's row is locked first, so a debit in another process waits for this one's
+        commit before reading the balance (api/store.py)."""
+        self.store.lock_row(cursor, "workspaces", workspace_id)
         _check_covered(amount, self.balance(workspace_id, cursor))
         self._ledger(cursor, workspace_id, -amount, reason, reference)
 
