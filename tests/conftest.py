@@ -129,14 +129,76 @@ class Workspaces(dict):
     """name -> (workspace id, api key)."""
 
 
+# The stores (api/store.py). The service and REST suites (test_api_*.py) run over both: every
+# test that uses `store` (directly, or through api_server / database_url) is parametrised by
+# pytest_generate_tests, with one session-scoped instance per store; other modules run on
+# DuckDB alone. A test marked duckdb_only (one about DuckDB's single-process lock) too.
+
+BOTH_STORES = ("duckdb", "postgres")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "duckdb_only: a test about the embedded DuckDB store alone")
+
+
+def pytest_generate_tests(metafunc):
+    if "store" not in metafunc.fixturenames:
+        return
+    module = metafunc.module.__name__.rsplit(".", 1)[-1]
+    both = module.startswith("test_api_") and metafunc.definition.get_closest_marker("duckdb_only") is None
+    metafunc.parametrize("store", BOTH_STORES if both else ("duckdb",), indirect=True, scope="session")
+
+
 @pytest.fixture(scope="session")
-def api_server(tmp_path_factory):
+def store(request) -> str:
+    """"duckdb" or "postgres": the store this test runs on."""
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A real PostgreSQL for the session (tests/postgres.py); skipped only without its binaries."""
+    from .postgres import PostgresServer, missing_reason
+
+    reason = missing_reason()
+    if reason:
+        pytest.skip(reason)
+    server = PostgresServer()
+    yield server
+    server.stop()
+
+
+def store_database_url(request, store: str) -> str | None:
+    """A fresh migrated PostgreSQL database's URL for the postgres store, None for DuckDB."""
+    if store != "postgres":
+        return None
+    server = request.getfixturevalue("postgres_server")
+    url = server.fresh_database()
+    request.addfinalizer(lambda: server.drop_database(url))
+    return url
+
+
+@pytest.fixture
+def database_url(request, store, monkeypatch) -> str | None:
+    """This test's database: a fresh PostgreSQL database (DOCBENCH_DATABASE_URL is set, so the
+    Services, servers and CLI commands the test starts use it), or None for the data dir's DuckDB."""
+    url = store_database_url(request, store)
+    if url:
+        monkeypatch.setenv("DOCBENCH_DATABASE_URL", url)
+    else:
+        monkeypatch.delenv("DOCBENCH_DATABASE_URL", raising=False)
+    return url
+
+
+@pytest.fixture(scope="session")
+def api_server(tmp_path_factory, request, store):
     from api.service import Service, Settings
 
     from .server import Server
 
-    data_dir = tmp_path_factory.mktemp("api-data")
-    service = Service(Settings(data_dir=data_dir))
+    data_dir = tmp_path_factory.mktemp(f"api-data-{store}")
+    database_url = store_database_url(request, store)
+    service = Service(Settings(data_dir=data_dir, database_url=database_url))
     workspaces = Workspaces()
     for name, plan, credits in [
         ("alpha", "pro", 1000),
@@ -150,7 +212,8 @@ def api_server(tmp_path_factory):
         workspace, api_key = service.accounts.create_workspace(name, plan, credits)
         workspaces[name] = (workspace.id, api_key)
     service.close()
-    server = Server(data_dir).start()
+    server = Server(data_dir, env={"DOCBENCH_DATABASE_URL": database_url or ""}).start()
+    server.store = store
     server.workspaces = workspaces
     yield server
     server.stop()
