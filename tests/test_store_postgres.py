@@ -1,0 +1,151 @@
+"""The PostgreSQL store with several processes at once (api/store.py): the credit ledger stays
+exact, tree patches on one design lose nothing, migrations run once, and the CLI's workspace,
+credits and key commands work while a server runs on the same database."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from api.errors import ApiError
+from api.models import CreateDesignBody, PatchTreeBody
+from api.service import Service, Settings, Workspace
+from api.service.accounts import Accounts
+from api.store import MIGRATIONS, PostgresStore
+
+from .conftest import add
+from .server import Server, docbench
+
+PROCESSES = 4
+# Processes start by spawning (no state copied from pytest's process: its pools and threads).
+SPAWN = multiprocessing.get_context("spawn")
+
+
+def _debit_many(url: str, workspace_id: str, attempts: int, start: multiprocessing.Barrier) -> int:
+    """In a process of its own: try `attempts` debits of one credit; how many went through."""
+    store = PostgresStore(url, max_size=2)
+    accounts = Accounts(store)
+    done = 0
+    start.wait()  # every process debits at the same moment: the race the row lock must win
+    try:
+        for attempt in range(attempts):
+            try:
+                with store.transaction() as cursor:
+                    accounts.debit(cursor, workspace_id, 1, "generate", f"test-{attempt}")
+                done += 1
+            except ApiError as exc:
+                assert exc.code == "INSUFFICIENT_CREDITS", exc.code
+    finally:
+        store.close()
+    return done
+
+
+def test_concurrent_debits_from_several_processes_spend_each_credit_exactly_once(postgres_server):
+    url = postgres_server.fresh_database()
+    credits, attempts_each = 25, 15  # 60 attempts for 25 credits
+    store = PostgresStore(url, max_size=2)
+    try:
+        workspace, _ = Accounts(store).create_workspace("race", "pro", credits)
+        with SPAWN.Manager() as manager:
+            start = manager.Barrier(PROCESSES)
+            with SPAWN.Pool(PROCESSES) as pool:
+                done = pool.starmap(_debit_many, [(url, workspace.id, attempts_each, start)] * PROCESSES)
+        assert sum(done) == credits, done
+        assert Accounts(store).balance(workspace.id) == 0
+        debits = store.one("SELECT count(*) FROM credit_ledger WHERE workspace_id = ? AND delta < 0", [workspace.id])
+        assert debits == (credits,)
+    finally:
+        store.close()
+
+
+def _patch_many(url: str, workspace: tuple, design_id: str, prefix: str, count: int, start) -> None:
+    """In a process of its own: add `count` text elements to the design, one patch each."""
+    with tempfile.TemporaryDirectory() as data_dir:
+        service = Service(Settings(data_dir=Path(data_dir), database_url=url, render_processes=1))
+        try:
+            ws = Workspace(*workspace)
+            start.wait()
+            for number in range(count):
+                element = add("text", f"{prefix}{number}", {"x": 10, "y": 10 + number}, data={"content": prefix})
+                service.designs.patch_tree(ws, design_id, PatchTreeBody.model_validate({"actions": [element]}))
+        finally:
+            service.close()
+
+
+def test_patches_on_one_design_from_two_processes_are_all_kept(postgres_server, tmp_path):
+    url = postgres_server.fresh_database()
+    service = Service(Settings(data_dir=tmp_path, database_url=url, render_processes=1))
+    try:
+        ws, _ = service.accounts.create_workspace("patches", "pro", 0)
+        design_id = service.designs.create(ws, CreateDesignBody(name="Shared"))["designId"]
+        count = 12
+        with SPAWN.Manager() as manager:
+            start = manager.Barrier(2)
+            with SPAWN.Pool(2) as pool:
+                pool.starmap(
+                    _patch_many,
+                    [(url, (ws.id, ws.name, ws.plan), design_id, prefix, count, start) for prefix in ("a", "b")],
+                )
+        names = {node.name for node in service.designs.tree(ws, design_id).nodes.values()}
+        assert names >= {f"{p}{n}" for p in "ab" for n in range(count)}, sorted(names)
+    finally:
+        service.close()
+
+
+def _open_store(url: str, start) -> int:
+    start.wait()
+    store = PostgresStore(url, max_size=1)
+    try:
+        return store.schema_version
+    finally:
+        store.close()
+
+
+def test_two_processes_opening_an_empty_database_at_once_migrate_it_once(postgres_server):
+    url = postgres_server.fresh_database(migrated=False)
+    with SPAWN.Manager() as manager:
+        start = manager.Barrier(PROCESSES)
+        with SPAWN.Pool(PROCESSES) as pool:
+            versions = pool.starmap(_open_store, [(url, start)] * PROCESSES)
+    assert versions == [len(MIGRATIONS)] * PROCESSES
+    store = PostgresStore(url, max_size=1)
+    try:
+        recorded = [row[0] for row in store.all("SELECT version FROM schema_version ORDER BY version")]
+        assert recorded == list(range(1, len(MIGRATIONS) + 1))
+    finally:
+        store.close()
+
+
+@pytest.mark.slow
+def test_the_cli_manages_workspaces_credits_and_keys_while_a_server_runs_on_the_database(postgres_server, tmp_path):
+    url = postgres_server.fresh_database()
+    (tmp_path / "web").mkdir()
+    server = Server(tmp_path / "web", args=("--database-url", url)).start()
+    cli_dir = tmp_path / "cli"  # the CLI shares the database, not the server's data dir
+
+    def cli(*args: str, check: bool = True):
+        return docbench(*args, "--database-url", url, data_dir=cli_dir, check=check)
+
+    try:
+        created = json.loads(cli("workspace", "create", "acme", "--plan", "pro", "--credits", "3").stdout)
+        workspace, first_key = created["workspaceId"], created["apiKey"]
+        with server.client(first_key) as client:
+            assert client.data(client.get("/me"), 200)["credits"] == 3
+            assert json.loads(cli("credits", "add", workspace, "4").stdout)["credits"] == 7
+            assert client.data(client.get("/me"), 200)["credits"] == 7  # the server reads the ledger, not a copy
+        second_key = json.loads(cli("key", "create", workspace).stdout)["apiKey"]
+        with server.client(second_key) as client:
+            assert client.data(client.get("/me"), 200)["workspaceId"] == workspace
+        third_key = json.loads(cli("key", "create", workspace).stdout)["apiKey"]
+        assert json.loads(cli("key", "revoke", third_key).stdout) == {"revoked": True}
+        with server.client(third_key) as client:
+            client.error(client.get("/me"), 401, "UNAUTHORIZED")
+        listed = json.loads(cli("workspace", "list").stdout)
+        assert {"workspaceId": workspace, "name": "acme", "plan": "pro", "credits": 7} in listed
+        assert "default" in {w["name"] for w in listed}  # the server's first start made it in the same database
+    finally:
+        server.stop()
