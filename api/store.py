@@ -115,6 +115,10 @@ class DatabaseLocked(RuntimeError):
 class Store:
     """What the service needs of a database; `open_store` picks the back-end."""
 
+    # True when no other process can write while this one has the store open (DuckDB): what
+    # this process remembers of the database (the API keys' cache) then stays true.
+    single_writer_process = True
+
     def cursor(self) -> Any:
         """A cursor for reads outside a transaction (DuckDB: this thread's own)."""
         raise NotImplementedError
@@ -246,6 +250,7 @@ class PostgresCursor:
 
 
 class PostgresStore(Store):
+    single_writer_process = False
     def __init__(self, url: str, min_size: int = 1, max_size: int = 10):
         from psycopg_pool import ConnectionPool
 

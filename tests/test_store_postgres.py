@@ -140,6 +140,8 @@ def test_the_cli_manages_workspaces_credits_and_keys_while_a_server_runs_on_the_
         second_key = json.loads(cli("key", "create", workspace).stdout)["apiKey"]
         with server.client(second_key) as client:
             assert client.data(client.get("/me"), 200)["workspaceId"] == workspace
+            assert json.loads(cli("key", "revoke", second_key).stdout) == {"revoked": True}
+            client.error(client.get("/me"), 401, "UNAUTHORIZED")  # at once: the server had just used it
         third_key = json.loads(cli("key", "create", workspace).stdout)["apiKey"]
         assert json.loads(cli("key", "revoke", third_key).stdout) == {"revoked": True}
         with server.client(third_key) as client:

@@ -53,6 +53,9 @@ class Accounts:
     def __init__(self, store: Store):
         self.store = store
         self._auth_cache: dict[str, tuple[float, Workspace]] = {}
+        # Only a store no other process writes may be cached: on a shared one (PostgreSQL) the
+        # CLI or another server revokes a key or changes a plan without telling this process.
+        self._auth_cache_seconds = AUTH_CACHE_SECONDS if store.single_writer_process else 0.0
         self._auth_guard = threading.Lock()
 
     def create_workspace(self, name: str, plan: str = "pro", credits: int = 100) -> tuple[Workspace, str]:
@@ -123,7 +126,7 @@ class Accounts:
             raise ApiError("UNAUTHORIZED", "this API key is not valid (unknown or revoked)")
         workspace = Workspace(*row)
         with self._auth_guard:
-            self._auth_cache[digest] = (time.monotonic() + AUTH_CACHE_SECONDS, workspace)
+            self._auth_cache[digest] = (time.monotonic() + self._auth_cache_seconds, workspace)
         return workspace
 
     # Who may call the API: one rule for every face.
