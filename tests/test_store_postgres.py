@@ -9,6 +9,7 @@ import multiprocessing
 import tempfile
 from pathlib import Path
 
+import httpx
 import pytest
 
 from api.errors import ApiError
@@ -151,3 +152,58 @@ def test_the_cli_manages_workspaces_credits_and_keys_while_a_server_runs_on_the_
         assert "default" in {w["name"] for w in listed}  # the server's first start made it in the same database
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def two_servers(postgres_server, tmp_path_factory):
+    """Two `docbench serve` processes on one PostgreSQL database. They share the data dir too:
+    its blobs and URL secret (until the S3 blob store and --secret serve that)."""
+    url = postgres_server.fresh_database()
+    data_dir = tmp_path_factory.mktemp("two-servers")
+    service = Service(Settings(data_dir=data_dir, database_url=url, render_processes=1))
+    try:
+        _, key = service.accounts.create_workspace("shared", "pro", 10)
+    finally:
+        service.close()
+    servers = [Server(data_dir, args=("--database-url", url, "--render-processes", "1")) for _ in range(2)]
+    try:
+        for server in servers:
+            server.start()
+        yield servers, key
+    finally:
+        for server in servers:
+            server.stop()
+
+
+@pytest.mark.slow
+def test_two_servers_on_one_database_patch_one_design_and_spend_each_credit_once(two_servers):
+    from concurrent.futures import ThreadPoolExecutor
+
+    (first, second), key = two_servers
+    with first.client(key) as one, second.client(key) as other:
+        design_id = one.data(one.post("/designs", json={"name": "Shared"}), 201)["designId"]
+        other.data(other.patch(f"/designs/{design_id}/tree", json={"actions": [_text("from-second")]}), 200)
+
+        def patch(client, name: str) -> None:
+            client.data(client.patch(f"/designs/{design_id}/tree", json={"actions": [_text(name)]}), 200)
+
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(patch, [one, other] * 6, [f"p{n}" for n in range(12)]))
+        tree = one.get(f"/designs/{design_id}/tree").json()
+        names = {node["name"] for node in tree["nodes"].values()}
+        assert names >= {"from-second", *(f"p{n}" for n in range(12))}
+
+        def generate(client) -> tuple[int, str | None]:
+            response = client.post(f"/designs/{design_id}/generate", json={})
+            return response.status_code, response.json()["data"] and response.json()["data"]["downloadUrl"]
+
+        with ThreadPoolExecutor(8) as pool:
+            answers = list(pool.map(generate, [one, other] * 10))
+        assert sorted(status for status, _ in answers) == [201] * 10 + [402] * 10, answers
+        for _, url in filter(lambda answer: answer[0] == 201, answers):
+            assert httpx.get(url).content.startswith(b"%PDF-")
+        assert one.data(one.get("/me"), 200)["credits"] == 0 == other.data(other.get("/me"), 200)["credits"]
+
+
+def _text(name: str) -> dict:
+    return add("text", name, {"x": 10, "y": 10}, data={"content": name})
