@@ -112,6 +112,10 @@ class DatabaseLocked(RuntimeError):
     """Another process (usually a running server) holds the database."""
 
 
+class DatabaseUnavailable(RuntimeError):
+    """The PostgreSQL database named by --database-url cannot be reached or refuses us."""
+
+
 class Store:
     """What the service needs of a database; `open_store` picks the back-end."""
 
@@ -252,9 +256,19 @@ class PostgresCursor:
 class PostgresStore(Store):
     single_writer_process = False
     def __init__(self, url: str, min_size: int = 1, max_size: int = 10):
+        import psycopg
         from psycopg_pool import ConnectionPool
 
         self.url = url
+        try:  # one connection first: its error says what is wrong (the pool's would only time out)
+            psycopg.connect(url, connect_timeout=10).close()
+        except psycopg.Error as exc:
+            where = psycopg.conninfo.conninfo_to_dict(url)
+            raise DatabaseUnavailable(
+                f"cannot open the PostgreSQL database {where.get('dbname', '')!r} on "
+                f"{where.get('host', 'localhost')}:{where.get('port', 5432)}: {str(exc).strip()}; "
+                "check --database-url (DOCBENCH_DATABASE_URL) and that the server is running"
+            ) from None
         # Reads outside a transaction commit at once (autocommit): no connection is left idle
         # in a transaction holding a snapshot.
         self._pool = ConnectionPool(

@@ -207,3 +207,12 @@ def test_two_servers_on_one_database_patch_one_design_and_spend_each_credit_once
 
 def _text(name: str) -> dict:
     return add("text", name, {"x": 10, "y": 10}, data={"content": name})
+
+
+def test_an_unreachable_database_url_is_refused_with_what_to_check(tmp_path):
+    from .server import free_port
+
+    url = f"postgresql://docbench@127.0.0.1:{free_port()}/catalogue"  # nothing listens there
+    result = docbench("workspace", "list", "--database-url", url, data_dir=tmp_path, check=False)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "cannot open the PostgreSQL database 'catalogue'" in result.stderr and "--database-url" in result.stderr

@@ -18,7 +18,7 @@ from api.plans import PLANS
 from api.service import Service
 from api.service.revocations import ANSWER_WAIT, request_revocation
 from api.settings import Settings
-from api.store import DatabaseLocked
+from api.store import DatabaseLocked, DatabaseUnavailable
 from engine.render import Profile
 
 PROFILES = list(get_args(Profile))  # engine.render's, as the API's pdfProfile
@@ -383,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except DatabaseLocked as exc:
+    except (DatabaseLocked, DatabaseUnavailable) as exc:
         print(f"docbench: {exc}", file=sys.stderr)
         return 2
     except ApiError as exc:
