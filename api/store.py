@@ -255,6 +255,7 @@ class PostgresCursor:
 
 class PostgresStore(Store):
     single_writer_process = False
+
     def __init__(self, url: str, min_size: int = 1, max_size: int = 10):
         import psycopg
         from psycopg_pool import ConnectionPool
