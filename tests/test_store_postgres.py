@@ -216,3 +216,43 @@ def test_an_unreachable_database_url_is_refused_with_what_to_check(tmp_path):
     result = docbench("workspace", "list", "--database-url", url, data_dir=tmp_path, check=False)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "cannot open the PostgreSQL database 'catalogue'" in result.stderr and "--database-url" in result.stderr
+
+
+def test_a_batch_whose_end_two_processes_report_at_once_is_refunded_once(postgres_server, tmp_path):
+    import datetime as dt
+    import threading
+
+    url = postgres_server.fresh_database()
+    # Two services, each with its own pool: two processes as far as the database can tell.
+    services = [Service(Settings(data_dir=tmp_path, database_url=url, render_processes=1)) for _ in range(2)]
+    try:
+        ws, _ = services[0].accounts.create_workspace("batches", "pro", 100)
+        jobs = [f"job_{n}" for n in range(10)]
+        moment = dt.datetime(2026, 1, 1)
+        with services[0].store.transaction() as cursor:
+            for job_id in jobs:  # 3 rows each, charged, none reported: each end refunds 3
+                services[0].accounts.debit(cursor, ws.id, 3, "batch", job_id)
+                cursor.execute(
+                    "INSERT INTO batch_jobs VALUES (?, ?, 'dsg_x', 'rq', 'processing', 3, 0, 0, 'standard', '{}', "
+                    "NULL, false, ?, ?)",
+                    [job_id, ws.id, moment, moment],
+                )
+        assert services[0].accounts.balance(ws.id) == 70
+        together = threading.Barrier(2)
+
+        def report_every_end(service: Service) -> None:
+            for job_id in jobs:
+                together.wait()
+                service.batches.job_done(job_id, f"{job_id}.zip")
+
+        threads = [threading.Thread(target=report_every_end, args=(service,)) for service in services]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert services[0].accounts.balance(ws.id) == 100
+        refunds = services[0].store.one("SELECT count(*) FROM credit_ledger WHERE reason = 'batch-refund'")
+        assert refunds == (len(jobs),)
+    finally:
+        for service in services:
+            service.close()
