@@ -141,6 +141,10 @@ class Store:
     def lock_row(self, cursor: Any, table: str, row_id: str) -> None:
         """Hold `table`'s row `row_id` until the transaction of `cursor` ends."""
 
+    def lock_name(self, cursor: Any, name: str) -> None:
+        """Hold a lock named `name` until the transaction of `cursor` ends (for a check and an
+        insert that no row protects yet)."""
+
     @property
     def schema_version(self) -> int:
         row = self.one("SELECT max(version) FROM schema_version")
@@ -300,6 +304,9 @@ class PostgresStore(Store):
         if table not in _LOCKABLE:
             raise ValueError(f"no row lock is taken on {table}")
         cursor.execute(f"SELECT id FROM {table} WHERE id = ? FOR UPDATE", [row_id])
+
+    def lock_name(self, cursor: Any, name: str) -> None:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext(?))", [f"docbench:{name}"])
 
     def close(self) -> None:
         self._pool.close()

@@ -256,3 +256,28 @@ def test_a_batch_whose_end_two_processes_report_at_once_is_refunded_once(postgre
     finally:
         for service in services:
             service.close()
+
+
+def test_two_servers_starting_at_once_on_an_empty_database_make_one_default_workspace(postgres_server, tmp_path):
+    import threading
+
+    url = postgres_server.fresh_database()
+    services = [Service(Settings(data_dir=tmp_path, database_url=url, render_processes=1)) for _ in range(2)]
+    try:
+        together = threading.Barrier(2)
+        keys: list[str | None] = []
+
+        def first_start(service: Service) -> None:
+            together.wait()
+            keys.append(service.ensure_default_workspace())
+
+        threads = [threading.Thread(target=first_start, args=(service,)) for service in services]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(keys, key=bool) == [None, keys[0] or keys[1]] and any(keys)
+        assert [w.name for w in services[0].accounts.list_workspaces()] == ["default"]
+    finally:
+        for service in services:
+            service.close()

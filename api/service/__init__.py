@@ -55,8 +55,8 @@ class Service:
         """On first start, a `default` workspace (pro, 100 credits); returns its key once."""
         if self.accounts.list_workspaces():
             return None
-        _, key = self.accounts.create_workspace("default", "pro", 100)
-        return key
+        made = self.accounts.create_first_workspace("default", "pro", 100)
+        return made[1] if made else None
 
     def close(self) -> None:
         self.revocations.stop()

@@ -60,6 +60,19 @@ class Accounts:
 
     def create_workspace(self, name: str, plan: str = "pro", credits: int = 100) -> tuple[Workspace, str]:
         """A new workspace with its first API key (returned once, stored hashed)."""
+        made = self._create_workspace(name, plan, credits, only_if_first=False)
+        assert made is not None
+        return made
+
+    def create_first_workspace(self, name: str, plan: str, credits: int) -> tuple[Workspace, str] | None:
+        """The workspace, when the database has none yet; None when one exists. Two servers
+        starting at once on an empty shared database make one (the check and the insert hold
+        the store's named lock)."""
+        return self._create_workspace(name, plan, credits, only_if_first=True)
+
+    def _create_workspace(
+        self, name: str, plan: str, credits: int, only_if_first: bool
+    ) -> tuple[Workspace, str] | None:
         if plan not in PLANS:
             raise validation(f"plan must be one of {', '.join(PLANS)}")
         checked_name(name, "workspace name")
@@ -67,6 +80,10 @@ class Accounts:
             raise validation("credits cannot be negative")
         workspace = Workspace(new_id("ws"), name, plan)
         with self.store.transaction() as cursor:
+            if only_if_first:
+                self.store.lock_name(cursor, "first-workspace")
+                if cursor.execute("SELECT count(*) FROM workspaces").fetchone()[0]:
+                    return None
             cursor.execute("INSERT INTO workspaces VALUES (?, ?, ?, ?)", [workspace.id, name, plan, now()])
             key = self._insert_key(cursor, workspace.id)
             if credits:
