@@ -151,8 +151,9 @@ def pytest_generate_tests(metafunc):
 
 @pytest.fixture(scope="session")
 def store(request) -> str:
-    """"duckdb" or "postgres": the store this test runs on."""
-    return request.param
+    """"duckdb" or "postgres": the store this test runs on. DuckDB for a fixture reached only
+    through request.getfixturevalue (pytest_generate_tests does not see it)."""
+    return getattr(request, "param", "duckdb")
 
 
 @pytest.fixture(scope="session")
