@@ -151,7 +151,7 @@ def pytest_generate_tests(metafunc):
 
 @pytest.fixture(scope="session")
 def store(request) -> str:
-    """"duckdb" or "postgres": the store this test runs on. DuckDB for a fixture reached only
+    """The store this test runs on, "duckdb" or "postgres". DuckDB for a fixture reached only
     through request.getfixturevalue (pytest_generate_tests does not see it)."""
     return getattr(request, "param", "duckdb")
 
