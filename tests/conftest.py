@@ -129,10 +129,11 @@ class Workspaces(dict):
     """name -> (workspace id, api key)."""
 
 
-# The stores (api/store.py). The service and REST suites (test_api_*.py) run over both: every
-# test that uses `store` (directly, or through api_server / database_url) is parametrised by
-# pytest_generate_tests, with one session-scoped instance per store; other modules run on
-# DuckDB alone. A test marked duckdb_only (one about DuckDB's single-process lock) too.
+# The stores (api/store.py). The service and REST suites (test_api_*.py, and modules that set
+# RUN_ON_BOTH_STORES = True) run over both: every test that uses `store` (directly, or through
+# api_server / database_url) is parametrised by pytest_generate_tests, with one session-scoped
+# instance per store; other modules run on DuckDB alone, and so does a test marked duckdb_only
+# (one about DuckDB's single-process lock).
 
 BOTH_STORES = ("duckdb", "postgres")
 
@@ -145,7 +146,8 @@ def pytest_generate_tests(metafunc):
     if "store" not in metafunc.fixturenames:
         return
     module = metafunc.module.__name__.rsplit(".", 1)[-1]
-    both = module.startswith("test_api_") and metafunc.definition.get_closest_marker("duckdb_only") is None
+    both = module.startswith("test_api_") or getattr(metafunc.module, "RUN_ON_BOTH_STORES", False)
+    both = both and metafunc.definition.get_closest_marker("duckdb_only") is None
     metafunc.parametrize("store", BOTH_STORES if both else ("duckdb",), indirect=True, scope="session")
 
 
