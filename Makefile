@@ -25,7 +25,7 @@ samples: $(STAMP)
 	$(PY) -m workbench.samples --out out
 
 test: $(STAMP)
-	@scripts/provision.sh redis-server chromium $(NODE_PACKAGE)
+	@scripts/provision.sh redis-server postgresql chromium $(NODE_PACKAGE)
 	$(VENV)/bin/ruff check engine api workbench tests benchmarks
 	scripts/check_js.sh
 	$(PY) -m pytest

@@ -19,6 +19,8 @@ class Settings:
     port: int = 5006
     base_url: str | None = field(default_factory=lambda: os.environ.get("DOCBENCH_BASE_URL"))
     redis_url: str | None = field(default_factory=lambda: os.environ.get("DOCBENCH_REDIS_URL"))
+    # postgresql://user:password@host:port/db: PostgreSQL instead of the data dir's DuckDB file.
+    database_url: str | None = field(default_factory=lambda: os.environ.get("DOCBENCH_DATABASE_URL") or None)
     api_threads: int = 4  # threads for API calls that do not render (renders have their own)
     # Processes that draw generations, previews and uploaded images (architecture: "renderers").
     render_processes: int = field(

@@ -1,21 +1,47 @@
-"""DuckDB storage: one file under the data dir, schema migrated by this code.
+"""The store: the catalogue and the credit ledger, behind one interface with two back-ends.
 
-Discipline: one connection per process (DuckDB admits one writer process), one
-cursor per thread (a DuckDB connection is not thread-safe; its cursors are), and
-every write inside `transaction()`, which also serialises writers in this process.
-Serialising writes costs little here (they are small) and rules out DuckDB's
-optimistic-concurrency conflicts, so two debits can never both read the same balance.
+`Store` is what the service sees: `transaction()` yields a cursor whose `execute(sql, params)`
+returns something with `fetchone()` / `fetchall()`, `one(...)` and `all(...)` read outside a
+transaction, and `lock_row(cursor, table, id)` holds a row until the transaction ends. The
+service's SQL is written once, portable: `?` placeholders and types both engines accept
+(VARCHAR, BIGINT/INTEGER, BOOLEAN, TIMESTAMP without a time zone, naive UTC datetimes).
+
+`DuckDBStore` (the embedded default): one file under the data dir. One connection per
+process (DuckDB admits one writer process), one cursor per thread (a DuckDB connection is
+not thread-safe; its cursors are), and every write inside `transaction()`, which also
+serialises writers in this process. Serialising writes costs little here (they are small)
+and rules out DuckDB's optimistic-concurrency conflicts, so two debits can never both read
+the same balance. `lock_row` has nothing left to do.
+
+`PostgresStore` (`--database-url postgresql://...`): a psycopg 3 `ConnectionPool`, any
+number of processes on any machines. The `?` placeholders are translated to psycopg's `%s`
+once per statement text (`postgres_sql`), so the service keeps one SQL dialect. Writers in
+several processes are kept exact with ROW LOCKS, not SERIALIZABLE: a debit first takes
+`SELECT ... FOR UPDATE` on its workspace's row, then reads the balance and inserts the
+ledger line, so two debits of one workspace queue behind each other (READ COMMITTED: the
+second one's balance read, a new statement, sees the first one's committed line) and two
+workspaces never wait for each other. SERIALIZABLE would need every write path to be
+retried on a serialization failure, including those that have written blobs or rendered a
+PDF before committing; a row lock makes the conflict a short wait instead and needs no retry
+loop. A tree patch locks its design's row for its read-apply-write the same way.
+Migrations are applied in one transaction under `pg_advisory_xact_lock`, so two processes
+starting at once apply them once.
 """
 
 from __future__ import annotations
 
+import functools
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
+
+if TYPE_CHECKING:
+    from .settings import Settings
 
 MIGRATIONS: list[str] = [
     # 1: the first schema
@@ -86,7 +112,67 @@ class DatabaseLocked(RuntimeError):
     """Another process (usually a running server) holds the database."""
 
 
+class DatabaseUnavailable(RuntimeError):
+    """The PostgreSQL database named by --database-url cannot be reached or refuses us."""
+
+
 class Store:
+    """What the service needs of a database; `open_store` picks the back-end."""
+
+    # True when no other process can write while this one has the store open (DuckDB): what
+    # this process remembers of the database (the API keys' cache) then stays true.
+    single_writer_process = True
+
+    def cursor(self) -> Any:
+        """A cursor for reads outside a transaction (DuckDB: this thread's own)."""
+        raise NotImplementedError
+
+    @contextmanager
+    def transaction(self) -> Iterator[Any]:
+        raise NotImplementedError
+        yield
+
+    def all(self, sql: str, params: list[Any] | tuple = ()) -> list[tuple]:
+        raise NotImplementedError
+
+    def one(self, sql: str, params: list[Any] | tuple = ()) -> tuple | None:
+        raise NotImplementedError
+
+    def lock_row(self, cursor: Any, table: str, row_id: str) -> None:
+        """Hold `table`'s row `row_id` until the transaction of `cursor` ends."""
+
+    def lock_name(self, cursor: Any, name: str) -> None:
+        """Hold a lock named `name` until the transaction of `cursor` ends (for a check and an
+        insert that no row protects yet)."""
+
+    @property
+    def schema_version(self) -> int:
+        row = self.one("SELECT max(version) FROM schema_version")
+        return int(row[0]) if row and row[0] is not None else 0
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+def _apply_migrations(cursor: Any) -> None:
+    """The versions after the recorded one, inside the caller's transaction."""
+    cursor.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+    row = cursor.execute("SELECT max(version) FROM schema_version").fetchone()
+    current = row[0] if row and row[0] is not None else 0
+    for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
+        for statement in filter(str.strip, script.split(";")):
+            cursor.execute(statement)
+        cursor.execute("INSERT INTO schema_version VALUES (?)", [version])
+
+
+def open_store(settings: Settings) -> Store:
+    """PostgreSQL when the settings name a database URL, else the data dir's DuckDB file."""
+    if settings.database_url:
+        return PostgresStore(settings.database_url)
+    return DuckDBStore(settings.database_path)
+
+
+class DuckDBStore(Store):
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -101,7 +187,8 @@ class Store:
         self.path = path
         self._local = threading.local()
         self._write_lock = threading.RLock()
-        self._migrate()
+        with self.transaction() as cursor:
+            _apply_migrations(cursor)
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         cursor = getattr(self._local, "cursor", None)
@@ -127,20 +214,117 @@ class Store:
     def one(self, sql: str, params: list[Any] | tuple = ()) -> tuple | None:
         return self.cursor().execute(sql, params).fetchone()
 
-    def _migrate(self) -> None:
-        with self.transaction() as cursor:
-            cursor.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-            row = cursor.execute("SELECT max(version) FROM schema_version").fetchone()
-            current = row[0] if row and row[0] is not None else 0
-            for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
-                for statement in filter(str.strip, script.split(";")):
-                    cursor.execute(statement)
-                cursor.execute("INSERT INTO schema_version VALUES (?)", [version])
-
-    @property
-    def schema_version(self) -> int:
-        row = self.one("SELECT max(version) FROM schema_version")
-        return int(row[0]) if row and row[0] is not None else 0
-
     def close(self) -> None:
         self._connection.close()
+
+
+# --- PostgreSQL -------------------------------------------------------------------------
+
+# An arbitrary constant: the key of the advisory lock that serialises migrations.
+MIGRATION_LOCK = 0x646F6362  # "docb"
+_LOCKABLE = {"workspaces", "designs", "batch_jobs"}
+_PLACEHOLDER = re.compile(r"'(?:[^']|'')*'|\?|%")
+
+
+@functools.lru_cache(maxsize=512)
+def postgres_sql(sql: str) -> str:
+    """The service's SQL for psycopg: `?` becomes `%s` and a literal `%` becomes `%%`
+    (a `?` inside a string literal stays a question mark)."""
+    return _PLACEHOLDER.sub(lambda m: "%s" if m[0] == "?" else m[0].replace("%", "%%"), sql)
+
+
+class PostgresCursor:
+    """A psycopg cursor that takes the service's `?` SQL; `execute` returns itself, as DuckDB's does."""
+
+    def __init__(self, cursor: Any):
+        self._cursor = cursor
+
+    def execute(self, sql: str, params: list[Any] | tuple = ()) -> PostgresCursor:
+        self._cursor.execute(postgres_sql(sql), params or None)
+        return self
+
+    def executemany(self, sql: str, params_seq: Any) -> None:
+        self._cursor.executemany(postgres_sql(sql), params_seq)
+
+    def fetchone(self) -> tuple | None:
+        return self._cursor.fetchone()
+
+    def fetchall(self) -> list[tuple]:
+        return self._cursor.fetchall()
+
+    @property
+    def rowcount(self) -> int:
+        return self._cursor.rowcount
+
+
+class PostgresStore(Store):
+    single_writer_process = False
+
+    def __init__(self, url: str, min_size: int = 1, max_size: int = 10):
+        import psycopg
+        from psycopg_pool import ConnectionPool
+
+        self.url = url
+        try:  # one connection first: its error says what is wrong (the pool's would only time out)
+            psycopg.connect(url, connect_timeout=10).close()
+        except psycopg.Error as exc:
+            where = psycopg.conninfo.conninfo_to_dict(url)
+            raise DatabaseUnavailable(
+                f"cannot open the PostgreSQL database {where.get('dbname', '')!r} on "
+                f"{where.get('host', 'localhost')}:{where.get('port', 5432)}: {str(exc).strip()}; "
+                "check --database-url (DOCBENCH_DATABASE_URL) and that the server is running"
+            ) from None
+        # Reads outside a transaction commit at once (autocommit): no connection is left idle
+        # in a transaction holding a snapshot.
+        self._pool = ConnectionPool(
+            url, min_size=min_size, max_size=max_size, kwargs={"autocommit": True}, open=True, name="docbench"
+        )
+        self._pool.wait(timeout=30)
+        with self.transaction() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(?)", [MIGRATION_LOCK])
+            _apply_migrations(cursor)
+
+    def cursor(self) -> Any:
+        return _PooledReader(self)
+
+    @contextmanager
+    def transaction(self) -> Iterator[PostgresCursor]:
+        with self._pool.connection() as connection, connection.transaction(), connection.cursor() as cursor:
+            yield PostgresCursor(cursor)
+
+    def all(self, sql: str, params: list[Any] | tuple = ()) -> list[tuple]:
+        with self._pool.connection() as connection:
+            return connection.execute(postgres_sql(sql), params or None).fetchall()
+
+    def one(self, sql: str, params: list[Any] | tuple = ()) -> tuple | None:
+        with self._pool.connection() as connection:
+            return connection.execute(postgres_sql(sql), params or None).fetchone()
+
+    def lock_row(self, cursor: Any, table: str, row_id: str) -> None:
+        if table not in _LOCKABLE:
+            raise ValueError(f"no row lock is taken on {table}")
+        cursor.execute(f"SELECT id FROM {table} WHERE id = ? FOR UPDATE", [row_id])
+
+    def lock_name(self, cursor: Any, name: str) -> None:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext(?))", [f"docbench:{name}"])
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+class _PooledReader:
+    """`store.cursor().execute(...).fetchone()` for PostgreSQL: one pooled connection per statement."""
+
+    def __init__(self, store: PostgresStore):
+        self._store = store
+        self._rows: list[tuple] = []
+
+    def execute(self, sql: str, params: list[Any] | tuple = ()) -> _PooledReader:
+        self._rows = self._store.all(sql, params)
+        return self
+
+    def fetchone(self) -> tuple | None:
+        return self._rows[0] if self._rows else None
+
+    def fetchall(self) -> list[tuple]:
+        return self._rows

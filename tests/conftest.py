@@ -129,6 +129,28 @@ class Workspaces(dict):
     """name -> (workspace id, api key)."""
 
 
+# The stores (api/store.py). The service and REST suites (test_api_*.py, and modules that set
+# RUN_ON_BOTH_STORES = True) run over both: every test that uses `store` (directly, or through
+# api_server / database_url) is parametrised by pytest_generate_tests, with one session-scoped
+# instance per store; other modules run on DuckDB alone, and so does a test marked duckdb_only
+# (one about DuckDB's single-process lock).
+
+BOTH_STORES = ("duckdb", "postgres")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "duckdb_only: a test about the embedded DuckDB store alone")
+
+
+def pytest_generate_tests(metafunc):
+    if "store" not in metafunc.fixturenames:
+        return
+    module = metafunc.module.__name__.rsplit(".", 1)[-1]
+    both = module.startswith("test_api_") or getattr(metafunc.module, "RUN_ON_BOTH_STORES", False)
+    both = both and metafunc.definition.get_closest_marker("duckdb_only") is None
+    metafunc.parametrize("store", BOTH_STORES if both else ("duckdb",), indirect=True, scope="session")
+
+
 @pytest.fixture(scope="session")
 def s3_server(tmp_path_factory):
     """moto's standalone S3 server for the session, with a bucket `docbench-test`; the AWS_*
@@ -152,17 +174,61 @@ def s3_blob_url(s3_server, name: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def api_server(request, tmp_path_factory):
-    """The session's server; its blobs in the data dir, or in S3 for modules that parametrise
-    it indirectly: `pytestmark = pytest.mark.parametrize("api_server", ["local", "s3"], indirect=True)`."""
+def store(request) -> str:
+    """The store this test runs on, "duckdb" or "postgres". DuckDB for a fixture reached only
+    through request.getfixturevalue (pytest_generate_tests does not see it)."""
+    return getattr(request, "param", "duckdb")
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A real PostgreSQL for the session (tests/postgres.py); skipped only without its binaries."""
+    from .postgres import PostgresServer, missing_reason
+
+    reason = missing_reason()
+    if reason:
+        pytest.skip(reason)
+    server = PostgresServer()
+    yield server
+    server.stop()
+
+
+def store_database_url(request, store: str) -> str | None:
+    """A fresh migrated PostgreSQL database's URL for the postgres store, None for DuckDB."""
+    if store != "postgres":
+        return None
+    server = request.getfixturevalue("postgres_server")
+    url = server.fresh_database()
+    request.addfinalizer(lambda: server.drop_database(url))
+    return url
+
+
+@pytest.fixture
+def database_url(request, store, monkeypatch) -> str | None:
+    """This test's database: a fresh PostgreSQL database (DOCBENCH_DATABASE_URL is set, so the
+    Services, servers and CLI commands the test starts use it), or None for the data dir's DuckDB."""
+    url = store_database_url(request, store)
+    if url:
+        monkeypatch.setenv("DOCBENCH_DATABASE_URL", url)
+    else:
+        monkeypatch.delenv("DOCBENCH_DATABASE_URL", raising=False)
+    return url
+
+
+@pytest.fixture(scope="session")
+def api_server(request, tmp_path_factory, store):
+    """The session's server on `store` (pytest_generate_tests); its blobs in the data dir, or in S3
+    for modules that parametrise it indirectly: `pytestmark = pytest.mark.parametrize("api_server",
+    ["local", "s3"], indirect=True)`."""
     from api.service import Service, Settings
 
     from .server import Server
 
     blobs = getattr(request, "param", "local")
-    data_dir = tmp_path_factory.mktemp(f"api-data-{blobs}")
+    data_dir = tmp_path_factory.mktemp(f"api-data-{store}-{blobs}")
     blob_url = s3_blob_url(request.getfixturevalue("s3_server"), "api") if blobs == "s3" else None
-    service = Service(Settings(data_dir=data_dir, blob_url=blob_url))
+    database_url = store_database_url(request, store)
+    service = Service(Settings(data_dir=data_dir, blob_url=blob_url, database_url=database_url))
     workspaces = Workspaces()
     for name, plan, credits in [
         ("alpha", "pro", 1000),
@@ -176,7 +242,12 @@ def api_server(request, tmp_path_factory):
         workspace, api_key = service.accounts.create_workspace(name, plan, credits)
         workspaces[name] = (workspace.id, api_key)
     service.close()
-    server = Server(data_dir, args=("--blob-url", blob_url) if blob_url else ()).start()
+    server = Server(
+        data_dir,
+        args=("--blob-url", blob_url) if blob_url else (),
+        env={"DOCBENCH_DATABASE_URL": database_url or ""},
+    ).start()
+    server.store = store
     server.workspaces = workspaces
     server.blob_url = blob_url
     yield server

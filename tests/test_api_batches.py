@@ -16,7 +16,7 @@ import httpx
 import pypdfium2 as pdfium
 import pytest
 
-from .conftest import png
+from .conftest import png, store_database_url
 from .server import RedisServer, Server, Worker, wait_until
 
 DESIGN = [
@@ -37,12 +37,12 @@ DESIGN = [
 
 
 class BatchEnv:
-    def __init__(self, backend: str, tmp_path_factory):
+    def __init__(self, backend: str, tmp_path_factory, database_url: str | None = None):
         from api.service import Service, Settings
 
         self.backend = backend
         self.data_dir = tmp_path_factory.mktemp(f"batch-{backend}")
-        service = Service(Settings(data_dir=self.data_dir))
+        service = Service(Settings(data_dir=self.data_dir, database_url=database_url))
         self.keys = {
             name: service.accounts.create_workspace(name, plan, credits)[1]
             for name, plan, credits in [
@@ -55,7 +55,7 @@ class BatchEnv:
         service.close()
         self.redis = RedisServer(self.data_dir) if backend == "rq" else None
         args = ("--redis-url", self.redis.url) if self.redis else ()
-        self.server = Server(self.data_dir, args=args).start()
+        self.server = Server(self.data_dir, env={"DOCBENCH_DATABASE_URL": database_url or ""}, args=args).start()
         self.workers = [Worker(self.redis.url, self.data_dir) for _ in range(2)] if self.redis else []
 
     def client(self, name: str = "pro"):
@@ -70,8 +70,8 @@ class BatchEnv:
 
 
 @pytest.fixture(scope="module", params=["embedded", "rq"])
-def env(request, tmp_path_factory):
-    batch_env = BatchEnv(request.param, tmp_path_factory)
+def env(request, tmp_path_factory, store):
+    batch_env = BatchEnv(request.param, tmp_path_factory, store_database_url(request, store))
     yield batch_env
     batch_env.close()
 

@@ -8,7 +8,10 @@ import pytest
 
 from .server import Server, docbench, wait_until
 
-pytestmark = pytest.mark.slow  # servers started and stopped: `pytest -m "not slow"` skips them
+pytestmark = [
+    pytest.mark.slow,  # servers started and stopped: `pytest -m "not slow"` skips them
+    pytest.mark.usefixtures("database_url"),  # each test on DuckDB, then on a fresh PostgreSQL database
+]
 
 TEXT = {"type": "add_element", "args": {"type": "text", "name": "t", "position": {"x": 1, "y": 1}}}
 
@@ -107,6 +110,7 @@ def test_cli_manages_workspaces_plans_and_credits(tmp_path):
     assert refused.returncode == 2 and "no workspace" in refused.stderr
 
 
+@pytest.mark.duckdb_only  # PostgreSQL admits every process: test_store_postgres.py runs the CLI beside a server
 def test_cli_says_clearly_when_the_server_holds_the_database(tmp_path):
     server = Server(tmp_path).start()
     try:

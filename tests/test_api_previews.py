@@ -10,12 +10,13 @@ import pytest
 from api.service import Service, Settings
 from workbench.client import LocalClient
 
-from .conftest import action, add
+from .conftest import action, add, store_database_url
 
 
 @pytest.fixture(scope="module")
-def service(tmp_path_factory):
-    service = Service(Settings(data_dir=tmp_path_factory.mktemp("preview-data")))
+def service(tmp_path_factory, request, store):
+    database_url = store_database_url(request, store)
+    service = Service(Settings(data_dir=tmp_path_factory.mktemp("preview-data"), database_url=database_url))
     yield service
     service.close()
 

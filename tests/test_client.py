@@ -10,12 +10,15 @@ from api.operations import UploadedFile
 from api.service import Service, Settings
 from workbench.client import LocalClient, RestClient
 
-from .conftest import add, png
+from .conftest import add, png, store_database_url
+
+RUN_ON_BOTH_STORES = True  # the service-level client (LocalClient) on DuckDB and PostgreSQL
 
 
 @pytest.fixture(scope="module")
-def local(tmp_path_factory):
-    service = Service(Settings(data_dir=tmp_path_factory.mktemp("client-data")))
+def local(tmp_path_factory, request, store):
+    database_url = store_database_url(request, store)
+    service = Service(Settings(data_dir=tmp_path_factory.mktemp("client-data"), database_url=database_url))
     workspace, _ = service.accounts.create_workspace("local", "pro", 5)
     yield LocalClient(service, workspace.id)
     service.close()

@@ -12,12 +12,14 @@ from workbench.client import LocalClient
 from workbench.editor.geometry import boxes, new_element, placement_patch, resize_mode
 from workbench.editor.session import DesignSession
 
-from .conftest import add
+from .conftest import add, store_database_url
+
+RUN_ON_BOTH_STORES = True  # the editor's saves go through the service: on DuckDB and PostgreSQL
 
 
 @pytest.fixture
-def session(tmp_path):
-    service = Service(Settings(data_dir=tmp_path))
+def session(tmp_path, request, store):
+    service = Service(Settings(data_dir=tmp_path, database_url=store_database_url(request, store)))
     workspace, _ = service.accounts.create_workspace("editor", "pro", 3)
     client = LocalClient(service, workspace.id)
     design = client.call("create_design", body={"name": "Session", "size": "A4"})

@@ -29,6 +29,8 @@ from .browser import (
 from .conftest import add, png
 from .server import Server, docbench
 
+RUN_ON_BOTH_STORES = True  # the tests that ask for `store` (the service rule on a real database)
+
 pytestmark = pytest.mark.slow  # browser: `pytest -m "not slow"` skips them
 
 FLAG = "__dbk_pwned"
@@ -202,6 +204,7 @@ def test_sign_out_everywhere_ends_the_other_browsers_sessions(web, page, browser
     assert "/signin" in page.url
 
 
+@pytest.mark.usefixtures("database_url")  # on DuckDB, then on a fresh PostgreSQL database
 def test_browser_sessions_end_with_their_key(tmp_path):
     """The service rule, against a real database: revoking a key ends the sign-ins made with it."""
     service = Service(Settings(data_dir=tmp_path))

@@ -18,7 +18,7 @@ from api.plans import PLANS
 from api.service import Service
 from api.service.revocations import ANSWER_WAIT, request_revocation
 from api.settings import Settings
-from api.store import DatabaseLocked
+from api.store import DatabaseLocked, DatabaseUnavailable
 from engine.render import Profile
 
 PROFILES = list(get_args(Profile))  # engine.render's, as the API's pdfProfile
@@ -37,10 +37,20 @@ def _blob_url(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _database_url(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--database-url",
+        default=None,
+        help="postgresql://user:password@host:port/db instead of the data dir's DuckDB (DOCBENCH_DATABASE_URL)",
+    )
+
+
 def _settings(args: argparse.Namespace, **extra) -> Settings:
     settings = Settings(**extra)
     if args.data_dir is not None:
         settings.data_dir = args.data_dir
+    if getattr(args, "database_url", None):
+        settings.database_url = args.database_url
     return settings
 
 
@@ -313,6 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="signs file URLs, sign-in links and cookies; the same on every process that serves (DOCBENCH_SECRET)",
     )
     _data_dir(p)
+    _database_url(p)
     p.set_defaults(func=serve)
 
     p = commands.add_parser("worker", help="run batch jobs from the RQ queue (with --blob-url, no shared directory)")
@@ -358,14 +369,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plan", choices=list(PLANS), default="pro")
     p.add_argument("--credits", type=int, default=100)
     _data_dir(p)
+    _database_url(p)
     p.set_defaults(func=workspace_create)
     p = workspace.add_parser("set-plan", help="change a workspace's plan")
     p.add_argument("workspace_id")
     p.add_argument("plan", choices=list(PLANS))
     _data_dir(p)
+    _database_url(p)
     p.set_defaults(func=workspace_set_plan)
     p = workspace.add_parser("list", help="list workspaces with their plans and credits")
     _data_dir(p)
+    _database_url(p)
     p.set_defaults(func=workspace_list)
 
     credits = commands.add_parser("credits", help="manage credits").add_subparsers(dest="action", required=True)
@@ -373,12 +387,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("workspace_id")
     p.add_argument("amount", type=int)
     _data_dir(p)
+    _database_url(p)
     p.set_defaults(func=credits_add)
 
     key = commands.add_parser("key", help="manage API keys").add_subparsers(dest="action", required=True)
     p = key.add_parser("create", help="issue another API key for a workspace (printed once)")
     p.add_argument("workspace_id")
     _data_dir(p)
+    _database_url(p)
     p.set_defaults(func=key_create)
     p = key.add_parser(
         "revoke",
@@ -389,6 +405,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("key")
     p.add_argument("--wait", type=float, default=ANSWER_WAIT, help="seconds to wait for a running server's answer (10)")
     _data_dir(p)
+    _database_url(p)
     p.set_defaults(func=key_revoke)
     return parser
 
@@ -397,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except DatabaseLocked as exc:
+    except (DatabaseLocked, DatabaseUnavailable) as exc:
         print(f"docbench: {exc}", file=sys.stderr)
         return 2
     except ApiError as exc:

@@ -9,7 +9,7 @@ from ..blobs import UrlSigner, open_blobs
 from ..plans import PLANS
 from ..renderers import Renderers, RenderLimits
 from ..settings import Settings
-from ..store import Store
+from ..store import open_store
 from .accounts import Accounts
 from .batches import Batches
 from .common import Workspace
@@ -23,7 +23,7 @@ class Service:
     def __init__(self, settings: Settings):
         self.settings = settings
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        self.store = Store(settings.database_path)
+        self.store = open_store(settings)
         self.blobs = open_blobs(settings.blob_location)
         # One process keeps its secret in the data dir; several share --secret.
         self.signer = UrlSigner(settings.secret or settings.data_dir / "url-secret", settings.public_url)
@@ -57,8 +57,8 @@ class Service:
         """On first start, a `default` workspace (pro, 100 credits); returns its key once."""
         if self.accounts.list_workspaces():
             return None
-        _, key = self.accounts.create_workspace("default", "pro", 100)
-        return key
+        made = self.accounts.create_first_workspace("default", "pro", 100)
+        return made[1] if made else None
 
     def close(self) -> None:
         self.revocations.stop()

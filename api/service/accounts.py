@@ -53,10 +53,26 @@ class Accounts:
     def __init__(self, store: Store):
         self.store = store
         self._auth_cache: dict[str, tuple[float, Workspace]] = {}
+        # Only a store no other process writes may be cached: on a shared one (PostgreSQL) the
+        # CLI or another server revokes a key or changes a plan without telling this process.
+        self._auth_cache_seconds = AUTH_CACHE_SECONDS if store.single_writer_process else 0.0
         self._auth_guard = threading.Lock()
 
     def create_workspace(self, name: str, plan: str = "pro", credits: int = 100) -> tuple[Workspace, str]:
         """A new workspace with its first API key (returned once, stored hashed)."""
+        made = self._create_workspace(name, plan, credits, only_if_first=False)
+        assert made is not None
+        return made
+
+    def create_first_workspace(self, name: str, plan: str, credits: int) -> tuple[Workspace, str] | None:
+        """The workspace, when the database has none yet; None when one exists. Two servers
+        starting at once on an empty shared database make one (the check and the insert hold
+        the store's named lock)."""
+        return self._create_workspace(name, plan, credits, only_if_first=True)
+
+    def _create_workspace(
+        self, name: str, plan: str, credits: int, only_if_first: bool
+    ) -> tuple[Workspace, str] | None:
         if plan not in PLANS:
             raise validation(f"plan must be one of {', '.join(PLANS)}")
         checked_name(name, "workspace name")
@@ -64,6 +80,10 @@ class Accounts:
             raise validation("credits cannot be negative")
         workspace = Workspace(new_id("ws"), name, plan)
         with self.store.transaction() as cursor:
+            if only_if_first:
+                self.store.lock_name(cursor, "first-workspace")
+                if cursor.execute("SELECT count(*) FROM workspaces").fetchone()[0]:
+                    return None
             cursor.execute("INSERT INTO workspaces VALUES (?, ?, ?, ?)", [workspace.id, name, plan, now()])
             key = self._insert_key(cursor, workspace.id)
             if credits:
@@ -123,7 +143,7 @@ class Accounts:
             raise ApiError("UNAUTHORIZED", "this API key is not valid (unknown or revoked)")
         workspace = Workspace(*row)
         with self._auth_guard:
-            self._auth_cache[digest] = (time.monotonic() + AUTH_CACHE_SECONDS, workspace)
+            self._auth_cache[digest] = (time.monotonic() + self._auth_cache_seconds, workspace)
         return workspace
 
     # Who may call the API: one rule for every face.
@@ -272,13 +292,17 @@ class Accounts:
         if amount == 0:
             raise validation("amount must not be zero")
         with self.store.transaction() as cursor:
+            self.store.lock_row(cursor, "workspaces", workspace_id)  # api/store.py: why row locks
             if amount < 0 and self.balance(workspace_id, cursor) + amount < 0:
                 raise validation("that would make the balance negative")
             self._ledger(cursor, workspace_id, amount, reason, None)
             return self.balance(workspace_id, cursor)
 
     def debit(self, cursor, workspace_id: str, amount: int, reason: str, reference: str) -> None:
-        """Spend credits inside the caller's transaction, or raise 402 (nothing spent)."""
+        """Spend credits inside the caller's transaction, or raise 402 (nothing spent). The
+        workspace's row is locked first, so a debit in another process waits for this one's
+        commit before reading the balance (api/store.py)."""
+        self.store.lock_row(cursor, "workspaces", workspace_id)
         _check_covered(amount, self.balance(workspace_id, cursor))
         self._ledger(cursor, workspace_id, -amount, reason, reference)
 

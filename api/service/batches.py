@@ -139,6 +139,7 @@ class Batches:
         if not results:
             return
         with self.store.transaction() as cursor:
+            self.store.lock_row(cursor, "batch_jobs", job_id)  # another process's report waits (api/store.py)
             known = {
                 r[0] for r in cursor.execute("SELECT row_index FROM batch_rows WHERE job_id = ?", [job_id]).fetchall()
             }
@@ -163,6 +164,7 @@ class Batches:
         not the moment this process noticed it."""
         finished = datetime.fromtimestamp(finished_at, UTC).replace(tzinfo=None) if finished_at is not None else now()
         with self.store.transaction() as cursor:
+            self.store.lock_row(cursor, "batch_jobs", job_id)  # settled once, whichever process sees the end
             row = cursor.execute(
                 "SELECT workspace_id, total, settled FROM batch_jobs WHERE id = ?", [job_id]
             ).fetchone()

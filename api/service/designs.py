@@ -87,6 +87,7 @@ class Designs:
         self._row(ws, design_id, "id")  # 404 before a lock is made for an id that does not exist
         with self._lock(design_id):  # a tree patch under way is saved first; the next one finds no design
             with self.store.transaction() as cursor:
+                self.store.lock_row(cursor, "designs", design_id)  # and one in another process
                 live = cursor.execute(
                     f"SELECT id FROM designs WHERE id = ? AND workspace_id = ? AND {LIVE}", [design_id, ws.id]
                 ).fetchone()
@@ -151,20 +152,27 @@ class Designs:
             actions, pending = self.media.inline_sources(ws, actions)
         except ActionError as exc:
             raise validation(exc.message) from None
-        with self._lock(design_id):
-            tree = self.tree(ws, design_id)
+        # The in-process lock queues this process's patches; the row lock (PostgreSQL) queues
+        # another process's, from the tree's read to its write, so neither loses the other's.
+        with self._lock(design_id), self.store.transaction() as cursor:
+            self.store.lock_row(cursor, "designs", design_id)
+            found = cursor.execute(
+                f"SELECT tree FROM designs WHERE id = ? AND workspace_id = ? AND {LIVE}", [design_id, ws.id]
+            ).fetchone()
+            if found is None:  # deleted meanwhile by another call
+                raise design_not_found(design_id)
+            tree = engine.DesignTree.model_validate_json(found[0])
             try:
                 new_tree, results = engine.apply(tree, actions)
             except EngineError as exc:  # ActionError included
                 raise validation(exc.message) from None
             tree_json = new_tree.model_dump_json()
             modified = now()
-            with self.store.transaction() as cursor:
-                self.media.save_pending(cursor, ws, pending)
-                cursor.execute(
-                    "UPDATE designs SET tree = ?, file_size = ?, modified_at = ? WHERE id = ?",
-                    [tree_json, len(tree_json.encode()), modified, design_id],
-                )
+            self.media.save_pending(cursor, ws, pending)
+            cursor.execute(
+                "UPDATE designs SET tree = ?, file_size = ?, modified_at = ? WHERE id = ?",
+                [tree_json, len(tree_json.encode()), modified, design_id],
+            )
         name = self._row(ws, design_id, "name")[0]
         return {
             "designId": design_id,
