@@ -411,8 +411,11 @@ def test_a_closed_gallery_renders_no_more_thumbnails(service):
     from workbench.web.gallery import Gallery
 
     service, workspace = service
-    for i in range(6):
-        service.designs.create(workspace, CreateDesignBody(name=f"Design {i}", size="A5"))
+    # Six different pages: the same empty page would be drawn once and found by the others (the
+    # previews shared through the blobs are named by what a page is drawn from).
+    sizes = [(size, orientation) for size in ("A4", "A3", "A5") for orientation in ("portrait", "landscape")]
+    for i, (size, orientation) in enumerate(sizes):
+        service.designs.create(workspace, CreateDesignBody(name=f"Design {i}", size=size, orientation=orientation))
     renders = []
     png = service.renderers.png
 
