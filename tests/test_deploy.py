@@ -5,6 +5,7 @@ editor's page and websocket on one process while everything else goes to any."""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from dataclasses import dataclass
@@ -14,9 +15,13 @@ import pytest
 from bokeh.server.urls import per_app_patterns
 from bokeh.server.views.ws import WSHandler
 
+from api.errors import STATUS_BY_CODE
+from api.http import error_envelope
+from api.operations import OPERATIONS, Operation
 from api.renderers import RenderLimits
-from api.rest import MAX_BODY_SIZE
-from api.settings import Settings
+from api.rest import MAX_BODY_SIZE, PREFIX
+from api.rest.operation import MULTIPART_SLACK
+from api.settings import JSON_LIMIT, Settings
 from workbench.cli import build_parser, serve, worker
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -189,6 +194,32 @@ def upstream_of(location: Directive) -> str:
     return target.removeprefix("http://")
 
 
+def location_for(site: Directive, path: str) -> Directive:
+    """The location nginx picks for a path: an exact match, else the first regular expression
+    that matches, else the longest prefix."""
+    locations = site.find("location")
+    for location in locations:
+        if location.args[0] == "=" and location.args[1] == path:
+            return location
+    for location in locations:
+        if location.args[0] in ("~", "~*"):
+            if re.search(location.args[1], path, re.IGNORECASE if location.args[0] == "~*" else 0):
+                return location
+    prefixes = [location for location in locations if len(location.args) == 1 and path.startswith(location.args[0])]
+    return max(prefixes, key=lambda location: len(location.args[0]))
+
+
+def effective(site: Directive, location: Directive, name: str, default: str) -> str:
+    """A directive's value in a location: its own, else the server's, else nginx's default."""
+    value = location.value(name) or site.value(name)
+    return value[0] if value else default
+
+
+def body_limit(operation: Operation) -> int:
+    """What OperationHandler accepts: the file's limit plus the multipart headers, or JSON's."""
+    return operation.multipart.limit + MULTIPART_SLACK if operation.multipart else JSON_LIMIT
+
+
 def size_in_bytes(value: str) -> int:
     number, unit = re.fullmatch(r"(\d+)([kKmMgG]?)", value).groups()
     return int(number) * {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}[unit.lower()]
@@ -247,14 +278,43 @@ def test_both_upstreams_list_the_web_processes_the_procfile_runner_starts(nginx)
     assert ports == list(range(FIRST_PORT, FIRST_PORT + len(ports)))
 
 
-def test_the_proxy_lets_through_what_the_service_answers_itself(site):
-    assert size_in_bytes(site.value("client_max_body_size")[0]) >= MAX_BODY_SIZE
+def test_each_endpoint_takes_exactly_the_bodies_the_service_takes(site):
+    """Past its limit the service refuses a body without reading it, and nginx, still sending
+    it, would answer 502: so nginx stops each body at exactly its endpoint's limit."""
+    with_bodies = [operation for operation in OPERATIONS if operation.body or operation.multipart]
+    assert any(operation.multipart for operation in with_bodies)
+    for operation in with_bodies:
+        path = PREFIX + re.sub(r"{\w+}", "x1", operation.path)
+        location = location_for(site, path)
+        assert upstream_of(location) == "docbench", path
+        limit = size_in_bytes(effective(site, location, "client_max_body_size", "1m"))
+        assert limit == body_limit(operation), (
+            f"{operation.method} {path}: nginx {limit}, service {body_limit(operation)}"
+        )
+    # MCP carries files as base64 in its JSON: up to the server-wide ceiling.
+    mcp = location_for(site, "/mcp")
+    assert size_in_bytes(effective(site, mcp, "client_max_body_size", "1m")) == MAX_BODY_SIZE
+
+
+def test_nginx_refuses_a_body_in_the_service_error_envelope(site):
+    (named,) = [d.args[-1] for d in site.find("error_page") if "413" in d.args]
+    answer = site.one("location", named).one("return")
+    assert answer.args[0] == "413" == str(STATUS_BY_CODE["PAYLOAD_TOO_LARGE"])
+    body = json.loads(answer.args[1].strip("'"))
+    assert body["error"]["code"] == "PAYLOAD_TOO_LARGE"
+    assert json.loads(error_envelope("PAYLOAD_TOO_LARGE", body["error"]["message"])) == body
+    assert site.one("location", named).value("default_type") == ["application/json"]
+
+
+def test_generations_have_time_to_render(site):
     render_seconds = RenderLimits.from_environment().render_seconds
-    for path in (("/api/v1/",), ("=", "/mcp")):
-        timeout = site.one("location", *path).value("proxy_read_timeout")
-        assert timeout is not None and seconds(timeout[0]) > render_seconds, path
-    # The service reads the public host, the client's address and the scheme from these
-    # (Tornado's xheaders): the page's Content-Security-Policy names its websocket from them.
+    for path in ("/api/v1/designs/x1/generate", "/mcp", "/files/x1"):
+        timeout = effective(site, location_for(site, path), "proxy_read_timeout", "60s")
+        assert seconds(timeout) > render_seconds, path
+
+
+def test_the_service_learns_the_public_host_and_scheme(site):
+    # Tornado's xheaders: the page's Content-Security-Policy names its websocket from these.
     forwarded = {d.args[0]: d.args[1:] for d in site.find("proxy_set_header")}
     assert forwarded["Host"] == ["$http_host"]
     assert forwarded["X-Forwarded-Proto"] == ["$scheme"]
