@@ -123,7 +123,7 @@ def test_the_procfile_and_the_template_name_only_variables_the_code_reads():
 def test_the_template_sets_everything_several_processes_need():
     assigned, _ = env_template()
     assert set(SCALED_SETTINGS) | AWS_VARIABLES <= set(assigned)
-    # A PORT in the file would give every process of the runner the same port.
+    # A PORT in the file would move the runner's base port away from the proxy's upstreams.
     assert "PORT" not in assigned
 
 
