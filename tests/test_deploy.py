@@ -23,6 +23,7 @@ from api.rest import MAX_BODY_SIZE, PREFIX
 from api.rest.operation import MULTIPART_SLACK
 from api.settings import JSON_LIMIT, Settings
 from workbench.cli import build_parser, serve, worker
+from workbench.web.signin import COOKIE
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
@@ -254,6 +255,9 @@ def test_the_editor_websocket_and_its_page_go_to_one_sticky_upstream(nginx, site
     assert upstream_of(websocket) == upstream_of(page)
     sticky = nginx.one("upstream", upstream_of(websocket))
     assert {d.name for d in sticky.block} & AFFINITY, "the editor's upstream has no affinity"
+    for key in sticky.value("hash") or []:
+        if key.startswith("$cookie_"):  # the sign-in cookie, which the page and its socket both carry
+            assert key == f"$cookie_{COOKIE}"
     headers = {tuple(d.args[:1]): d.args[1:] for d in websocket.find("proxy_set_header")}
     assert headers[("Upgrade",)] == ["$http_upgrade"]
     assert headers[("Connection",)] == ["$connection_upgrade"]
