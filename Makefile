@@ -31,7 +31,7 @@ test: $(STAMP)
 	$(PY) -m pytest
 
 bench: $(STAMP)
-	@scripts/provision.sh redis-server chromium
+	@scripts/provision.sh redis-server postgresql chromium
 	$(PY) -m benchmarks.render
 	$(PY) -m benchmarks.api
 	$(PY) -m benchmarks.batch

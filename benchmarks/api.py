@@ -6,6 +6,8 @@ Starts `docbench serve` on a free loopback port with a fresh data dir, authors t
 certificate over the API, then measures GET /designs/:id and POST .../generate with 1
 and 8 concurrent clients (threads with keep-alive connections), and the engine's own
 render rate for the same rows in this process, so the ratio shows the service's cost.
+Then the same 8-client load dealt over two servers that share one PostgreSQL and one S3
+bucket (moto's standalone server), as a scaled-out deployment runs.
 The clients run on the same 2-core machine as the server and take CPU from it, so the
 figures are a floor for what the server alone can do.
 """
@@ -14,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import secrets
 import socket
 import statistics
 import subprocess
@@ -38,13 +42,17 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, key: str | None = None) -> None:
+        """A server with a data dir of its own; given the `key` of a workspace already in the
+        database its `args` name, it serves that one instead of making its own."""
         from api.service import Service, Settings
 
         self.data_dir = Path(tempfile.mkdtemp(prefix="docbench-bench-"))
-        service = Service(Settings(data_dir=self.data_dir))
-        _, self.key = service.accounts.create_workspace("bench", "pro", 100_000)
-        service.close()
+        if key is None:
+            service = Service(Settings(data_dir=self.data_dir))
+            _, key = service.accounts.create_workspace("bench", "pro", 100_000)
+            service.close()
+        self.key = key
         self.port = free_port()
         self.api = f"http://127.0.0.1:{self.port}/api/v1"
         self.log = open(self.data_dir / "server.log", "wb")  # noqa: SIM115 (closed in stop)
@@ -95,13 +103,14 @@ def author_certificate(server: Server) -> str:
     return design_id
 
 
-def load(server: Server, clients: int, total: int, request) -> dict[str, float]:
-    """`total` requests split over `clients` threads; each checks its status code."""
+def load(servers: Server | list[Server], clients: int, total: int, request) -> dict[str, float]:
+    """`total` requests split over `clients` threads (dealt round the servers); each checks its status code."""
+    servers = servers if isinstance(servers, list) else [servers]
     latencies: list[float] = []
     lock = threading.Lock()
     counter = iter(range(total))
 
-    def work() -> None:
+    def work(server: Server) -> None:
         with server.client() as client:
             mine: list[float] = []
             while True:
@@ -115,7 +124,7 @@ def load(server: Server, clients: int, total: int, request) -> dict[str, float]:
             with lock:
                 latencies.extend(mine)
 
-    threads = [threading.Thread(target=work) for _ in range(clients)]
+    threads = [threading.Thread(target=work, args=(servers[n % len(servers)],)) for n in range(clients)]
     started = time.perf_counter()
     for thread in threads:
         thread.start()
@@ -187,6 +196,53 @@ def engine_rate(runs: int, first: int = 0) -> float:
     return runs / (time.perf_counter() - started)
 
 
+def generating(design_id: str):  # noqa: ANN201
+    """A request that generates the certificate for row `i` and checks it was made."""
+
+    def generate(client: httpx.Client, i: int) -> None:
+        response = client.post(f"/designs/{design_id}/generate", json={"data": samples.certificate_row(i)})
+        assert response.status_code == 201, response.text
+
+    return generate
+
+
+def two_servers_on_postgres_and_s3(total: int) -> dict[str, float] | str:
+    """8 clients dealt over two servers that share one PostgreSQL (commits fsynced, as in
+    production) and one S3 bucket (moto's standalone server, on this same machine): their
+    figures, or why they could not be measured here."""
+    from api.service import Service, Settings
+    from tests.postgres import PostgresServer, missing_reason
+    from tests.server import MotoS3Server
+
+    reason = missing_reason()
+    if reason:
+        return reason
+    root = Path(tempfile.mkdtemp(prefix="docbench-bench-scaled-"))
+    postgres = PostgresServer(durable=True)
+    moto: MotoS3Server | None = None
+    servers: list[Server] = []
+    try:
+        moto = MotoS3Server(root)
+        os.environ.update(moto.env)  # boto3 here and in the servers reads the standard variables
+        blob_url = f"s3://{moto.create_bucket('bench')}/scaled"
+        database_url = postgres.fresh_database()
+        service = Service(Settings(data_dir=root, database_url=database_url, blob_url=blob_url))
+        _, key = service.accounts.create_workspace("bench", "pro", 100_000)
+        service.close()
+        # One render process each: the two servers together have one per core, as one server has.
+        shared = ("--database-url", database_url, "--blob-url", blob_url, "--secret", secrets.token_urlsafe(32))
+        servers = [Server(*shared, "--render-processes", "1", key=key) for _ in range(2)]
+        generate = generating(author_certificate(servers[0]))
+        load(servers, 2, 6, generate)  # warm-up: both servers' connections, caches, fonts
+        return load(servers, 8, total, generate)
+    finally:
+        for server in servers:
+            server.stop()
+        if moto is not None:
+            moto.stop()
+        postgres.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the requests")
@@ -200,9 +256,7 @@ def main() -> None:
         def get(client: httpx.Client, i: int) -> None:
             assert client.get(f"/designs/{design_id}").status_code == 200
 
-        def generate(client: httpx.Client, i: int) -> None:
-            response = client.post(f"/designs/{design_id}/generate", json={"data": samples.certificate_row(i)})
-            assert response.status_code == 201, response.text
+        generate = generating(design_id)
 
         def generate_and_download(client: httpx.Client, i: int) -> None:
             response = client.post(f"/designs/{design_id}/generate", json={"data": samples.certificate_row(i)})
@@ -234,6 +288,7 @@ def main() -> None:
         results.update(probes)
     finally:
         server.stop()
+    scaled = two_servers_on_postgres_and_s3(int(200 * scale))
     engine = engine_rate(int(200 * scale))
     print("API over real HTTP (server and clients share this machine's 2 cores)")
     print(f"{'operation':38} {'requests':>9} {'req/s':>8} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8}")
@@ -248,8 +303,13 @@ def main() -> None:
         "generate, 1 client": results["POST generate, 1 client(s)"],
         "generate, 8 clients (target >= 1.25)": results["POST generate, 8 client(s)"],
     }
+    scaled_name = "generate, 8 clients, two servers on PostgreSQL + S3"
+    if isinstance(scaled, dict):
+        ratios[scaled_name] = results[scaled_name] = scaled
     for name, figures in ratios.items():
         print(f"{name:60} {figures['per_s']:7.1f} PDFs/s  {figures['per_s'] / engine:.2f} x the engine")
+    if isinstance(scaled, str):
+        print(f"{scaled_name}: not measured ({scaled})")
     me = results["GET /me while 8 clients generate"]
     shown = results["POST preview while 8 clients generate"]
     print(f"{'GET /me p95 while 8 clients generate':60} {me['p95_ms']:7.1f} ms")

@@ -34,7 +34,9 @@ def _as_postgres(command: list[str]) -> list[str]:
 class PostgresServer:
     """initdb + pg_ctl start on a free port; `url(name)` for a database; `stop()` removes it all."""
 
-    def __init__(self) -> None:
+    def __init__(self, durable: bool = False) -> None:
+        """`durable`: commits reach the disk (fsync), as in production: for benchmarks. The tests
+        run without, since a lost machine is not what they are about."""
         self.directory = Path(tempfile.mkdtemp(prefix="docbench-pg-"))
         self.data = self.directory / "data"
         self.port = free_port()
@@ -43,7 +45,9 @@ class PostgresServer:
             shutil.chown(self.directory, "postgres", "postgres")
         self._numbers = itertools.count(1)
         self._run([str(PG_BIN / "initdb"), "-D", str(self.data), "-U", self.user, "-A", "trust", "-E", "UTF8"])
-        options = f"-h 127.0.0.1 -p {self.port} -k {self.directory} -F -c max_connections=300 -c full_page_writes=off"
+        options = f"-h 127.0.0.1 -p {self.port} -k {self.directory} -c max_connections=300"
+        if not durable:
+            options += " -F -c full_page_writes=off"
         self._run(
             [
                 str(PG_BIN / "pg_ctl"),
