@@ -28,7 +28,8 @@ test: $(STAMP)
 	@scripts/provision.sh redis-server postgresql chromium $(NODE_PACKAGE)
 	$(VENV)/bin/ruff check engine api workbench tests benchmarks
 	scripts/check_js.sh
-	$(PY) -m pytest
+	# Two workers, a test file each: most tests wait on the servers, browsers and databases they start.
+	$(PY) -m pytest -n 2 --dist loadfile
 
 bench: $(STAMP)
 	@scripts/provision.sh redis-server postgresql chromium
