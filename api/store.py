@@ -105,6 +105,13 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE designs ADD COLUMN deleted_at TIMESTAMP;
     """,
+    # 5: MCP sessions (api/mcp/sessions.py) live here, not in one process's memory, so any
+    # of several web processes answers a session another one opened.
+    """
+    CREATE TABLE mcp_sessions (
+        id VARCHAR PRIMARY KEY, workspace_id VARCHAR NOT NULL, last_used TIMESTAMP NOT NULL
+    );
+    """,
 ]
 
 
