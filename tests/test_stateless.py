@@ -4,14 +4,21 @@ began the conversation: nothing a request needs lives only in one process's memo
 
 from __future__ import annotations
 
+import datetime as dt
+import re
+from urllib.parse import urlsplit
+
 import httpx
 import pytest
 
 from api.service import Service, Settings
+from api.store import open_store
 
 from .conftest import s3_blob_url
 from .server import Server
 
+# The service-level tests here run on DuckDB and PostgreSQL (the `database_url` fixture).
+RUN_ON_BOTH_STORES = True
 SECRET = "the secret every web process of this deployment shares"
 ACCEPT = {"Accept": "application/json, text/event-stream"}
 INITIALIZE = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "tests", "version": "1"}}
@@ -70,3 +77,58 @@ def test_an_mcp_session_opened_on_one_server_is_used_and_closed_on_the_other(pai
     assert closed.status_code == 200, closed.text
     after = mcp(first, key, {"jsonrpc": "2.0", "id": 4, "method": "ping"}, session)
     assert after.status_code == 404 and after.json()["error"]["code"] == -32001, after.text
+
+
+def on(server: Server, url: str) -> str:
+    """The same URL (path and query) asked of another server."""
+    parts = urlsplit(url)
+    return f"{server.url}{parts.path}?{parts.query}"
+
+
+@pytest.mark.slow
+def test_a_sign_in_link_printed_by_one_server_signs_in_once_on_the_other_and_its_cookie_works_on_both(pair):
+    first, second, _, _, _ = pair
+    link = re.search(r"(http://\S+/signin\?token=\S+)", first.output()).group(1)
+    with httpx.Client() as browser:
+        signed_in = browser.get(on(second, link))
+        assert signed_in.status_code == 302 and "dbk" in signed_in.cookies, signed_in.text
+        # The cookie the second server set (signed with the shared --secret) opens the page on both.
+        for server in (second, first):
+            page = browser.get(server.url + "/")
+            assert page.status_code == 200 and "/signin" not in str(page.url), server.url
+    with httpx.Client() as other_browser:
+        for server in (first, second):  # used once: refused everywhere after
+            again = other_browser.get(on(server, link))
+            assert again.status_code == 200 and "dbk" not in again.cookies
+            assert "already used or has expired" in again.text
+        assert other_browser.get(first.url + "/").status_code == 302  # not signed in
+
+
+def test_a_sign_in_link_works_once_even_when_redeemed_twice_at_once(database_url, tmp_path):
+    import threading
+
+    from workbench.signin_links import SignInTokens
+
+    store = open_store(Settings(data_dir=tmp_path, database_url=database_url))
+    try:
+        links = SignInTokens(store)
+        token = links.issue("ws_a")
+        together = threading.Barrier(4)
+        redeemed: list[str | None] = []
+
+        def redeem() -> None:
+            together.wait()
+            redeemed.append(links.redeem(token))
+
+        threads = [threading.Thread(target=redeem) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(redeemed, key=bool) == [None, None, None, "ws_a"]
+        stored = store.all("SELECT token_hash FROM signin_links")
+        assert stored == []  # used: gone (and a token is never stored as itself)
+        expired = SignInTokens(store, lifetime=dt.timedelta(seconds=-1))
+        assert expired.redeem(expired.issue("ws_a")) is None
+    finally:
+        store.close()
