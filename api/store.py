@@ -119,6 +119,12 @@ MIGRATIONS: list[str] = [
         token_hash VARCHAR PRIMARY KEY, workspace_id VARCHAR NOT NULL, expires_at TIMESTAMP NOT NULL
     );
     """,
+    # 7: a workspace's images version, bumped in the transaction that replaces an asset's
+    # bytes and read with the design row a preview renders from: each web process's preview
+    # cache is keyed by it, so none serves a picture drawn with bytes another one replaced.
+    """
+    ALTER TABLE workspaces ADD COLUMN media_version BIGINT NOT NULL DEFAULT 0;
+    """,
 ]
 
 

@@ -37,8 +37,8 @@ def test_health_needs_no_key(api_server):
     response = httpx.get(f"{api_server.api}/health")
     assert response.status_code == 200
     # 6 migrations: the first schema, batch jobs, browser sessions (issue 12), deleted designs (issue 14),
-    # MCP sessions and sign-in links in the store (issue 17)
-    assert response.json() == {"status": "success", "data": {"status": "ok", "schemaVersion": 6}, "error": None}
+    # MCP sessions, sign-in links and the workspaces' images version in the store (issue 17)
+    assert response.json() == {"status": "success", "data": {"status": "ok", "schemaVersion": 7}, "error": None}
 
 
 @pytest.mark.parametrize("method,path", API_KEY_ROUTES)

@@ -5,16 +5,18 @@ began the conversation: nothing a request needs lives only in one process's memo
 from __future__ import annotations
 
 import datetime as dt
+import io
 import re
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from PIL import Image
 
 from api.service import Service, Settings
 from api.store import open_store
 
-from .conftest import s3_blob_url
+from .conftest import add, png, s3_blob_url
 from .server import Server
 
 # The service-level tests here run on DuckDB and PostgreSQL (the `database_url` fixture).
@@ -132,3 +134,32 @@ def test_a_sign_in_link_works_once_even_when_redeemed_twice_at_once(database_url
         assert expired.redeem(expired.issue("ws_a")) is None
     finally:
         store.close()
+
+
+def colour_at_centre(picture: bytes) -> tuple[int, int, int]:
+    image = Image.open(io.BytesIO(picture)).convert("RGB")
+    return image.getpixel((image.width // 2, image.height // 2))
+
+
+@pytest.mark.slow
+def test_a_preview_on_one_server_shows_an_asset_whose_bytes_were_replaced_on_the_other(pair):
+    first, second, key, _, _ = pair
+    red, blue = (220, 20, 20, 255), (20, 20, 220, 255)
+    with first.client(key) as a, second.client(key) as b:
+        asset = a.data(a.post("/assets", files={"file": ("logo.png", png(red, (60, 60)), "image/png")}), 201)
+        design_id = a.data(a.post("/designs", json={"name": "Logo page"}), 201)["designId"]
+        # The asset fills the middle of the page.
+        image = add("image", "logo", {"x": 100, "y": 200, "w": 400, "h": 400}, {"src": asset["ref"]})
+        a.data(a.patch(f"/designs/{design_id}/tree", json={"actions": [image]}), 200)
+
+        def picture(client) -> bytes:
+            url = client.data(client.get(f"/designs/{design_id}/preview"), 200)["previewUrl"]
+            return httpx.get(url).content
+
+        for client in (a, b):  # each server's own preview cache now holds the red picture
+            assert colour_at_centre(picture(client)) == red[:3]
+        a.data(
+            a.put(f"/assets/{asset['id']}/content", files={"file": ("blue.png", png(blue, (60, 60)), "image/png")}), 200
+        )
+        assert colour_at_centre(picture(b)) == blue[:3]  # not the picture B had cached
+        assert colour_at_centre(picture(a)) == blue[:3]
