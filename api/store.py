@@ -125,6 +125,13 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE workspaces ADD COLUMN media_version BIGINT NOT NULL DEFAULT 0;
     """,
+    # 8: a lease on each unsettled batch job (api/service/batches.py): the web process that
+    # runs or follows it (`runner`, a random id per process) renews `lease_until` while it
+    # does; another process takes over a job whose lease lapsed (its process died).
+    """
+    ALTER TABLE batch_jobs ADD COLUMN runner VARCHAR;
+    ALTER TABLE batch_jobs ADD COLUMN lease_until TIMESTAMP;
+    """,
 ]
 
 

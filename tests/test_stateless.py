@@ -7,17 +7,19 @@ from __future__ import annotations
 import datetime as dt
 import io
 import re
+import zipfile
 from urllib.parse import urlsplit
 
 import httpx
+import psutil
 import pytest
 from PIL import Image
 
 from api.service import Service, Settings
-from api.store import open_store
+from api.store import PostgresStore, open_store
 
-from .conftest import add, png, s3_blob_url
-from .server import Server
+from .conftest import add, pdf_text, png, s3_blob_url
+from .server import Server, wait_until
 
 # The service-level tests here run on DuckDB and PostgreSQL (the `database_url` fixture).
 RUN_ON_BOTH_STORES = True
@@ -163,3 +165,128 @@ def test_a_preview_on_one_server_shows_an_asset_whose_bytes_were_replaced_on_the
         )
         assert colour_at_centre(picture(b)) == blue[:3]  # not the picture B had cached
         assert colour_at_centre(picture(a)) == blue[:3]
+
+
+# --- batches on the embedded pool, with a lease per job -----------------------------------
+
+LEASE_SECONDS = 3  # the servers' DOCBENCH_BATCH_LEASE_SECONDS: a dead server's job moves on quickly
+BADGE = [
+    add("text", "name", {"x": 40, "y": 20}, data={"content": "Sample"}),
+    {"type": "bind_variable", "args": {"name": "name"}},
+    # Enough to draw that a batch of 100 rows lasts while another server starts.
+    *(
+        add("text", f"line{n}", {"x": 40, "y": 50 + 18 * n}, data={"content": f"Line {n} of the badge"})
+        for n in range(40)
+    ),
+]
+ROWS = 100  # the most one batch takes
+
+
+def batch_servers(postgres_server, s3_server, root, count: int) -> tuple[list[Server], str, str]:
+    """`count` servers (not started) on a fresh database and bucket, with a short batch lease."""
+    database_url = postgres_server.fresh_database()
+    blob_url = s3_blob_url(s3_server, "leases")
+    service = Service(Settings(data_dir=root / "setup", database_url=database_url, blob_url=blob_url))
+    try:
+        _, key = service.accounts.create_workspace("batches", "pro", 1000)
+    finally:
+        service.close()
+    servers = []
+    for name in "abcd"[:count]:
+        (root / name).mkdir()
+        env = {"DOCBENCH_BATCH_LEASE_SECONDS": str(LEASE_SECONDS)}
+        servers.append(Server(root / name, env=env, args=shared_args(database_url, blob_url)))
+    return servers, key, database_url
+
+
+def submit_batch(client, rows: int) -> str:
+    design_id = client.data(client.post("/designs", json={"name": "Badges"}), 201)["designId"]
+    client.data(client.patch(f"/designs/{design_id}/tree", json={"actions": BADGE}), 200)
+    body = {"rows": [{"name": f"Person {n}"} for n in range(rows)]}
+    return client.data(client.post(f"/designs/{design_id}/batch", json=body), 202)["jobId"]
+
+
+def ended(client, job_id: str):
+    job = client.data(client.get(f"/batches/{job_id}"), 200)
+    return job if job["status"] in ("completed", "failed") else None
+
+
+def settled_exactly_once(database_url: str, job_id: str, rows: int) -> None:
+    """Every row recorded once, the credits taken once and nothing given back (no row failed)."""
+    store = PostgresStore(database_url, max_size=1)
+    try:
+        assert store.one("SELECT count(*), count(DISTINCT row_index) FROM batch_rows WHERE job_id = ?", [job_id]) == (
+            rows,
+            rows,
+        )
+        ledger = store.all("SELECT reason, delta FROM credit_ledger WHERE reference = ? ORDER BY created_at", [job_id])
+        assert ledger == [("batch", -rows)], ledger
+        assert store.one("SELECT settled, completed, failed FROM batch_jobs WHERE id = ?", [job_id]) == (True, rows, 0)
+    finally:
+        store.close()
+
+
+def render_cpu_seconds(server: Server) -> float:
+    """CPU time used so far by the server's render processes (its children)."""
+    children = psutil.Process(server.process.pid).children(recursive=True)
+    total = 0.0
+    for child in children:
+        try:
+            times = child.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system
+    return total
+
+
+@pytest.mark.slow
+def test_a_server_starting_while_another_runs_batches_leaves_them_alone(postgres_server, s3_server, tmp_path):
+    (first, second), key, database_url = batch_servers(postgres_server, s3_server, tmp_path, 2)
+    try:
+        first.start()
+        with first.client(key) as a:
+            jobs = [submit_batch(a, ROWS) for _ in range(3)]  # some wait for their turn, leases held
+            second.start()  # while the first renders the rows
+            second_before = render_cpu_seconds(second)
+            last = a.data(a.get(f"/batches/{jobs[-1]}"), 200)
+            assert last["status"] in ("queued", "processing"), "the batches ended before B started: make them longer"
+            for job_id in jobs:
+                job = wait_until(lambda job_id=job_id: ended(a, job_id), timeout=300, interval=0.2, what="the end")
+                assert (job["status"], job["completed"], job["failed"]) == ("completed", ROWS, 0)
+                settled_exactly_once(database_url, job_id, ROWS)
+        # The second server rendered none of the rows: its render processes stayed idle.
+        assert render_cpu_seconds(second) - second_before < 1.0
+        with second.client(key) as b:
+            url = b.data(b.get(f"/batches/{jobs[-1]}/download"), 200)["downloadUrl"]
+        names = zipfile.ZipFile(io.BytesIO(httpx.get(url).content)).namelist()
+        assert sorted(names) == [f"row-{n:04d}.pdf" for n in range(1, ROWS + 1)]
+    finally:
+        for server in (first, second):
+            server.stop()
+
+
+@pytest.mark.slow
+def test_a_batch_whose_server_was_killed_is_finished_by_another_once_its_lease_lapses(
+    postgres_server, s3_server, tmp_path
+):
+    (first, second), key, database_url = batch_servers(postgres_server, s3_server, tmp_path, 2)
+    rows = ROWS
+    try:
+        first.start()
+        second.start()
+        with first.client(key) as a:
+            job_id = submit_batch(a, rows)
+            wait_until(lambda: a.data(a.get(f"/batches/{job_id}"), 200)["completed"] > 0, what="a first row")
+        first.kill()  # SIGKILL mid-batch: nothing lets go of its lease
+        with second.client(key) as b:
+            assert ended(b, job_id) is None, "the batch ended before its server was killed: make it longer"
+            job = wait_until(lambda: ended(b, job_id), timeout=300, interval=0.2, what="the second server to finish")
+            assert (job["status"], job["completed"], job["failed"]) == ("completed", rows, 0)
+            url = b.data(b.get(f"/batches/{job_id}/download"), 200)["downloadUrl"]
+        settled_exactly_once(database_url, job_id, rows)
+        archive = zipfile.ZipFile(io.BytesIO(httpx.get(url).content))
+        assert sorted(archive.namelist()) == [f"row-{n:04d}.pdf" for n in range(1, rows + 1)]
+        assert "Person 99" in pdf_text(archive.read("row-0100.pdf"))[0]
+    finally:
+        for server in (first, second):
+            server.kill()

@@ -50,6 +50,7 @@ class Service:
             # Rows render in the same processes as generations and previews (one set per core).
             self.batches.backend = EmbeddedBackend(self.blobs.location, self.batches, self.renderers.pool)
         self.batches.resume_unsettled()
+        self.batches.start_leases()  # renews this process's jobs, takes over those of a process that died
         # `docbench key revoke` cannot open the database while this process holds it.
         self.revocations.start()
 
@@ -65,6 +66,7 @@ class Service:
         self.renderers.close()
         if self.batches.backend is not None:
             self.batches.backend.close()
+        self.batches.close()  # after the back-end: no job of this process runs on once its lease is let go
         self.store.close()
 
 
