@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import json
 import re
 import zipfile
 from urllib.parse import urlsplit
@@ -19,7 +20,7 @@ from api.service import Service, Settings
 from api.store import PostgresStore, open_store
 
 from .conftest import add, pdf_text, png, s3_blob_url
-from .server import Server, wait_until
+from .server import RedisServer, Server, docbench, wait_until
 
 # The service-level tests here run on DuckDB and PostgreSQL (the `database_url` fixture).
 RUN_ON_BOTH_STORES = True
@@ -290,3 +291,72 @@ def test_a_batch_whose_server_was_killed_is_finished_by_another_once_its_lease_l
     finally:
         for server in (first, second):
             server.kill()
+
+
+@pytest.mark.slow
+def test_a_key_revoked_by_the_cli_on_the_database_is_refused_by_both_servers_at_once(pair, tmp_path):
+    first, second, _, workspace, database_url = pair
+
+    def cli(*args: str):
+        return docbench(*args, "--database-url", database_url, data_dir=tmp_path / "cli")
+
+    key = json.loads(cli("key", "create", workspace.id).stdout)["apiKey"]
+    with first.client(key) as a, second.client(key) as b:
+        for client in (a, b):  # each server has just accepted it
+            assert client.data(client.get("/me"), 200)["workspaceId"] == workspace.id
+        # No server is asked (the inbox is DuckDB's): the command writes the database itself.
+        assert json.loads(cli("key", "revoke", key).stdout) == {"revoked": True}
+        for client in (a, b):
+            assert "revoked" in client.error(client.get("/me"), 401, "UNAUTHORIZED")
+    assert not (first.data_dir / "revocations").exists() and not (second.data_dir / "revocations").exists()
+
+
+def test_two_servers_starting_at_once_queue_an_unfinished_rq_batch_once(postgres_server, tmp_path):
+    import threading
+
+    from redis import Redis
+    from rq import Queue
+
+    from api.jobs.redis_backend import QUEUE, chunks
+    from api.models import BatchBody, CreateDesignBody, PatchTreeBody
+
+    database_url = postgres_server.fresh_database()
+    redis = RedisServer(tmp_path)
+
+    def service() -> Service:
+        return Service(Settings(data_dir=tmp_path, database_url=database_url, redis_url=redis.url, render_processes=1))
+
+    try:
+        first = service()
+        try:
+            first.start_jobs()
+            ws, _ = first.accounts.create_workspace("rq", "pro", 100)
+            design_id = first.designs.create(ws, CreateDesignBody(name="Badges"))["designId"]
+            first.designs.patch_tree(ws, design_id, PatchTreeBody.model_validate({"actions": BADGE[:2]}))
+            body = BatchBody(rows=[{"name": f"Person {n}"} for n in range(20)])
+            job_id = first.batches.submit(ws, design_id, body)["jobId"]
+        finally:
+            first.close()  # no worker ran it; the job is unsettled and nobody holds it now
+        Redis.from_url(redis.url).flushall()  # and Redis lost it: whoever resumes it queues it again
+        services = [service() for _ in range(2)]
+        together = threading.Barrier(2)
+
+        def start(one: Service) -> None:
+            together.wait()
+            one.start_jobs()
+
+        threads = [threading.Thread(target=start, args=(one,)) for one in services]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        try:
+            queued = Queue(QUEUE, connection=Redis.from_url(redis.url)).count
+            assert queued == len(chunks(20))  # once, not once per server
+            runner = services[0].store.one("SELECT runner FROM batch_jobs WHERE id = ?", [job_id])[0]
+            assert runner in {one.batches.runner for one in services}
+        finally:
+            for one in services:
+                one.close()
+    finally:
+        redis.stop()

@@ -51,8 +51,10 @@ class Service:
             self.batches.backend = EmbeddedBackend(self.blobs.location, self.batches, self.renderers.pool)
         self.batches.resume_unsettled()
         self.batches.start_leases()  # renews this process's jobs, takes over those of a process that died
-        # `docbench key revoke` cannot open the database while this process holds it.
-        self.revocations.start()
+        # `docbench key revoke` cannot open DuckDB while this process holds it, so it asks this
+        # process; on PostgreSQL the command revokes in the database itself, which every server reads.
+        if self.store.single_writer_process:
+            self.revocations.start()
 
     def ensure_default_workspace(self) -> str | None:
         """On first start, a `default` workspace (pro, 100 credits); returns its key once."""
