@@ -105,6 +105,33 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE designs ADD COLUMN deleted_at TIMESTAMP;
     """,
+    # 5: MCP sessions (api/mcp/sessions.py) live here, not in one process's memory, so any
+    # of several web processes answers a session another one opened.
+    """
+    CREATE TABLE mcp_sessions (
+        id VARCHAR PRIMARY KEY, workspace_id VARCHAR NOT NULL, last_used TIMESTAMP NOT NULL
+    );
+    """,
+    # 6: the one-time sign-in links `docbench serve` prints (workbench/signin_links.py), so
+    # any web process redeems a link another printed. Only the token's SHA-256 is kept.
+    """
+    CREATE TABLE signin_links (
+        token_hash VARCHAR PRIMARY KEY, workspace_id VARCHAR NOT NULL, expires_at TIMESTAMP NOT NULL
+    );
+    """,
+    # 7: a workspace's images version, bumped in the transaction that replaces an asset's
+    # bytes and read with the design row a preview renders from: each web process's preview
+    # cache is keyed by it, so none serves a picture drawn with bytes another one replaced.
+    """
+    ALTER TABLE workspaces ADD COLUMN media_version BIGINT NOT NULL DEFAULT 0;
+    """,
+    # 8: a lease on each unsettled batch job (api/service/batches.py): the web process that
+    # runs or follows it (`runner`, a random id per process) renews `lease_until` while it
+    # does; another process takes over a job whose lease lapsed (its process died).
+    """
+    ALTER TABLE batch_jobs ADD COLUMN runner VARCHAR;
+    ALTER TABLE batch_jobs ADD COLUMN lease_until TIMESTAMP;
+    """,
 ]
 
 

@@ -36,8 +36,9 @@ API_KEY_ROUTES = [
 def test_health_needs_no_key(api_server):
     response = httpx.get(f"{api_server.api}/health")
     assert response.status_code == 200
-    # 4 migrations: the first schema, batch jobs, browser sessions (issue 12), deleted designs (issue 14)
-    assert response.json() == {"status": "success", "data": {"status": "ok", "schemaVersion": 4}, "error": None}
+    # 8 migrations: the first schema, batch jobs, browser sessions (issue 12), deleted designs (issue 14),
+    # MCP sessions, sign-in links, the workspaces' images version and batch leases (issue 17)
+    assert response.json() == {"status": "success", "data": {"status": "ok", "schemaVersion": 8}, "error": None}
 
 
 @pytest.mark.parametrize("method,path", API_KEY_ROUTES)

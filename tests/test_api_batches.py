@@ -55,7 +55,10 @@ class BatchEnv:
         service.close()
         self.redis = RedisServer(self.data_dir) if backend == "rq" else None
         args = ("--redis-url", self.redis.url) if self.redis else ()
-        self.server = Server(self.data_dir, env={"DOCBENCH_DATABASE_URL": database_url or ""}, args=args).start()
+        # On PostgreSQL a killed server's job waits for its lease to lapse before a restart takes
+        # it over (api/service/batches.py): a short lease keeps the restart test quick.
+        env = {"DOCBENCH_DATABASE_URL": database_url or "", "DOCBENCH_BATCH_LEASE_SECONDS": "6"}
+        self.server = Server(self.data_dir, env=env, args=args).start()
         self.workers = [Worker(self.redis.url, self.data_dir) for _ in range(2)] if self.redis else []
 
     def client(self, name: str = "pro"):

@@ -14,6 +14,9 @@ from mcp.client.streamable_http import create_mcp_http_client, streamable_http_c
 
 from .conftest import pdf_text, png, run_async
 
+# MCP sessions live in the store (api/mcp/sessions.py): these tests run on DuckDB and PostgreSQL.
+RUN_ON_BOTH_STORES = True
+
 TOOLS = {
     "create_design",
     "list_designs",

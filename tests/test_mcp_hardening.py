@@ -5,6 +5,7 @@ when idle (404, so the client initialises again); `/mcp` refuses other sites' Or
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import hashlib
 import time
 
@@ -12,14 +13,18 @@ import httpx
 import pytest
 
 from api.mcp import Sessions
+from api.service import Settings
+from api.store import open_store
 
-from .conftest import png
+from .conftest import png, store_database_url
 from .server import Server
 
 ACCEPT = {"Accept": "application/json, text/event-stream"}
 INITIALIZE = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "tests", "version": "1"}}
 IDLE_SECONDS = 2  # the short idle period of the `short_idle` server
 BASE_URL = "https://docs.example.test"
+# The sessions live in the store (api/mcp/sessions.py): these tests run on DuckDB and PostgreSQL.
+RUN_ON_BOTH_STORES = True
 
 
 def post(url: str, key: str, body, session: str | None = None, origin: str | None = None) -> httpx.Response:
@@ -61,11 +66,12 @@ def alpha_key(api_server):
 
 
 @pytest.fixture(scope="module")
-def short_idle(tmp_path_factory):
+def short_idle(request, tmp_path_factory, store):
     """A server of its own: sessions idle out after IDLE_SECONDS, and it has a public --base-url."""
+    database_url = store_database_url(request, store)
     server = Server(
         tmp_path_factory.mktemp("mcp-short-idle"),
-        env={"DOCBENCH_MCP_SESSION_IDLE": str(IDLE_SECONDS)},
+        env={"DOCBENCH_MCP_SESSION_IDLE": str(IDLE_SECONDS), "DOCBENCH_DATABASE_URL": database_url or ""},
         args=("--base-url", BASE_URL),
     ).start()
     server.key = server.read_key()
@@ -198,18 +204,25 @@ def test_an_idle_session_expires_and_a_used_one_lives(short_idle):
     assert ping(short_idle.url, short_idle.key, busy).status_code == 200
 
 
-def test_sessions_expire_after_the_idle_period_since_their_last_use():
-    now = [1000.0]
-    sessions = Sessions(idle_seconds=60, clock=lambda: now[0])
-    first, second = sessions.open("ws_a"), sessions.open("ws_a")
-    now[0] += 59
-    assert sessions.belongs(first, "ws_a")
-    now[0] += 59  # 118 s after opening, 59 s after its last use
-    assert sessions.belongs(first, "ws_a") and not sessions.belongs(second, "ws_a")
-    assert not sessions.close(second, "ws_a")
-    now[0] += 60
-    assert not sessions.belongs(first, "ws_a")
-    assert not sessions.belongs(sessions.open("ws_b"), "ws_a")
+def test_sessions_expire_after_the_idle_period_since_their_last_use(database_url, tmp_path):
+    store = open_store(Settings(data_dir=tmp_path, database_url=database_url))
+    now = [dt.datetime(2026, 1, 1)]
+    seconds = dt.timedelta(seconds=1)
+    try:
+        sessions = Sessions(store, idle_seconds=60, clock=lambda: now[0])
+        first, second = sessions.open("ws_a"), sessions.open("ws_a")
+        now[0] += 59 * seconds
+        assert sessions.belongs(first, "ws_a")
+        now[0] += 59 * seconds  # 118 s after opening, 59 s after its last use
+        assert sessions.belongs(first, "ws_a") and not sessions.belongs(second, "ws_a")
+        assert not sessions.close(second, "ws_a")
+        now[0] += 60 * seconds
+        assert not sessions.belongs(first, "ws_a")
+        assert not sessions.belongs(sessions.open("ws_b"), "ws_a")
+        # Opening a session deletes the expired ones (first, second) now and then.
+        assert store.one("SELECT count(*) FROM mcp_sessions WHERE workspace_id = 'ws_a'") == (0,)
+    finally:
+        store.close()
 
 
 @pytest.mark.parametrize(

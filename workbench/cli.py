@@ -98,7 +98,7 @@ def serve(args: argparse.Namespace) -> int:
     from .signin_links import SignInTokens
 
     tune_for_rendering()
-    tokens = SignInTokens()
+    tokens = SignInTokens(service.store)
     workspaces = service.accounts.list_workspaces()
     default = next((w for w in workspaces if w.name == "default"), workspaces[0])
 

@@ -38,7 +38,7 @@ RENDER_THREADS = 32
 
 
 def api_patterns(service: Service, executors: Executors, tokens: SignInTokens) -> list[tuple]:
-    mcp = {"service": service, "executors": executors, "tools": ToolSet(), "sessions": Sessions()}
+    mcp = {"service": service, "executors": executors, "tools": ToolSet(), "sessions": Sessions(service.store)}
     specs = routes(service, executors)
     return [
         (r"/signin/?$", SignInHandler, {"service": service, "tokens": tokens}),

@@ -38,7 +38,14 @@ class JobBackend(Protocol):
         """Run the rows of `payload` not already in `done`; raise BackendUnavailable if it cannot."""
 
     def resume(self, payload: JobPayload, done: dict[int, RowResult]) -> None:
-        """After a restart of the web process: carry on with a job that had not ended."""
+        """Carry on with a job that had not ended (after a restart, or taken over from a web
+        process that died: api/service/batches.py, leases)."""
+
+    def held(self) -> set[str]:
+        """The jobs this back-end runs or follows now (queued ones included): their leases are renewed."""
+
+    def drop(self, job_ids: set[str]) -> None:
+        """Stop running or following these jobs: another process holds them now, or they ended."""
 
     def close(self) -> None: ...
 

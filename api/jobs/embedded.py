@@ -12,6 +12,7 @@ render's.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
@@ -23,6 +24,7 @@ from .runner import JobPayload, RowResult, assemble_zip
 
 log = logging.getLogger("docbench.jobs")
 FLUSH_SECONDS = 0.2
+CHECK_SECONDS = 1.0  # how often a job's loop looks whether it still holds the job, rows ending or not
 MAX_ATTEMPTS = 2  # a row whose process died is tried once more before it counts as failed
 MAX_JOBS = 8  # jobs run at once; more wait their turn
 # A row's own CPU deadline (api.jobs.runner) ends a slow row with a failed result; the pool's
@@ -32,6 +34,10 @@ WALL_CLOCK_FACTOR = 3
 
 class _Stopping(Exception):
     """The back-end is closing: a job's rows are not submitted again."""
+
+
+class _Dropped(Exception):
+    """Another process holds the job now (its lease lapsed here): this one stops running it."""
 
 
 class EmbeddedBackend:
@@ -48,17 +54,40 @@ class EmbeddedBackend:
         # One orchestrating thread per running job; each row in flight waits on a thread of its own.
         self._jobs = ThreadPoolExecutor(max_workers=MAX_JOBS, thread_name_prefix="docbench-batch")
         self._rows = ThreadPoolExecutor(max_workers=MAX_JOBS * self.window, thread_name_prefix="docbench-row")
+        # Jobs submitted and not yet ended here (queued for a thread, or running): the leases the
+        # service renews. A job whose orchestrating thread ends, however, leaves this set, so its
+        # lease lapses and another process (or this one's next look) takes it over.
+        self._held: set[str] = set()
+        self._dropped: set[str] = set()
+        self._guard = threading.Lock()
 
     def check(self) -> None:
         """The in-process pool is always there."""
 
     def submit(self, payload: JobPayload, done: dict[int, RowResult]) -> None:
+        with self._guard:
+            self._held.add(payload.job_id)
+            self._dropped.discard(payload.job_id)
         self._jobs.submit(self._run, payload, dict(done))
 
     resume = submit  # the rows not done yet simply run again
 
+    def held(self) -> set[str]:
+        with self._guard:
+            return set(self._held)
+
+    def drop(self, job_ids: set[str]) -> None:
+        with self._guard:
+            self._dropped |= job_ids & self._held
+
+    def _check_held(self, job_id: str) -> None:
+        with self._guard:
+            if job_id in self._dropped:
+                raise _Dropped()
+
     def _run(self, payload: JobPayload, results: dict[int, RowResult]) -> None:
         try:
+            self._check_held(payload.job_id)
             self.listener.job_started(payload.job_id)
             waiting = [index for index in range(len(payload.rows)) if index not in results]
             waiting.reverse()  # popped from the end: rows start in order
@@ -69,7 +98,9 @@ class EmbeddedBackend:
             unreported: list[RowResult] = []
             flushed = time.monotonic()
             while running:
-                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                # Woken now and then even when no row ends, to notice a job taken over elsewhere.
+                finished, _ = wait(running, timeout=CHECK_SECONDS, return_when=FIRST_COMPLETED)
+                self._check_held(payload.job_id)
                 for future in finished:
                     running.pop(future)
                     result = future.result()  # _Stopping when the server is closing
@@ -87,8 +118,14 @@ class EmbeddedBackend:
             self.listener.job_done(payload.job_id, assemble_zip(self.blob_root, list(results.values())))
         except _Stopping:
             log.info("batch %s stopped with the server; it will be resumed on the next start", payload.job_id)
+        except _Dropped:
+            log.warning("batch %s is held by another process now; this one stops running it", payload.job_id)
         except Exception:
-            log.exception("batch %s could not be run; it will be resumed on the next start", payload.job_id)
+            log.exception("batch %s could not be run; it will be resumed once its lease lapses", payload.job_id)
+        finally:
+            with self._guard:
+                self._held.discard(payload.job_id)
+                self._dropped.discard(payload.job_id)
 
     def _render_row(self, payload: JobPayload, index: int) -> RowResult:
         """One row in a render process: its result, a failed one when its process was stopped."""

@@ -186,6 +186,19 @@ class RedisBackend:
             self._tracked[payload.job_id] = set(done)
             self._payloads[payload.job_id] = payload
 
+    def held(self) -> set[str]:
+        """The jobs this web process follows (or waits to resubmit): their leases are renewed."""
+        with self._guard:
+            return set(self._tracked) | set(self._waiting)
+
+    def drop(self, job_ids: set[str]) -> None:
+        """Stop following jobs another web process follows now (it reports their rows and end)."""
+        with self._guard:
+            for job_id in job_ids:
+                self._tracked.pop(job_id, None)
+                self._payloads.pop(job_id, None)
+                self._waiting.pop(job_id, None)
+
     def _enqueue(self, job_id: str, chunk: int, start: int, end: int, attempt: int) -> None:
         # The chunk's state is written before RQ has the job: written after, it could
         # overwrite the "running" of a worker that was quicker.
@@ -225,6 +238,11 @@ class RedisBackend:
                     log.exception("following batch %s failed", job_id)
 
     def _poll(self, job_id: str) -> None:
+        with self._guard:
+            reported = self._tracked.get(job_id)
+            payload = self._payloads.get(job_id)
+        if reported is None or payload is None:
+            return  # dropped meanwhile: another web process follows it now
         # The state first: a ZIP is only written after every row's result, so rows read
         # after seeing zip_key are complete, whatever a worker does in between.
         state = {k.decode(): v.decode() for k, v in self.redis.hgetall(_key(job_id)).items()}
@@ -232,9 +250,8 @@ class RedisBackend:
             # Redis lost the job (restarted without persistence): queue it again. Rows
             # already recorded by the server are not counted twice.
             log.warning("batch %s is no longer in Redis; queueing it again", job_id)
-            self.submit(self._payloads[job_id], {})
+            self.submit(payload, {})
             return
-        reported = self._tracked[job_id]
         if state.get("started") and job_id not in self._started:
             self._started.add(job_id)
             self.listener.job_started(job_id)

@@ -50,8 +50,11 @@ class Service:
             # Rows render in the same processes as generations and previews (one set per core).
             self.batches.backend = EmbeddedBackend(self.blobs.location, self.batches, self.renderers.pool)
         self.batches.resume_unsettled()
-        # `docbench key revoke` cannot open the database while this process holds it.
-        self.revocations.start()
+        self.batches.start_leases()  # renews this process's jobs, takes over those of a process that died
+        # `docbench key revoke` cannot open DuckDB while this process holds it, so it asks this
+        # process; on PostgreSQL the command revokes in the database itself, which every server reads.
+        if self.store.single_writer_process:
+            self.revocations.start()
 
     def ensure_default_workspace(self) -> str | None:
         """On first start, a `default` workspace (pro, 100 credits); returns its key once."""
@@ -65,6 +68,7 @@ class Service:
         self.renderers.close()
         if self.batches.backend is not None:
             self.batches.backend.close()
+        self.batches.close()  # after the back-end: no job of this process runs on once its lease is let go
         self.store.close()
 
 

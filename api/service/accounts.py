@@ -84,7 +84,10 @@ class Accounts:
                 self.store.lock_name(cursor, "first-workspace")
                 if cursor.execute("SELECT count(*) FROM workspaces").fetchone()[0]:
                     return None
-            cursor.execute("INSERT INTO workspaces VALUES (?, ?, ?, ?)", [workspace.id, name, plan, now()])
+            cursor.execute(
+                "INSERT INTO workspaces (id, name, plan, created_at) VALUES (?, ?, ?, ?)",
+                [workspace.id, name, plan, now()],
+            )
             key = self._insert_key(cursor, workspace.id)
             if credits:
                 self._ledger(cursor, workspace.id, credits, "grant", None)

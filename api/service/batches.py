@@ -4,11 +4,25 @@ Credits for every row are taken when a batch is accepted (402 and nothing queued
 they cannot be); the rows that fail give their credit back, once, when the job ends.
 The back-end (in-process pool or RQ) runs the rows; this service hears about each row
 and about the end, and is the only one that writes the database.
+
+Several web processes share one database (issue 17): each unsettled job is held by one of
+them through a lease (`runner`, `lease_until`). The process that submits a job holds it;
+while its back-end still runs (embedded) or follows (RQ) the job, a thread renews the lease
+every third of LEASE_SECONDS; every process looks for lapsed leases every half lease and
+takes such a job over (an UPDATE whose WHERE requires the lapse: of two processes exactly
+one gets the row), so a job whose process died is finished by another, and a process
+starting while another runs a job leaves it alone. On DuckDB (one process) a start takes
+every unsettled job at once: no other process can be running one. A process that stops
+cleanly lets go of its leases, so a restart or another process carries on at once.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
+import os
+import secrets
+import threading
 from datetime import UTC, datetime
 
 import engine
@@ -29,6 +43,21 @@ from .values import checked_values, present_images
 
 log = logging.getLogger("docbench.batches")
 COLUMNS = "id, workspace_id, design_id, status, total, completed, failed, zip_key, created_at, updated_at"
+LEASE_SECONDS = 30.0  # how long a job outlives its process before another one takes it over
+LEASE_ENV = "DOCBENCH_BATCH_LEASE_SECONDS"  # tests shorten it
+
+
+def lease_seconds_from_env() -> float:
+    raw = os.environ.get(LEASE_ENV)
+    if not raw:
+        return LEASE_SECONDS
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise ValueError(f"{LEASE_ENV} must be a positive number of seconds, not {raw!r}")
+    return value
 
 
 class Batches:
@@ -39,6 +68,10 @@ class Batches:
         self.designs = designs
         self.media = media
         self.backend: JobBackend | None = None  # set by Service once the back-end exists
+        self.runner = secrets.token_hex(8)  # this process, in the leases it holds
+        self.lease = dt.timedelta(seconds=lease_seconds_from_env())
+        self._stop = threading.Event()
+        self._keeper: threading.Thread | None = None
 
     # Submission
 
@@ -65,7 +98,7 @@ class Batches:
         with self.store.transaction() as cursor:
             self.accounts.debit(cursor, ws.id, len(rows), "batch", job_id)
             cursor.execute(
-                "INSERT INTO batch_jobs VALUES (?, ?, ?, ?, 'queued', ?, 0, 0, ?, ?, NULL, false, ?, ?)",
+                "INSERT INTO batch_jobs VALUES (?, ?, ?, ?, 'queued', ?, 0, 0, ?, ?, NULL, false, ?, ?, ?, ?)",
                 [
                     job_id,
                     ws.id,
@@ -76,6 +109,8 @@ class Batches:
                     payload.model_dump_json(),
                     created,
                     created,
+                    self.runner,  # this process runs it: the lease is its own from the start
+                    created + self.lease,
                 ],
             )
         try:
@@ -185,13 +220,27 @@ class Batches:
                 ["completed" if ok else "failed", ok, failed, zip_key, finished, job_id],
             )
 
-    # Restart
+    # Restart and leases
 
     def resume_unsettled(self) -> int:
-        """On start: hand every job that had not ended back to the back-end."""
+        """On start: take the unsettled jobs no live process holds and hand them to the back-end.
+        DuckDB admits one process, so every unsettled job is this process's to carry on."""
+        return self._take_over(everything=self.store.single_writer_process)
+
+    def _take_over(self, everything: bool = False) -> int:
+        """Claim the jobs whose lease lapsed (`everything`: every unsettled job) and resume them."""
         assert self.backend is not None
-        jobs = self.store.all("SELECT id, payload, backend FROM batch_jobs WHERE NOT settled ORDER BY created_at")
-        for job_id, payload_json, backend in jobs:
+        moment = now()
+        lapsed = "" if everything else " AND (lease_until IS NULL OR lease_until < ?)"
+        with self.store.transaction() as cursor:
+            claimed = cursor.execute(
+                f"UPDATE batch_jobs SET runner = ?, lease_until = ? WHERE NOT settled{lapsed} "
+                "RETURNING id, payload, backend, created_at",
+                [self.runner, moment + self.lease, *([] if everything else [moment])],
+            ).fetchall()
+        running = self.backend.held()
+        jobs = sorted((job for job in claimed if job[0] not in running), key=lambda job: job[3])
+        for job_id, payload_json, backend, _ in jobs:
             done = {
                 index: RowResult(index=index, ok=ok, blob_key=key, error=error)
                 for index, ok, key, error in self.store.all(
@@ -200,8 +249,58 @@ class Batches:
             }
             if backend != self.backend.name:
                 log.warning("batch %s was queued on %s and is resumed on %s", job_id, backend, self.backend.name)
+            else:
+                log.info("batch %s is resumed by this process (%s)", job_id, self.runner)
             try:
                 self.backend.resume(JobPayload.model_validate_json(payload_json), done)
             except BackendUnavailable as exc:
                 log.error("cannot resume batch %s yet: %s", job_id, exc)
         return len(jobs)
+
+    def renew_leases(self) -> None:
+        """Extend the lease of every job the back-end still runs or follows; one it no longer
+        holds in the database (settled, or taken over after a stall) it lets go of."""
+        assert self.backend is not None
+        held = self.backend.held()
+        if not held:
+            return
+        marks = ", ".join("?" * len(held))
+        with self.store.transaction() as cursor:
+            kept = cursor.execute(
+                f"UPDATE batch_jobs SET lease_until = ? WHERE runner = ? AND NOT settled AND id IN ({marks}) "
+                "RETURNING id",
+                [now() + self.lease, self.runner, *held],
+            ).fetchall()
+        lost = held - {row[0] for row in kept}
+        if lost:
+            self.backend.drop(lost)
+
+    def start_leases(self) -> None:
+        """A thread that renews this process's leases and takes over lapsed ones, until close()."""
+        self._keeper = threading.Thread(target=self._keep_leases, daemon=True, name="docbench-batch-leases")
+        self._keeper.start()
+
+    def _keep_leases(self) -> None:
+        period = self.lease.total_seconds()
+        next_sweep = 0.0
+        clock = 0.0
+        while not self._stop.wait(period / 3):
+            clock += period / 3
+            try:
+                self.renew_leases()
+                if clock >= next_sweep:  # a lapsed job waits at most half a lease more
+                    next_sweep = clock + period / 2
+                    self._take_over()
+            except Exception:
+                log.exception("renewing or taking over batch leases failed; trying again")
+
+    def close(self) -> None:
+        """Stop renewing, and let go of the leases this process holds (its back-end is closed or
+        closing): a process still serving, or this one restarted, carries those jobs on at once."""
+        self._stop.set()
+        if self._keeper is not None:
+            self._keeper.join(timeout=10)
+        if self.backend is None:
+            return
+        with self.store.transaction() as cursor:
+            cursor.execute("UPDATE batch_jobs SET lease_until = NULL WHERE runner = ? AND NOT settled", [self.runner])

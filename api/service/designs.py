@@ -183,8 +183,18 @@ class Designs:
         }
 
     def row_for_render(self, ws: Workspace, design_id: str) -> dict:
-        name, tree_json, modified = self._row(ws, design_id, "name, tree, modified_at")
-        return {"name": name, "tree": tree_json, "modified_at": modified}
+        """The design's row, with its workspace's images version (`media_version`, bumped when
+        an asset's bytes are replaced, by any process) read in the same query: what a preview
+        cache entry is keyed by, for no extra round trip."""
+        row = self.store.one(
+            "SELECT name, tree, modified_at, (SELECT media_version FROM workspaces WHERE id = ?) FROM designs "
+            f"WHERE id = ? AND workspace_id = ? AND {LIVE}",
+            [ws.id, design_id, ws.id],
+        )
+        if row is None:
+            raise design_not_found(design_id)
+        name, tree_json, modified, media_version = row
+        return {"name": name, "tree": tree_json, "modified_at": modified, "media_version": media_version}
 
 
 def copy_name(name: str) -> str:

@@ -123,7 +123,8 @@ class Generation:
         self.media = media
         self.renderers = renderers
         # Previews are free and repeatable: one render per design and page content (and the
-        # images' version), so an edit re-renders only the pages it changed (page_digest).
+        # workspace's images version, from the database: another process may have replaced an
+        # asset's bytes), so an edit re-renders only the pages it changed (page_digest).
         self._previews: OrderedDict[tuple[str, str, int], str] = OrderedDict()
         self._flights: dict[tuple[str, str, int], _Flight] = {}
         self._previews_guard = threading.Lock()
@@ -188,7 +189,7 @@ class Generation:
         else:
             drawn = revision.tree
             digest = revision.page_digest(page)
-        cache_key = (design_id, digest, self.media.version)
+        cache_key = (design_id, digest, row["media_version"])
         with self._previews_guard:
             key = self._previews.get(cache_key)
         if key is None or not self.blobs.exists(key):

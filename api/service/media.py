@@ -88,8 +88,6 @@ class Media:
         self.signer = signer
         self.settings = settings
         self.renderers = renderers
-        # Bumped whenever an image's bytes change in place, so caches keyed on it expire.
-        self.version = 0
 
     # Records
 
@@ -194,7 +192,9 @@ class Media:
                 "render_key = ?, thumbnail_key = ?, is_placeholder = false, modified_at = ? WHERE id = ?",
                 [image.mime_type, len(image.original), image.width, image.height, *keys, now(), asset_id],
             )
-        self.version += 1  # previews drawn with the old bytes are stale now
+            # Previews drawn with the old bytes are stale now, in every web process
+            # (Designs.row_for_render reads this version with the design).
+            cursor.execute("UPDATE workspaces SET media_version = media_version + 1 WHERE id = ?", [ws.id])
         return self.get_asset(ws, asset_id)
 
     def get_asset(self, ws: Workspace, asset_id: str) -> dict:
