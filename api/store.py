@@ -132,6 +132,15 @@ MIGRATIONS: list[str] = [
     ALTER TABLE batch_jobs ADD COLUMN runner VARCHAR;
     ALTER TABLE batch_jobs ADD COLUMN lease_until TIMESTAMP;
     """,
+    # 9: each workspace's balance kept beside its ledger, changed in the transaction of every
+    # ledger entry (api/service/accounts.py): reading it is one row, where summing the ledger
+    # grew with every generation a workspace ever made. The ledger stays the record to audit.
+    """
+    ALTER TABLE workspaces ADD COLUMN credits BIGINT NOT NULL DEFAULT 0;
+    UPDATE workspaces SET credits = (
+        SELECT coalesce(sum(delta), 0) FROM credit_ledger WHERE credit_ledger.workspace_id = workspaces.id
+    );
+    """,
 ]
 
 

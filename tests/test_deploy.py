@@ -243,8 +243,9 @@ def site(nginx) -> Directive:
 
 
 def bokeh_websocket_path() -> str:
-    """Bokeh's websocket route under Panel's app at `/` (workbench/server.py serves it there)."""
-    (path,) = [pattern for pattern, handler in per_app_patterns if handler is WSHandler]
+    """Bokeh's websocket route under Panel's app at `/` (workbench/server.py serves it there).
+    Once Panel is imported the route's handler is Panel's subclass of Bokeh's."""
+    (path,) = [pattern for pattern, handler in per_app_patterns if issubclass(handler, WSHandler)]
     return path
 
 

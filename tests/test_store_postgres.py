@@ -59,6 +59,9 @@ def test_concurrent_debits_from_several_processes_spend_each_credit_exactly_once
         assert Accounts(store).balance(workspace.id) == 0
         debits = store.one("SELECT count(*) FROM credit_ledger WHERE workspace_id = ? AND delta < 0", [workspace.id])
         assert debits == (credits,)
+        # The balance kept in the workspace's row moved with every entry, under the same lock.
+        summed = store.one("SELECT sum(delta) FROM credit_ledger WHERE workspace_id = ?", [workspace.id])
+        assert store.one("SELECT credits FROM workspaces WHERE id = ?", [workspace.id]) == summed == (0,)
     finally:
         store.close()
 

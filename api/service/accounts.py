@@ -283,10 +283,11 @@ class Accounts:
             self._auth_cache.clear()
         return self.get_workspace(workspace_id)
 
-    # Credits: a ledger, so a balance is a sum anyone can audit.
+    # Credits: a ledger, so a balance is a sum anyone can audit; the sum is kept in the
+    # workspace's row by every entry's own transaction, so reading it costs one row.
 
     def balance(self, workspace_id: str, cursor=None) -> int:
-        query = "SELECT coalesce(sum(delta), 0) FROM credit_ledger WHERE workspace_id = ?"
+        query = "SELECT credits FROM workspaces WHERE id = ?"
         row = (cursor or self.store.cursor()).execute(query, [workspace_id]).fetchone()
         return int(row[0]) if row else 0
 
@@ -313,15 +314,18 @@ class Accounts:
         """Give credits back inside the caller's transaction (failed batch rows)."""
         self._ledger(cursor, workspace_id, amount, reason, reference)
 
-    def require_credits(self, workspace_id: str, amount: int) -> None:
-        """A cheap check before expensive work; the debit checks again in its transaction."""
-        _check_covered(amount, self.balance(workspace_id))
+    @staticmethod
+    def require_credits(amount: int, balance: int) -> None:
+        """A cheap check before expensive work, on a balance read with what the work needed
+        anyway (Designs.row_for_render); the debit checks again in its transaction."""
+        _check_covered(amount, balance)
 
     def _ledger(self, cursor, workspace_id: str, delta: int, reason: str, reference: str | None) -> None:
         cursor.execute(
             "INSERT INTO credit_ledger VALUES (?, ?, ?, ?, ?, ?)",
             [new_id("cr"), workspace_id, delta, reason, reference, now()],
         )
+        cursor.execute("UPDATE workspaces SET credits = credits + ? WHERE id = ?", [delta, workspace_id])
 
     def me(self, workspace: Workspace) -> dict:
         return {

@@ -184,17 +184,25 @@ class Designs:
 
     def row_for_render(self, ws: Workspace, design_id: str) -> dict:
         """The design's row, with its workspace's images version (`media_version`, bumped when
-        an asset's bytes are replaced, by any process) read in the same query: what a preview
-        cache entry is keyed by, for no extra round trip."""
+        an asset's bytes are replaced, by any process) and balance read in the same query: what
+        a preview cache entry is keyed by, and whether a generation can be paid for, for no
+        extra round trip."""
         row = self.store.one(
-            "SELECT name, tree, modified_at, (SELECT media_version FROM workspaces WHERE id = ?) FROM designs "
-            f"WHERE id = ? AND workspace_id = ? AND {LIVE}",
-            [ws.id, design_id, ws.id],
+            "SELECT d.name, d.tree, d.modified_at, w.media_version, w.credits "
+            "FROM designs d JOIN workspaces w ON w.id = d.workspace_id "
+            f"WHERE d.id = ? AND d.workspace_id = ? AND {LIVE}",  # LIVE's columns are the design's alone
+            [design_id, ws.id],
         )
         if row is None:
             raise design_not_found(design_id)
-        name, tree_json, modified, media_version = row
-        return {"name": name, "tree": tree_json, "modified_at": modified, "media_version": media_version}
+        name, tree_json, modified, media_version, credits = row
+        return {
+            "name": name,
+            "tree": tree_json,
+            "modified_at": modified,
+            "media_version": media_version,
+            "credits": credits,
+        }
 
 
 def copy_name(name: str) -> str:

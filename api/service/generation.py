@@ -135,7 +135,7 @@ class Generation:
         tree = self.revisions.of(design_id, row).tree
         values = checked_values(tree, body.data)
         require_images(self.media, ws, tree, values)
-        self.accounts.require_credits(ws.id, 1)
+        self.accounts.require_credits(1, row["credits"])
         profile = body.pdfProfile or DEFAULT_PDF_PROFILE
         images = self.media.design_keys(ws, tree, values)
         key, _ = self.renderers.pdf(ws.id, row["tree"], values, profile, images, cancel)
