@@ -3,6 +3,7 @@ default headers, and the one place where errors become HTTP responses."""
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import uuid
@@ -16,6 +17,31 @@ from .renderers import TaskCancelled
 log = logging.getLogger("docbench.api")
 
 HTTP_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE"}
+
+
+@functools.cache
+def _unreachable() -> tuple[type[BaseException], ...]:
+    """Errors that mean a store the service stands on cannot be reached (PostgreSQL, the bucket):
+    the client may try again (503), and it is not a bug of ours (500). Imported on the first
+    error, not at start: a server on the embedded defaults never loads either driver."""
+    from .blobs import BlobStoreUnavailable
+
+    kinds: list[type[BaseException]] = [BlobStoreUnavailable]
+    try:
+        import psycopg
+        import psycopg_pool
+
+        kinds += [psycopg.OperationalError, psycopg_pool.PoolTimeout]
+    except ImportError:  # pragma: no cover (both are dependencies)
+        pass
+    try:
+        from botocore.exceptions import ConnectionError as BucketConnectionError
+
+        kinds.append(BucketConnectionError)
+    except ImportError:  # pragma: no cover
+        pass
+    return tuple(kinds)
+
 
 
 def envelope(data: Any) -> str:
@@ -57,6 +83,9 @@ class EnvelopeHandler(RequestHandler):
     def log_exception(self, typ, value, tb) -> None:  # noqa: ANN001
         if isinstance(value, ApiError | TaskCancelled) or (isinstance(value, HTTPError) and value.status_code < 500):
             return  # a cancelled task's client is gone: there is nobody to answer and nothing went wrong
+        if isinstance(value, _unreachable()):  # an outage, not a bug: one line, no traceback
+            log.error("request %s: %s", getattr(self, "request_id", "-"), _unreachable_message(value))
+            return
         log.error(
             "request %s failed: %s %s",
             getattr(self, "request_id", "-"),
@@ -77,4 +106,11 @@ class EnvelopeHandler(RequestHandler):
         if status_code == 400:
             return self.fail(ApiError("VALIDATION_ERROR", self._reason or "bad request"))
         request_id = getattr(self, "request_id", "-")
+        if isinstance(exc, _unreachable()):
+            return self.fail(ApiError("SERVICE_UNAVAILABLE", f"{_unreachable_message(exc)}; try again shortly"))
         self.fail(ApiError("INTERNAL_ERROR", f"something went wrong on our side; request id {request_id}"))
+
+
+def _unreachable_message(exc: BaseException) -> str:
+    store = "the database" if type(exc).__module__.startswith("psycopg") else "the file store"
+    return f"{store} cannot be reached right now"

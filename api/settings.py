@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 UPLOAD_LIMIT = 1 * 1024 * 1024  # spec 4.9
 ASSET_LIMIT = 10 * 1024 * 1024  # spec 4.10
@@ -32,7 +33,7 @@ class Settings:
     fetch_cafile: str | None = field(default_factory=lambda: os.environ.get("DOCBENCH_FETCH_CAFILE"))
     # s3://bucket/prefix: blobs in S3-compatible storage instead of the data dir (extensions.md 7).
     blob_url: str | None = field(default_factory=lambda: os.environ.get("DOCBENCH_BLOB_URL") or None)
-    # Signs file URLs, sign-in links and cookies when several processes serve; None: the data dir's files.
+    # Signs file URLs and cookies when several processes serve; None: the data dir's files.
     secret: str | None = field(default_factory=lambda: os.environ.get("DOCBENCH_SECRET") or None)
 
     @property
@@ -47,3 +48,30 @@ class Settings:
     @property
     def database_path(self) -> Path:
         return self.data_dir / "docbench.duckdb"
+
+    def unshared(self) -> list[str]:
+        """What a process on a shared PostgreSQL database would still keep to itself: the
+        options that let another process serve what this one made (README, "Running at scale")."""
+        if not self.database_url:
+            return []
+        missing = []
+        if not self.secret:
+            missing.append(
+                "no --secret (DOCBENCH_SECRET): file URLs and cookies signed here are refused by other processes"
+            )
+        if not self.blob_url:
+            missing.append(
+                "no --blob-url (DOCBENCH_BLOB_URL): files are kept in this data dir, which other machines cannot read"
+            )
+        return missing
+
+
+def without_password(url: str) -> str:
+    """The URL fit for a log or a banner: a password in it (redis://:secret@host) is masked."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}{port}"))

@@ -18,8 +18,10 @@ number of processes on any machines. The `?` placeholders are translated to psyc
 once per statement text (`postgres_sql`), so the service keeps one SQL dialect. Writers in
 several processes are kept exact with ROW LOCKS, not SERIALIZABLE: a debit first takes
 `SELECT ... FOR UPDATE` on its workspace's row, then reads the balance and inserts the
-ledger line, so two debits of one workspace queue behind each other (READ COMMITTED: the
-second one's balance read, a new statement, sees the first one's committed line) and two
+ledger line (and moves the balance kept in the workspace's row, migration 9: the ledger is
+the record, its sum kept beside it so that reading a balance is one row), so two debits of one
+workspace queue behind each other (READ COMMITTED: the second one's balance read, a new
+statement, sees the first one's committed line) and two
 workspaces never wait for each other. SERIALIZABLE would need every write path to be
 retried on a serialization failure, including those that have written blobs or rendered a
 PDF before committing; a row lock makes the conflict a short wait instead and needs no retry
@@ -276,7 +278,7 @@ class PostgresCursor:
         self._cursor = cursor
 
     def execute(self, sql: str, params: list[Any] | tuple = ()) -> PostgresCursor:
-        self._cursor.execute(postgres_sql(sql), params or None)
+        self._cursor.execute(postgres_sql(sql), params)
         return self
 
     def executemany(self, sql: str, params_seq: Any) -> None:
@@ -330,11 +332,11 @@ class PostgresStore(Store):
 
     def all(self, sql: str, params: list[Any] | tuple = ()) -> list[tuple]:
         with self._pool.connection() as connection:
-            return connection.execute(postgres_sql(sql), params or None).fetchall()
+            return connection.execute(postgres_sql(sql), params).fetchall()
 
     def one(self, sql: str, params: list[Any] | tuple = ()) -> tuple | None:
         with self._pool.connection() as connection:
-            return connection.execute(postgres_sql(sql), params or None).fetchone()
+            return connection.execute(postgres_sql(sql), params).fetchone()
 
     def lock_row(self, cursor: Any, table: str, row_id: str) -> None:
         if table not in _LOCKABLE:

@@ -13,7 +13,15 @@ from pathlib import Path
 
 from .server import free_port
 
-PG_BIN = Path(os.environ.get("DOCBENCH_PG_BIN", "/usr/lib/postgresql/15/bin"))
+
+def _newest_installed() -> Path:
+    """Debian installs each major version under /usr/lib/postgresql/<version>/bin."""
+    installed = [bin for bin in Path("/usr/lib/postgresql").glob("*/bin") if bin.parent.name.isdigit()]
+    versions = sorted(installed, key=lambda bin: int(bin.parent.name))
+    return versions[-1] if versions else Path("/usr/lib/postgresql/15/bin")
+
+
+PG_BIN = Path(os.environ["DOCBENCH_PG_BIN"]) if os.environ.get("DOCBENCH_PG_BIN") else _newest_installed()
 TEMPLATE = "docbench_template"
 
 
@@ -45,27 +53,25 @@ class PostgresServer:
             shutil.chown(self.directory, "postgres", "postgres")
         self._numbers = itertools.count(1)
         self._run([str(PG_BIN / "initdb"), "-D", str(self.data), "-U", self.user, "-A", "trust", "-E", "UTF8"])
-        options = f"-h 127.0.0.1 -p {self.port} -k {self.directory} -c max_connections=300"
+        self._options = f"-h 127.0.0.1 -p {self.port} -k {self.directory} -c max_connections=300"
         if not durable:
-            options += " -F -c full_page_writes=off"
-        self._run(
-            [
-                str(PG_BIN / "pg_ctl"),
-                "-D",
-                str(self.data),
-                "-l",
-                str(self.directory / "log"),
-                "-o",
-                options,
-                "-w",
-                "start",
-            ]
-        )
-        self._started = True
+            self._options += " -F -c full_page_writes=off"
+        self.resume()
         self.admin(f"CREATE DATABASE {TEMPLATE}")
         from api.store import PostgresStore
 
         PostgresStore(self.url(TEMPLATE), max_size=1).close()  # migrated once; copies start migrated
+
+    def resume(self) -> None:
+        """Start the server (again, after pause(): same port, same data)."""
+        log = str(self.directory / "log")
+        self._run([str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-l", log, "-o", self._options, "-w", "start"])
+        self._started = True
+
+    def pause(self) -> None:
+        """Stop the server, keeping its data: a database outage, until resume()."""
+        self._run([str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop"])
+        self._started = False
 
     def _run(self, command: list[str]) -> None:
         done = subprocess.run(_as_postgres(command), capture_output=True, text=True, timeout=120)

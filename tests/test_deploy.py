@@ -340,3 +340,22 @@ def test_the_template_holds_placeholders_not_credentials():
         assert "CHANGE-ME" in assigned[name], name
     password = re.match(r"postgresql://[^:]+:([^@]+)@", assigned["DOCBENCH_DATABASE_URL"]).group(1)
     assert password == "CHANGE-ME"
+
+
+def test_a_password_in_a_url_is_masked_before_it_is_printed():
+    from api.settings import without_password
+
+    assert without_password("redis://:s3cret@cache.internal:6379/0") == "redis://:***@cache.internal:6379/0"
+    assert without_password("redis://app:s3cret@cache.internal/1") == "redis://app:***@cache.internal/1"
+    assert without_password("redis://cache.internal:6379/0") == "redis://cache.internal:6379/0"
+
+
+def test_a_process_on_a_shared_database_is_told_what_it_keeps_to_itself(tmp_path):
+    from api.settings import Settings
+
+    alone = Settings(data_dir=tmp_path, database_url=None, secret=None, blob_url=None)
+    assert alone.unshared() == []  # the embedded defaults: one process, nothing to share
+    shared = Settings(data_dir=tmp_path, database_url="postgresql://db/docbench", secret=None, blob_url=None)
+    assert [gap.split(" (")[0] for gap in shared.unshared()] == ["no --secret", "no --blob-url"]
+    complete = Settings(data_dir=tmp_path, database_url="postgresql://db/x", secret="s", blob_url="s3://b/p")
+    assert complete.unshared() == []

@@ -212,3 +212,18 @@ def test_batch_rows_take_turns_with_generations_in_the_same_render_processes(sin
         what="the batch to end",
     )
     assert final["status"] == "completed" and final["completed"] == 4 and final["failed"] == 0, final
+
+
+def test_the_validated_tree_cache_is_bounded_by_the_text_it_holds():
+    from api.service.generation import _Revisions
+    from workbench import samples
+
+    text = samples.certificate().model_dump_json()
+    revisions = _Revisions()
+    revisions.TEXT_BUDGET = 3 * len(text)  # room for three such trees
+    for number in range(5):
+        revisions.of(f"dsg_{number}", {"modified_at": number, "tree": text})
+    kept = [design for design in (f"dsg_{n}" for n in range(5)) if design in revisions._entries]
+    assert kept == ["dsg_2", "dsg_3", "dsg_4"]  # the least recently used went first
+    revisions.of("dsg_4", {"modified_at": 99, "tree": text})  # a new revision replaces, not adds
+    assert list(revisions._entries) == ["dsg_2", "dsg_3", "dsg_4"] and revisions._text == 3 * len(text)

@@ -19,7 +19,7 @@ from api.service.accounts import Accounts
 from api.store import MIGRATIONS, PostgresStore
 
 from .conftest import add
-from .server import Server, docbench
+from .server import Server, docbench, wait_until
 
 PROCESSES = 4
 # Processes start by spawning (no state copied from pytest's process: its pools and threads).
@@ -284,3 +284,34 @@ def test_two_servers_starting_at_once_on_an_empty_database_make_one_default_work
     finally:
         for service in services:
             service.close()
+
+
+@pytest.mark.slow
+def test_a_database_outage_is_a_503_and_the_server_serves_again_once_it_is_back(tmp_path):
+    from .postgres import PostgresServer, missing_reason
+
+    if missing_reason():
+        pytest.skip(missing_reason())
+    database = PostgresServer()  # its own: this test stops it
+    server = None
+    try:
+        url = database.fresh_database()
+        created = docbench("workspace", "create", "acme", "--database-url", url, data_dir=tmp_path / "cli")
+        key = json.loads(created.stdout)["apiKey"]
+        (tmp_path / "web").mkdir()
+        server = Server(tmp_path / "web", args=("--database-url", url)).start()
+        # Alone it serves, but it says what another process beside it would miss.
+        assert "no --secret (DOCBENCH_SECRET)" in server.output() and "no --blob-url" in server.output()
+        with server.client(key) as client:
+            client.data(client.get("/me"), 200)
+            database.pause()
+            message = client.error(client.get("/me"), 503, "SERVICE_UNAVAILABLE")
+            assert message == "the database cannot be reached right now; try again shortly"
+            database.resume()
+            wait_until(lambda: client.get("/me").status_code == 200, timeout=60, what="the database again")
+            assert client.data(client.get("/me"), 200)["credits"] == 100
+        assert "Traceback" not in server.output()
+    finally:
+        if server is not None:
+            server.stop()
+        database.stop()

@@ -17,7 +17,7 @@ from api.errors import ApiError
 from api.plans import PLANS
 from api.service import Service
 from api.service.revocations import ANSWER_WAIT, request_revocation
-from api.settings import Settings
+from api.settings import Settings, without_password
 from api.store import DatabaseLocked, DatabaseUnavailable
 from engine.render import Profile
 
@@ -81,6 +81,8 @@ def serve(args: argparse.Namespace) -> int:
             print("docbench: --render-processes must be at least 1", file=sys.stderr)
             return 2
         settings.render_processes = args.render_processes
+    for gap in settings.unshared():  # works alone, but not beside the other processes on the database
+        print(f"docbench: warning: {gap}; see README, Running at scale", file=sys.stderr, flush=True)
     service = Service(settings)
     try:
         service.blobs.check()  # a wrong bucket or credentials refuse the start, not the first upload
@@ -108,7 +110,9 @@ def serve(args: argparse.Namespace) -> int:
         print(f"docbench is serving on {settings.public_url}/  (API: {settings.public_url}/api/v1)", flush=True)
         link = f"{settings.public_url}/signin?token={tokens.issue(default.id)}"
         print(f"Open the workbench, signed in as '{default.name}' (the link works once):\n    {link}", flush=True)
-        where = f"RQ on {settings.redis_url} (run `docbench worker`)" if settings.redis_url else "in-process"
+        where = "in-process"
+        if settings.redis_url:
+            where = f"RQ on {without_password(settings.redis_url)} (run `docbench worker`)"
         print(f"Batches run {where}.", flush=True)
         if first_key:
             print("A 'default' workspace was created (plan pro, 100 credits). Its API key, shown only once:")

@@ -1,8 +1,8 @@
 """Batch execution behind one interface, with two back-ends (architecture: "jobs").
 
 - `EmbeddedBackend`: the web process's render processes (api.renderers; the default).
-- `RedisBackend`: RQ on Redis; `docbench worker` processes anywhere that share the blob
-  directory run the rows and report progress through Redis.
+- `RedisBackend`: RQ on Redis; `docbench worker` processes anywhere that reach the same blobs
+  (the bucket, or the one machine's blob directory) run the rows and report progress through Redis.
 
 Either way the service hears about each finished row and about the finished job (its
 ZIP written to the blob store) through a `JobListener`, and settles credits then.

@@ -86,12 +86,12 @@ class EmbeddedBackend:
                 raise _Dropped()
 
     def _run(self, payload: JobPayload, results: dict[int, RowResult]) -> None:
+        running: dict[Future, int] = {}
         try:
             self._check_held(payload.job_id)
             self.listener.job_started(payload.job_id)
             waiting = [index for index in range(len(payload.rows)) if index not in results]
             waiting.reverse()  # popped from the end: rows start in order
-            running: dict[Future, int] = {}
             while waiting and len(running) < self.window:
                 index = waiting.pop()
                 running[self._rows.submit(self._render_row, payload, index)] = index
@@ -119,6 +119,8 @@ class EmbeddedBackend:
         except _Stopping:
             log.info("batch %s stopped with the server; it will be resumed on the next start", payload.job_id)
         except _Dropped:
+            for future in running:
+                future.cancel()  # rows not started yet: the process holding the job renders them
             log.warning("batch %s is held by another process now; this one stops running it", payload.job_id)
         except Exception:
             log.exception("batch %s could not be run; it will be resumed once its lease lapses", payload.job_id)

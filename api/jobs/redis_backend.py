@@ -21,6 +21,7 @@ from typing import Any
 from redis import Redis
 from redis.exceptions import RedisError
 
+from ..settings import without_password
 from . import BackendUnavailable, JobListener
 from .runner import JobPayload, RowResult, assemble_zip, render_row, tune_for_rendering
 
@@ -356,5 +357,5 @@ def worker_main(redis_url: str, blob_root: str | Path | None, burst: bool = Fals
     # SimpleWorker runs jobs in this process (no fork per job), so fonts, images and
     # QR matrices stay cached from one chunk to the next.
     worker = SimpleWorker([Queue(QUEUE, connection=redis)], connection=redis)
-    log.info("docbench worker on %s, blobs in %s", redis_url, blob_root)
+    log.info("docbench worker on %s, blobs in %s", without_password(redis_url), blob_root)
     worker.work(burst=burst, with_scheduler=False)

@@ -123,6 +123,7 @@ class Batches:
     def _cancel(self, job_id: str, workspace_id: str, rows: int) -> None:
         """The queue refused the job after it was recorded: give every credit back."""
         with self.store.transaction() as cursor:
+            self.store.lock_row(cursor, "batch_jobs", job_id)  # before the workspace's, as job_done locks them
             self.accounts.refund(cursor, workspace_id, rows, "batch-cancelled", job_id)
             cursor.execute(
                 "UPDATE batch_jobs SET status = 'failed', failed = total, settled = true, updated_at = ? WHERE id = ?",
@@ -281,15 +282,16 @@ class Batches:
         self._keeper.start()
 
     def _keep_leases(self) -> None:
+        # Woken every sixth of a lease: leases are renewed every other wake (a third of a
+        # lease), lapsed ones looked for every third (half a lease), as the README says.
         period = self.lease.total_seconds()
-        next_sweep = 0.0
-        clock = 0.0
-        while not self._stop.wait(period / 3):
-            clock += period / 3
+        wakes = 0
+        while not self._stop.wait(period / 6):
+            wakes += 1
             try:
-                self.renew_leases()
-                if clock >= next_sweep:  # a lapsed job waits at most half a lease more
-                    next_sweep = clock + period / 2
+                if wakes % 2 == 0:
+                    self.renew_leases()
+                if wakes % 3 == 0:  # a lapsed job waits at most half a lease more
                     self._take_over()
             except Exception:
                 log.exception("renewing or taking over batch leases failed; trying again")

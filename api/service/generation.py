@@ -81,9 +81,13 @@ class _Revisions:
     before its row is read, so it is never looked up here."""
 
     SIZE = 256
+    # Trees are as large as a 10 MB body makes them, and each is kept in three forms: the
+    # cache is bounded by their text too, so 256 huge designs cannot take gigabytes.
+    TEXT_BUDGET = 64 * 1024 * 1024
 
     def __init__(self) -> None:
         self._entries: OrderedDict[str, _Revision] = OrderedDict()
+        self._text = 0  # characters of tree text held
         self._guard = threading.Lock()
         self.parsed = 0  # trees parsed and validated: what the cache saves shows here (tests)
 
@@ -97,10 +101,13 @@ class _Revisions:
         revision.tree  # noqa: B018 (parsed here, outside the guard: a refusal raises before it is kept)
         with self._guard:
             self.parsed += 1
+            replaced = self._entries.pop(design_id, None)
+            self._text -= len(replaced.text) if replaced else 0
             self._entries[design_id] = revision
-            self._entries.move_to_end(design_id)
-            while len(self._entries) > self.SIZE:
-                self._entries.popitem(last=False)
+            self._text += len(revision.text)
+            while len(self._entries) > self.SIZE or (self._text > self.TEXT_BUDGET and len(self._entries) > 1):
+                _, dropped = self._entries.popitem(last=False)
+                self._text -= len(dropped.text)
         return revision
 
 

@@ -16,7 +16,7 @@ from engine.errors import ActionError
 from engine.images import REF_PATTERN, ImageError, decode_data_uri
 from engine.names import strip_invisible
 
-from ..blobs import BlobStore, UrlSigner
+from ..blobs import Blobs, UrlSigner
 from ..errors import ApiError, validation
 from ..images.fetch import FetchRefused, fetch_image
 from ..images.processing import ProcessedImage, draw_placeholder
@@ -82,7 +82,7 @@ def _name(name: str | None, filename: str | None, fallback: str) -> str:
 
 
 class Media:
-    def __init__(self, store: Store, blobs: BlobStore, signer: UrlSigner, settings: Settings, renderers: Renderers):
+    def __init__(self, store: Store, blobs: Blobs, signer: UrlSigner, settings: Settings, renderers: Renderers):
         self.store = store
         self.blobs = blobs
         self.signer = signer
