@@ -43,7 +43,6 @@ def _unreachable() -> tuple[type[BaseException], ...]:
     return tuple(kinds)
 
 
-
 def envelope(data: Any) -> str:
     return json.dumps({"status": "success", "data": data, "error": None}, separators=(",", ":"))
 

@@ -66,6 +66,21 @@ class Settings:
         return missing
 
 
+def positive_seconds_from_env(name: str, default: float) -> float:
+    """A period an operator (or a test) may set in the environment; anything but a positive
+    number of seconds is refused at start, naming the variable."""
+    raw = os.environ.get(name)
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise ValueError(f"{name} must be a positive number of seconds, not {raw!r}")
+    return value
+
+
 def without_password(url: str) -> str:
     """The URL fit for a log or a banner: a password in it (redis://:secret@host) is masked."""
     parts = urlsplit(url)

@@ -14,12 +14,12 @@ last call.
 from __future__ import annotations
 
 import datetime as dt
-import os
 import secrets
 import threading
 from collections.abc import Callable
 
 from ..service.common import now
+from ..settings import positive_seconds_from_env
 from ..store import Store
 
 IDLE_SECONDS = 3600.0  # an agent thinking between calls keeps its session; an abandoned one goes
@@ -27,23 +27,12 @@ IDLE_ENV = "DOCBENCH_MCP_SESSION_IDLE"  # seconds; tests shorten it
 TOUCH_SECONDS = 60.0  # the most `last_used` may lag behind a session's last call
 
 
-def idle_seconds_from_env() -> float:
-    raw = os.environ.get(IDLE_ENV)
-    if not raw:
-        return IDLE_SECONDS
-    try:
-        value = float(raw)
-    except ValueError:
-        value = 0.0
-    if not value > 0:
-        raise ValueError(f"{IDLE_ENV} must be a positive number of seconds, not {raw!r}")
-    return value
-
-
 class Sessions:
     def __init__(self, store: Store, idle_seconds: float | None = None, clock: Callable[[], dt.datetime] = now) -> None:
         self.store = store
-        self.idle_seconds = idle_seconds if idle_seconds is not None else idle_seconds_from_env()
+        if idle_seconds is None:
+            idle_seconds = positive_seconds_from_env(IDLE_ENV, IDLE_SECONDS)
+        self.idle_seconds = idle_seconds
         self._idle = dt.timedelta(seconds=self.idle_seconds)
         self._touch = dt.timedelta(seconds=min(TOUCH_SECONDS, self.idle_seconds / 10))
         self._clock = clock

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import os
 import secrets
 import threading
 from datetime import UTC, datetime
@@ -33,7 +32,7 @@ from ..jobs import BackendUnavailable, JobBackend
 from ..jobs.runner import JobPayload, RowResult
 from ..models import DEFAULT_PDF_PROFILE, JOB_ENDED, BatchBody
 from ..plans import BATCH_GENERATE
-from ..settings import URL_LIFETIME
+from ..settings import URL_LIFETIME, positive_seconds_from_env
 from ..store import Store
 from .accounts import Accounts
 from .common import Workspace, iso, new_id, now
@@ -47,19 +46,6 @@ LEASE_SECONDS = 30.0  # how long a job outlives its process before another one t
 LEASE_ENV = "DOCBENCH_BATCH_LEASE_SECONDS"  # tests shorten it
 
 
-def lease_seconds_from_env() -> float:
-    raw = os.environ.get(LEASE_ENV)
-    if not raw:
-        return LEASE_SECONDS
-    try:
-        value = float(raw)
-    except ValueError:
-        value = 0.0
-    if not value > 0:
-        raise ValueError(f"{LEASE_ENV} must be a positive number of seconds, not {raw!r}")
-    return value
-
-
 class Batches:
     def __init__(self, store: Store, signer: UrlSigner, accounts: Accounts, designs: Designs, media: Media):
         self.store = store
@@ -69,7 +55,7 @@ class Batches:
         self.media = media
         self.backend: JobBackend | None = None  # set by Service once the back-end exists
         self.runner = secrets.token_hex(8)  # this process, in the leases it holds
-        self.lease = dt.timedelta(seconds=lease_seconds_from_env())
+        self.lease = dt.timedelta(seconds=positive_seconds_from_env(LEASE_ENV, LEASE_SECONDS))
         self._stop = threading.Event()
         self._keeper: threading.Thread | None = None
 
