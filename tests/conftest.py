@@ -142,6 +142,15 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "duckdb_only: a test about the embedded DuckDB store alone")
 
 
+def pytest_collection_modifyitems(config, items):
+    """In xdist workers (`make test`), the files holding slow tests first: each worker takes a
+    whole file at a time, and a long file taken last keeps one worker busy while the other idles."""
+    if not getattr(config.option, "numprocesses", None):
+        return
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)  # stable: each file's order is kept
+
+
 def pytest_generate_tests(metafunc):
     if "store" not in metafunc.fixturenames:
         return
