@@ -28,8 +28,10 @@ test: $(STAMP)
 	@scripts/provision.sh redis-server postgresql chromium $(NODE_PACKAGE)
 	$(VENV)/bin/ruff check engine api workbench tests benchmarks
 	scripts/check_js.sh
-	# Two workers, a test file each: most tests wait on the servers, browsers and databases they start.
-	$(PY) -m pytest -n 2 --dist loadfile
+	# Two workers, a test file each: most tests wait on the servers, browsers and databases they start;
+	# then the few that need the machine to themselves.
+	$(PY) -m pytest -n 2 --dist loadfile -m "not alone"
+	$(PY) -m pytest -m alone
 
 bench: $(STAMP)
 	@scripts/provision.sh redis-server postgresql chromium
