@@ -196,3 +196,57 @@ def test_a_replay_survives_a_restart(tmp_path):
             assert credits(client) == 9
     finally:
         server.stop()
+
+
+@pytest.fixture
+def two_servers(postgres_server, request, tmp_path):
+    """Two `docbench serve` processes on one PostgreSQL database (as tests/test_store_postgres.py)."""
+    from api.service import Service, Settings
+
+    postgres = postgres_server
+    url = postgres.fresh_database()
+    request.addfinalizer(lambda: postgres.drop_database(url))
+    service = Service(Settings(data_dir=tmp_path, database_url=url, render_processes=1))
+    try:
+        _, key = service.accounts.create_workspace("shared", "pro", 10)
+    finally:
+        service.close()
+    servers = [Server(tmp_path, args=("--database-url", url, "--render-processes", "1")) for _ in range(2)]
+    try:
+        for server in servers:
+            server.start()
+        yield servers, key
+    finally:
+        for server in servers:
+            server.stop()
+
+
+@pytest.mark.slow
+def test_two_servers_on_one_database_run_a_key_once(two_servers):
+    (first, second), key = two_servers
+    with first.client(key) as one, second.client(key) as other:
+        design_id = design(one)
+        idempotency_key = str(uuid.uuid4())
+        barrier = threading.Barrier(6)
+        answers: list[httpx.Response] = []
+
+        def send(client) -> None:
+            barrier.wait()
+            answers.append(client.post(f"/designs/{design_id}/generate", json={}, headers=keyed(idempotency_key)))
+
+        threads = [threading.Thread(target=send, args=(client,)) for client in [one, other] * 3]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        ran = [
+            answer for answer in answers if answer.status_code == 201 and "Idempotent-Replayed" not in answer.headers
+        ]
+        assert len(answers) == 6 and len(ran) == 1, [(answer.status_code, answer.text) for answer in answers]
+        assert {answer.status_code for answer in answers} <= {201, 409}
+        generation_id = ran[0].json()["data"]["generationId"]
+        for client in (one, other):  # either process replays what the other ran
+            replay = client.post(f"/designs/{design_id}/generate", json={}, headers=keyed(idempotency_key))
+            assert replay.headers["Idempotent-Replayed"] == "true"
+            assert replay.json()["data"]["generationId"] == generation_id
+        assert credits(one) == 9 == credits(other)
