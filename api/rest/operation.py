@@ -19,10 +19,9 @@ from ..http import EnvelopeHandler, envelope, error_envelope
 from ..operations import Call, Executors, Operation, UploadedFile, parse_model
 from ..renderers import Cancellation
 from ..service import Service
-from ..service.idempotency import KEY_HEADER, REPLAYED_HEADER, Answer, fingerprint
+from ..service.idempotency import IDEMPOTENT_METHODS, KEY_HEADER, REPLAYED_HEADER, Answer, fingerprint
 from ..settings import ASSET_LIMIT, JSON_LIMIT, UPLOAD_LIMIT
 
-IDEMPOTENT_METHODS = frozenset({"POST", "PUT", "PATCH"})  # the methods an Idempotency-Key applies to
 MULTIPART_SLACK = 64 * 1024  # headers and boundaries around the file part
 HARD_LIMIT_FACTOR = 2  # past twice a limit the connection is dropped instead of drained
 # The server-wide ceiling (Tornado's max_body_size); each operation lowers it for its request.

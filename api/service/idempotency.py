@@ -30,6 +30,7 @@ from ..errors import ApiError, validation
 from ..store import Store
 from .common import Workspace, now
 
+IDEMPOTENT_METHODS = frozenset({"POST", "PUT", "PATCH"})  # the methods a key applies to
 KEY_HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
 KEY_MAX_LENGTH = 255
