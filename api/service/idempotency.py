@@ -24,6 +24,7 @@ import datetime as dt
 import hashlib
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..errors import ApiError, validation
@@ -77,14 +78,15 @@ class Claim:
 
 
 class Idempotency:
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, clock: Callable[[], dt.datetime] = now) -> None:
         self.store = store
+        self._clock = clock
         self._purged: dt.datetime | None = None
         self._purge_guard = threading.Lock()
 
     def claim(self, workspace: Workspace, key: str, request_fingerprint: str) -> Claim:
         key = checked_key(key)
-        moment = now()
+        moment = self._clock()
         kept_after = moment - dt.timedelta(seconds=KEPT_SECONDS)
         stale_before = moment - dt.timedelta(seconds=STALE_SECONDS)
         with self.store.transaction() as cursor:
@@ -99,15 +101,19 @@ class Idempotency:
                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING idem_key",
                 [workspace.id, key, request_fingerprint, RUNNING, moment],
             ).fetchall()
-            if self._purge_due(moment):
+            row = None
+            if not inserted:
+                row = cursor.execute(
+                    "SELECT fingerprint, state, status, body, headers FROM idempotency_keys "
+                    "WHERE workspace_id = ? AND idem_key = ?",
+                    [workspace.id, key],
+                ).fetchone()
+        if self._purge_due(moment):
+            # Its own transaction: a sweep over many rows never holds a client's key meanwhile.
+            with self.store.transaction() as cursor:
                 cursor.execute("DELETE FROM idempotency_keys WHERE created_at <= ?", [kept_after])
-            if inserted:
-                return Claim(workspace.id, key)
-            row = cursor.execute(
-                "SELECT fingerprint, state, status, body, headers FROM idempotency_keys "
-                "WHERE workspace_id = ? AND idem_key = ?",
-                [workspace.id, key],
-            ).fetchone()
+        if inserted:
+            return Claim(workspace.id, key)
         assert row is not None  # the insert conflicted with it, and only this transaction deletes it
         kept_fingerprint, state, status, body, headers = row
         if kept_fingerprint != request_fingerprint:
