@@ -13,6 +13,7 @@ import engine
 from . import models as m
 from .errors import STATUS_BY_CODE
 from .operations import OPERATIONS, Operation
+from .service.idempotency import IDEMPOTENT_METHODS, KEY_HEADER, KEY_MAX_LENGTH, REPLAYED_HEADER
 
 REF = "#/components/schemas/{model}"
 PATH_PARAM = re.compile(r"{(\w+)}")
@@ -50,6 +51,17 @@ def _parameters(operation: Operation, schemas: dict) -> list[dict]:
                     k: v for k, v in prop.items() if k not in ("anyOf", "default")
                 }
             params.append({"name": name, "in": "query", "required": False, "schema": prop})
+    if operation.method in IDEMPOTENT_METHODS:
+        params.append(
+            {
+                "name": KEY_HEADER,
+                "in": "header",
+                "required": False,
+                "description": "Send the same key when retrying: the first answer (any but a 5xx) is replayed "
+                "for 24 hours with `Idempotent-Replayed: true`, and the request runs (and is charged) once.",
+                "schema": {"type": "string", "minLength": 1, "maxLength": KEY_MAX_LENGTH, "pattern": "^[!-~]+$"},
+            }
+        )
     return params
 
 
@@ -83,12 +95,19 @@ def _operation(operation: Operation, schemas: dict) -> dict:
     codes = ["VALIDATION_ERROR", "UNAUTHORIZED", "INSUFFICIENT_PERMISSIONS", *operation.errors]
     if operation.body is not None or operation.multipart is not None:
         codes += ["UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE"]
-    responses: dict[str, Any] = {
-        str(operation.status): {
-            "description": operation.summary,
-            "content": {"application/json": {"schema": _success_schema(operation)}},
-        }
+    success: dict[str, Any] = {
+        "description": operation.summary,
+        "content": {"application/json": {"schema": _success_schema(operation)}},
     }
+    if operation.method in IDEMPOTENT_METHODS:
+        codes += ["IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED"]
+        success["headers"] = {
+            REPLAYED_HEADER: {
+                "description": "`true` when this is the kept answer to an earlier request with the same key",
+                "schema": {"type": "string", "enum": ["true"]},
+            }
+        }
+    responses: dict[str, Any] = {str(operation.status): success}
     by_status: dict[int, list[str]] = {}
     for code in codes:
         by_status.setdefault(STATUS_BY_CODE[code], []).append(code)

@@ -143,6 +143,18 @@ MIGRATIONS: list[str] = [
         SELECT coalesce(sum(delta), 0) FROM credit_ledger WHERE credit_ledger.workspace_id = workspaces.id
     );
     """,
+    # 10: Idempotency-Key (extensions.md 8, api/service/idempotency.py): the first answer to
+    # each key of a workspace, kept 24 hours so a retry gets it again instead of a second run.
+    # The primary key makes claiming a key one atomic INSERT ... ON CONFLICT DO NOTHING in
+    # every process. `fingerprint` is the SHA-256 of method, path and body; `state` is
+    # 'running' until the answer is recorded ('done'), with its status, body and headers.
+    """
+    CREATE TABLE idempotency_keys (
+        workspace_id VARCHAR NOT NULL, idem_key VARCHAR NOT NULL, fingerprint VARCHAR NOT NULL,
+        state VARCHAR NOT NULL, status INTEGER, body VARCHAR, headers VARCHAR,
+        created_at TIMESTAMP NOT NULL, PRIMARY KEY (workspace_id, idem_key)
+    );
+    """,
 ]
 
 

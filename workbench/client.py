@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import json
 import mimetypes
+import random
+import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
@@ -20,6 +23,7 @@ from api.errors import STATUS_BY_CODE, ApiError
 from api.operations import BY_NAME, Call, Operation, UploadedFile, parse_model
 from api.renderers import Cancellation
 from api.service import Service, Workspace
+from api.service.idempotency import KEY_HEADER
 
 
 def _path(operation: Operation, params: dict[str, str]) -> str:
@@ -98,13 +102,43 @@ class LocalClient(Client):
         return self.service.blobs.get(key)
 
 
-class RestClient(Client):
-    """Operations sent to a running docbench server with an API key."""
+RETRIES = 3  # attempts after the first
+BACKOFF_SECONDS = 0.5  # the first wait; doubled after each attempt
+BACKOFF_CAP_SECONDS = 8.0
+RETRY_AFTER_CAP_SECONDS = 60.0  # a server asking for longer is not waited on by a notebook
+IDEMPOTENT_METHODS = frozenset({"POST", "PUT", "PATCH"})  # those sent with an Idempotency-Key
+SAFE_METHODS = frozenset({"GET", "HEAD"})
 
-    def __init__(self, url: str, api_key: str, timeout: float = 120):
+
+class _Retry(Exception):
+    """An answer (or no answer) worth another attempt: `error` if none is left, `wait` if the server named one."""
+
+    def __init__(self, error: ApiError, wait: float | None = None):
+        super().__init__(error.message)
+        self.error = error
+        self.wait = wait
+
+
+class RestClient(Client):
+    """Operations sent to a running docbench server with an API key.
+
+    Calls are retried (`retries` more attempts, exponential backoff from `backoff` seconds,
+    with jitter) on 429 (after its Retry-After), on a 5xx, on 409 IDEMPOTENCY_KEY_IN_USE and
+    when the server cannot be reached or the answer is lost. Writes (POST, PUT, PATCH) carry
+    an `Idempotency-Key`, the same on every attempt of one call, so a retried generate whose
+    first answer was lost is replayed by the server, not run and charged again (README,
+    "Retrying safely"). A DELETE, which has no key, is retried only on 429 (it did not run).
+    """
+
+    def __init__(
+        self, url: str, api_key: str, timeout: float = 120, retries: int = RETRIES, backoff: float = BACKOFF_SECONDS
+    ):
         self.base = url.rstrip("/")
         self.api_key = api_key
         self.timeout = timeout
+        self.retries = retries
+        self.backoff = backoff
+        self.sleep: Callable[[float], None] = time.sleep
 
     @property
     def label(self) -> str:
@@ -116,6 +150,8 @@ class RestClient(Client):
         if query:
             url += "?" + urlencode({k: v for k, v in query.items() if v is not None})
         headers = {"X-API-Key": self.api_key}
+        if operation.method in IDEMPOTENT_METHODS:
+            headers[KEY_HEADER] = str(uuid.uuid4())  # one per call, kept across its retries
         data: bytes | None = None
         if operation.multipart is not None:
             if file is None:
@@ -134,6 +170,22 @@ class RestClient(Client):
         return payload
 
     def _send(self, method: str, url: str, data: bytes | None, headers: dict[str, str]) -> tuple[int, bytes]:
+        retriable = method in SAFE_METHODS or KEY_HEADER in headers
+        for attempt in range(self.retries + 1):
+            try:
+                return self._attempt(method, url, data, headers, retriable)
+            except _Retry as retry:
+                if attempt == self.retries:
+                    raise retry.error from None
+                backoff = min(BACKOFF_CAP_SECONDS, self.backoff * 2**attempt) * random.uniform(0.5, 1.0)
+                self.sleep(backoff if retry.wait is None else min(retry.wait, RETRY_AFTER_CAP_SECONDS))
+        raise AssertionError("unreachable")  # the last attempt returned or raised
+
+    def _attempt(
+        self, method: str, url: str, data: bytes | None, headers: dict[str, str], retriable: bool
+    ) -> tuple[int, bytes]:
+        """One request: its answer, an ApiError, or _Retry when another attempt may succeed."""
+        import http.client
         import urllib.error
         import urllib.request
 
@@ -143,10 +195,30 @@ class RestClient(Client):
                 return response.status, response.read()
         except urllib.error.HTTPError as exc:
             status, payload = exc.code, exc.read()
-            _unwrap(status, payload)
-            raise ApiError("INTERNAL_ERROR", f"{method} {url} answered {status}") from None
-        except urllib.error.URLError as exc:
-            raise ApiError("SERVICE_UNAVAILABLE", f"docbench at {self.base} is not reachable ({exc.reason})") from None
+            try:
+                _unwrap(status, payload)
+                error = ApiError("INTERNAL_ERROR", f"{method} {url} answered {status}")
+            except ApiError as answered:
+                error = answered
+            if status == 429:
+                raise _Retry(error, _retry_after(exc.headers.get("Retry-After"))) from None
+            if retriable and (status >= 500 or error.code == "IDEMPOTENCY_KEY_IN_USE"):
+                raise _Retry(error) from None
+            raise error from None
+        except (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError) as exc:
+            reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+            error = ApiError("SERVICE_UNAVAILABLE", f"docbench at {self.base} is not reachable ({reason})")
+            if retriable:
+                raise _Retry(error) from None
+            raise error from None
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Retry-After in seconds (the delay form; a date or nonsense leaves the backoff to us)."""
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
 
 
 def _unwrap(status: int, payload: bytes) -> Any:

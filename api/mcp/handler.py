@@ -15,15 +15,16 @@ from typing import Any
 
 from tornado.ioloop import IOLoop
 
-from ..errors import ApiError
+from ..errors import STATUS_BY_CODE, ApiError
 from ..http import EnvelopeHandler
 from ..operations import Executors
 from ..renderers import Cancellation
 from ..service import Service
+from ..service.idempotency import Answer
 from . import extras, origin
 from .messages import InvalidMessage, check_envelope, check_params, usable_id
 from .sessions import Sessions
-from .tools import ToolSet, error_result, success_result
+from .tools import ToolSet, call_fingerprint, error_result, idempotency_key, success_result
 
 SUPPORTED_VERSIONS = ("2025-06-18", "2025-11-25")
 SERVER_INFO = {"name": "docbench", "version": "1.0.0"}
@@ -32,6 +33,7 @@ INSTRUCTIONS = (
     "actions), preview it, then generate_pdf or submit_batch with values for its variables."
 )
 SESSION_NOT_FOUND = -32001  # as the MCP SDKs answer an unknown session
+REPLAYED_META = "docbench/idempotentReplayed"  # in a replayed tool result's _meta
 
 
 def _error(message_id: Any, code: int, message: str) -> dict:
@@ -142,6 +144,33 @@ class McpHandler(EnvelopeHandler):
 
     async def _call_tool(self, name: str, arguments: dict) -> dict:
         self.tools.check(name, arguments)  # before queueing: a refused call never reaches the service
+        operation = self.tools.operations.get(name)
+        key, arguments = idempotency_key(operation, arguments)
+        if key is None:
+            return await self._run_tool(name, arguments)
+        # The same rules as REST's Idempotency-Key (api/service/idempotency.py): the first result
+        # is kept (an error too, unless a 5xx) and a retry with the key gets it back.
+        idempotency = self.service.idempotency
+        light = self.executors.light
+        try:
+            claim = await IOLoop.current().run_in_executor(
+                light, idempotency.claim, self.workspace, key, call_fingerprint(name, arguments)
+            )
+        except ApiError as exc:
+            return error_result(exc)
+        if claim.replay is not None:
+            replayed = json.loads(claim.replay.body)
+            return {**replayed, "_meta": {REPLAYED_META: True}}
+        try:
+            result = await self._run_tool(name, arguments)
+        except BaseException:
+            await IOLoop.current().run_in_executor(light, idempotency.release, claim)
+            raise
+        status = STATUS_BY_CODE.get(result["structuredContent"].get("code"), 500) if result["isError"] else 200
+        await IOLoop.current().run_in_executor(light, idempotency.record, claim, Answer(status, json.dumps(result)))
+        return result
+
+    async def _run_tool(self, name: str, arguments: dict) -> dict:
         try:
             operation = self.tools.operations.get(name)
             executor = self.executors.pick(operation) if operation else self.executors.light

@@ -17,6 +17,7 @@ from ..models import NAME_FIELD_SCHEMA
 from ..operations import OPERATIONS, Call, Operation, UploadedFile, parse_model
 from ..renderers import Cancellation
 from ..service import Service, Workspace
+from ..service.idempotency import IDEMPOTENT_METHODS, KEY_MAX_LENGTH, fingerprint
 from .messages import invalid_params, json_type
 
 PATH_PARAM = re.compile(r"{(\w+)}")
@@ -50,6 +51,30 @@ GUIDANCE = {
 }
 
 
+KEY_ARGUMENT = "idempotencyKey"
+IDEMPOTENCY_GUIDANCE = (
+    "Retrying after a timeout? Pass the same idempotencyKey (e.g. a UUID per intended call) with the same "
+    "arguments: the call runs once (one charge) and a retry gets the first result again, marked "
+    '_meta["docbench/idempotentReplayed"]; another call with that key is IDEMPOTENCY_KEY_REUSED, one while '
+    "the first still runs IDEMPOTENCY_KEY_IN_USE."
+)
+
+
+def idempotency_key(op: Operation | None, arguments: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
+    """The call's idempotency key (None without one) and its other arguments. A key on a
+    tool that only reads is an unknown argument, as any other would be."""
+    if op is None or op.method not in IDEMPOTENT_METHODS or KEY_ARGUMENT not in arguments:
+        return None, arguments
+    rest = dict(arguments)
+    key = rest.pop(KEY_ARGUMENT)
+    return key, rest
+
+
+def call_fingerprint(name: str, arguments: dict[str, Any]) -> str:
+    """What makes two tool calls the same call: the tool and its arguments (key order aside)."""
+    return fingerprint("MCP", name, json.dumps(arguments, sort_keys=True, separators=(",", ":")).encode())
+
+
 class ToolSet:
     def __init__(self) -> None:
         self.operations = {op.name: op for op in OPERATIONS}
@@ -61,6 +86,8 @@ class ToolSet:
 
     def _tool(self, op: Operation) -> dict:
         description = op.summary + "." + (" " + GUIDANCE[op.name] if op.name in GUIDANCE else "")
+        if op.method in IDEMPOTENT_METHODS:
+            description += " " + IDEMPOTENCY_GUIDANCE
         return {
             "name": op.name,
             "description": description,
@@ -98,6 +125,15 @@ class ToolSet:
             for field in op.multipart.fields:
                 properties[field] = dict(NAME_FIELD_SCHEMA)
             required.append("file")
+        if op.method in IDEMPOTENT_METHODS:
+            properties[KEY_ARGUMENT] = {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": KEY_MAX_LENGTH,
+                "pattern": "^[!-~]+$",
+                "description": "Optional: the same key on a retry returns the first call's result (kept 24 hours) "
+                "instead of running it again",
+            }
         schema = {
             "type": "object",
             "properties": properties,

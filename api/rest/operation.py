@@ -15,10 +15,11 @@ from tornado.ioloop import IOLoop
 from tornado.web import stream_request_body
 
 from ..errors import ApiError, validation
-from ..http import EnvelopeHandler
+from ..http import EnvelopeHandler, envelope, error_envelope
 from ..operations import Call, Executors, Operation, UploadedFile, parse_model
 from ..renderers import Cancellation
 from ..service import Service
+from ..service.idempotency import IDEMPOTENT_METHODS, KEY_HEADER, REPLAYED_HEADER, Answer, fingerprint
 from ..settings import ASSET_LIMIT, JSON_LIMIT, UPLOAD_LIMIT
 
 MULTIPART_SLACK = 64 * 1024  # headers and boundaries around the file part
@@ -106,14 +107,57 @@ class OperationHandler(EnvelopeHandler):
             raise _too_large(operation, self._size)
         call = self._parse(operation, params)
         call.cancel = self.cancel
+        key = self.request.headers.get(KEY_HEADER) if operation.method in IDEMPOTENT_METHODS else None
+        if key is None:
+            await self._run(operation, call)
+            return
+        # One place for every POST, PUT and PATCH (extensions.md 8): claim the key, or answer
+        # what its first request answered; keep this answer unless it is a 5xx.
+        idempotency = self.service.idempotency
+        request_fingerprint = fingerprint(operation.method, self.request.uri or "", self._identity(call))
+        claim = await IOLoop.current().run_in_executor(
+            self.executors.light, idempotency.claim, self.workspace, key, request_fingerprint
+        )
+        if claim.replay is not None:
+            self._replay(claim.replay)
+            return
+        try:
+            body = await self._run(operation, call)
+        except ApiError as error:
+            answer = Answer(error.status, error_envelope(error.code, error.message))
+            await IOLoop.current().run_in_executor(self.executors.light, idempotency.record, claim, answer)
+            raise
+        except BaseException:
+            await IOLoop.current().run_in_executor(self.executors.light, idempotency.release, claim)
+            raise
+        await IOLoop.current().run_in_executor(
+            self.executors.light, idempotency.record, claim, Answer(operation.status, body)
+        )
+
+    async def _run(self, operation: Operation, call: Call) -> str:
+        """Run the operation and answer; returns the body sent (for an idempotency key to keep)."""
         result = await IOLoop.current().run_in_executor(
             self.executors.pick(operation), operation.run, self.service, self.workspace, call
         )
-        if operation.raw:
-            self.set_status(operation.status)
-            self.finish(result)
-        else:
-            self.respond(result, operation.status)
+        body = result if operation.raw else envelope(result)
+        self.set_status(operation.status)
+        self.finish(body)
+        return body if isinstance(body, str) else json.dumps(body) if isinstance(body, dict) else bytes(body).decode()
+
+    def _identity(self, call: Call) -> bytes:
+        """The body as it identifies a request: a multipart body's boundary is random per
+        send, so an upload is identified by its file and fields instead."""
+        if call.file is None:
+            return b"".join(self._chunks)
+        fields = json.dumps({"filename": call.file.filename, "form": call.form}, sort_keys=True).encode()
+        return fields + b"\n" + call.file.data
+
+    def _replay(self, answer: Answer) -> None:
+        self.set_status(answer.status)
+        for name, value in answer.headers.items():
+            self.set_header(name, value)
+        self.set_header(REPLAYED_HEADER, "true")
+        self.finish(answer.body)
 
     def _parse(self, operation: Operation, params: dict[str, str]) -> Call:
         call = Call(params=params)

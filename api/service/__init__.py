@@ -15,6 +15,7 @@ from .batches import Batches
 from .common import Workspace
 from .designs import Designs
 from .generation import Generation
+from .idempotency import Idempotency
 from .media import Media
 from .revocations import RevocationInbox
 
@@ -37,6 +38,7 @@ class Service:
         )
         self.batches = Batches(self.store, self.signer, self.accounts, self.designs, self.media)
         self.revocations = RevocationInbox(settings.data_dir, self.accounts)
+        self.idempotency = Idempotency(self.store)
 
     def start_jobs(self) -> None:
         """Start the batch back-end (only a serving process runs jobs) and resume unfinished ones."""
