@@ -99,6 +99,11 @@ class GenerateBody(Strict):
 class BatchBody(Strict):
     rows: list[dict[str, Any]] = Field(min_length=1, max_length=100, description="One object of values per PDF")
     pdfProfile: PdfProfile = Field(None, description="Applies to every row")
+    webhookUrl: str = Field(
+        None,
+        max_length=2000,
+        description="https URL POSTed a signed batch.completed or batch.failed event when the job ends",
+    )
 
 
 class PlaceholderBody(Strict):

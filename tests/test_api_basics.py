@@ -38,7 +38,7 @@ def test_health_needs_no_key(api_server):
     assert response.status_code == 200
     # 8 migrations: the first schema, batch jobs, browser sessions (issue 12), deleted designs (issue 14),
     # MCP sessions, sign-in links, the workspaces' images version and batch leases (issue 17)
-    assert response.json() == {"status": "success", "data": {"status": "ok", "schemaVersion": 9}, "error": None}
+    assert response.json() == {"status": "success", "data": {"status": "ok", "schemaVersion": 10}, "error": None}
 
 
 @pytest.mark.parametrize("method,path", API_KEY_ROUTES)
