@@ -227,3 +227,20 @@ def test_a_restart_between_attempts_delivers_after_it(request, tmp_path_factory,
     finally:
         env.server.stop()
         receiver.close()
+
+
+def test_mcp_submit_batch_takes_a_webhook_url_and_refuses_a_loopback_one(api_server):
+    from .test_mcp import run
+
+    key = api_server.workspaces["alpha"][1]
+    with api_server.client(key) as client:
+        design_id = design(client)
+
+    async def script(session):
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        arguments = {"designId": design_id, "rows": rows(1), "webhookUrl": "https://127.0.0.1/hook"}
+        return tools["submit_batch"], await session.call_tool("submit_batch", arguments)
+
+    tool, result = run(api_server, key, script)
+    assert tool.input_schema["properties"]["webhookUrl"]["type"] == "string"
+    assert result.is_error is True and "webhookUrl" in result.content[0].text and "loopback" in result.content[0].text
