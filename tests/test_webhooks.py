@@ -105,6 +105,11 @@ def deliveries_once(client, job_id: str, count: int, timeout: float = 60) -> lis
     return wait_until(enough, timeout=timeout, interval=0.1, what=f"{count} webhook attempts for {job_id}")
 
 
+def delivered(client, job_id: str) -> bool:
+    deliveries = client.data(client.get(f"/batches/{job_id}"), 200)["webhook"]["deliveries"]
+    return bool(deliveries) and deliveries[-1]["status"] == 200
+
+
 def verify(secret: str, request: dict) -> dict:
     """What a receiver does (README, "Verify a webhook"): recompute the HMAC of "<t>.<body>"."""
     fields = dict(part.split("=", 1) for part in request["headers"]["Docbench-Signature"].split(","))
@@ -244,3 +249,38 @@ def test_mcp_submit_batch_takes_a_webhook_url_and_refuses_a_loopback_one(api_ser
     tool, result = run(api_server, key, script)
     assert tool.input_schema["properties"]["webhookUrl"]["type"] == "string"
     assert result.is_error is True and "webhookUrl" in result.content[0].text and "loopback" in result.content[0].text
+
+
+def test_two_servers_on_one_database_send_each_attempt_once(request, tmp_path_factory, store):
+    if store != "postgres":
+        pytest.skip("several processes share a PostgreSQL database; DuckDB admits one")
+    env = HookEnv(tmp_path_factory, store_database_url(request, store))
+    second = Server(env.data_dir, env=env.server.env, args=("--webhook-allow-private",)).start()
+    receiver = Listener(answers=[500] * 4)  # the first attempts fail: retries are claimed too
+    try:
+        with env.client() as client:
+            jobs = [submit(client, receiver.url) for _ in range(4)]
+            for job_id in jobs:
+                wait_until(lambda job_id=job_id: delivered(client, job_id), timeout=60, what=f"the event of {job_id}")
+            attempts = sum(len(client.data(client.get(f"/batches/{j}"), 200)["webhook"]["deliveries"]) for j in jobs)
+        events = [r["headers"]["Docbench-Event-Id"] for r in receiver.received]
+        assert len(set(events)) == 4
+        assert len(receiver.received) == attempts == 8  # one request per recorded attempt: none sent twice
+    finally:
+        second.stop()
+        env.server.stop()
+        receiver.close()
+
+
+def test_a_workspace_made_before_the_migration_gets_a_secret_on_first_use(tmp_path, database_url):
+    from api.service import Service, Settings
+
+    service = Service(Settings(data_dir=tmp_path))
+    try:
+        workspace, _ = service.accounts.create_workspace("old", "pro", 1)
+        with service.store.transaction() as cursor:  # as migration 11 leaves the workspaces it finds
+            cursor.execute("UPDATE workspaces SET webhook_secret = NULL WHERE id = ?", [workspace.id])
+        made = service.accounts.me(workspace)["webhookSecret"]
+        assert made.startswith("whsec_") and service.accounts.me(workspace)["webhookSecret"] == made
+    finally:
+        service.close()
