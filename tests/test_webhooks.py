@@ -19,7 +19,8 @@ from .test_api_batches import MISSING, design, rows, wait_for_end
 
 RUN_ON_BOTH_STORES = True
 # 10 s, 1 min, 5 min… become 0.2 s, 1.2 s, 6 s…
-RETRY_ENV = {"DOCBENCH_WEBHOOK_RETRY_SCALE": "0.02"}
+SCALE = "DOCBENCH_WEBHOOK_RETRY_SCALE"
+RETRY_ENV = {SCALE: "0.02"}
 
 
 class Listener:
@@ -63,14 +64,14 @@ class Listener:
 class HookEnv:
     """A server that allows private webhook targets (--webhook-allow-private), with one workspace."""
 
-    def __init__(self, tmp_path_factory, database_url: str | None):
+    def __init__(self, tmp_path_factory, database_url: str | None, retry_scale: str = RETRY_ENV[SCALE]):
         from api.service import Service, Settings
 
         self.data_dir = tmp_path_factory.mktemp("webhooks")
         service = Service(Settings(data_dir=self.data_dir, database_url=database_url))
         self.key = service.accounts.create_workspace("hooks", "pro", 10_000)[1]
         service.close()
-        env = {**RETRY_ENV, "DOCBENCH_DATABASE_URL": database_url or ""}
+        env = {SCALE: retry_scale, "DOCBENCH_DATABASE_URL": database_url or ""}
         self.server = Server(self.data_dir, env=env, args=("--webhook-allow-private",)).start()
 
     def client(self):
@@ -284,3 +285,25 @@ def test_a_workspace_made_before_the_migration_gets_a_secret_on_first_use(tmp_pa
         assert made.startswith("whsec_") and service.accounts.me(workspace)["webhookSecret"] == made
     finally:
         service.close()
+
+
+def test_the_sixth_failed_attempt_abandons_the_event(request, tmp_path_factory, store):
+    # The whole schedule (10 s … 2 h, 2 h 36 min in all) scaled down to about 5 s.
+    env = HookEnv(tmp_path_factory, store_database_url(request, store), retry_scale="0.0005")
+    receiver = Listener(answers=[503] * 1000)
+    try:
+        with env.client() as client:
+            job_id = submit(client, receiver.url)
+            attempts = deliveries_once(client, job_id, 6)
+            assert [a["attempt"] for a in attempts] == [1, 2, 3, 4, 5, 6]
+            assert all(a["status"] == 503 and "503" in a["error"] for a in attempts)
+            sent_at = [r["at"] for r in receiver.received]
+            assert sent_at[5] - sent_at[4] >= 7200 * 0.0005  # the last wait is the 2 h one, scaled
+        env.server.stop()  # a restart does not revive an abandoned event
+        env.server.start()
+        with env.client() as client:
+            job = client.data(client.get(f"/batches/{job_id}"), 200)
+            assert len(job["webhook"]["deliveries"]) == 6 and receiver.count() == 6
+    finally:
+        env.server.stop()
+        receiver.close()

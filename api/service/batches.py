@@ -139,16 +139,18 @@ class Batches:
 
     def _job(self, ws: Workspace, job_id: str) -> tuple:
         ws.require(BATCH_GENERATE)  # following a job is part of the feature, as submitting it is
-        row = self.store.one(f"SELECT {COLUMNS} FROM batch_jobs WHERE id = ? AND workspace_id = ?", [job_id, ws.id])
+        row = self.store.one(
+            f"SELECT {COLUMNS}, webhook_url FROM batch_jobs WHERE id = ? AND workspace_id = ?", [job_id, ws.id]
+        )
         if row is None:
             raise ApiError("JOB_NOT_FOUND", f"no batch job '{job_id}' in this workspace")
         return row
 
     def get(self, ws: Workspace, job_id: str) -> dict:
-        answer = self._answer(self._job(ws, job_id))
-        url = self.store.one("SELECT webhook_url FROM batch_jobs WHERE id = ?", [job_id])
-        if url is not None and url[0] is not None:
-            answer["webhook"] = {"url": url[0], "deliveries": self.webhooks.deliveries(job_id)}
+        *row, webhook_url = self._job(ws, job_id)
+        answer = self._answer(tuple(row))
+        if webhook_url is not None:
+            answer["webhook"] = {"url": webhook_url, "deliveries": self.webhooks.deliveries(job_id)}
         return answer
 
     @staticmethod
@@ -166,7 +168,7 @@ class Batches:
         }
 
     def download(self, ws: Workspace, job_id: str) -> dict:
-        _, _, _, status, total, completed, _, zip_key, _, _ = self._job(ws, job_id)
+        _, _, _, status, total, completed, _, zip_key, _, _, _ = self._job(ws, job_id)
         if status not in JOB_ENDED or not zip_key:
             raise ApiError(
                 "JOB_NOT_COMPLETED",

@@ -246,8 +246,9 @@ class Webhooks:
         restarted, sends them at once."""
         self._stop.set()
         self._wake.set()
-        if self._sender is not None:
-            self._sender.join(timeout=SEND_TIMEOUT + 5)
+        if self._sender is None:  # a process that never sent (a CLI command) holds no claim
+            return
+        self._sender.join(timeout=SEND_TIMEOUT + 5)
         if self._client is not None:
             self._client.close()
         with self.store.transaction() as cursor:
