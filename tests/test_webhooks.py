@@ -7,13 +7,16 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import ssl
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
 from .conftest import store_database_url
+from .https_images import make_certificate
 from .server import Server, free_port, wait_until
 from .test_api_batches import MISSING, design, rows, wait_for_end
 
@@ -26,7 +29,7 @@ RETRY_ENV = {SCALE: "0.02"}
 class Listener:
     """A webhook receiver on loopback: answers the next of `answers` (then 200), keeps every request."""
 
-    def __init__(self, answers: list[int] | None = None):
+    def __init__(self, answers: list[int] | None = None, tls: tuple[Path, Path] | None = None):
         self.answers = list(answers or [])
         self.received: list[dict] = []
         self.lock = threading.Lock()
@@ -48,7 +51,13 @@ class Listener:
                 pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks/docbench"
+        port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{port}/hooks/docbench"
+        if tls is not None:  # the certificate names localhost (tests/https_images.py)
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+            self.url = f"https://localhost:{port}/hooks/docbench"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
@@ -64,14 +73,20 @@ class Listener:
 class HookEnv:
     """A server that allows private webhook targets (--webhook-allow-private), with one workspace."""
 
-    def __init__(self, tmp_path_factory, database_url: str | None, retry_scale: str = RETRY_ENV[SCALE]):
+    def __init__(
+        self,
+        tmp_path_factory,
+        database_url: str | None,
+        retry_scale: str = RETRY_ENV[SCALE],
+        env: dict[str, str] | None = None,
+    ):
         from api.service import Service, Settings
 
         self.data_dir = tmp_path_factory.mktemp("webhooks")
         service = Service(Settings(data_dir=self.data_dir, database_url=database_url))
         self.key = service.accounts.create_workspace("hooks", "pro", 10_000)[1]
         service.close()
-        env = {SCALE: retry_scale, "DOCBENCH_DATABASE_URL": database_url or ""}
+        env = {SCALE: retry_scale, "DOCBENCH_DATABASE_URL": database_url or "", **(env or {})}
         self.server = Server(self.data_dir, env=env, args=("--webhook-allow-private",)).start()
 
     def client(self):
@@ -306,4 +321,29 @@ def test_the_sixth_failed_attempt_abandons_the_event(request, tmp_path_factory, 
             assert len(job["webhook"]["deliveries"]) == 6 and receiver.count() == 6
     finally:
         env.server.stop()
+        receiver.close()
+
+
+def test_https_delivery_checks_the_certificate_against_the_host_name(request, tmp_path_factory, store, hooks):
+    cert, key = make_certificate(tmp_path_factory.mktemp("webhook-tls"))
+    receiver = Listener(tls=(cert, key))
+    trusting = HookEnv(tmp_path_factory, store_database_url(request, store), env={"DOCBENCH_FETCH_CAFILE": str(cert)})
+    try:
+        # The server that trusts the test certificate delivers over TLS, to the checked address.
+        with trusting.client() as client:
+            secret = client.data(client.get("/me"), 200)["webhookSecret"]
+            job_id = submit(client, receiver.url)
+            [attempt] = deliveries_once(client, job_id, 1)
+            assert (attempt["status"], attempt["error"]) == (200, None)
+            [received] = receiver.received
+            assert received["headers"]["Host"] == receiver.url.split("/")[2]  # the name, not the address
+            assert verify(secret, received)["type"] == "batch.completed"
+        # One that does not trust it refuses to send.
+        with hooks.client() as client:
+            job_id = submit(client, receiver.url)
+            attempt = deliveries_once(client, job_id, 1)[0]
+            assert attempt["status"] is None and "certificate of localhost could not be verified" in attempt["error"]
+            assert receiver.count() == 1
+    finally:
+        trusting.server.stop()
         receiver.close()
