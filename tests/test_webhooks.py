@@ -347,3 +347,26 @@ def test_https_delivery_checks_the_certificate_against_the_host_name(request, tm
     finally:
         trusting.server.stop()
         receiver.close()
+
+
+def test_every_attempt_checks_the_address_again(request, tmp_path_factory, store):
+    # Accepted while private targets were allowed; the retry, made by a server that refuses
+    # them, checks the address again (as it would a name now resolving elsewhere) and sends nothing.
+    env = HookEnv(tmp_path_factory, store_database_url(request, store))
+    receiver = Listener(answers=[500] * 1000)
+    try:
+        with env.client() as client:
+            job_id = submit(client, receiver.url)
+            wait_until(receiver.count, what="the first attempt")
+        env.server.stop()
+        sent = receiver.count()
+        env.server.args = []  # no --webhook-allow-private
+        env.server.start()
+        with env.client() as client:
+            attempts = deliveries_once(client, job_id, sent + 1)
+            refused = attempts[sent]
+            assert refused["status"] is None and "only https://" in refused["error"], refused
+            assert receiver.count() == sent
+    finally:
+        env.server.stop()
+        receiver.close()
