@@ -99,6 +99,11 @@ class GenerateBody(Strict):
 class BatchBody(Strict):
     rows: list[dict[str, Any]] = Field(min_length=1, max_length=100, description="One object of values per PDF")
     pdfProfile: PdfProfile = Field(None, description="Applies to every row")
+    webhookUrl: str = Field(
+        None,
+        max_length=2000,
+        description="https URL POSTed a signed batch.completed or batch.failed event when the job ends",
+    )
 
 
 class PlaceholderBody(Strict):
@@ -239,6 +244,18 @@ class BatchSubmitted(BaseModel):
     designId: str
 
 
+class WebhookDelivery(BaseModel):
+    attempt: int = Field(description="1 for the first POST, then one more per retry")
+    at: str
+    status: int | None = Field(description="The receiver's HTTP status; null when none came")
+    error: str | None = Field(description="Why the attempt failed; null when it was delivered (2xx)")
+
+
+class BatchWebhook(BaseModel):
+    url: str
+    deliveries: list[WebhookDelivery]
+
+
 class BatchJob(BaseModel):
     jobId: str
     status: JobStatus
@@ -247,6 +264,7 @@ class BatchJob(BaseModel):
     failed: int
     createdAt: str
     updatedAt: str
+    webhook: BatchWebhook = Field(None, description="Only for a job submitted with a webhookUrl")
 
 
 class BatchDownload(BaseModel):
@@ -270,6 +288,7 @@ class Me(BaseModel):
     plan: str
     features: Features
     credits: int
+    webhookSecret: str = Field(description="Keys the HMAC-SHA256 in Docbench-Signature of this workspace's webhooks")
 
 
 class FontEntry(BaseModel):

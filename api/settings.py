@@ -31,6 +31,8 @@ class Settings:
     # serve images on loopback turn this on.
     fetch_allow_private: bool = field(default_factory=lambda: os.environ.get("DOCBENCH_FETCH_ALLOW_PRIVATE") == "1")
     fetch_cafile: str | None = field(default_factory=lambda: os.environ.get("DOCBENCH_FETCH_CAFILE"))
+    # Batch webhooks to private addresses, and over http://, are refused (SSRF); for local use and tests.
+    webhook_allow_private: bool = field(default_factory=lambda: os.environ.get("DOCBENCH_WEBHOOK_ALLOW_PRIVATE") == "1")
     # s3://bucket/prefix: blobs in S3-compatible storage instead of the data dir (extensions.md 7).
     blob_url: str | None = field(default_factory=lambda: os.environ.get("DOCBENCH_BLOB_URL") or None)
     # Signs file URLs and cookies when several processes serve; None: the data dir's files.

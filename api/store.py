@@ -155,6 +155,21 @@ MIGRATIONS: list[str] = [
         created_at TIMESTAMP NOT NULL, PRIMARY KEY (workspace_id, idem_key)
     );
     """,
+    # 11: batch webhooks (extensions.md 8, api/service/webhooks.py). Each workspace's signing
+    # secret (made with `secrets` by Python, so the rows this finds get theirs on first use:
+    # SQL has no portable strong random), the job's webhook URL, and one row per delivery
+    # attempt, kept here so that retries survive a restart and several processes share them.
+    """
+    ALTER TABLE workspaces ADD COLUMN webhook_secret VARCHAR;
+    ALTER TABLE batch_jobs ADD COLUMN webhook_url VARCHAR;
+    CREATE TABLE webhook_deliveries (
+        id VARCHAR PRIMARY KEY, event_id VARCHAR NOT NULL, job_id VARCHAR NOT NULL, workspace_id VARCHAR NOT NULL,
+        url VARCHAR NOT NULL, body VARCHAR NOT NULL, attempt INTEGER NOT NULL, due_at TIMESTAMP NOT NULL,
+        state VARCHAR NOT NULL, claimed_by VARCHAR, claim_until TIMESTAMP,
+        attempted_at TIMESTAMP, status INTEGER, error VARCHAR, created_at TIMESTAMP NOT NULL
+    );
+    CREATE INDEX webhook_deliveries_job ON webhook_deliveries (job_id);
+    """,
 ]
 
 

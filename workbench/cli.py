@@ -76,6 +76,8 @@ def serve(args: argparse.Namespace) -> int:
         settings.blob_url = args.blob_url
     if args.secret:
         settings.secret = args.secret
+    if args.webhook_allow_private:
+        settings.webhook_allow_private = True
     if args.render_processes is not None:
         if args.render_processes < 1:
             print("docbench: --render-processes must be at least 1", file=sys.stderr)
@@ -325,6 +327,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--secret",
         default=None,
         help="signs file URLs, sign-in links and cookies; the same on every process that serves (DOCBENCH_SECRET)",
+    )
+    p.add_argument(
+        "--webhook-allow-private",
+        action="store_true",
+        help="let batch webhooks go to private and loopback addresses, and over http:// "
+        "(local use and tests; DOCBENCH_WEBHOOK_ALLOW_PRIVATE=1)",
     )
     _data_dir(p)
     _database_url(p)

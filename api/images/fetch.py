@@ -76,31 +76,38 @@ def fetch_image(
 # --- URL and address vetting -------------------------------------------------------
 
 
-def _parse(url: str) -> _Target:
+def _parse(
+    url: str,
+    noun: str = "image URL",
+    schemes: tuple[str, ...] = ("https",),
+    fix: str = "host the image on HTTPS or upload it",
+) -> _Target:
+    """`url` vetted; `noun`, `schemes` and `fix` let the webhooks (api/service/webhooks.py) reuse it."""
     if not isinstance(url, str) or not url.strip():
-        raise FetchRefused("the image URL is empty")
+        raise FetchRefused(f"the {noun} is empty")
     url = url.strip()
     if any(ord(c) <= 0x20 or ord(c) == 0x7F for c in url):
-        raise FetchRefused("the image URL contains spaces or control characters: percent-encode them")
+        raise FetchRefused(f"the {noun} contains spaces or control characters: percent-encode them")
     try:
         parts = urlsplit(url)
-        port = parts.port or 443
+        port = parts.port or (80 if parts.scheme.lower() == "http" else 443)
     except ValueError:
-        raise FetchRefused("the image URL is malformed") from None
+        raise FetchRefused(f"the {noun} is malformed") from None
     scheme = parts.scheme.lower()
-    if scheme != "https":
+    if scheme not in schemes:
         shown = f"{scheme}:" if scheme else "a URL without a scheme"
-        raise FetchRefused(f"only https:// image URLs are accepted (got {shown}); host the image on HTTPS or upload it")
+        accepted = " or ".join(f"{s}://" for s in schemes)
+        raise FetchRefused(f"only {accepted} {noun}s are accepted (got {shown}); {fix}")
     if "@" in parts.netloc or parts.username is not None or parts.password is not None:
-        raise FetchRefused("image URLs may not contain a user name or password")
+        raise FetchRefused(f"{noun}s may not contain a user name or password")
     host = (parts.hostname or "").rstrip(".")
     if not host:
-        raise FetchRefused("the image URL has no host")
+        raise FetchRefused(f"the {noun} has no host")
     if not host.isascii():
         try:
             host = host.encode("idna").decode("ascii")
         except UnicodeError:
-            raise FetchRefused("the image URL's host name is not valid") from None
+            raise FetchRefused(f"the {noun}'s host name is not valid") from None
     path = parts.path or "/"
     if parts.query:
         path = f"{path}?{parts.query}"
@@ -108,7 +115,11 @@ def _parse(url: str) -> _Target:
     return _Target(url=url, host=host, port=port, path=path)
 
 
-def _resolve(target: _Target, allow_private: bool) -> list[IPAddress]:
+def _resolve(
+    target: _Target,
+    allow_private: bool,
+    fix: str = "only public addresses are fetched: host the image publicly or upload it",
+) -> list[IPAddress]:
     """Every address the host resolves to, each vetted; an IP literal is not looked up."""
     try:
         literal: IPAddress | None = ipaddress.ip_address(target.host)
@@ -136,10 +147,7 @@ def _resolve(target: _Target, allow_private: bool) -> list[IPAddress]:
         if reason is not None:
             # The category, never the address: echoing what a name resolves to would make
             # this a DNS oracle for hosts the client cannot resolve itself (internal zones).
-            raise FetchRefused(
-                f"the host {target.host[:100]} resolves to {reason} address; "
-                "only public addresses are fetched: host the image publicly or upload it"
-            )
+            raise FetchRefused(f"the host {target.host[:100]} resolves to {reason} address; {fix}")
     return addresses
 
 

@@ -42,7 +42,8 @@ GUIDANCE = {
     "upload_image": "Uploads an image given as base64 (PNG, JPEG, WebP or SVG, at most 1 MB) and returns its ref "
     "'uploads:<id>' for an image element's data.src or an image variable.",
     "submit_batch": "Queues 1-100 PDFs, one per row of values (1 credit per row, taken now; failed rows are "
-    "refunded). Poll get_batch until completed, then get_batch_download.",
+    "refunded). Poll get_batch until completed, then get_batch_download; or give a webhookUrl (https) to be "
+    "POSTed a signed batch.completed or batch.failed event when it ends.",
     "get_design_tree": "The full design tree: pages, nodes (elements by id) and variables.",
     "list_variables": "What generate_pdf and submit_batch take: each variable's name, kind (text, image, table, "
     "code, icon, color, or field: a {name} placeholder inside a text), what a value must be and its sample.",

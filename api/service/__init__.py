@@ -18,6 +18,7 @@ from .generation import Generation
 from .idempotency import Idempotency
 from .media import Media
 from .revocations import RevocationInbox
+from .webhooks import Webhooks
 
 
 class Service:
@@ -36,7 +37,8 @@ class Service:
         self.generation = Generation(
             self.store, self.blobs, self.signer, self.accounts, self.designs, self.media, self.renderers
         )
-        self.batches = Batches(self.store, self.signer, self.accounts, self.designs, self.media)
+        self.webhooks = Webhooks(self.store, self.accounts, settings)
+        self.batches = Batches(self.store, self.signer, self.accounts, self.designs, self.media, self.webhooks)
         self.revocations = RevocationInbox(settings.data_dir, self.accounts)
         self.idempotency = Idempotency(self.store)
 
@@ -53,6 +55,7 @@ class Service:
             self.batches.backend = EmbeddedBackend(self.blobs.location, self.batches, self.renderers.pool)
         self.batches.resume_unsettled()
         self.batches.start_leases()  # renews this process's jobs, takes over those of a process that died
+        self.webhooks.start()  # sends the batch events due, this process's and those left by others
         # `docbench key revoke` cannot open DuckDB while this process holds it, so it asks this
         # process; on PostgreSQL the command revokes in the database itself, which every server reads.
         if self.store.single_writer_process:
@@ -71,6 +74,7 @@ class Service:
         if self.batches.backend is not None:
             self.batches.backend.close()
         self.batches.close()  # after the back-end: no job of this process runs on once its lease is let go
+        self.webhooks.close()  # after the batches: an event a job's end scheduled is left to the next process
         self.store.close()
 
 

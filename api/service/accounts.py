@@ -85,8 +85,8 @@ class Accounts:
                 if cursor.execute("SELECT count(*) FROM workspaces").fetchone()[0]:
                     return None
             cursor.execute(
-                "INSERT INTO workspaces (id, name, plan, created_at) VALUES (?, ?, ?, ?)",
-                [workspace.id, name, plan, now()],
+                "INSERT INTO workspaces (id, name, plan, created_at, webhook_secret) VALUES (?, ?, ?, ?, ?)",
+                [workspace.id, name, plan, now(), new_webhook_secret()],
             )
             key = self._insert_key(cursor, workspace.id)
             if credits:
@@ -334,4 +334,22 @@ class Accounts:
             "plan": workspace.plan,
             "features": dict(workspace.features),
             "credits": self.balance(workspace.id),
+            "webhookSecret": self.webhook_secret(workspace.id),
         }
+
+    def webhook_secret(self, workspace_id: str) -> str:
+        """The key of the workspace's webhook signatures (extensions.md 8). A workspace made
+        before migration 11 gets one on first use: the UPDATE keeps whichever process's wins."""
+        row = self.store.one("SELECT webhook_secret FROM workspaces WHERE id = ?", [workspace_id])
+        if row is not None and row[0]:
+            return row[0]
+        with self.store.transaction() as cursor:
+            cursor.execute(
+                "UPDATE workspaces SET webhook_secret = ? WHERE id = ? AND webhook_secret IS NULL",
+                [new_webhook_secret(), workspace_id],
+            )
+            return cursor.execute("SELECT webhook_secret FROM workspaces WHERE id = ?", [workspace_id]).fetchone()[0]
+
+
+def new_webhook_secret() -> str:
+    return "whsec_" + secrets.token_hex(32)

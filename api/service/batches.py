@@ -39,6 +39,7 @@ from .common import Workspace, iso, new_id, now
 from .designs import Designs
 from .media import Media
 from .values import checked_values, present_images
+from .webhooks import Webhooks, check_webhook_url
 
 log = logging.getLogger("docbench.batches")
 COLUMNS = "id, workspace_id, design_id, status, total, completed, failed, zip_key, created_at, updated_at"
@@ -47,12 +48,15 @@ LEASE_ENV = "DOCBENCH_BATCH_LEASE_SECONDS"  # tests shorten it
 
 
 class Batches:
-    def __init__(self, store: Store, signer: UrlSigner, accounts: Accounts, designs: Designs, media: Media):
+    def __init__(
+        self, store: Store, signer: UrlSigner, accounts: Accounts, designs: Designs, media: Media, webhooks: Webhooks
+    ):
         self.store = store
         self.signer = signer
         self.accounts = accounts
         self.designs = designs
         self.media = media
+        self.webhooks = webhooks
         self.backend: JobBackend | None = None  # set by Service once the back-end exists
         self.runner = secrets.token_hex(8)  # this process, in the leases it holds
         self.lease = dt.timedelta(seconds=positive_seconds_from_env(LEASE_ENV, LEASE_SECONDS))
@@ -67,6 +71,9 @@ class Batches:
         tree = engine.DesignTree.model_validate_json(row["tree"])
         rows = [checked_values(tree, values, f"rows[{i}]") for i, values in enumerate(body.rows)]
         present = present_images(self.media, ws, tree, rows)  # a missing ref fails its row alone
+        webhook_url = body.webhookUrl
+        if webhook_url is not None:
+            webhook_url = check_webhook_url(webhook_url, self.webhooks.allow_private)
         job_id = new_id("job")
         payload = JobPayload(
             job_id=job_id,
@@ -84,7 +91,7 @@ class Batches:
         with self.store.transaction() as cursor:
             self.accounts.debit(cursor, ws.id, len(rows), "batch", job_id)
             cursor.execute(
-                "INSERT INTO batch_jobs VALUES (?, ?, ?, ?, 'queued', ?, 0, 0, ?, ?, NULL, false, ?, ?, ?, ?)",
+                "INSERT INTO batch_jobs VALUES (?, ?, ?, ?, 'queued', ?, 0, 0, ?, ?, NULL, false, ?, ?, ?, ?, ?)",
                 [
                     job_id,
                     ws.id,
@@ -97,6 +104,7 @@ class Batches:
                     created,
                     self.runner,  # this process runs it: the lease is its own from the start
                     created + self.lease,
+                    webhook_url,
                 ],
             )
         try:
@@ -115,18 +123,40 @@ class Batches:
                 "UPDATE batch_jobs SET status = 'failed', failed = total, settled = true, updated_at = ? WHERE id = ?",
                 [now(), job_id],
             )
+            scheduled = self._schedule_webhook(cursor, job_id)
+        if scheduled:
+            self.webhooks.poke()
+
+    def _schedule_webhook(self, cursor, job_id: str) -> bool:
+        """In the transaction that settles the job: its event, if it named a webhook."""
+        row = cursor.execute(f"SELECT {COLUMNS}, webhook_url FROM batch_jobs WHERE id = ?", [job_id]).fetchone()
+        if row is None or row[-1] is None:
+            return False
+        self.webhooks.schedule(cursor, row[1], row[-1], self._answer(row[:-1]))
+        return True
 
     # Reading
 
     def _job(self, ws: Workspace, job_id: str) -> tuple:
         ws.require(BATCH_GENERATE)  # following a job is part of the feature, as submitting it is
-        row = self.store.one(f"SELECT {COLUMNS} FROM batch_jobs WHERE id = ? AND workspace_id = ?", [job_id, ws.id])
+        row = self.store.one(
+            f"SELECT {COLUMNS}, webhook_url FROM batch_jobs WHERE id = ? AND workspace_id = ?", [job_id, ws.id]
+        )
         if row is None:
             raise ApiError("JOB_NOT_FOUND", f"no batch job '{job_id}' in this workspace")
         return row
 
     def get(self, ws: Workspace, job_id: str) -> dict:
-        job_id, _, _, status, total, completed, failed, _, created, updated = self._job(ws, job_id)
+        *row, webhook_url = self._job(ws, job_id)
+        answer = self._answer(tuple(row))
+        if webhook_url is not None:
+            answer["webhook"] = {"url": webhook_url, "deliveries": self.webhooks.deliveries(job_id)}
+        return answer
+
+    @staticmethod
+    def _answer(row: tuple) -> dict:
+        """A job as GET /batches/:jobId answers it (without its webhook), from COLUMNS."""
+        job_id, _, _, status, total, completed, failed, _, created, updated = row
         return {
             "jobId": job_id,
             "status": status,
@@ -138,7 +168,7 @@ class Batches:
         }
 
     def download(self, ws: Workspace, job_id: str) -> dict:
-        _, _, _, status, total, completed, _, zip_key, _, _ = self._job(ws, job_id)
+        _, _, _, status, total, completed, _, zip_key, _, _, _ = self._job(ws, job_id)
         if status not in JOB_ENDED or not zip_key:
             raise ApiError(
                 "JOB_NOT_COMPLETED",
@@ -206,6 +236,9 @@ class Batches:
                 "updated_at = ? WHERE id = ?",
                 ["completed" if ok else "failed", ok, failed, zip_key, finished, job_id],
             )
+            scheduled = self._schedule_webhook(cursor, job_id)
+        if scheduled:
+            self.webhooks.poke()
 
     # Restart and leases
 

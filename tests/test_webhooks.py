@@ -1,0 +1,372 @@
+"""Batch webhooks (extensions.md 8, api/service/webhooks.py) over real HTTP: a real `docbench
+serve` on each store, and a real listener (http.server on loopback, in a thread) recording
+what it is sent. The retry schedule is shortened with DOCBENCH_WEBHOOK_RETRY_SCALE."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import ssl
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from .conftest import store_database_url
+from .https_images import make_certificate
+from .server import Server, free_port, wait_until
+from .test_api_batches import MISSING, design, rows, wait_for_end
+
+RUN_ON_BOTH_STORES = True
+# 10 s, 1 min, 5 min… become 0.2 s, 1.2 s, 6 s…
+SCALE = "DOCBENCH_WEBHOOK_RETRY_SCALE"
+RETRY_ENV = {SCALE: "0.02"}
+
+
+class Listener:
+    """A webhook receiver on loopback: answers the next of `answers` (then 200), keeps every request."""
+
+    def __init__(self, answers: list[int] | None = None, tls: tuple[Path, Path] | None = None):
+        self.answers = list(answers or [])
+        self.received: list[dict] = []
+        self.lock = threading.Lock()
+        listener = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 (http.server's name)
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                with listener.lock:
+                    status = listener.answers.pop(0) if listener.answers else 200
+                    listener.received.append(
+                        {"headers": dict(self.headers), "body": body, "answered": status, "at": time.time()}
+                    )
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{port}/hooks/docbench"
+        if tls is not None:  # the certificate names localhost (tests/https_images.py)
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+            self.url = f"https://localhost:{port}/hooks/docbench"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def count(self) -> int:
+        with self.lock:
+            return len(self.received)
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class HookEnv:
+    """A server that allows private webhook targets (--webhook-allow-private), with one workspace."""
+
+    def __init__(
+        self,
+        tmp_path_factory,
+        database_url: str | None,
+        retry_scale: str = RETRY_ENV[SCALE],
+        env: dict[str, str] | None = None,
+    ):
+        from api.service import Service, Settings
+
+        self.data_dir = tmp_path_factory.mktemp("webhooks")
+        service = Service(Settings(data_dir=self.data_dir, database_url=database_url))
+        self.key = service.accounts.create_workspace("hooks", "pro", 10_000)[1]
+        service.close()
+        env = {SCALE: retry_scale, "DOCBENCH_DATABASE_URL": database_url or "", **(env or {})}
+        self.server = Server(self.data_dir, env=env, args=("--webhook-allow-private",)).start()
+
+    def client(self):
+        return self.server.client(self.key)
+
+
+@pytest.fixture(scope="module")
+def hooks(request, tmp_path_factory, store):
+    env = HookEnv(tmp_path_factory, store_database_url(request, store))
+    yield env
+    env.server.stop()
+
+
+@pytest.fixture
+def listener():
+    receiver = Listener()
+    yield receiver
+    receiver.close()
+
+
+def submit(client, webhook_url: str, batch: list[dict] | None = None) -> str:
+    design_id = design(client)
+    body = {"rows": batch or rows(2), "webhookUrl": webhook_url}
+    return client.data(client.post(f"/designs/{design_id}/batch", json=body), 202)["jobId"]
+
+
+def deliveries_once(client, job_id: str, count: int, timeout: float = 60) -> list[dict]:
+    def enough():
+        job = client.data(client.get(f"/batches/{job_id}"), 200)
+        return job["webhook"]["deliveries"] if len(job["webhook"]["deliveries"]) >= count else None
+
+    return wait_until(enough, timeout=timeout, interval=0.1, what=f"{count} webhook attempts for {job_id}")
+
+
+def delivered(client, job_id: str) -> bool:
+    deliveries = client.data(client.get(f"/batches/{job_id}"), 200)["webhook"]["deliveries"]
+    return bool(deliveries) and deliveries[-1]["status"] == 200
+
+
+def verify(secret: str, request: dict) -> dict:
+    """What a receiver does (README, "Verify a webhook"): recompute the HMAC of "<t>.<body>"."""
+    fields = dict(part.split("=", 1) for part in request["headers"]["Docbench-Signature"].split(","))
+    expected = hmac.new(secret.encode(), f"{fields['t']}.".encode() + request["body"], hashlib.sha256).hexdigest()
+    assert hmac.compare_digest(expected, fields["v1"]), "the signature does not match the body"
+    assert abs(time.time() - int(fields["t"])) < 300
+    return json.loads(request["body"])
+
+
+def test_a_finished_batch_posts_a_signed_completed_event(hooks, listener):
+    with hooks.client() as client:
+        secret = client.data(client.get("/me"), 200)["webhookSecret"]
+        job_id = submit(client, listener.url)
+        job = wait_for_end(client, job_id)
+        wait_until(listener.count, what="the webhook")
+        [request] = listener.received
+        event = verify(secret, request)
+        assert event["type"] == "batch.completed" and event["id"].startswith("evt_")
+        assert request["headers"]["Docbench-Event-Id"] == event["id"]
+        assert request["headers"]["Content-Type"] == "application/json"
+        assert event["data"] == {k: v for k, v in job.items() if k != "webhook"}
+        assert event["data"]["status"] == "completed" and event["data"]["completed"] == 2
+        [attempt] = deliveries_once(client, job_id, 1)
+        assert (attempt["attempt"], attempt["status"], attempt["error"]) == (1, 200, None)
+        assert client.data(client.get(f"/batches/{job_id}"), 200)["webhook"]["url"] == listener.url
+        # A signature made with another key does not verify: the test's check can fail.
+        with pytest.raises(AssertionError):
+            verify("whsec_" + "0" * 64, request)
+
+
+def test_a_failed_batch_posts_batch_failed(hooks, listener):
+    with hooks.client() as client:
+        secret = client.data(client.get("/me"), 200)["webhookSecret"]
+        job_id = submit(client, listener.url, [dict(r, photo=f"{MISSING}{i}") for i, r in enumerate(rows(2))])
+        assert wait_for_end(client, job_id)["status"] == "failed"
+        wait_until(listener.count, what="the webhook")
+        event = verify(secret, listener.received[0])
+        assert event["type"] == "batch.failed" and event["data"]["failed"] == 2
+
+
+def test_a_500_is_retried_and_every_attempt_is_listed(hooks):
+    receiver = Listener(answers=[500])
+    try:
+        with hooks.client() as client:
+            job_id = submit(client, receiver.url)
+            first, second = deliveries_once(client, job_id, 2)
+            assert (first["attempt"], first["status"]) == (1, 500) and "500" in first["error"]
+            assert (second["attempt"], second["status"], second["error"]) == (2, 200, None)
+            assert [r["answered"] for r in receiver.received] == [500, 200]
+            # The same event, signed again: receivers deduplicate by its id.
+            ids = {r["headers"]["Docbench-Event-Id"] for r in receiver.received}
+            assert len(ids) == 1 and receiver.received[0]["body"] == receiver.received[1]["body"]
+            assert receiver.received[1]["at"] - receiver.received[0]["at"] >= 0.2  # 10 s scaled by 0.02
+    finally:
+        receiver.close()
+
+
+def test_an_unreachable_target_has_its_attempts_recorded_with_their_error(hooks):
+    closed = f"http://127.0.0.1:{free_port()}/hook"  # nothing listens there
+    with hooks.client() as client:
+        job_id = submit(client, closed)
+        first, second = deliveries_once(client, job_id, 2)
+        for attempt in (first, second):
+            assert attempt["status"] is None and "could not connect to 127.0.0.1" in attempt["error"]
+        assert (first["attempt"], second["attempt"]) == (1, 2)
+
+
+def test_private_loopback_and_http_targets_are_refused_without_the_flag(api_server):
+    with api_server.client(api_server.workspaces["alpha"][1]) as client:
+        design_id = design(client)
+        for url, words in [
+            ("http://example.com/hook", "only https://"),
+            ("https://127.0.0.1/hook", "loopback"),
+            ("https://10.1.2.3/hook", "private"),
+            ("https://169.254.169.254/latest", "metadata"),
+            ("https://user:pw@example.com/hook", "user name"),
+        ]:
+            body = {"rows": rows(1), "webhookUrl": url}
+            message = client.error(client.post(f"/designs/{design_id}/batch", json=body), 400, "VALIDATION_ERROR")
+            assert words in message and "webhookUrl" in message, message
+            if words != "user name":
+                assert "--webhook-allow-private" in message or "public" in message
+
+
+def test_me_has_a_webhook_secret(api_server):
+    secrets_seen = set()
+    for name in ("alpha", "beta"):
+        with api_server.client(api_server.workspaces[name][1]) as client:
+            me = client.data(client.get("/me"), 200)
+            assert me["webhookSecret"].startswith("whsec_") and len(me["webhookSecret"]) == 70
+            assert client.data(client.get("/me"), 200)["webhookSecret"] == me["webhookSecret"]
+            secrets_seen.add(me["webhookSecret"])
+    assert len(secrets_seen) == 2
+
+
+def test_a_restart_between_attempts_delivers_after_it(request, tmp_path_factory, store):
+    env = HookEnv(tmp_path_factory, store_database_url(request, store))
+    receiver = Listener(answers=[500] * 1000)  # fails until the server is stopped
+    try:
+        with env.client() as client:
+            secret = client.data(client.get("/me"), 200)["webhookSecret"]
+            job_id = submit(client, receiver.url)
+            wait_until(receiver.count, what="the first attempt")
+        env.server.stop()
+        with receiver.lock:
+            failed_before = len(receiver.received)
+            receiver.answers.clear()  # from now on: 200
+        env.server.start()
+        with env.client() as client:
+            delivered = wait_until(
+                lambda: next((r for r in receiver.received if r["answered"] == 200), None),
+                timeout=60,
+                what="the delivery after the restart",
+            )
+            assert receiver.received.index(delivered) == failed_before  # the first attempt after the restart
+            assert verify(secret, delivered)["type"] == "batch.completed"
+            attempts = deliveries_once(client, job_id, failed_before + 1)
+            assert [a["status"] for a in attempts] == [500] * failed_before + [200]
+            assert [a["attempt"] for a in attempts] == list(range(1, failed_before + 2))
+    finally:
+        env.server.stop()
+        receiver.close()
+
+
+def test_mcp_submit_batch_takes_a_webhook_url_and_refuses_a_loopback_one(api_server):
+    from .test_mcp import run
+
+    key = api_server.workspaces["alpha"][1]
+    with api_server.client(key) as client:
+        design_id = design(client)
+
+    async def script(session):
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        arguments = {"designId": design_id, "rows": rows(1), "webhookUrl": "https://127.0.0.1/hook"}
+        return tools["submit_batch"], await session.call_tool("submit_batch", arguments)
+
+    tool, result = run(api_server, key, script)
+    assert tool.input_schema["properties"]["webhookUrl"]["type"] == "string"
+    assert result.is_error is True and "webhookUrl" in result.content[0].text and "loopback" in result.content[0].text
+
+
+def test_two_servers_on_one_database_send_each_attempt_once(request, tmp_path_factory, store):
+    if store != "postgres":
+        pytest.skip("several processes share a PostgreSQL database; DuckDB admits one")
+    env = HookEnv(tmp_path_factory, store_database_url(request, store))
+    second = Server(env.data_dir, env=env.server.env, args=("--webhook-allow-private",)).start()
+    receiver = Listener(answers=[500] * 4)  # the first attempts fail: retries are claimed too
+    try:
+        with env.client() as client:
+            jobs = [submit(client, receiver.url) for _ in range(4)]
+            for job_id in jobs:
+                wait_until(lambda job_id=job_id: delivered(client, job_id), timeout=60, what=f"the event of {job_id}")
+            attempts = sum(len(client.data(client.get(f"/batches/{j}"), 200)["webhook"]["deliveries"]) for j in jobs)
+        events = [r["headers"]["Docbench-Event-Id"] for r in receiver.received]
+        assert len(set(events)) == 4
+        assert len(receiver.received) == attempts == 8  # one request per recorded attempt: none sent twice
+    finally:
+        second.stop()
+        env.server.stop()
+        receiver.close()
+
+
+def test_a_workspace_made_before_the_migration_gets_a_secret_on_first_use(tmp_path, database_url):
+    from api.service import Service, Settings
+
+    service = Service(Settings(data_dir=tmp_path))
+    try:
+        workspace, _ = service.accounts.create_workspace("old", "pro", 1)
+        with service.store.transaction() as cursor:  # as migration 11 leaves the workspaces it finds
+            cursor.execute("UPDATE workspaces SET webhook_secret = NULL WHERE id = ?", [workspace.id])
+        made = service.accounts.me(workspace)["webhookSecret"]
+        assert made.startswith("whsec_") and service.accounts.me(workspace)["webhookSecret"] == made
+    finally:
+        service.close()
+
+
+def test_the_sixth_failed_attempt_abandons_the_event(request, tmp_path_factory, store):
+    # The whole schedule (10 s … 2 h, 2 h 36 min in all) scaled down to about 5 s.
+    env = HookEnv(tmp_path_factory, store_database_url(request, store), retry_scale="0.0005")
+    receiver = Listener(answers=[503] * 1000)
+    try:
+        with env.client() as client:
+            job_id = submit(client, receiver.url)
+            attempts = deliveries_once(client, job_id, 6)
+            assert [a["attempt"] for a in attempts] == [1, 2, 3, 4, 5, 6]
+            assert all(a["status"] == 503 and "503" in a["error"] for a in attempts)
+            sent_at = [r["at"] for r in receiver.received]
+            assert sent_at[5] - sent_at[4] >= 7200 * 0.0005  # the last wait is the 2 h one, scaled
+        env.server.stop()  # a restart does not revive an abandoned event
+        env.server.start()
+        with env.client() as client:
+            job = client.data(client.get(f"/batches/{job_id}"), 200)
+            assert len(job["webhook"]["deliveries"]) == 6 and receiver.count() == 6
+    finally:
+        env.server.stop()
+        receiver.close()
+
+
+def test_https_delivery_checks_the_certificate_against_the_host_name(request, tmp_path_factory, store, hooks):
+    cert, key = make_certificate(tmp_path_factory.mktemp("webhook-tls"))
+    receiver = Listener(tls=(cert, key))
+    trusting = HookEnv(tmp_path_factory, store_database_url(request, store), env={"DOCBENCH_FETCH_CAFILE": str(cert)})
+    try:
+        # The server that trusts the test certificate delivers over TLS, to the checked address.
+        with trusting.client() as client:
+            secret = client.data(client.get("/me"), 200)["webhookSecret"]
+            job_id = submit(client, receiver.url)
+            [attempt] = deliveries_once(client, job_id, 1)
+            assert (attempt["status"], attempt["error"]) == (200, None)
+            [received] = receiver.received
+            assert received["headers"]["Host"] == receiver.url.split("/")[2]  # the name, not the address
+            assert verify(secret, received)["type"] == "batch.completed"
+        # One that does not trust it refuses to send.
+        with hooks.client() as client:
+            job_id = submit(client, receiver.url)
+            attempt = deliveries_once(client, job_id, 1)[0]
+            assert attempt["status"] is None and "certificate of localhost could not be verified" in attempt["error"]
+            assert receiver.count() == 1
+    finally:
+        trusting.server.stop()
+        receiver.close()
+
+
+def test_every_attempt_checks_the_address_again(request, tmp_path_factory, store):
+    # Accepted while private targets were allowed; the retry, made by a server that refuses
+    # them, checks the address again (as it would a name now resolving elsewhere) and sends nothing.
+    env = HookEnv(tmp_path_factory, store_database_url(request, store))
+    receiver = Listener(answers=[500] * 1000)
+    try:
+        with env.client() as client:
+            job_id = submit(client, receiver.url)
+            wait_until(receiver.count, what="the first attempt")
+        env.server.stop()
+        sent = receiver.count()
+        env.server.args = []  # no --webhook-allow-private
+        env.server.start()
+        with env.client() as client:
+            attempts = deliveries_once(client, job_id, sent + 1)
+            refused = attempts[sent]
+            assert refused["status"] is None and "only https://" in refused["error"], refused
+            assert receiver.count() == sent
+    finally:
+        env.server.stop()
+        receiver.close()
