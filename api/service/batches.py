@@ -29,13 +29,13 @@ import engine
 from ..blobs import UrlSigner
 from ..errors import ApiError
 from ..jobs import BackendUnavailable, JobBackend
-from ..jobs.runner import JobPayload, RowResult
-from ..models import DEFAULT_PDF_PROFILE, JOB_ENDED, BatchBody
+from ..jobs.runner import JobPayload, RowResult, row_name
+from ..models import DEFAULT_PDF_PROFILE, JOB_ENDED, BatchBody, BatchRowsQuery
 from ..plans import BATCH_GENERATE
 from ..settings import URL_LIFETIME, positive_seconds_from_env
 from ..store import Store
 from .accounts import Accounts
-from .common import Workspace, iso, new_id, now
+from .common import Workspace, decode_row_cursor, encode_row_cursor, iso, new_id, now
 from .designs import Designs
 from .media import Media
 from .values import checked_values, present_images
@@ -44,6 +44,9 @@ log = logging.getLogger("docbench.batches")
 COLUMNS = "id, workspace_id, design_id, status, total, completed, failed, zip_key, created_at, updated_at"
 LEASE_SECONDS = 30.0  # how long a job outlives its process before another one takes it over
 LEASE_ENV = "DOCBENCH_BATCH_LEASE_SECONDS"  # tests shorten it
+# A failed row's code in GET /batches/:jobId/rows: the row's render failed (its message says why:
+# a missing image, a value the design refuses, a limit); the job itself went on.
+ROW_FAILED = "ROW_FAILED"
 
 
 class Batches:
@@ -136,6 +139,34 @@ class Batches:
             "createdAt": iso(created),
             "updatedAt": iso(updated),
         }
+
+    def rows(self, ws: Workspace, job_id: str, query: BatchRowsQuery) -> dict:
+        """The job's finished rows in submission order (status filter, keyset cursor on the row
+        number): a failed row's reason without downloading the ZIP. Rows still rendering are
+        not listed yet; each appears once its result is recorded (rows_done)."""
+        self._job(ws, job_id)  # 404 for another workspace's job, 403 without the feature
+        sql = "SELECT row_index, ok, error FROM batch_rows WHERE job_id = ?"
+        params: list = [job_id]
+        if query.status is not None:
+            sql += " AND ok = ?"
+            params.append(query.status == "completed")
+        if query.cursor:
+            sql += " AND row_index > ?"
+            params.append(decode_row_cursor(query.cursor))
+        sql += " ORDER BY row_index LIMIT ?"
+        found = self.store.all(sql, [*params, query.limit + 1])
+        page = found[: query.limit]
+        items = [
+            {
+                "row": index + 1,
+                "status": "completed" if ok else "failed",
+                "filename": row_name(index),
+                "error": None if ok else {"code": ROW_FAILED, "message": error or "the row was not rendered"},
+            }
+            for index, ok, error in page
+        ]
+        more = len(found) > query.limit
+        return {"items": items, "nextCursor": encode_row_cursor(page[-1][0]) if more else None}
 
     def download(self, ws: Workspace, job_id: str) -> dict:
         _, _, _, status, total, completed, _, zip_key, _, _ = self._job(ws, job_id)
