@@ -62,6 +62,7 @@ class McpHandler(EnvelopeHandler):
             if refused:
                 raise ApiError("INSUFFICIENT_PERMISSIONS", refused)
         self.workspace = self.service.accounts.api_caller(self.request.headers.get("X-API-Key"))
+        self.limit_rate(self.service.rate_limits, self.workspace.id)
 
     def get(self) -> None:
         raise ApiError("METHOD_NOT_ALLOWED", "this server sends no unsolicited messages: POST JSON-RPC requests")

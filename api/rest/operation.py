@@ -74,6 +74,7 @@ class OperationHandler(EnvelopeHandler):
             raise _too_large(self.operation, int(declared))
         try:
             self.workspace = self.service.accounts.api_caller(self.request.headers.get("X-API-Key"))
+            self.limit_rate(self.service.rate_limits, self.workspace.id)
             self._check_content_type()
         except ApiError as refusal:
             self._refusal = refusal

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..blobs import UrlSigner, open_blobs
 from ..plans import PLANS
+from ..ratelimit import rate_limiter
 from ..renderers import Renderers, RenderLimits
 from ..settings import Settings
 from ..store import open_store
@@ -37,6 +38,8 @@ class Service:
         )
         self.batches = Batches(self.store, self.signer, self.accounts, self.designs, self.media)
         self.revocations = RevocationInbox(settings.data_dir, self.accounts)
+        # Checked by the HTTP faces once a request's key is known (api.http); None: no limit.
+        self.rate_limits = rate_limiter(settings.rate_limit, settings.redis_url)
 
     def start_jobs(self) -> None:
         """Start the batch back-end (only a serving process runs jobs) and resume unfinished ones."""
@@ -70,6 +73,8 @@ class Service:
             self.batches.backend.close()
         self.batches.close()  # after the back-end: no job of this process runs on once its lease is let go
         self.store.close()
+        if self.rate_limits is not None:
+            self.rate_limits.close()
 
 
 __all__ = ["PLANS", "Service", "Settings", "Workspace"]
