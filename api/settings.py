@@ -37,6 +37,8 @@ class Settings:
     secret: str | None = field(default_factory=lambda: os.environ.get("DOCBENCH_SECRET") or None)
     # Requests per second per workspace on REST and MCP (api/ratelimit.py); None: no limit.
     rate_limit: int | None = field(default_factory=lambda: rate_limit_from_env())
+    # GET /metrics (api/metrics.py); --no-metrics or DOCBENCH_METRICS=0 turns it off.
+    metrics: bool = field(default_factory=lambda: os.environ.get("DOCBENCH_METRICS") != "0")
 
     @property
     def public_url(self) -> str:

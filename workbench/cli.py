@@ -86,6 +86,8 @@ def serve(args: argparse.Namespace) -> int:
             print("docbench: --rate-limit must be at least 1 request per second", file=sys.stderr)
             return 2
         settings.rate_limit = args.rate_limit
+    if args.no_metrics:
+        settings.metrics = False
     for gap in settings.unshared():  # works alone, but not beside the other processes on the database
         print(f"docbench: warning: {gap}; see README, Running at scale", file=sys.stderr, flush=True)
     service = Service(settings)
@@ -332,6 +334,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="at most N requests per second per workspace on the API and MCP, shared through --redis-url "
         "(DOCBENCH_RATE_LIMIT; default: no limit)",
+    )
+    p.add_argument(
+        "--no-metrics", action="store_true", help="no GET /metrics (Prometheus) on this server (DOCBENCH_METRICS=0)"
     )
     _blob_url(p)
     p.add_argument(

@@ -54,6 +54,9 @@ class McpHandler(EnvelopeHandler):
     def allowed_methods(self) -> list[str]:
         return ["POST", "DELETE"]
 
+    def on_finish(self) -> None:
+        self.service.metrics.request("mcp", self.request.method or "", self.get_status(), self.request.request_time())
+
     def prepare(self) -> None:
         super().prepare()
         sent_origin = self.request.headers.get("Origin")

@@ -30,6 +30,7 @@ from ..blobs import UrlSigner
 from ..errors import ApiError
 from ..jobs import BackendUnavailable, JobBackend
 from ..jobs.runner import JobPayload, RowResult, row_name
+from ..metrics import Metrics
 from ..models import DEFAULT_PDF_PROFILE, JOB_ENDED, BatchBody, BatchRowsQuery
 from ..plans import BATCH_GENERATE
 from ..settings import URL_LIFETIME, positive_seconds_from_env
@@ -50,7 +51,17 @@ ROW_FAILED = "ROW_FAILED"
 
 
 class Batches:
-    def __init__(self, store: Store, signer: UrlSigner, accounts: Accounts, designs: Designs, media: Media):
+    def __init__(
+        self,
+        store: Store,
+        signer: UrlSigner,
+        accounts: Accounts,
+        designs: Designs,
+        media: Media,
+        metrics: Metrics | None = None,
+    ):
+        self.metrics = metrics or Metrics()
+        self.metrics.watch_queue(self.queue_depth)
         self.store = store
         self.signer = signer
         self.accounts = accounts
@@ -199,6 +210,7 @@ class Batches:
             new = [r for r in results if r.index not in known]
             if not new:
                 return
+            profile = cursor.execute("SELECT profile FROM batch_jobs WHERE id = ?", [job_id]).fetchone()[0]
             cursor.executemany(
                 "INSERT INTO batch_rows VALUES (?, ?, ?, ?, ?)",
                 [[job_id, r.index, r.ok, r.blob_key, r.error] for r in new],
@@ -209,6 +221,16 @@ class Batches:
                 "updated_at = ? WHERE id = ? AND NOT settled",
                 [ok, len(new) - ok, now(), job_id],
             )
+        for result in new:  # counted once: by the process that recorded the row
+            self.metrics.batch_rows.labels("completed" if result.ok else "failed").inc()
+            self.metrics.render("batch", profile, result.ok, result.seconds)
+
+    def queue_depth(self) -> tuple[int, int]:
+        """Unsettled jobs and their rows not done yet, in the whole database (GET /metrics)."""
+        jobs, rows = self.store.one(
+            "SELECT count(*), coalesce(sum(total - completed - failed), 0) FROM batch_jobs WHERE NOT settled", []
+        )
+        return int(jobs), int(rows)
 
     def job_done(self, job_id: str, zip_key: str, finished_at: float | None = None) -> None:
         """Record the outcome and give back the credits of failed rows, exactly once.
