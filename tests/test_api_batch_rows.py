@@ -121,3 +121,20 @@ def test_bad_queries_are_400_naming_what_is_allowed(env, finished_job, params, f
         message = client.error(client.get(f"/batches/{finished_job}/rows", params=params), 400, "VALIDATION_ERROR")
         for fragment in fragments:
             assert fragment in message, message
+
+
+def test_mcp_get_batch_rows_answers_the_same_data(env, finished_job):
+    from .test_mcp_hardening import open_session, post
+
+    key = env.keys["pro"]
+    session = open_session(env.server.url, key)
+    call = {"name": "get_batch_rows", "arguments": {"jobId": finished_job, "status": "failed", "limit": 2}}
+    answer = post(env.server.url, key, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}, session)
+    result = answer.json()["result"]
+    assert result.get("isError") is not True, result
+    with env.client() as client:
+        rest = client.data(
+            client.get(f"/batches/{finished_job}/rows", params={"status": "failed", "limit": 2}), 200
+        )
+    assert result["structuredContent"] == rest
+    assert [item["row"] for item in rest["items"]] == [2, 5] and rest["nextCursor"]

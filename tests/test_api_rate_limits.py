@@ -147,3 +147,11 @@ def test_two_servers_on_one_redis_share_the_bucket(tmp_path_factory, postgres_se
             server.stop()
         redis.stop()
         postgres_server.drop_database(database_url)
+
+
+@pytest.mark.duckdb_only
+def test_a_rate_limit_below_one_is_refused_at_start(tmp_path_factory):
+    from .server import docbench
+
+    refused = docbench("serve", "--rate-limit", "0", data_dir=tmp_path_factory.mktemp("bad-limit"), check=False)
+    assert refused.returncode == 2 and "--rate-limit must be at least 1" in refused.stderr
