@@ -133,8 +133,52 @@ def test_mcp_get_batch_rows_answers_the_same_data(env, finished_job):
     result = answer.json()["result"]
     assert result.get("isError") is not True, result
     with env.client() as client:
-        rest = client.data(
-            client.get(f"/batches/{finished_job}/rows", params={"status": "failed", "limit": 2}), 200
-        )
+        rest = client.data(client.get(f"/batches/{finished_job}/rows", params={"status": "failed", "limit": 2}), 200)
     assert result["structuredContent"] == rest
     assert [item["row"] for item in rest["items"]] == [2, 5] and rest["nextCursor"]
+
+
+def test_rows_whose_result_was_lost_are_listed_failed_once_the_job_ends(tmp_path, database_url):
+    # The listener's calls as a back-end makes them (api/jobs): rows 1 and 3 reported, 2 and 4
+    # never (their worker was lost); the end settles them as failed and lists them.
+    from api.jobs import RowResult
+    from api.models import BatchRowsQuery
+    from api.service import Service, Settings
+    from api.service.common import now
+
+    service = Service(Settings(data_dir=tmp_path, database_url=database_url))
+    try:
+        workspace, _ = service.accounts.create_workspace("lossy", "pro", 10)
+        design_id = service.designs.create(workspace, _design_body())["designId"]
+        created = now()
+        with service.store.transaction() as cursor:
+            cursor.execute(
+                "INSERT INTO batch_jobs VALUES (?, ?, ?, 'embedded', 'processing', 4, 0, 0, 'standard', '{}', NULL, "
+                "false, ?, ?, NULL, NULL)",
+                ["job_lossy", workspace.id, design_id, created, created],
+            )
+        service.batches.rows_done(
+            "job_lossy",
+            [RowResult(index=0, ok=True, blob_key="k"), RowResult(index=2, ok=False, error="a value was refused")],
+        )
+        service.batches.job_done("job_lossy", "zip-key")
+        listed = service.batches.rows(workspace, "job_lossy", BatchRowsQuery())
+        assert [(i["row"], i["status"]) for i in listed["items"]] == [
+            (1, "completed"),
+            (2, "failed"),
+            (3, "failed"),
+            (4, "failed"),
+        ]
+        assert "a value was refused" == listed["items"][2]["error"]["message"]
+        for lost in (listed["items"][1], listed["items"][3]):
+            assert "never came back" in lost["error"]["message"] and lost["error"]["code"] == "ROW_FAILED"
+        job = service.batches.get(workspace, "job_lossy")
+        assert (job["completed"], job["failed"]) == (1, 3)
+    finally:
+        service.close()
+
+
+def _design_body():
+    from api.models import CreateDesignBody
+
+    return CreateDesignBody(name="Lossy")

@@ -56,15 +56,17 @@ def test_requests_are_counted_by_operation_and_status_never_by_raw_path(server):
         client.data(client.get("/me"), 200)
     after = scrape(server)
     missing = {"route": "get_design", "method": "GET", "status": "404"}
-    assert value(after, "docbench_http_requests_total", **missing) == value(
-        before, "docbench_http_requests_total", **missing
-    ) + 3
+    assert (
+        value(after, "docbench_http_requests_total", **missing)
+        == value(before, "docbench_http_requests_total", **missing) + 3
+    )
     me = {"route": "me", "method": "GET", "status": "200"}
     assert value(after, "docbench_http_requests_total", **me) >= value(before, "docbench_http_requests_total", **me) + 1
     latency = {"route": "get_design", "method": "GET"}
-    assert value(after, "docbench_http_request_duration_seconds_count", **latency) == value(
-        before, "docbench_http_request_duration_seconds_count", **latency
-    ) + 3
+    assert (
+        value(after, "docbench_http_request_duration_seconds_count", **latency)
+        == value(before, "docbench_http_request_duration_seconds_count", **latency) + 3
+    )
     assert value(after, "docbench_http_request_duration_seconds_bucket", le="+Inf", **latency) == value(
         after, "docbench_http_request_duration_seconds_count", **latency
     )

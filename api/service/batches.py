@@ -48,6 +48,7 @@ LEASE_ENV = "DOCBENCH_BATCH_LEASE_SECONDS"  # tests shorten it
 # A failed row's code in GET /batches/:jobId/rows: the row's render failed (its message says why:
 # a missing image, a value the design refuses, a limit); the job itself went on.
 ROW_FAILED = "ROW_FAILED"
+LOST_ROW = "this row's result never came back (its worker was lost); its credit was given back"
 
 
 class Batches:
@@ -250,8 +251,20 @@ class Batches:
                 "SELECT count(*) FILTER (WHERE ok), count(*) FILTER (WHERE NOT ok) FROM batch_rows WHERE job_id = ?",
                 [job_id],
             ).fetchone()
-            # Rows never reported (a lost result) count as failed, and are refunded too.
-            failed += total - ok - failed
+            # Rows never reported (a lost result) count as failed, and are refunded too; they are
+            # recorded as failed rows, so GET /batches/:jobId/rows lists every row of an ended job.
+            lost = total - ok - failed
+            if lost:
+                known = {
+                    r[0]
+                    for r in cursor.execute("SELECT row_index FROM batch_rows WHERE job_id = ?", [job_id]).fetchall()
+                }
+                cursor.executemany(
+                    "INSERT INTO batch_rows VALUES (?, ?, false, NULL, ?)",
+                    [[job_id, index, LOST_ROW] for index in range(total) if index not in known],
+                )
+                self.metrics.batch_rows.labels("failed").inc(lost)
+            failed += lost
             if failed:
                 self.accounts.refund(cursor, workspace_id, failed, "batch-refund", job_id)
             cursor.execute(
