@@ -12,6 +12,7 @@ from typing import Any
 from tornado.web import HTTPError, RequestHandler
 
 from .errors import ApiError
+from .ratelimit import RateLimiter
 from .renderers import TaskCancelled
 
 log = logging.getLogger("docbench.api")
@@ -55,6 +56,8 @@ class EnvelopeHandler(RequestHandler):
     """Answers in the envelope, errors included; never a stack trace."""
 
     request_id: str
+    # RateLimit-* (and Retry-After) once the caller is known: defaults, so an error's clear() keeps them.
+    rate_headers: dict[str, str] = {}
 
     def prepare(self) -> None:
         self.request_id = uuid.uuid4().hex[:12]
@@ -63,6 +66,24 @@ class EnvelopeHandler(RequestHandler):
     def set_default_headers(self) -> None:
         self.set_header("Content-Type", "application/json; charset=utf-8")
         self.set_header("Cache-Control", "no-store")
+        for name, value in self.rate_headers.items():
+            self.set_header(name, value)
+
+    def limit_rate(self, limiter: RateLimiter | None, workspace_id: str) -> None:
+        """Take one of the workspace's tokens (api.ratelimit): every answer carries the
+        RateLimit-* headers; past the limit, 429 RATE_LIMITED with Retry-After."""
+        if limiter is None:
+            return
+        decision = limiter.take(workspace_id)
+        self.rate_headers = decision.headers()
+        for name, value in self.rate_headers.items():
+            self.set_header(name, value)
+        if not decision.allowed:
+            raise ApiError(
+                "RATE_LIMITED",
+                f"this workspace may make {decision.limit} requests per second; "
+                f"try again in {decision.retry_after} s (Retry-After)",
+            )
 
     def respond(self, data: Any, status: int = 200) -> None:
         self.set_status(status)

@@ -106,6 +106,12 @@ class BatchBody(Strict):
     )
 
 
+class BatchRowsQuery(Strict):
+    status: Literal["failed", "completed"] = Field(None, description="Only the rows that failed, or that completed")
+    cursor: str = Field(None, description="nextCursor of the previous page")
+    limit: int = Field(50, ge=1, le=200)
+
+
 class PlaceholderBody(Strict):
     name: Name
     label: Label = Field(None, description="Defaults to name")
@@ -265,6 +271,23 @@ class BatchJob(BaseModel):
     createdAt: str
     updatedAt: str
     webhook: BatchWebhook = Field(None, description="Only for a job submitted with a webhookUrl")
+
+
+class RowError(BaseModel):
+    code: str
+    message: str
+
+
+class BatchRow(BaseModel):
+    row: int = Field(description="1-based, in the order of the submitted rows")
+    status: Literal["completed", "failed"]
+    filename: str = Field(description="The row's PDF in the batch's ZIP (for a failed row: the one it would have been)")
+    error: RowError | None
+
+
+class BatchRowList(BaseModel):
+    items: list[BatchRow]
+    nextCursor: str | None
 
 
 class BatchDownload(BaseModel):

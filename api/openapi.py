@@ -92,7 +92,7 @@ def _request_body(operation: Operation) -> dict | None:
 
 
 def _operation(operation: Operation, schemas: dict) -> dict:
-    codes = ["VALIDATION_ERROR", "UNAUTHORIZED", "INSUFFICIENT_PERMISSIONS", *operation.errors]
+    codes = ["VALIDATION_ERROR", "UNAUTHORIZED", "INSUFFICIENT_PERMISSIONS", "RATE_LIMITED", *operation.errors]
     if operation.body is not None or operation.multipart is not None:
         codes += ["UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE"]
     success: dict[str, Any] = {

@@ -341,6 +341,17 @@ OPERATIONS += [
         errors=("JOB_NOT_FOUND",),
     ),
     Operation(
+        "get_batch_rows",
+        "GET",
+        "/batches/{jobId}/rows",
+        "A batch's finished rows in order, each with its PDF's filename and, for a failed row, why "
+        "(filter by status; cursor pagination)",
+        lambda s, ws, c: s.batches.rows(ws, c.params["jobId"], c.query),
+        query=m.BatchRowsQuery,
+        response=m.BatchRowList,
+        errors=("JOB_NOT_FOUND",),
+    ),
+    Operation(
         "get_batch_download",
         "GET",
         "/batches/{jobId}/download",

@@ -37,6 +37,10 @@ class Settings:
     blob_url: str | None = field(default_factory=lambda: os.environ.get("DOCBENCH_BLOB_URL") or None)
     # Signs file URLs and cookies when several processes serve; None: the data dir's files.
     secret: str | None = field(default_factory=lambda: os.environ.get("DOCBENCH_SECRET") or None)
+    # Requests per second per workspace on REST and MCP (api/ratelimit.py); None: no limit.
+    rate_limit: int | None = field(default_factory=lambda: rate_limit_from_env())
+    # GET /metrics (api/metrics.py); --no-metrics or DOCBENCH_METRICS=0 turns it off.
+    metrics: bool = field(default_factory=lambda: os.environ.get("DOCBENCH_METRICS") != "0")
 
     @property
     def public_url(self) -> str:
@@ -81,6 +85,16 @@ def positive_seconds_from_env(name: str, default: float) -> float:
     if not value > 0:
         raise ValueError(f"{name} must be a positive number of seconds, not {raw!r}")
     return value
+
+
+def rate_limit_from_env() -> int | None:
+    """DOCBENCH_RATE_LIMIT: a whole number of requests per second, at least 1; blank: no limit."""
+    raw = os.environ.get("DOCBENCH_RATE_LIMIT")
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"DOCBENCH_RATE_LIMIT must be a whole number of requests per second (1 or more), not {raw!r}")
+    return int(raw)
 
 
 def without_password(url: str) -> str:

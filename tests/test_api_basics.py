@@ -29,6 +29,7 @@ API_KEY_ROUTES = [
     ("POST", "/designs/dsg_x/preview"),
     ("POST", "/designs/dsg_x/batch"),
     ("GET", "/batches/job_x"),
+    ("GET", "/batches/job_x/rows"),
     ("GET", "/batches/job_x/download"),
 ]
 

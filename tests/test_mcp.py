@@ -40,6 +40,7 @@ TOOLS = {
     "preview_with_values",
     "submit_batch",
     "get_batch",
+    "get_batch_rows",
     "get_batch_download",
     "me",
 }

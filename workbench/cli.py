@@ -83,6 +83,13 @@ def serve(args: argparse.Namespace) -> int:
             print("docbench: --render-processes must be at least 1", file=sys.stderr)
             return 2
         settings.render_processes = args.render_processes
+    if args.rate_limit is not None:
+        if args.rate_limit < 1:
+            print("docbench: --rate-limit must be at least 1 request per second", file=sys.stderr)
+            return 2
+        settings.rate_limit = args.rate_limit
+    if args.no_metrics:
+        settings.metrics = False
     for gap in settings.unshared():  # works alone, but not beside the other processes on the database
         print(f"docbench: warning: {gap}; see README, Running at scale", file=sys.stderr, flush=True)
     service = Service(settings)
@@ -321,6 +328,17 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         help="processes that render generations, previews and uploads (DOCBENCH_RENDER_PROCESSES; one per core)",
+    )
+    p.add_argument(
+        "--rate-limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="at most N requests per second per workspace on the API and MCP, shared through --redis-url "
+        "(DOCBENCH_RATE_LIMIT; default: no limit)",
+    )
+    p.add_argument(
+        "--no-metrics", action="store_true", help="no GET /metrics (Prometheus) on this server (DOCBENCH_METRICS=0)"
     )
     _blob_url(p)
     p.add_argument(

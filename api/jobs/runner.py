@@ -12,6 +12,7 @@ import logging
 import signal
 import tempfile
 import threading
+import time
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -58,6 +59,7 @@ class RowResult(BaseModel):
     ok: bool
     blob_key: str | None = None
     error: str | None = None
+    seconds: float | None = None  # the render's time where it ran, for the web process's metrics
 
 
 @lru_cache(maxsize=8)
@@ -68,7 +70,14 @@ def parsed_tree(tree_json: str) -> engine.DesignTree:
 
 def render_row(payload: JobPayload, index: int, blob_root: str | Path) -> RowResult:
     """Render one row into the blob store (`blob_root`: its location, a directory or s3://…);
-    a failing row is a result, not an exception."""
+    a failing row is a result, not an exception. The result carries the time it took here."""
+    started = time.perf_counter()
+    result = _render_row(payload, index, blob_root)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _render_row(payload: JobPayload, index: int, blob_root: str | Path) -> RowResult:
     blobs = open_blobs(str(blob_root))
 
     def resolve(ref: str) -> bytes:

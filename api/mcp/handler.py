@@ -56,6 +56,9 @@ class McpHandler(EnvelopeHandler):
     def allowed_methods(self) -> list[str]:
         return ["POST", "DELETE"]
 
+    def on_finish(self) -> None:
+        self.service.metrics.request("mcp", self.request.method or "", self.get_status(), self.request.request_time())
+
     def prepare(self) -> None:
         super().prepare()
         sent_origin = self.request.headers.get("Origin")
@@ -64,6 +67,7 @@ class McpHandler(EnvelopeHandler):
             if refused:
                 raise ApiError("INSUFFICIENT_PERMISSIONS", refused)
         self.workspace = self.service.accounts.api_caller(self.request.headers.get("X-API-Key"))
+        self.limit_rate(self.service.rate_limits, self.workspace.id)
 
     def get(self) -> None:
         raise ApiError("METHOD_NOT_ALLOWED", "this server sends no unsolicited messages: POST JSON-RPC requests")

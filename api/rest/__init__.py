@@ -10,7 +10,7 @@ from ..openapi import document
 from ..operations import OPERATIONS, Executors, Operation
 from ..service import Service
 from .files import FileHandler
-from .meta import HealthHandler, OpenApiHandler
+from .meta import HealthHandler, MetricsHandler, OpenApiHandler
 from .missing import NotFoundHandler
 from .operation import MAX_BODY_SIZE, OperationHandler
 
@@ -29,6 +29,7 @@ def routes(service: Service, executors: Executors) -> list[URLSpec]:
     ordered = sorted(by_path, key=lambda p: ("{" in p, p))
     specs = [
         URLSpec(PREFIX + "/health$", HealthHandler, {"service": service}),
+        URLSpec("/metrics$", MetricsHandler, {"service": service}),
         URLSpec(PREFIX + "/openapi.json$", OpenApiHandler, {"document": document(service.settings.public_url)}),
         *[
             URLSpec(

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
+from ..errors import ApiError
 from ..http import EnvelopeHandler
+from ..metrics import CONTENT_TYPE
 from ..service import Service
 
 
@@ -14,6 +16,20 @@ class HealthHandler(EnvelopeHandler):
 
     def get(self) -> None:
         self.respond({"status": "ok", "schemaVersion": self.service.store.schema_version})
+
+
+class MetricsHandler(EnvelopeHandler):
+    """GET /metrics: this process's counters in Prometheus's text format (api/metrics.py), no
+    key needed; with --no-metrics, 404 as for any unknown path."""
+
+    def initialize(self, service: Service) -> None:
+        self.service = service
+
+    def get(self) -> None:
+        if not self.service.settings.metrics:
+            raise ApiError("NOT_FOUND", "metrics are turned off on this server (--no-metrics)")
+        self.set_header("Content-Type", CONTENT_TYPE)
+        self.finish(self.service.metrics.exposition())
 
 
 class OpenApiHandler(EnvelopeHandler):

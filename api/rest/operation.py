@@ -52,6 +52,13 @@ class OperationHandler(EnvelopeHandler):
     def allowed_methods(self) -> list[str]:
         return sorted(self.operations)
 
+    def on_finish(self) -> None:
+        # The operation's name, never the path (its ids would make a series per design).
+        route = self.operation.name if getattr(self, "operation", None) else "method_not_allowed"
+        self.service.metrics.request(
+            route, self.request.method or "", self.get_status(), self.request.request_time()
+        )
+
     def prepare(self) -> None:
         super().prepare()
         self._chunks: list[bytes] = []
@@ -75,6 +82,7 @@ class OperationHandler(EnvelopeHandler):
             raise _too_large(self.operation, int(declared))
         try:
             self.workspace = self.service.accounts.api_caller(self.request.headers.get("X-API-Key"))
+            self.limit_rate(self.service.rate_limits, self.workspace.id)
             self._check_content_type()
         except ApiError as refusal:
             self._refusal = refusal

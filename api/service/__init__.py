@@ -6,7 +6,9 @@ REST handlers, MCP tools, the workbench and the notebook API all call a `Service
 from __future__ import annotations
 
 from ..blobs import UrlSigner, open_blobs
+from ..metrics import Metrics
 from ..plans import PLANS
+from ..ratelimit import rate_limiter
 from ..renderers import Renderers, RenderLimits
 from ..settings import Settings
 from ..store import open_store
@@ -31,16 +33,22 @@ class Service:
         self.signer = UrlSigner(settings.secret or settings.data_dir / "url-secret", settings.public_url)
         # Started on first use: a CLI command that never renders never starts a process.
         self.renderers = Renderers(settings.render_processes, self.blobs.location, RenderLimits.from_environment())
-        self.accounts = Accounts(self.store)
+        # Counted by this process (api/metrics.py), served at /metrics unless --no-metrics.
+        self.metrics = Metrics()
+        self.accounts = Accounts(self.store, self.metrics)
         self.media = Media(self.store, self.blobs, self.signer, settings, self.renderers)
         self.designs = Designs(self.store, self.media)
         self.generation = Generation(
-            self.store, self.blobs, self.signer, self.accounts, self.designs, self.media, self.renderers
+            self.store, self.blobs, self.signer, self.accounts, self.designs, self.media, self.renderers, self.metrics
         )
         self.webhooks = Webhooks(self.store, self.accounts, settings)
-        self.batches = Batches(self.store, self.signer, self.accounts, self.designs, self.media, self.webhooks)
+        self.batches = Batches(
+            self.store, self.signer, self.accounts, self.designs, self.media, self.webhooks, self.metrics
+        )
         self.revocations = RevocationInbox(settings.data_dir, self.accounts)
         self.idempotency = Idempotency(self.store)
+        # Checked by the HTTP faces once a request's key is known (api.http); None: no limit.
+        self.rate_limits = rate_limiter(settings.rate_limit, settings.redis_url)
 
     def start_jobs(self) -> None:
         """Start the batch back-end (only a serving process runs jobs) and resume unfinished ones."""
@@ -76,6 +84,8 @@ class Service:
         self.batches.close()  # after the back-end: no job of this process runs on once its lease is let go
         self.webhooks.close()  # after the batches: an event a job's end scheduled is left to the next process
         self.store.close()
+        if self.rate_limits is not None:
+            self.rate_limits.close()
 
 
 __all__ = ["PLANS", "Service", "Settings", "Workspace"]

@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass
 
 from ..errors import ApiError, validation
+from ..metrics import Metrics
 from ..plans import PLANS, USE_API_KEYS
 from ..store import Store
 from .common import Workspace, checked_name, new_id, now
@@ -50,8 +51,9 @@ def _may_use_api(workspace: Workspace) -> Workspace:
 
 
 class Accounts:
-    def __init__(self, store: Store):
+    def __init__(self, store: Store, metrics: Metrics | None = None):
         self.store = store
+        self.metrics = metrics or Metrics()
         self._auth_cache: dict[str, tuple[float, Workspace]] = {}
         # Only a store no other process writes may be cached: on a shared one (PostgreSQL) the
         # CLI or another server revokes a key or changes a plan without telling this process.
@@ -309,10 +311,12 @@ class Accounts:
         self.store.lock_row(cursor, "workspaces", workspace_id)
         _check_covered(amount, self.balance(workspace_id, cursor))
         self._ledger(cursor, workspace_id, -amount, reason, reference)
+        self.metrics.credits_debited.labels(reason).inc(amount)  # a rollback after this is a failed request
 
     def refund(self, cursor, workspace_id: str, amount: int, reason: str, reference: str) -> None:
         """Give credits back inside the caller's transaction (failed batch rows)."""
         self._ledger(cursor, workspace_id, amount, reason, reference)
+        self.metrics.credits_refunded.labels(reason).inc(amount)
 
     @staticmethod
     def require_credits(amount: int, balance: int) -> None:

@@ -29,13 +29,14 @@ import engine
 from ..blobs import UrlSigner
 from ..errors import ApiError
 from ..jobs import BackendUnavailable, JobBackend
-from ..jobs.runner import JobPayload, RowResult
-from ..models import DEFAULT_PDF_PROFILE, JOB_ENDED, BatchBody
+from ..jobs.runner import JobPayload, RowResult, row_name
+from ..metrics import Metrics
+from ..models import DEFAULT_PDF_PROFILE, JOB_ENDED, BatchBody, BatchRowsQuery
 from ..plans import BATCH_GENERATE
 from ..settings import URL_LIFETIME, positive_seconds_from_env
 from ..store import Store
 from .accounts import Accounts
-from .common import Workspace, iso, new_id, now
+from .common import Workspace, decode_row_cursor, encode_row_cursor, iso, new_id, now
 from .designs import Designs
 from .media import Media
 from .values import checked_values, present_images
@@ -45,12 +46,25 @@ log = logging.getLogger("docbench.batches")
 COLUMNS = "id, workspace_id, design_id, status, total, completed, failed, zip_key, created_at, updated_at"
 LEASE_SECONDS = 30.0  # how long a job outlives its process before another one takes it over
 LEASE_ENV = "DOCBENCH_BATCH_LEASE_SECONDS"  # tests shorten it
+# A failed row's code in GET /batches/:jobId/rows: the row's render failed (its message says why:
+# a missing image, a value the design refuses, a limit); the job itself went on.
+ROW_FAILED = "ROW_FAILED"
+LOST_ROW = "this row's result never came back (its worker was lost); its credit was given back"
 
 
 class Batches:
     def __init__(
-        self, store: Store, signer: UrlSigner, accounts: Accounts, designs: Designs, media: Media, webhooks: Webhooks
+        self,
+        store: Store,
+        signer: UrlSigner,
+        accounts: Accounts,
+        designs: Designs,
+        media: Media,
+        webhooks: Webhooks,
+        metrics: Metrics | None = None,
     ):
+        self.metrics = metrics or Metrics()
+        self.metrics.watch_queue(self.queue_depth)
         self.store = store
         self.signer = signer
         self.accounts = accounts
@@ -167,6 +181,34 @@ class Batches:
             "updatedAt": iso(updated),
         }
 
+    def rows(self, ws: Workspace, job_id: str, query: BatchRowsQuery) -> dict:
+        """The job's finished rows in submission order (status filter, keyset cursor on the row
+        number): a failed row's reason without downloading the ZIP. Rows still rendering are
+        not listed yet; each appears once its result is recorded (rows_done)."""
+        self._job(ws, job_id)  # 404 for another workspace's job, 403 without the feature
+        sql = "SELECT row_index, ok, error FROM batch_rows WHERE job_id = ?"
+        params: list = [job_id]
+        if query.status is not None:
+            sql += " AND ok = ?"
+            params.append(query.status == "completed")
+        if query.cursor:
+            sql += " AND row_index > ?"
+            params.append(decode_row_cursor(query.cursor))
+        sql += " ORDER BY row_index LIMIT ?"
+        found = self.store.all(sql, [*params, query.limit + 1])
+        page = found[: query.limit]
+        items = [
+            {
+                "row": index + 1,
+                "status": "completed" if ok else "failed",
+                "filename": row_name(index),
+                "error": None if ok else {"code": ROW_FAILED, "message": error or "the row was not rendered"},
+            }
+            for index, ok, error in page
+        ]
+        more = len(found) > query.limit
+        return {"items": items, "nextCursor": encode_row_cursor(page[-1][0]) if more else None}
+
     def download(self, ws: Workspace, job_id: str) -> dict:
         _, _, _, status, total, completed, _, zip_key, _, _, _ = self._job(ws, job_id)
         if status not in JOB_ENDED or not zip_key:
@@ -198,6 +240,7 @@ class Batches:
             new = [r for r in results if r.index not in known]
             if not new:
                 return
+            profile = cursor.execute("SELECT profile FROM batch_jobs WHERE id = ?", [job_id]).fetchone()[0]
             cursor.executemany(
                 "INSERT INTO batch_rows VALUES (?, ?, ?, ?, ?)",
                 [[job_id, r.index, r.ok, r.blob_key, r.error] for r in new],
@@ -208,6 +251,16 @@ class Batches:
                 "updated_at = ? WHERE id = ? AND NOT settled",
                 [ok, len(new) - ok, now(), job_id],
             )
+        for result in new:  # counted once: by the process that recorded the row
+            self.metrics.batch_rows.labels("completed" if result.ok else "failed").inc()
+            self.metrics.render("batch", profile, result.ok, result.seconds)
+
+    def queue_depth(self) -> tuple[int, int]:
+        """Unsettled jobs and their rows not done yet, in the whole database (GET /metrics)."""
+        jobs, rows = self.store.one(
+            "SELECT count(*), coalesce(sum(total - completed - failed), 0) FROM batch_jobs WHERE NOT settled", []
+        )
+        return int(jobs), int(rows)
 
     def job_done(self, job_id: str, zip_key: str, finished_at: float | None = None) -> None:
         """Record the outcome and give back the credits of failed rows, exactly once.
@@ -227,8 +280,20 @@ class Batches:
                 "SELECT count(*) FILTER (WHERE ok), count(*) FILTER (WHERE NOT ok) FROM batch_rows WHERE job_id = ?",
                 [job_id],
             ).fetchone()
-            # Rows never reported (a lost result) count as failed, and are refunded too.
-            failed += total - ok - failed
+            # Rows never reported (a lost result) count as failed, and are refunded too; they are
+            # recorded as failed rows, so GET /batches/:jobId/rows lists every row of an ended job.
+            lost = total - ok - failed
+            if lost:
+                known = {
+                    r[0]
+                    for r in cursor.execute("SELECT row_index FROM batch_rows WHERE job_id = ?", [job_id]).fetchall()
+                }
+                cursor.executemany(
+                    "INSERT INTO batch_rows VALUES (?, ?, false, NULL, ?)",
+                    [[job_id, index, LOST_ROW] for index in range(total) if index not in known],
+                )
+                self.metrics.batch_rows.labels("failed").inc(lost)
+            failed += lost
             if failed:
                 self.accounts.refund(cursor, workspace_id, failed, "batch-refund", job_id)
             cursor.execute(

@@ -82,6 +82,22 @@ def decode_cursor(cursor: str) -> tuple[dt.datetime, str]:
         raise validation("cursor is not one this API returned; pass nextCursor back unchanged") from exc
 
 
+def encode_row_cursor(row_index: int) -> str:
+    """A cursor over a batch's rows, which are ordered by their index (never reused)."""
+    return base64.urlsafe_b64encode(json.dumps(["row", row_index]).encode()).decode().rstrip("=")
+
+
+def decode_row_cursor(cursor: str) -> int:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        kind, row_index = json.loads(base64.urlsafe_b64decode(padded))
+        if kind != "row" or not isinstance(row_index, int):
+            raise ValueError(cursor)
+        return row_index
+    except (ValueError, TypeError) as exc:
+        raise validation("cursor is not one this API returned; pass nextCursor back unchanged") from exc
+
+
 def newest_first(
     store: Any, sql: str, params: list, query: Any, created_index: int, id_index: int
 ) -> tuple[list[tuple], str | None]:

@@ -7,6 +7,7 @@ import hashlib
 import json
 import re
 import threading
+import time
 from collections import OrderedDict
 
 import engine
@@ -14,6 +15,7 @@ from engine.layout import page_digest, page_without
 
 from ..blobs import Blobs, UrlSigner
 from ..errors import ApiError
+from ..metrics import Metrics
 from ..models import DEFAULT_PDF_PROFILE, GenerateBody, PreviewWithValuesBody
 from ..renderers import Cancellation, Renderers, TaskCancelled
 from ..settings import URL_LIFETIME
@@ -121,7 +123,9 @@ class Generation:
         designs: Designs,
         media: Media,
         renderers: Renderers,
+        metrics: Metrics | None = None,
     ):
+        self.metrics = metrics or Metrics()
         self.store = store
         self.blobs = blobs
         self.signer = signer
@@ -145,7 +149,15 @@ class Generation:
         self.accounts.require_credits(1, row["credits"])
         profile = body.pdfProfile or DEFAULT_PDF_PROFILE
         images = self.media.design_keys(ws, tree, values)
-        key, _ = self.renderers.pdf(ws.id, row["tree"], values, profile, images, cancel)
+        started = time.perf_counter()
+        try:
+            key, _ = self.renderers.pdf(ws.id, row["tree"], values, profile, images, cancel)
+        except TaskCancelled:
+            raise  # nobody waits for it: neither a render done nor one that failed
+        except Exception:
+            self.metrics.render("generate", profile, False, time.perf_counter() - started)
+            raise
+        self.metrics.render("generate", profile, True, time.perf_counter() - started)
         if cancel is not None and cancel.cancelled:
             raise TaskCancelled()  # the client left: nothing is delivered, so nothing is charged
         generation_id, created = new_id("gen"), now()

@@ -1,0 +1,94 @@
+"""Prometheus metrics (extensions.md 8, "Metrics"), served at GET /metrics by each web process.
+
+Every series is counted in the web process, which is where every outcome is known:
+- requests by route (the operation's name, "mcp" for the MCP endpoint: never a raw path with
+  ids in it) and status, with a latency histogram;
+- renders by kind (generate, batch) and profile with a duration histogram: a generation's
+  render is timed by the web process that waits on its render process (the time includes a
+  wait for a free process); a batch row's render time is measured where it rendered (a render
+  process or an RQ worker) and comes back in its RowResult, which the web process holding
+  the job records (Batches.rows_done), so render processes and workers keep no metrics of
+  their own and need no multiprocess mode;
+- batch rows by outcome (counted once, by the process that records the row);
+- credits debited and refunded by reason;
+- the batch queue's depth (unsettled jobs and their rows not yet done), read from the
+  database when scraped: the same figure in every web process.
+
+Several web processes each expose their own counters (scrape each one; sum them in
+Prometheus). Each Service has a registry of its own, so tests that start several in one
+process never collide on Prometheus's global registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+# From a fast GET (milliseconds) to a long render under load (a minute).
+LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+
+
+class _QueueDepth(Collector):
+    """Read when scraped: (unsettled jobs, their rows not yet done)."""
+
+    def __init__(self, depth: Callable[[], tuple[int, int]]):
+        self.depth = depth
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        jobs, rows = self.depth()
+        yield GaugeMetricFamily("docbench_batch_queue_jobs", "Batch jobs not finished yet", value=jobs)
+        yield GaugeMetricFamily(
+            "docbench_batch_queue_rows", "Rows of unfinished batch jobs not rendered yet", value=rows
+        )
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.requests = Counter(
+            "docbench_http_requests", "API and MCP requests answered", ["route", "method", "status"], registry=r
+        )
+        self.request_seconds = Histogram(
+            "docbench_http_request_duration_seconds",
+            "Time to answer an API or MCP request",
+            ["route", "method"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.renders = Counter(
+            "docbench_renders", "PDF renders by kind, profile and outcome", ["kind", "profile", "outcome"], registry=r
+        )
+        self.render_seconds = Histogram(
+            "docbench_render_duration_seconds",
+            "Time to render one PDF",
+            ["kind", "profile"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.batch_rows = Counter("docbench_batch_rows", "Batch rows finished, by outcome", ["outcome"], registry=r)
+        self.credits_debited = Counter(
+            "docbench_credits_debited", "Credits taken from workspaces", ["reason"], registry=r
+        )
+        self.credits_refunded = Counter(
+            "docbench_credits_refunded", "Credits given back to workspaces", ["reason"], registry=r
+        )
+
+    def watch_queue(self, depth: Callable[[], tuple[int, int]]) -> None:
+        self.registry.register(_QueueDepth(depth))
+
+    def request(self, route: str, method: str, status: int, seconds: float) -> None:
+        self.requests.labels(route, method, str(status)).inc()
+        self.request_seconds.labels(route, method).observe(seconds)
+
+    def render(self, kind: str, profile: str, ok: bool, seconds: float | None) -> None:
+        self.renders.labels(kind, profile, "completed" if ok else "failed").inc()
+        if seconds is not None:
+            self.render_seconds.labels(kind, profile).observe(seconds)
+
+    def exposition(self) -> bytes:
+        return generate_latest(self.registry)
