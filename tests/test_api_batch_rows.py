@@ -154,7 +154,7 @@ def test_rows_whose_result_was_lost_are_listed_failed_once_the_job_ends(tmp_path
         with service.store.transaction() as cursor:
             cursor.execute(
                 "INSERT INTO batch_jobs VALUES (?, ?, ?, 'embedded', 'processing', 4, 0, 0, 'standard', '{}', NULL, "
-                "false, ?, ?, NULL, NULL)",
+                "false, ?, ?, NULL, NULL, NULL)",  # runner, lease_until, webhook_url
                 ["job_lossy", workspace.id, design_id, created, created],
             )
         service.batches.rows_done(
