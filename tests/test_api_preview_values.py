@@ -130,7 +130,13 @@ def test_the_mcp_tool_tries_values(api_server, alpha):
 
     async def script(session):
         tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-        assert set(tools["preview_with_values"].input_schema["properties"]) == {"designId", "page", "data"}
+        # A POST like every write, so it takes an idempotencyKey too (extensions.md 8).
+        assert set(tools["preview_with_values"].input_schema["properties"]) == {
+            "designId",
+            "page",
+            "data",
+            "idempotencyKey",
+        }
         done = ok(await session.call_tool("preview_with_values", {"designId": design_id, "data": VALUES}))
         refused = await session.call_tool("preview_with_values", {"designId": design_id, "data": {"nobody": 1}})
         return done, refused
