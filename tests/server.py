@@ -130,6 +130,15 @@ class Client(httpx.Client):
         assert body["status"] == "success" and body["error"] is None, body
         return body["data"]
 
+    def ended_batch(self, job_id: str, timeout: float = 120, what: str = "the batch to end") -> dict:
+        """The batch job as GET /batches/:jobId answers once it has ended, polled with a deadline."""
+
+        def ended() -> dict | None:
+            job = self.data(self.get(f"/batches/{job_id}"), 200)
+            return job if job["status"] in ("completed", "failed") else None
+
+        return wait_until(ended, timeout=timeout, interval=0.1, what=what)
+
     def error(self, response: httpx.Response, status: int, code: str) -> str:
         assert response.status_code == status, (response.status_code, response.text)
         body = response.json()

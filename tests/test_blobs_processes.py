@@ -17,7 +17,7 @@ import pytest
 from api.blobs import open_blobs
 
 from .conftest import s3_blob_url
-from .server import RedisServer, Server, Worker, wait_until
+from .server import RedisServer, Server, Worker
 
 SECRET = "the secret every process of this deployment shares"
 
@@ -109,12 +109,7 @@ def test_a_batch_on_rq_whose_worker_has_only_the_bucket(tmp_path, s3_server):
             design_id = design(client)
             rows = [{"name": f"Person {i}"} for i in range(5)]
             job_id = client.data(client.post(f"/designs/{design_id}/batch", json={"rows": rows}), 202)["jobId"]
-
-            def ended():
-                job = client.data(client.get(f"/batches/{job_id}"), 200)
-                return job if job["status"] in ("completed", "failed") else None
-
-            job = wait_until(ended, timeout=120, interval=0.1, what="the batch to end")
+            job = client.ended_batch(job_id)
             assert (job["status"], job["completed"], job["failed"]) == ("completed", 5, 0)
             url = client.data(client.get(f"/batches/{job_id}/download"), 200)["downloadUrl"]
         response = httpx.get(url)
@@ -158,12 +153,7 @@ def test_an_embedded_batch_writes_its_pdfs_and_zip_to_the_bucket(api_server):
         design_id = design(client)
         rows = [{"name": f"Row {i}"} for i in range(3)]
         job_id = client.data(client.post(f"/designs/{design_id}/batch", json={"rows": rows}), 202)["jobId"]
-
-        def ended():
-            job = client.data(client.get(f"/batches/{job_id}"), 200)
-            return job if job["status"] in ("completed", "failed") else None
-
-        assert wait_until(ended, timeout=120, interval=0.1, what="the batch to end")["completed"] == 3
+        assert client.ended_batch(job_id)["completed"] == 3
         url = client.data(client.get(f"/batches/{job_id}/download"), 200)["downloadUrl"]
     archive = zipfile.ZipFile(io.BytesIO(httpx.get(url).content))
     assert [text_of(archive.read(f"row-{i + 1:04d}.pdf")).strip() for i in range(3)] == ["Row 0", "Row 1", "Row 2"]

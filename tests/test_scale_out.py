@@ -170,12 +170,7 @@ def test_a_batch_submitted_on_one_server_is_polled_to_the_end_on_the_other(deplo
         design_id = badge(one)
         rows = [{"name": f"Row {number}"} for number in range(12)]
         job_id = one.data(one.post(f"/designs/{design_id}/batch", json={"rows": rows}), 202)["jobId"]
-
-        def ended():
-            job = other.data(other.get(f"/batches/{job_id}"), 200)
-            return job if job["status"] in ("completed", "failed") else None
-
-        job = wait_until(ended, timeout=180, interval=0.2, what="the batch to end, polled on the second server")
+        job = other.ended_batch(job_id, timeout=180, what="the batch to end, polled on the second server")
         assert (job["status"], job["completed"], job["failed"]) == ("completed", 12, 0)
         url = other.data(other.get(f"/batches/{job_id}/download"), 200)["downloadUrl"]
     archive = zipfile.ZipFile(io.BytesIO(httpx.get(on(first, url)).content))
