@@ -7,13 +7,18 @@ import functools
 import json
 import logging
 import uuid
-from typing import Any
+from concurrent.futures import Executor
+from typing import TYPE_CHECKING, Any
 
+from tornado.ioloop import IOLoop
 from tornado.web import HTTPError, RequestHandler
 
 from .errors import ApiError
-from .ratelimit import RateLimiter
 from .renderers import TaskCancelled
+from .service.common import Workspace
+
+if TYPE_CHECKING:
+    from .service import Service
 
 log = logging.getLogger("docbench.api")
 
@@ -56,6 +61,7 @@ class EnvelopeHandler(RequestHandler):
     """Answers in the envelope, errors included; never a stack trace."""
 
     request_id: str
+    workspace: Workspace  # the caller, once `admit` has run
     # RateLimit-* (and Retry-After) once the caller is known: defaults, so an error's clear() keeps them.
     rate_headers: dict[str, str] = {}
 
@@ -69,12 +75,16 @@ class EnvelopeHandler(RequestHandler):
         for name, value in self.rate_headers.items():
             self.set_header(name, value)
 
-    def limit_rate(self, limiter: RateLimiter | None, workspace_id: str) -> None:
-        """Take one of the workspace's tokens (api.ratelimit): every answer carries the
-        RateLimit-* headers; past the limit, 429 RATE_LIMITED with Retry-After."""
-        if limiter is None:
+    async def admit(self, service: Service, executor: Executor) -> None:
+        """The caller's workspace from its X-API-Key, and one token of its rate limit
+        (api.ratelimit): every answer then carries the RateLimit-* headers; past the limit,
+        429 RATE_LIMITED with Retry-After. On a thread: on PostgreSQL the key is a query and a
+        shared bucket a Redis round trip, and the event loop must not wait on either."""
+        self.workspace, decision = await IOLoop.current().run_in_executor(
+            executor, service.admit, self.request.headers.get("X-API-Key")
+        )
+        if decision is None:
             return
-        decision = limiter.take(workspace_id)
         self.rate_headers = decision.headers()
         for name, value in self.rate_headers.items():
             self.set_header(name, value)

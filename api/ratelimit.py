@@ -10,8 +10,9 @@ is full again).
 One process keeps its buckets in memory. Processes that share a Redis (--redis-url) share
 the buckets there: one Lua script reads, refills, takes and writes a bucket atomically, on
 Redis's clock (TIME), so processes whose clocks differ still agree. When that Redis cannot
-be reached, requests are let through (and it is logged): a rate limit must not turn a
-Redis outage into an API outage.
+be reached, each process limits with its own buckets until Redis answers again (it is asked
+again every few seconds, and the outage logged once): a rate limit must neither turn a Redis
+outage into an API outage nor wait on a dead Redis before every request.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Protocol
 log = logging.getLogger("docbench.ratelimit")
 
 REDIS_PREFIX = "docbench:ratelimit:"
+REDIS_RETRY_SECONDS = 5.0  # while Redis is down, how long each process limits alone before asking it again
 
 
 @dataclass(frozen=True)
@@ -105,25 +107,42 @@ return {allowed, tostring(tokens)}
 
 
 class RedisBuckets:
-    """Buckets shared by every process on one Redis."""
+    """Buckets shared by every process on one Redis; this process's own while Redis is down."""
 
-    def __init__(self, per_second: int, redis_url: str):
+    def __init__(self, per_second: int, redis_url: str, retry_seconds: float = REDIS_RETRY_SECONDS):
         from redis import Redis
 
         self.capacity = per_second
         self.rate = float(per_second)
-        # Short timeouts: the check runs before every request, on the event loop.
+        # Short timeouts: every request waits for its check (on a thread, not the event loop).
         self.redis = Redis.from_url(redis_url, socket_timeout=0.5, socket_connect_timeout=0.5)
         self.script = self.redis.register_script(TAKE_SCRIPT)
+        self.fallback = MemoryBuckets(per_second)
+        self._retry_seconds = retry_seconds
+        self._down_until: float | None = None  # while set, Redis is not asked before this moment
+        self._lock = threading.Lock()
 
     def take(self, workspace_id: str) -> Decision:
         from redis.exceptions import RedisError
 
+        with self._lock:
+            down_until = self._down_until
+        if down_until is not None and time.monotonic() < down_until:
+            return self.fallback.take(workspace_id)
         try:
             allowed, tokens = self.script(keys=[REDIS_PREFIX + workspace_id], args=[self.capacity, self.rate])
         except RedisError as exc:
-            log.warning("rate limit not checked (Redis: %s); the request is let through", exc)
-            return Decision(True, self.capacity, float(self.capacity), self.rate)
+            with self._lock:
+                if self._down_until is None:
+                    log.warning(
+                        "Redis cannot be reached (%s): each process limits requests on its own until it answers", exc
+                    )
+                self._down_until = time.monotonic() + self._retry_seconds
+            return self.fallback.take(workspace_id)
+        with self._lock:
+            if self._down_until is not None:
+                log.warning("Redis answers again: rate limits are shared again")
+                self._down_until = None
         return Decision(bool(allowed), self.capacity, float(tokens), self.rate)
 
     def close(self) -> None:

@@ -155,3 +155,26 @@ def test_a_rate_limit_below_one_is_refused_at_start(tmp_path_factory):
 
     refused = docbench("serve", "--rate-limit", "0", data_dir=tmp_path_factory.mktemp("bad-limit"), check=False)
     assert refused.returncode == 2 and "--rate-limit must be at least 1" in refused.stderr
+
+
+def test_while_redis_is_down_each_process_limits_on_its_own(tmp_path):
+    from api.ratelimit import REDIS_PREFIX, RedisBuckets
+
+    redis = RedisServer(tmp_path)
+    buckets = RedisBuckets(LIMIT, redis.url, retry_seconds=0.2)
+    try:
+        assert buckets.take("ws_shared").allowed
+        assert buckets.redis.exists(REDIS_PREFIX + "ws_shared")  # the bucket lives in Redis
+        redis.stop()
+        # Neither an outage nor a free-for-all: this process's buckets refuse past the limit.
+        decisions = [buckets.take("ws_alone") for _ in range(3 * LIMIT)]
+        assert [d.allowed for d in decisions[:LIMIT]] == [True] * LIMIT
+        assert not decisions[-1].allowed and decisions[-1].retry_after == 1
+        redis = RedisServer(tmp_path, port=redis.port)  # back, empty
+        wait_until(
+            lambda: buckets.take("ws_back") and buckets.redis.exists(REDIS_PREFIX + "ws_back"),
+            what="the buckets to be shared through Redis again",
+        )
+    finally:
+        buckets.close()
+        redis.stop()

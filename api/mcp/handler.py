@@ -59,15 +59,14 @@ class McpHandler(EnvelopeHandler):
     def on_finish(self) -> None:
         self.service.metrics.request("mcp", self.request.method or "", self.get_status(), self.request.request_time())
 
-    def prepare(self) -> None:
+    async def prepare(self) -> None:
         super().prepare()
         sent_origin = self.request.headers.get("Origin")
         if sent_origin is not None:
             refused = origin.refusal(sent_origin, self.service.settings)
             if refused:
                 raise ApiError("INSUFFICIENT_PERMISSIONS", refused)
-        self.workspace = self.service.accounts.api_caller(self.request.headers.get("X-API-Key"))
-        self.limit_rate(self.service.rate_limits, self.workspace.id)
+        await self.admit(self.service, self.executors.light)
 
     def get(self) -> None:
         raise ApiError("METHOD_NOT_ALLOWED", "this server sends no unsolicited messages: POST JSON-RPC requests")

@@ -59,7 +59,7 @@ class OperationHandler(EnvelopeHandler):
             route, self.request.method or "", self.get_status(), self.request.request_time()
         )
 
-    def prepare(self) -> None:
+    async def prepare(self) -> None:
         super().prepare()
         self._chunks: list[bytes] = []
         self._size = 0
@@ -81,8 +81,7 @@ class OperationHandler(EnvelopeHandler):
         if declared.isdigit() and int(declared) > limit:
             raise _too_large(self.operation, int(declared))
         try:
-            self.workspace = self.service.accounts.api_caller(self.request.headers.get("X-API-Key"))
-            self.limit_rate(self.service.rate_limits, self.workspace.id)
+            await self.admit(self.service, self.executors.light)
             self._check_content_type()
         except ApiError as refusal:
             self._refusal = refusal

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..blobs import UrlSigner, open_blobs
 from ..metrics import Metrics
 from ..plans import PLANS
-from ..ratelimit import rate_limiter
+from ..ratelimit import Decision, rate_limiter
 from ..renderers import Renderers, RenderLimits
 from ..settings import Settings
 from ..store import open_store
@@ -49,6 +49,12 @@ class Service:
         self.idempotency = Idempotency(self.store)
         # Checked by the HTTP faces once a request's key is known (api.http); None: no limit.
         self.rate_limits = rate_limiter(settings.rate_limit, settings.redis_url)
+
+    def admit(self, api_key: str | None) -> tuple[Workspace, Decision | None]:
+        """Who calls the API (401/403 as `Accounts.api_caller` says) and, when requests are
+        limited, the token its request took or was refused: the HTTP faces answer with both."""
+        workspace = self.accounts.api_caller(api_key)
+        return workspace, self.rate_limits.take(workspace.id) if self.rate_limits is not None else None
 
     def start_jobs(self) -> None:
         """Start the batch back-end (only a serving process runs jobs) and resume unfinished ones."""
