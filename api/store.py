@@ -147,11 +147,13 @@ MIGRATIONS: list[str] = [
     # each key of a workspace, kept 24 hours so a retry gets it again instead of a second run.
     # The primary key makes claiming a key one atomic INSERT ... ON CONFLICT DO NOTHING in
     # every process. `fingerprint` is the SHA-256 of method, path and body; `state` is
-    # 'running' until the answer is recorded ('done'), with its status, body and headers.
+    # 'running' until the answer is recorded ('done'), with its status, body and headers;
+    # `claim_token` names the request that holds the key, so a request that outlived its claim
+    # never writes over the one that took the key over.
     """
     CREATE TABLE idempotency_keys (
         workspace_id VARCHAR NOT NULL, idem_key VARCHAR NOT NULL, fingerprint VARCHAR NOT NULL,
-        state VARCHAR NOT NULL, status INTEGER, body VARCHAR, headers VARCHAR,
+        state VARCHAR NOT NULL, claim_token VARCHAR NOT NULL, status INTEGER, body VARCHAR, headers VARCHAR,
         created_at TIMESTAMP NOT NULL, PRIMARY KEY (workspace_id, idem_key)
     );
     """,

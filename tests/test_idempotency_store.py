@@ -71,6 +71,36 @@ def test_a_claim_left_running_is_in_use_until_it_is_stale(service, workspace):
     assert keys.claim(workspace, "k", request).replay is None  # its process died: taken over
 
 
+def test_a_request_that_outlived_its_claim_does_not_touch_the_one_that_took_over(service, workspace):
+    clock = Clock()
+    keys = Idempotency(service.store, clock)
+    request = fingerprint("POST", "/api/v1/designs/d/generate", b"{}")
+    late = keys.claim(workspace, "k", request)
+    clock.advance(STALE_SECONDS)
+    current = keys.claim(workspace, "k", request)
+    assert current.replay is None
+    keys.release(late)  # the first request, alive after all, fails: the new claim stays
+    keys.record(late, Answer(201, '{"from":"late"}'))  # nor does its answer replace the new one's
+    keys.record(current, Answer(201, '{"from":"current"}'))
+    assert keys.claim(workspace, "k", request).replay == Answer(201, '{"from":"current"}')
+
+
+def test_run_keeps_the_answer_before_returning_it_and_releases_on_an_exception(service, workspace):
+    keys = Idempotency(service.store, Clock())
+    request = fingerprint("POST", "/a", b"{}")
+
+    def broken() -> Answer:
+        raise RuntimeError("the operation broke")
+
+    with pytest.raises(RuntimeError):
+        keys.run(workspace, "k", request, broken)
+    assert rows(service) == 0  # released: the client may retry
+    answer, replayed = keys.run(workspace, "k", request, lambda: Answer(201, '{"data":2}'))
+    assert (answer, replayed) == (Answer(201, '{"data":2}'), False)
+    assert service.store.one("SELECT state, status FROM idempotency_keys") == ("done", 201)
+    assert keys.run(workspace, "k", request, lambda: Answer(500, "never run")) == (answer, True)
+
+
 def test_a_5xx_releases_the_key_and_another_request_is_refused(service, workspace):
     keys = Idempotency(service.store, Clock())
     request = fingerprint("POST", "/a", b"{}")

@@ -10,7 +10,9 @@ initialises again (transport, "Session Management").
 
 from __future__ import annotations
 
+import functools
 import json
+from concurrent.futures import Executor
 from typing import Any
 
 from tornado.ioloop import IOLoop
@@ -151,38 +153,42 @@ class McpHandler(EnvelopeHandler):
         key, arguments = idempotency_key(operation, arguments)
         if key is None:
             return await self._run_tool(name, arguments)
-        # The same rules as REST's Idempotency-Key (api/service/idempotency.py): the first result
-        # is kept (an error too, unless a 5xx) and a retry with the key gets it back.
-        idempotency = self.service.idempotency
-        light = self.executors.light
+        # The same rules as REST's Idempotency-Key, in the same place (api/service/idempotency.py):
+        # the first result is kept (an error too, unless a 5xx) and a retry with the key gets it back.
         try:
-            claim = await IOLoop.current().run_in_executor(
-                light, idempotency.claim, self.workspace, key, call_fingerprint(name, arguments)
+            answer, replayed = await IOLoop.current().run_in_executor(
+                self._executor(name),
+                self.service.idempotency.run,
+                self.workspace,
+                key,
+                call_fingerprint(name, arguments),
+                functools.partial(self._tool_answer, name, arguments),
             )
         except ApiError as exc:
             return error_result(exc)
-        if claim.replay is not None:
-            replayed = json.loads(claim.replay.body)
-            return {**replayed, "_meta": {REPLAYED_META: True}}
-        try:
-            result = await self._run_tool(name, arguments)
-        except BaseException:
-            await IOLoop.current().run_in_executor(light, idempotency.release, claim)
-            raise
-        status = STATUS_BY_CODE.get(result["structuredContent"].get("code"), 500) if result["isError"] else 200
-        await IOLoop.current().run_in_executor(light, idempotency.record, claim, Answer(status, json.dumps(result)))
+        result = json.loads(answer.body)
+        if replayed:
+            result["_meta"] = {**result.get("_meta", {}), REPLAYED_META: True}
         return result
 
+    def _tool_answer(self, name: str, arguments: dict) -> Answer:
+        """A tool's result (on a thread), kept with the status REST would answer."""
+        result = self._tool_result(name, arguments)
+        status = STATUS_BY_CODE.get(result["structuredContent"].get("code"), 500) if result["isError"] else 200
+        return Answer(status, json.dumps(result))
+
     async def _run_tool(self, name: str, arguments: dict) -> dict:
+        return await IOLoop.current().run_in_executor(self._executor(name), self._tool_result, name, arguments)
+
+    def _tool_result(self, name: str, arguments: dict) -> dict:
         try:
-            operation = self.tools.operations.get(name)
-            executor = self.executors.pick(operation) if operation else self.executors.light
-            data = await IOLoop.current().run_in_executor(
-                executor, self.tools.call, self.service, self.workspace, name, arguments, self.cancel
-            )
+            return success_result(self.tools.call(self.service, self.workspace, name, arguments, self.cancel))
         except ApiError as exc:
             return error_result(exc)
-        return success_result(data)
+
+    def _executor(self, tool: str) -> Executor:
+        operation = self.tools.operations.get(tool)
+        return self.executors.pick(operation) if operation else self.executors.light
 
     def _reply(self, status: int, body: dict) -> None:
         self.set_status(status)

@@ -8,6 +8,7 @@ free while a document renders.
 
 from __future__ import annotations
 
+import functools
 import json
 
 from tornado.httputil import HTTPFile, HTTPInputError, parse_body_arguments
@@ -116,40 +117,36 @@ class OperationHandler(EnvelopeHandler):
         call.cancel = self.cancel
         key = self.request.headers.get(KEY_HEADER) if operation.method in IDEMPOTENT_METHODS else None
         if key is None:
-            await self._run(operation, call)
+            result = await IOLoop.current().run_in_executor(
+                self.executors.pick(operation), operation.run, self.service, self.workspace, call
+            )
+            self.set_status(operation.status)
+            self.finish(result if operation.raw else envelope(result))
             return
-        # One place for every POST, PUT and PATCH (extensions.md 8): claim the key, or answer
-        # what its first request answered; keep this answer unless it is a 5xx.
-        idempotency = self.service.idempotency
-        request_fingerprint = fingerprint(operation.method, self.request.uri or "", self._identity(call))
-        claim = await IOLoop.current().run_in_executor(
-            self.executors.light, idempotency.claim, self.workspace, key, request_fingerprint
+        # Every POST, PUT and PATCH (extensions.md 8): the first answer to the key, kept
+        # before it is sent, or that answer again.
+        answer, replayed = await IOLoop.current().run_in_executor(
+            self.executors.pick(operation),
+            self.service.idempotency.run,
+            self.workspace,
+            key,
+            fingerprint(operation.method, self.request.path, self._identity(call)),
+            functools.partial(self._answer, operation, call),
         )
-        if claim.replay is not None:
-            self._replay(claim.replay)
-            return
-        try:
-            body = await self._run(operation, call)
-        except ApiError as error:
-            answer = Answer(error.status, error_envelope(error.code, error.message))
-            await IOLoop.current().run_in_executor(self.executors.light, idempotency.record, claim, answer)
-            raise
-        except BaseException:
-            await IOLoop.current().run_in_executor(self.executors.light, idempotency.release, claim)
-            raise
-        await IOLoop.current().run_in_executor(
-            self.executors.light, idempotency.record, claim, Answer(operation.status, body)
-        )
+        self.set_status(answer.status)
+        for name, value in answer.headers.items():
+            self.set_header(name, value)
+        if replayed:
+            self.set_header(REPLAYED_HEADER, "true")
+        self.finish(answer.body)
 
-    async def _run(self, operation: Operation, call: Call) -> str:
-        """Run the operation and answer; returns the body sent (for an idempotency key to keep)."""
-        result = await IOLoop.current().run_in_executor(
-            self.executors.pick(operation), operation.run, self.service, self.workspace, call
-        )
-        body = result if operation.raw else envelope(result)
-        self.set_status(operation.status)
-        self.finish(body)
-        return body if isinstance(body, str) else json.dumps(body) if isinstance(body, dict) else bytes(body).decode()
+    def _answer(self, operation: Operation, call: Call) -> Answer:
+        """The operation run (on a thread), its answer or its refusal as it would be sent."""
+        try:
+            result = operation.run(self.service, self.workspace, call)
+        except ApiError as error:
+            return Answer(error.status, error_envelope(error.code, error.message))
+        return Answer(operation.status, result if operation.raw else envelope(result))
 
     def _identity(self, call: Call) -> bytes:
         """The body as it identifies a request: a multipart body's boundary is random per
