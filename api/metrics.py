@@ -21,11 +21,14 @@ process never collide on Prometheus's global registry.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
+
+log = logging.getLogger("docbench.metrics")
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 # From a fast GET (milliseconds) to a long render under load (a minute).
@@ -39,7 +42,11 @@ class _QueueDepth(Collector):
         self.depth = depth
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
-        jobs, rows = self.depth()
+        try:
+            jobs, rows = self.depth()
+        except Exception as exc:  # noqa: BLE001 (a database outage must not cost the scrape its other series)
+            log.warning("batch queue depth left out of /metrics: %s", exc)
+            return
         yield GaugeMetricFamily("docbench_batch_queue_jobs", "Batch jobs not finished yet", value=jobs)
         yield GaugeMetricFamily(
             "docbench_batch_queue_rows", "Rows of unfinished batch jobs not rendered yet", value=rows

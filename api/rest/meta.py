@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from tornado.ioloop import IOLoop
+
 from ..errors import ApiError
 from ..http import EnvelopeHandler
 from ..metrics import CONTENT_TYPE
@@ -25,11 +27,13 @@ class MetricsHandler(EnvelopeHandler):
     def initialize(self, service: Service) -> None:
         self.service = service
 
-    def get(self) -> None:
+    async def get(self) -> None:
         if not self.service.settings.metrics:
             raise ApiError("NOT_FOUND", "metrics are turned off on this server (--no-metrics)")
+        # On a thread: the queue's depth is a database query, which the event loop must not wait on.
+        exposition = await IOLoop.current().run_in_executor(None, self.service.metrics.exposition)
         self.set_header("Content-Type", CONTENT_TYPE)
-        self.finish(self.service.metrics.exposition())
+        self.finish(exposition)
 
 
 class OpenApiHandler(EnvelopeHandler):
