@@ -69,6 +69,11 @@ class Settings:
             missing.append(
                 "no --blob-url (DOCBENCH_BLOB_URL): files are kept in this data dir, which other machines cannot read"
             )
+        if self.rate_limit and not self.redis_url:
+            missing.append(
+                "--rate-limit without --redis-url (DOCBENCH_REDIS_URL): each process counts requests on its own, "
+                "so a workspace may make the limit times the number of processes"
+            )
         return missing
 
 

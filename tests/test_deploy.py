@@ -359,3 +359,7 @@ def test_a_process_on_a_shared_database_is_told_what_it_keeps_to_itself(tmp_path
     assert [gap.split(" (")[0] for gap in shared.unshared()] == ["no --secret", "no --blob-url"]
     complete = Settings(data_dir=tmp_path, database_url="postgresql://db/x", secret="s", blob_url="s3://b/p")
     assert complete.unshared() == []
+    complete.rate_limit = 10  # buckets in each process's memory: the limit multiplies
+    assert [gap.split(" (")[0] for gap in complete.unshared()] == ["--rate-limit without --redis-url"]
+    complete.redis_url = "redis://cache:6379/0"
+    assert complete.unshared() == []
