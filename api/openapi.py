@@ -91,6 +91,17 @@ def _request_body(operation: Operation) -> dict | None:
     return None
 
 
+# Sent when the server runs with --rate-limit (README, "Rate limits"), on errors too.
+RATE_LIMIT_HEADERS = {
+    "RateLimit-Limit": {"description": "requests per second this workspace may make", "schema": {"type": "integer"}},
+    "RateLimit-Remaining": {"description": "whole requests left in the bucket now", "schema": {"type": "integer"}},
+    "RateLimit-Reset": {"description": "seconds until the bucket is full again", "schema": {"type": "integer"}},
+}
+RETRY_AFTER_HEADER = {
+    "Retry-After": {"description": "seconds to wait before sending again", "schema": {"type": "integer"}}
+}
+
+
 def _operation(operation: Operation, schemas: dict) -> dict:
     codes = ["VALIDATION_ERROR", "UNAUTHORIZED", "INSUFFICIENT_PERMISSIONS", "RATE_LIMITED", *operation.errors]
     if operation.body is not None or operation.multipart is not None:
@@ -107,12 +118,14 @@ def _operation(operation: Operation, schemas: dict) -> dict:
                 "schema": {"type": "string", "enum": ["true"]},
             }
         }
+    success["headers"] = {**success.get("headers", {}), **RATE_LIMIT_HEADERS}
     responses: dict[str, Any] = {str(operation.status): success}
     by_status: dict[int, list[str]] = {}
     for code in codes:
         by_status.setdefault(STATUS_BY_CODE[code], []).append(code)
     for status, grouped in sorted(by_status.items()):
         responses[str(status)] = _error_response(grouped)
+    responses[str(STATUS_BY_CODE["RATE_LIMITED"])]["headers"] = {**RETRY_AFTER_HEADER, **RATE_LIMIT_HEADERS}
     spec: dict[str, Any] = {
         "operationId": operation.name,
         "summary": operation.summary,

@@ -136,6 +136,9 @@ def test_openapi_document_covers_every_route(api_server):
         for m, p in API_KEY_ROUTES
     }
     assert expected | {("GET", "/health")} == operations
+    generate = document["paths"]["/designs/{designId}/generate"]["post"]
+    assert {"Idempotent-Replayed", "RateLimit-Remaining"} <= set(generate["responses"]["201"]["headers"])
+    assert {"Retry-After", "RateLimit-Reset"} <= set(generate["responses"]["429"]["headers"])
 
 
 @pytest.mark.parametrize(
