@@ -448,6 +448,33 @@ def test_the_cli_runs_a_batch_from_a_csv_with_a_progress_bar(env, tmp_path):
     assert len(zipfile.ZipFile(out).namelist()) == 15
 
 
+def test_the_cli_names_each_failed_row_and_can_leave_a_job_to_run(env, tmp_path):
+    import subprocess
+    import sys
+
+    from .server import ROOT
+
+    if env.backend != "embedded":
+        pytest.skip("the CLI talks to the API the same way on either back-end")
+    with env.client() as client:
+        design_id = design(client)
+        good = client.data(client.post("/uploads", files={"file": ("a.png", png(), "image/png")}), 201)["ref"]
+    rows_file = tmp_path / "rows.json"
+    batch = [dict(r, photo=ref) for r, ref in zip(rows(3), [good, MISSING, good], strict=True)]
+    rows_file.write_text(json.dumps(batch))
+    command = [sys.executable, "-m", "workbench.cli", "batch", design_id, str(rows_file), "--url", env.server.url]
+    command += ["--key", env.keys["pro"], "--out", str(tmp_path / "out.zip")]
+    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "2 PDFs, 1 failed" in result.stderr
+    assert "row 2: variable 'photo'" in result.stderr and MISSING in result.stderr  # why, without opening the ZIP
+    left = subprocess.run([*command, "--no-wait"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    job_id = left.stdout.strip()
+    assert left.returncode == 0 and job_id.startswith("job_") and "PDFs" not in left.stderr
+    with env.client() as client:
+        assert wait_for_end(client, job_id)["failed"] == 1
+
+
 def test_the_cli_explains_a_refused_batch(env, tmp_path):
     import subprocess
     import sys

@@ -203,13 +203,24 @@ def batch(args: argparse.Namespace) -> int:
     body: dict = {"rows": _read_rows(args.rows)}
     if args.profile:
         body["pdfProfile"] = args.profile
+    if args.webhook_url:
+        body["webhookUrl"] = args.webhook_url
     job = client.call("submit_batch", {"designId": args.design_id}, body)
     print(f"batch {job['jobId']}: {job['total']} rows queued", file=sys.stderr)
+    if args.no_wait:
+        print(job["jobId"])  # for a script: the webhook, or `GET /batches/<jobId>`, tells the end
+        return 0
     state = follow(client, [job["jobId"]], terminal())[job["jobId"]]
     url = client.call("get_batch_download", {"jobId": job["jobId"]})["downloadUrl"]
     out = args.out or Path(f"{job['jobId']}.zip")
     out.write_bytes(client.fetch(url))
     print(f"{state['completed']} PDFs, {state['failed']} failed: {out}", file=sys.stderr)
+    if state["failed"]:
+        failed = client.call("get_batch_rows", {"jobId": job["jobId"]}, query={"status": "failed", "limit": 10})
+        for row in failed["items"]:
+            print(f"  row {row['row']}: {row['error']['message']}", file=sys.stderr)
+        if failed["nextCursor"]:
+            print(f"  … the rest: GET /api/v1/batches/{job['jobId']}/rows?status=failed", file=sys.stderr)
     return 0 if state["status"] == "completed" else 1
 
 
@@ -370,6 +381,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--key", default=None, help="the workspace API key (DOCBENCH_API_KEY)")
     p.add_argument("--profile", choices=PROFILES, default=None)
     p.add_argument("--out", type=Path, default=None, help="where to write the ZIP (<jobId>.zip)")
+    p.add_argument("--webhook-url", default=None, help="also POST the job's end to this https URL (signed)")
+    p.add_argument("--no-wait", action="store_true", help="print the job id and exit instead of following it")
     p.set_defaults(func=batch)
 
     p = commands.add_parser(
