@@ -102,8 +102,7 @@ class Batches:
         except BackendUnavailable as exc:
             raise ApiError("SERVICE_UNAVAILABLE", f"{exc}; try again shortly") from None
         created = now()
-        with self.store.transaction() as cursor:
-            self.accounts.debit(cursor, ws.id, len(rows), "batch", job_id)
+        with self.accounts.spend(ws.id, len(rows), "batch", job_id) as cursor:
             cursor.execute(
                 "INSERT INTO batch_jobs VALUES (?, ?, ?, ?, 'queued', ?, 0, 0, ?, ?, NULL, false, ?, ?, ?, ?, ?)",
                 [
@@ -317,7 +316,6 @@ class Batches:
                     "INSERT INTO batch_rows VALUES (?, ?, false, NULL, ?)",
                     [[job_id, index, LOST_ROW] for index in range(total) if index not in known],
                 )
-                self.metrics.batch_rows.labels("failed").inc(lost)
             failed += lost
             if failed:
                 self.accounts.refund(cursor, workspace_id, failed, "batch-refund", job_id)
@@ -327,6 +325,12 @@ class Batches:
                 ["completed" if ok else "failed", ok, failed, zip_key, finished, job_id],
             )
             scheduled = self._schedule_webhook(cursor, job_id)
+        # Counted once committed: a transaction that rolled back counted nothing, and the
+        # job_done that settles the job after all (this one again, or another process's) counts.
+        if lost:
+            self.metrics.batch_rows.labels("failed").inc(lost)
+        if failed:
+            self.accounts.count_refund("batch-refund", failed)
         if scheduled:
             self.webhooks.poke()
 
