@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from .conftest import png, store_database_url
-from .server import Server
+from .server import Server, wait_until
 from .test_api_batches import MISSING, design, rows, wait_for_end, zip_of
 
 
@@ -99,6 +99,38 @@ def test_the_status_filter_pages_too(env, finished_job, status, expected):
         assert {i["status"] for page in pages for i in page} == {status}
 
 
+def test_clients_following_the_cursor_from_the_submit_on_see_every_row_once(env):
+    # Over HTTP, from the 202 on, while the embedded pool renders the rows in parallel: each
+    # client follows nextCursor (a short page means "come back") until null, which comes only
+    # once the job has ended. Every third row names a missing image and fails.
+    with env.client() as client:
+        design_id = design(client)
+        good = client.data(client.post("/uploads", files={"file": ("a.png", png(), "image/png")}), 201)["ref"]
+        batch = [dict(r, photo=MISSING if i % 3 == 1 else good) for i, r in enumerate(rows(24))]
+        job_id = client.data(client.post(f"/designs/{design_id}/batch", json={"rows": batch}), 202)["jobId"]
+        followers = [{"limit": 3}, {"limit": 2, "status": "failed"}]
+        seen: list[list[tuple[int, str]]] = [[] for _ in followers]
+        cursors: list[str | None] = [None] * len(followers)
+        ended = [False] * len(followers)
+
+        def one_page_each() -> bool:
+            for n, params in enumerate(followers):
+                if ended[n]:
+                    continue
+                query = {**params, **({"cursor": cursors[n]} if cursors[n] else {})}
+                page = client.data(client.get(f"/batches/{job_id}/rows", params=query), 200)
+                seen[n] += [(item["row"], item["status"]) for item in page["items"]]
+                cursors[n], ended[n] = page["nextCursor"], page["nextCursor"] is None
+                if ended[n]:  # the list ends only with the job
+                    assert client.data(client.get(f"/batches/{job_id}"), 200)["status"] == "completed"
+            return all(ended)
+
+        wait_until(one_page_each, timeout=120, interval=0.05, what="both clients to reach the end of the rows")
+        outcome = [(i + 1, "failed" if i % 3 == 1 else "completed") for i in range(24)]
+        assert seen[0] == outcome
+        assert seen[1] == [item for item in outcome if item[1] == "failed"]
+
+
 def test_unknown_and_foreign_jobs_are_404(env, finished_job):
     with env.client() as client:
         client.error(client.get("/batches/job_nowhere/rows"), 404, "JOB_NOT_FOUND")
@@ -144,19 +176,11 @@ def test_rows_whose_result_was_lost_are_listed_failed_once_the_job_ends(tmp_path
     from api.jobs import RowResult
     from api.models import BatchRowsQuery
     from api.service import Service, Settings
-    from api.service.common import now
 
     service = Service(Settings(data_dir=tmp_path, database_url=database_url))
     try:
         workspace, _ = service.accounts.create_workspace("lossy", "pro", 10)
-        design_id = service.designs.create(workspace, _design_body())["designId"]
-        created = now()
-        with service.store.transaction() as cursor:
-            cursor.execute(
-                "INSERT INTO batch_jobs VALUES (?, ?, ?, 'embedded', 'processing', 4, 0, 0, 'standard', '{}', NULL, "
-                "false, ?, ?, NULL, NULL, NULL)",  # runner, lease_until, webhook_url
-                ["job_lossy", workspace.id, design_id, created, created],
-            )
+        _running_job(service, workspace, "job_lossy", total=4)
         service.batches.rows_done(
             "job_lossy",
             [RowResult(index=0, ok=True, blob_key="k"), RowResult(index=2, ok=False, error="a value was refused")],
@@ -178,7 +202,131 @@ def test_rows_whose_result_was_lost_are_listed_failed_once_the_job_ends(tmp_path
         service.close()
 
 
-def _design_body():
+def _running_job(service, workspace, job_id: str, total: int) -> None:
+    """A job of `total` rows as a submit leaves it, with the back-end running it: the tests call
+    the listener (rows_done, job_done) as the back-ends do, in the order they choose."""
     from api.models import CreateDesignBody
+    from api.service.common import now
 
-    return CreateDesignBody(name="Lossy")
+    design_id = service.designs.create(workspace, CreateDesignBody(name="Rows"))["designId"]
+    created = now()
+    with service.store.transaction() as cursor:
+        cursor.execute(
+            "INSERT INTO batch_jobs VALUES (?, ?, ?, 'embedded', 'processing', ?, 0, 0, 'standard', '{}', NULL, "
+            "false, ?, ?, NULL, NULL, NULL)",  # runner, lease_until, webhook_url
+            [job_id, workspace.id, design_id, total, created, created],
+        )
+
+
+class Follower:
+    """A client following GET /batches/:jobId/rows by its cursor from the first page on: every
+    call reads one page and keeps what it lists; `done` once a null nextCursor ends the list."""
+
+    def __init__(self, service, workspace, job_id: str, limit: int, status: str | None = None):
+        self.service, self.workspace, self.job_id = service, workspace, job_id
+        self.limit, self.status = limit, status
+        self.cursor: str | None = None
+        self.seen: list[tuple[int, str]] = []
+        self.done = False
+
+    def page(self) -> list[tuple[int, str]]:
+        from api.models import BatchRowsQuery
+
+        assert not self.done, "the list had already ended"
+        given = {"status": self.status, "cursor": self.cursor}  # as a query string: absent, not null
+        query = BatchRowsQuery(limit=self.limit, **{name: value for name, value in given.items() if value})
+        answer = self.service.batches.rows(self.workspace, self.job_id, query)
+        items = [(item["row"], item["status"]) for item in answer["items"]]
+        assert len(items) <= self.limit
+        self.seen += items
+        self.cursor = answer["nextCursor"]
+        self.done = self.cursor is None
+        return items
+
+    def to_the_end(self) -> None:
+        for _ in range(100):
+            if self.done:
+                return
+            self.page()
+        raise AssertionError(f"the list never ended: {self.seen}")
+
+
+def test_a_row_recorded_after_a_later_one_is_not_skipped_by_the_cursor(tmp_path, database_url):
+    # Rows 1, 2 and 4 (1-based) finish first; row 3 finishes after a client has paged past row 2;
+    # row 5 is lost and recorded at the job's end. Each client sees every row once, in order.
+    from api.jobs import RowResult
+    from api.service import Service, Settings
+
+    service = Service(Settings(data_dir=tmp_path, database_url=database_url))
+    try:
+        workspace, _ = service.accounts.create_workspace("parallel", "pro", 10)
+        _running_job(service, workspace, "job_parallel", total=5)
+        everything = Follower(service, workspace, "job_parallel", limit=2)
+        failures = Follower(service, workspace, "job_parallel", limit=2, status="failed")
+        service.batches.rows_done(
+            "job_parallel",
+            [RowResult(index=0, ok=True), RowResult(index=1, ok=True), RowResult(index=3, ok=False, error="late")],
+        )
+        assert everything.page() == [(1, "completed"), (2, "completed")]
+        assert everything.cursor is not None  # the job runs: come back for the rest
+        assert everything.page() == []  # row 4 is recorded, but row 3 before it is not yet
+        assert failures.page() == [] and failures.cursor is not None
+        service.batches.rows_done("job_parallel", [RowResult(index=2, ok=False, error="slow")])
+        assert everything.page() == [(3, "failed"), (4, "failed")]
+        assert failures.page() == [(3, "failed"), (4, "failed")]
+        assert everything.page() == [] and not everything.done  # row 5 still runs
+        service.batches.job_done("job_parallel", "zip-key")  # row 5's result was lost
+        everything.to_the_end()
+        failures.to_the_end()
+        assert everything.seen == [(1, "completed"), (2, "completed"), (3, "failed"), (4, "failed"), (5, "failed")]
+        assert failures.seen == [(3, "failed"), (4, "failed"), (5, "failed")]
+        # A client that starts once the job has ended pages it as before; the last page ends it.
+        late = Follower(service, workspace, "job_parallel", limit=5)
+        assert late.page() == everything.seen and late.done
+    finally:
+        service.close()
+
+
+@pytest.mark.parametrize(
+    "order",
+    [
+        [4, 3, 2, 1, 0],  # last row first
+        [1, 0, 3, 2, None],  # pairs swapped; row 5 lost
+        [2, None],  # rows 1, 2, 4 and 5 lost
+        [0, 4, 1, 3, 2],
+    ],
+)
+def test_clients_following_a_running_job_see_every_row_once_in_any_completion_order(tmp_path, database_url, order):
+    # One page per client between each recorded row (None: the job ends, the rest lost); rows
+    # with an even index complete, odd ones fail.
+    from api.jobs import RowResult
+    from api.service import Service, Settings
+
+    service = Service(Settings(data_dir=tmp_path, database_url=database_url))
+    try:
+        workspace, _ = service.accounts.create_workspace("orders", "pro", 10)
+        _running_job(service, workspace, "job_orders", total=5)
+        followers = [
+            Follower(service, workspace, "job_orders", limit, status)
+            for limit in (1, 2, 3)
+            for status in (None, "failed", "completed")
+        ]
+        for index in order:
+            if index is None:
+                service.batches.job_done("job_orders", "zip-key")
+            else:
+                ok = index % 2 == 0
+                service.batches.rows_done("job_orders", [RowResult(index=index, ok=ok, error=None if ok else "odd")])
+            for follower in followers:
+                follower.page()
+                assert not follower.done or index is None, "a running job's list ended"
+        if order[-1] is not None:
+            service.batches.job_done("job_orders", "zip-key")
+        recorded = {i: i % 2 == 0 for i in order if i is not None}
+        outcome = [(i + 1, "completed" if recorded.get(i, False) else "failed") for i in range(5)]
+        for follower in followers:
+            follower.to_the_end()
+            expected = [item for item in outcome if follower.status in (None, item[1])]
+            assert follower.seen == expected, (follower.limit, follower.status)
+    finally:
+        service.close()

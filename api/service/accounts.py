@@ -7,7 +7,10 @@ import hashlib
 import secrets
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import ApiError, validation
 from ..metrics import Metrics
@@ -304,18 +307,39 @@ class Accounts:
             self._ledger(cursor, workspace_id, amount, reason, None)
             return self.balance(workspace_id, cursor)
 
+    # The credit counters of GET /metrics count what committed: a debit or refund is counted
+    # after its transaction, never inside it (a rollback, even a retried one, counts nothing).
+
+    @contextmanager
+    def spend(self, workspace_id: str, amount: int, reason: str, reference: str) -> Iterator[Any]:
+        """A transaction that starts by spending `amount` credits (402, nothing spent, when they
+        are short) for the caller to record what is paid for in; the debit is counted once the
+        transaction commits."""
+        with self.store.transaction() as cursor:
+            self.debit(cursor, workspace_id, amount, reason, reference)
+            yield cursor
+        self.count_debit(reason, amount)
+
     def debit(self, cursor, workspace_id: str, amount: int, reason: str, reference: str) -> None:
         """Spend credits inside the caller's transaction, or raise 402 (nothing spent). The
         workspace's row is locked first, so a debit in another process waits for this one's
-        commit before reading the balance (api/store.py)."""
+        commit before reading the balance (api/store.py). Not counted: spend() counts it after
+        the commit (a caller with a transaction of its own calls count_debit then)."""
         self.store.lock_row(cursor, "workspaces", workspace_id)
         _check_covered(amount, self.balance(workspace_id, cursor))
         self._ledger(cursor, workspace_id, -amount, reason, reference)
-        self.metrics.credits_debited.labels(reason).inc(amount)  # a rollback after this is a failed request
 
     def refund(self, cursor, workspace_id: str, amount: int, reason: str, reference: str) -> None:
-        """Give credits back inside the caller's transaction (failed batch rows)."""
+        """Give credits back inside the caller's transaction (failed batch rows); the caller
+        counts it with count_refund once that transaction commits."""
         self._ledger(cursor, workspace_id, amount, reason, reference)
+
+    def count_debit(self, reason: str, amount: int) -> None:
+        """docbench_credits_debited_total, for a debit whose transaction has committed."""
+        self.metrics.credits_debited.labels(reason).inc(amount)
+
+    def count_refund(self, reason: str, amount: int) -> None:
+        """docbench_credits_refunded_total, for a refund whose transaction has committed."""
         self.metrics.credits_refunded.labels(reason).inc(amount)
 
     @staticmethod

@@ -102,8 +102,7 @@ class Batches:
         except BackendUnavailable as exc:
             raise ApiError("SERVICE_UNAVAILABLE", f"{exc}; try again shortly") from None
         created = now()
-        with self.store.transaction() as cursor:
-            self.accounts.debit(cursor, ws.id, len(rows), "batch", job_id)
+        with self.accounts.spend(ws.id, len(rows), "batch", job_id) as cursor:
             cursor.execute(
                 "INSERT INTO batch_jobs VALUES (?, ?, ?, ?, 'queued', ?, 0, 0, ?, ?, NULL, false, ?, ?, ?, ?, ?)",
                 [
@@ -183,17 +182,25 @@ class Batches:
 
     def rows(self, ws: Workspace, job_id: str, query: BatchRowsQuery) -> dict:
         """The job's finished rows in submission order (status filter, keyset cursor on the row
-        number): a failed row's reason without downloading the ZIP. Rows still rendering are
-        not listed yet; each appears once its result is recorded (rows_done)."""
-        self._job(ws, job_id)  # 404 for another workspace's job, 403 without the feature
-        sql = "SELECT row_index, ok, error FROM batch_rows WHERE job_id = ?"
-        params: list = [job_id]
+        number): a failed row's reason without downloading the ZIP.
+
+        The back-end records rows out of order (the embedded pool renders them in parallel; a
+        lost row is recorded at the job's end), so while the job runs a page stops before the
+        first row not recorded yet, and nextCursor resumes there: a client that follows it sees
+        every row exactly once. While the job runs nextCursor is never null (a page shorter than
+        `limit` means "come back later"); once it has ended, it is null on the last page."""
+        *job, _ = self._job(ws, job_id)  # 404 for another workspace's job, 403 without the feature
+        status, total = job[3], job[4]
+        after = decode_row_cursor(query.cursor) if query.cursor else -1  # every row up to it was listed
+        # The status is read before the rows: a job that ends meanwhile has only more rows recorded,
+        # and a row once recorded never changes, so rows below the first gap are final.
+        ended = status in JOB_ENDED
+        listed_below = total if ended else self._first_unrecorded_row(job_id)
+        sql = "SELECT row_index, ok, error FROM batch_rows WHERE job_id = ? AND row_index > ? AND row_index < ?"
+        params: list = [job_id, after, listed_below]
         if query.status is not None:
             sql += " AND ok = ?"
             params.append(query.status == "completed")
-        if query.cursor:
-            sql += " AND row_index > ?"
-            params.append(decode_row_cursor(query.cursor))
         sql += " ORDER BY row_index LIMIT ?"
         found = self.store.all(sql, [*params, query.limit + 1])
         page = found[: query.limit]
@@ -206,8 +213,25 @@ class Batches:
             }
             for index, ok, error in page
         ]
-        more = len(found) > query.limit
-        return {"items": items, "nextCursor": encode_row_cursor(page[-1][0]) if more else None}
+        if len(found) > query.limit:
+            next_cursor: str | None = encode_row_cursor(page[-1][0])
+        elif ended:
+            next_cursor = None
+        else:  # every row below the first gap was seen (under this filter): resume at the gap
+            next_cursor = encode_row_cursor(max(after, listed_below - 1))
+        return {"items": items, "nextCursor": next_cursor}
+
+    def _first_unrecorded_row(self, job_id: str) -> int:
+        """The smallest row index not in batch_rows yet, whatever the row's outcome: the rows
+        are numbered 0..total-1 and recorded once each, so it is the first position in index
+        order where the index differs from the position (or the count, when there is no gap)."""
+        (first_gap,) = self.store.one(
+            "SELECT coalesce(min(position) FILTER (WHERE row_index <> position), count(*)) FROM "
+            "(SELECT row_index, row_number() OVER (ORDER BY row_index) - 1 AS position "
+            "FROM batch_rows WHERE job_id = ?) AS recorded",
+            [job_id],
+        )
+        return int(first_gap)
 
     def download(self, ws: Workspace, job_id: str) -> dict:
         _, _, _, status, total, completed, _, zip_key, _, _, _ = self._job(ws, job_id)
@@ -292,7 +316,6 @@ class Batches:
                     "INSERT INTO batch_rows VALUES (?, ?, false, NULL, ?)",
                     [[job_id, index, LOST_ROW] for index in range(total) if index not in known],
                 )
-                self.metrics.batch_rows.labels("failed").inc(lost)
             failed += lost
             if failed:
                 self.accounts.refund(cursor, workspace_id, failed, "batch-refund", job_id)
@@ -302,6 +325,12 @@ class Batches:
                 ["completed" if ok else "failed", ok, failed, zip_key, finished, job_id],
             )
             scheduled = self._schedule_webhook(cursor, job_id)
+        # Counted once committed: a transaction that rolled back counted nothing, and the
+        # job_done that settles the job after all (this one again, or another process's) counts.
+        if lost:
+            self.metrics.batch_rows.labels("failed").inc(lost)
+        if failed:
+            self.accounts.count_refund("batch-refund", failed)
         if scheduled:
             self.webhooks.poke()
 

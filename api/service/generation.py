@@ -163,8 +163,7 @@ class Generation:
         generation_id, created = new_id("gen"), now()
         filename = pdf_filename(row["name"])
         # spec: the debit and the generation record commit together, or neither does.
-        with self.store.transaction() as cursor:
-            self.accounts.debit(cursor, ws.id, 1, "generate", generation_id)
+        with self.accounts.spend(ws.id, 1, "generate", generation_id) as cursor:
             cursor.execute(
                 "INSERT INTO generations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
