@@ -287,7 +287,10 @@ class BatchRow(BaseModel):
 
 class BatchRowList(BaseModel):
     items: list[BatchRow]
-    nextCursor: str | None
+    nextCursor: str | None = Field(
+        description="Send it as `cursor` for the next rows. While the job runs it is never null "
+        "(a short page means: no more rows yet, ask again later); null on an ended job's last page."
+    )
 
 
 class BatchDownload(BaseModel):
