@@ -4,9 +4,11 @@ what it is sent. The retry schedule is shortened with DOCBENCH_WEBHOOK_RETRY_SCA
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import hmac
 import json
+import socket
 import ssl
 import threading
 import time
@@ -372,3 +374,138 @@ def test_every_attempt_checks_the_address_again(request, tmp_path_factory, store
     finally:
         env.server.stop()
         receiver.close()
+
+
+# --- One attempt at a time, 10 s in all (review 18 #4, #20) ----------------------------------
+
+
+class Trickler:
+    """A receiver on loopback that reads the request, then answers a valid 200 one byte a
+    second (about 40 s in all): each read comes well within httpx's 10 s per-read timeout,
+    so only a deadline on the whole attempt cuts it off. Counts the connections it accepts."""
+
+    ANSWER = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+
+    def __init__(self):
+        self.listening = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listening.getsockname()[1]}/slow"
+        self.connections = 0
+        self.stopped = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while not self.stopped.is_set():
+            try:
+                conn, _ = self.listening.accept()
+            except OSError:
+                return
+            self.connections += 1
+            threading.Thread(target=self._trickle, args=(conn,), daemon=True).start()
+
+    def _trickle(self, conn: socket.socket):
+        with conn:
+            received = b""
+            while b"\r\n\r\n" not in received:
+                received += conn.recv(65536)
+            head, _, body = received.partition(b"\r\n\r\n")
+            length = int(next(h for h in head.split(b"\r\n") if h.lower().startswith(b"content-length")).split(b":")[1])
+            while len(body) < length:
+                body += conn.recv(65536)
+            for byte in self.ANSWER:
+                if self.stopped.wait(1.0):
+                    return
+                try:
+                    conn.sendall(bytes([byte]))
+                except OSError:  # the sender gave up and closed the connection
+                    return
+
+    def close(self):
+        self.stopped.set()
+        self.listening.close()
+
+
+def schedule(webhooks, workspace_id: str, url: str) -> str:
+    """An ended job's event, scheduled as Batches.job_done does (inside a transaction)."""
+    from api.service.common import new_id
+
+    job_id = new_id("job")
+    with webhooks.store.transaction() as cursor:
+        webhooks.schedule(cursor, workspace_id, url, {"jobId": job_id, "status": "completed"})
+    webhooks.poke()
+    return job_id
+
+
+@pytest.fixture
+def hook_service(tmp_path, database_url, monkeypatch):
+    """An in-process Service allowing loopback receivers; retries pushed far away (scale 100),
+    so each test sees first attempts only."""
+    from api.service import Service, Settings
+
+    monkeypatch.setenv(SCALE, "100")
+    service = Service(Settings(data_dir=tmp_path, webhook_allow_private=True))
+    workspace, _ = service.accounts.create_workspace("hooks", "pro", 10)
+    service.workspace_id = workspace.id
+    yield service
+    service.close()
+
+
+@pytest.mark.slow
+def test_a_trickling_receiver_is_cut_off_after_10_s_sent_once_and_delays_no_other(hook_service):
+    from api.service.webhooks import Webhooks
+
+    trickler, listener = Trickler(), Listener()
+    # Two senders on one store, as two processes on one database: each attempt goes out once.
+    senders = [Webhooks(hook_service.store, hook_service.accounts, hook_service.settings) for _ in range(2)]
+    try:
+        senders[0].start()
+        slow_job = schedule(senders[0], hook_service.workspace_id, trickler.url)
+        wait_until(lambda: trickler.connections, what="the trickling receiver's connection")
+        # The same process sends another workspace's event meanwhile: the slow one holds one sender.
+        quick_job = schedule(senders[0], hook_service.workspace_id, listener.url)
+        wait_until(lambda: senders[0].deliveries(quick_job), what="the quick receiver's delivery")
+        assert listener.count() == 1
+        assert senders[0].deliveries(slow_job) == []  # the slow attempt is still going on
+        senders[1].start()  # another process, polling while the slow attempt is sent: it leaves it alone
+        [attempt] = wait_until(lambda: senders[0].deliveries(slow_job), timeout=40, what="the slow attempt's end")
+        # Cut off at 10 s in all, although each byte came within httpx's per-read timeout.
+        assert attempt["status"] is None and attempt["error"] == "no answer from 127.0.0.1 within 10 s", attempt
+        assert trickler.connections == 1
+    finally:
+        for sender in senders:
+            sender.close()
+        trickler.close()
+        listener.close()
+
+
+def test_close_keeps_the_claim_of_an_attempt_being_sent_and_lets_go_of_the_others(hook_service, monkeypatch):
+    import api.service.webhooks as module
+    from api.service.common import new_id, now
+
+    trickler = Trickler()
+    sender = module.Webhooks(hook_service.store, hook_service.accounts, hook_service.settings)
+    try:
+        sender.start()
+        sending = schedule(sender, hook_service.workspace_id, trickler.url)
+        wait_until(lambda: trickler.connections, what="the attempt to start")
+        # An attempt this process claimed but is not sending (made and claimed in one transaction,
+        # so the sender never picks it up itself).
+        waiting = new_id("job")
+        with hook_service.store.transaction() as cursor:
+            sender.schedule(cursor, hook_service.workspace_id, trickler.url, {"jobId": waiting, "status": "failed"})
+            cursor.execute(
+                "UPDATE webhook_deliveries SET claimed_by = ?, claim_until = ? WHERE job_id = ?",
+                [sender.runner, now() + dt.timedelta(seconds=60), waiting],
+            )
+        # close() waits ATTEMPT_SECONDS + 5 for a running send; shortened (after the attempt
+        # started with its 10 s) so that the send outlives the wait.
+        monkeypatch.setattr(module, "ATTEMPT_SECONDS", 0.5)
+        sender.close()
+        claims = dict(
+            hook_service.store.all(
+                "SELECT job_id, claim_until IS NOT NULL FROM webhook_deliveries WHERE state = 'pending'", []
+            )
+        )
+        assert claims == {sending: True, waiting: False}  # the one being sent keeps its claim
+        assert trickler.connections == 1
+    finally:
+        trickler.close()
