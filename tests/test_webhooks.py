@@ -318,6 +318,14 @@ def test_the_sixth_failed_attempt_abandons_the_event(request, tmp_path_factory, 
             assert all(a["status"] == 503 and "503" in a["error"] for a in attempts)
             sent_at = [r["at"] for r in receiver.received]
             assert sent_at[5] - sent_at[4] >= 7200 * 0.0005  # the last wait is the 2 h one, scaled
+        from .test_api_metrics import value
+
+        counted = scrape_when(
+            env.server,
+            lambda s: value(s, "docbench_webhook_deliveries_total", outcome="abandoned") == 1,
+            "the abandoned event in /metrics",
+        )
+        assert value(counted, "docbench_webhook_deliveries_total", outcome="failed") == 5
         env.server.stop()  # a restart does not revive an abandoned event
         env.server.start()
         with env.client() as client:
@@ -509,3 +517,158 @@ def test_close_keeps_the_claim_of_an_attempt_being_sent_and_lets_go_of_the_other
         assert trickler.connections == 1
     finally:
         trickler.close()
+
+
+# --- What sends an event, what the event says (review 18 #6, #7) ----------------------------
+
+
+def test_a_submit_the_queue_refused_sends_no_event(request, tmp_path_factory, store):
+    """503 and no jobId: the client never learned of the job, so no event may name it.
+    The queue is a real Redis that answers PING but refuses every write (maxmemory 1)."""
+    import redis
+
+    from api.service import Service, Settings
+
+    from .server import RedisServer
+
+    database_url = store_database_url(request, store)
+    data_dir = tmp_path_factory.mktemp("refused")
+    service = Service(Settings(data_dir=data_dir, database_url=database_url))
+    key = service.accounts.create_workspace("hooks", "pro", 100)[1]
+    service.close()
+    queue = RedisServer(data_dir)
+    server = Server(
+        data_dir,
+        env={"DOCBENCH_DATABASE_URL": database_url or ""},
+        args=("--webhook-allow-private", "--redis-url", queue.url),
+    ).start()
+    receiver = Listener()
+    try:
+        with server.client(key) as client:
+            design_id = design(client)
+            redis.Redis.from_url(queue.url).config_set("maxmemory", 1)  # writes fail with OOM from now on
+            body = {"rows": rows(2), "webhookUrl": receiver.url}
+            message = client.error(client.post(f"/designs/{design_id}/batch", json=body), 503, "SERVICE_UNAVAILABLE")
+            assert "nothing was charged" in message
+        server.stop()
+        service = Service(Settings(data_dir=data_dir, database_url=database_url))
+        try:
+            [(status,)] = service.store.all("SELECT status FROM batch_jobs", [])
+            assert status == "failed"  # the job was recorded, then cancelled
+            assert service.store.one("SELECT count(*) FROM webhook_deliveries", [])[0] == 0
+        finally:
+            service.close()
+        assert receiver.count() == 0
+    finally:
+        server.stop()
+        queue.stop()
+        receiver.close()
+
+
+# --- Addresses: a temporary DNS failure, a name that does not exist, pinning (#10, #29) -----
+
+
+def fake_resolver(monkeypatch, answers: dict[str, list[list[str]]]) -> list[str]:
+    """socket.getaddrinfo answering each name in `answers` with its next list of addresses
+    (the last one repeats); other hosts (IP literals included) resolve for real. Lookups of
+    those names are listed in the returned list."""
+    real = socket.getaddrinfo
+    looked_up: list[str] = []
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        if host not in answers:
+            return real(host, port, *args, **kwargs)
+        looked_up.append(host)
+        addresses = answers[host][min(looked_up.count(host), len(answers[host])) - 1]
+        if addresses == ["EAI_AGAIN"]:
+            raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+        return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (a, port)) for a in addresses]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return looked_up
+
+
+def test_a_temporary_dns_failure_is_a_503_and_a_name_that_does_not_exist_a_400(monkeypatch):
+    from api.errors import ApiError
+    from api.service.webhooks import check_webhook_url
+
+    # The machine's own resolver: a .invalid name never exists (EAI_NONAME), a lasting fault.
+    with pytest.raises(ApiError) as refused:
+        check_webhook_url("https://nowhere.invalid/hook", allow_private=False)
+    assert refused.value.code == "VALIDATION_ERROR"
+    assert "nowhere.invalid could not be resolved; check the URL's host name" in refused.value.message
+    # A resolver that cannot answer right now (EAI_AGAIN): 503, so an idempotency key keeps nothing.
+    fake_resolver(monkeypatch, {"hooks.example.com": [["EAI_AGAIN"]]})
+    with pytest.raises(ApiError) as unavailable:
+        check_webhook_url("https://hooks.example.com/hook", allow_private=False)
+    assert unavailable.value.code == "SERVICE_UNAVAILABLE"
+    assert "could not resolve the host hooks.example.com right now" in unavailable.value.message
+    assert "try again" in unavailable.value.message
+
+
+def test_a_name_resolving_to_loopback_is_refused_without_the_flag(api_server):
+    with api_server.client(api_server.workspaces["alpha"][1]) as client:
+        design_id = design(client)
+        body = {"rows": rows(1), "webhookUrl": "https://localhost/hook"}  # /etc/hosts: 127.0.0.1
+        message = client.error(client.post(f"/designs/{design_id}/batch", json=body), 400, "VALIDATION_ERROR")
+        assert "localhost resolves to a loopback address" in message and "127.0.0.1" not in message
+
+
+def test_the_attempt_connects_to_the_address_it_checked(hook_service, listener, monkeypatch):
+    """DNS rebinding: the name resolves to the receiver when checked, and elsewhere (127.0.0.2,
+    where nothing listens) at any later lookup. The POST still reaches the receiver, with the
+    name in Host: the connection went to the checked address, the name was looked up once."""
+    from api.service.webhooks import Webhooks
+
+    port = listener.url.split(":")[2].split("/")[0]
+    looked_up = fake_resolver(monkeypatch, {"rebind.example": [["127.0.0.1"], ["127.0.0.2"]]})
+    sender = Webhooks(hook_service.store, hook_service.accounts, hook_service.settings)
+    try:
+        sender.start()
+        job_id = schedule(sender, hook_service.workspace_id, f"http://rebind.example:{port}/hooks/docbench")
+        [attempt] = wait_until(lambda: sender.deliveries(job_id), what="the attempt")
+        assert (attempt["status"], attempt["error"]) == (200, None)
+        [received] = listener.received
+        assert received["headers"]["Host"] == f"rebind.example:{port}"
+        assert looked_up == ["rebind.example"]
+    finally:
+        sender.close()
+
+
+# --- Metrics (review 18 #15) -------------------------------------------------------------------
+
+
+def scrape_when(server, ready, what: str) -> dict:
+    """GET /metrics until `ready(samples)`: outcomes are counted just after they are committed."""
+    from .test_api_metrics import scrape
+
+    def samples():
+        found = scrape(server)
+        return found if ready(found) else None
+
+    return wait_until(samples, what=what)
+
+
+def test_delivery_outcomes_and_durations_are_counted_in_metrics(hooks):
+    from .test_api_metrics import scrape, value
+
+    def outcomes(samples) -> tuple[float, float, float]:
+        return (
+            value(samples, "docbench_webhook_deliveries_total", outcome="delivered"),
+            value(samples, "docbench_webhook_deliveries_total", outcome="failed"),
+            value(samples, "docbench_webhook_delivery_seconds_count"),
+        )
+
+    receiver = Listener(answers=[500])
+    try:
+        delivered, failed, timed = outcomes(scrape(hooks.server))
+        with hooks.client() as client:
+            job_id = submit(client, receiver.url)
+            deliveries_once(client, job_id, 2)
+        after = scrape_when(
+            hooks.server, lambda s: outcomes(s) == (delivered + 1, failed + 1, timed + 2), "the attempts in /metrics"
+        )
+        assert value(after, "docbench_webhook_delivery_seconds_bucket", le="+Inf") == timed + 2
+        assert value(after, "docbench_webhook_delivery_seconds_sum") > 0
+    finally:
+        receiver.close()
