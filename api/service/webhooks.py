@@ -44,7 +44,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from ..errors import ApiError, validation
-from ..images.fetch import FetchRefused, ResolverUnavailable, _parse, _resolve
+from ..images.fetch import FetchRefused, IPAddress, ResolverUnavailable, _parse, _resolve, _Target
 from ..metrics import Metrics
 from ..settings import Settings, positive_seconds_from_env
 from ..store import Store
@@ -252,7 +252,9 @@ class Webhooks:
         # trips them); asyncio's timeout bounds the attempt as a whole.
         return asyncio.run(self._send(target, addresses, payload, headers))
 
-    async def _send(self, target: Any, addresses: list, payload: bytes, headers: dict[str, str]):
+    async def _send(
+        self, target: _Target, addresses: list[IPAddress], payload: bytes, headers: dict[str, str]
+    ) -> tuple[int | None, str | None]:
         host = target.host[:100]
         scheme = urlsplit(target.url).scheme.lower()
         default_port = 443 if scheme == "https" else 80
@@ -273,7 +275,10 @@ class Webhooks:
                     pinned = f"{scheme}://{ip}:{target.port}{target.path}"
                     try:
                         async with client.stream(
-                            "POST", pinned, content=payload, headers={**headers, "Host": host_header},
+                            "POST",
+                            pinned,
+                            content=payload,
+                            headers={**headers, "Host": host_header},
                             extensions=extensions,
                         ) as response:  # the answer's body is never read: only its status counts
                             status = response.status_code
