@@ -11,6 +11,9 @@ Every series is counted in the web process, which is where every outcome is know
   their own and need no multiprocess mode;
 - batch rows by outcome (counted once, by the process that records the row);
 - credits debited and refunded by reason;
+- batch webhook attempts by outcome (delivered, failed and to be retried, abandoned after the
+  last retry), counted by the process that sent the attempt once its outcome is committed, with
+  a histogram of how long an attempt took (10 s at most, extensions.md 8);
 - the batch queue's depth (unsettled jobs and their rows not yet done), read from the
   database when scraped: the same figure in every web process.
 
@@ -33,6 +36,8 @@ log = logging.getLogger("docbench.metrics")
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 # From a fast GET (milliseconds) to a long render under load (a minute).
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+# A webhook attempt is cut off at 10 s: the top bucket holds the receivers that never answered.
+WEBHOOK_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 15.0)
 
 
 class _QueueDepth(Collector):
@@ -83,6 +88,16 @@ class Metrics:
         )
         self.credits_refunded = Counter(
             "docbench_credits_refunded", "Credits given back to workspaces", ["reason"], registry=r
+        )
+
+        self.webhook_deliveries = Counter(
+            "docbench_webhook_deliveries", "Batch webhook attempts, by outcome", ["outcome"], registry=r
+        )
+        self.webhook_delivery_seconds = Histogram(
+            "docbench_webhook_delivery_seconds",
+            "Time a batch webhook attempt took, from the address check to the receiver's status",
+            buckets=WEBHOOK_BUCKETS,
+            registry=r,
         )
 
     def watch_queue(self, depth: Callable[[], tuple[int, int]]) -> None:

@@ -4,9 +4,11 @@ what it is sent. The retry schedule is shortened with DOCBENCH_WEBHOOK_RETRY_SCA
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import hmac
 import json
+import socket
 import ssl
 import threading
 import time
@@ -146,7 +148,9 @@ def test_a_finished_batch_posts_a_signed_completed_event(hooks, listener):
         assert event["type"] == "batch.completed" and event["id"].startswith("evt_")
         assert request["headers"]["Docbench-Event-Id"] == event["id"]
         assert request["headers"]["Content-Type"] == "application/json"
-        assert event["data"] == {k: v for k, v in job.items() if k != "webhook"}
+        # The job as GET /batches/:jobId answers it, webhook included: its deliveries as they
+        # stood when the event was made (none yet).
+        assert event["data"] == {**job, "webhook": {"url": listener.url, "deliveries": []}}
         assert event["data"]["status"] == "completed" and event["data"]["completed"] == 2
         [attempt] = deliveries_once(client, job_id, 1)
         assert (attempt["attempt"], attempt["status"], attempt["error"]) == (1, 200, None)
@@ -314,6 +318,14 @@ def test_the_sixth_failed_attempt_abandons_the_event(request, tmp_path_factory, 
             assert all(a["status"] == 503 and "503" in a["error"] for a in attempts)
             sent_at = [r["at"] for r in receiver.received]
             assert sent_at[5] - sent_at[4] >= 7200 * 0.0005  # the last wait is the 2 h one, scaled
+        from .test_api_metrics import value
+
+        counted = scrape_when(
+            env.server,
+            lambda s: value(s, "docbench_webhook_deliveries_total", outcome="abandoned") == 1,
+            "the abandoned event in /metrics",
+        )
+        assert value(counted, "docbench_webhook_deliveries_total", outcome="failed") == 5
         env.server.stop()  # a restart does not revive an abandoned event
         env.server.start()
         with env.client() as client:
@@ -369,4 +381,294 @@ def test_every_attempt_checks_the_address_again(request, tmp_path_factory, store
             assert receiver.count() == sent
     finally:
         env.server.stop()
+        receiver.close()
+
+
+# --- One attempt at a time, 10 s in all (review 18 #4, #20) ----------------------------------
+
+
+class Trickler:
+    """A receiver on loopback that reads the request, then answers a valid 200 one byte a
+    second (about 40 s in all): each read comes well within httpx's 10 s per-read timeout,
+    so only a deadline on the whole attempt cuts it off. Counts the connections it accepts."""
+
+    ANSWER = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+
+    def __init__(self):
+        self.listening = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listening.getsockname()[1]}/slow"
+        self.connections = 0
+        self.stopped = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while not self.stopped.is_set():
+            try:
+                conn, _ = self.listening.accept()
+            except OSError:
+                return
+            self.connections += 1
+            threading.Thread(target=self._trickle, args=(conn,), daemon=True).start()
+
+    def _trickle(self, conn: socket.socket):
+        with conn:
+            received = b""
+            while b"\r\n\r\n" not in received:
+                received += conn.recv(65536)
+            head, _, body = received.partition(b"\r\n\r\n")
+            length = int(next(h for h in head.split(b"\r\n") if h.lower().startswith(b"content-length")).split(b":")[1])
+            while len(body) < length:
+                body += conn.recv(65536)
+            for byte in self.ANSWER:
+                if self.stopped.wait(1.0):
+                    return
+                try:
+                    conn.sendall(bytes([byte]))
+                except OSError:  # the sender gave up and closed the connection
+                    return
+
+    def close(self):
+        self.stopped.set()
+        self.listening.close()
+
+
+def schedule(webhooks, workspace_id: str, url: str) -> str:
+    """An ended job's event, scheduled as Batches.job_done does (inside a transaction)."""
+    from api.service.common import new_id
+
+    job_id = new_id("job")
+    with webhooks.store.transaction() as cursor:
+        webhooks.schedule(cursor, workspace_id, url, {"jobId": job_id, "status": "completed"})
+    webhooks.poke()
+    return job_id
+
+
+@pytest.fixture
+def hook_service(tmp_path, database_url, monkeypatch):
+    """An in-process Service allowing loopback receivers; retries pushed far away (scale 100),
+    so each test sees first attempts only."""
+    from api.service import Service, Settings
+
+    monkeypatch.setenv(SCALE, "100")
+    service = Service(Settings(data_dir=tmp_path, webhook_allow_private=True))
+    workspace, _ = service.accounts.create_workspace("hooks", "pro", 10)
+    service.workspace_id = workspace.id
+    yield service
+    service.close()
+
+
+@pytest.mark.slow
+def test_a_trickling_receiver_is_cut_off_after_10_s_sent_once_and_delays_no_other(hook_service):
+    from api.service.webhooks import Webhooks
+
+    trickler, listener = Trickler(), Listener()
+    # Two senders on one store, as two processes on one database: each attempt goes out once.
+    senders = [Webhooks(hook_service.store, hook_service.accounts, hook_service.settings) for _ in range(2)]
+    try:
+        senders[0].start()
+        slow_job = schedule(senders[0], hook_service.workspace_id, trickler.url)
+        wait_until(lambda: trickler.connections, what="the trickling receiver's connection")
+        # The same process sends another workspace's event meanwhile: the slow one holds one sender.
+        quick_job = schedule(senders[0], hook_service.workspace_id, listener.url)
+        wait_until(lambda: senders[0].deliveries(quick_job), what="the quick receiver's delivery")
+        assert listener.count() == 1
+        assert senders[0].deliveries(slow_job) == []  # the slow attempt is still going on
+        senders[1].start()  # another process, polling while the slow attempt is sent: it leaves it alone
+        [attempt] = wait_until(lambda: senders[0].deliveries(slow_job), timeout=40, what="the slow attempt's end")
+        # Cut off at 10 s in all, although each byte came within httpx's per-read timeout.
+        assert attempt["status"] is None and attempt["error"] == "no answer from 127.0.0.1 within 10 s", attempt
+        assert trickler.connections == 1
+    finally:
+        for sender in senders:
+            sender.close()
+        trickler.close()
+        listener.close()
+
+
+def test_close_keeps_the_claim_of_an_attempt_being_sent_and_lets_go_of_the_others(hook_service, monkeypatch):
+    import api.service.webhooks as module
+    from api.service.common import new_id, now
+
+    trickler = Trickler()
+    sender = module.Webhooks(hook_service.store, hook_service.accounts, hook_service.settings)
+    try:
+        sender.start()
+        sending = schedule(sender, hook_service.workspace_id, trickler.url)
+        wait_until(lambda: trickler.connections, what="the attempt to start")
+        # An attempt this process claimed but is not sending (made and claimed in one transaction,
+        # so the sender never picks it up itself).
+        waiting = new_id("job")
+        with hook_service.store.transaction() as cursor:
+            sender.schedule(cursor, hook_service.workspace_id, trickler.url, {"jobId": waiting, "status": "failed"})
+            cursor.execute(
+                "UPDATE webhook_deliveries SET claimed_by = ?, claim_until = ? WHERE job_id = ?",
+                [sender.runner, now() + dt.timedelta(seconds=60), waiting],
+            )
+        # close() waits ATTEMPT_SECONDS + 5 for a running send; shortened (after the attempt
+        # started with its 10 s) so that the send outlives the wait.
+        monkeypatch.setattr(module, "ATTEMPT_SECONDS", 0.5)
+        sender.close()
+        claims = dict(
+            hook_service.store.all(
+                "SELECT job_id, claim_until IS NOT NULL FROM webhook_deliveries WHERE state = 'pending'", []
+            )
+        )
+        assert claims == {sending: True, waiting: False}  # the one being sent keeps its claim
+        assert trickler.connections == 1
+    finally:
+        trickler.close()
+
+
+# --- What sends an event, what the event says (review 18 #6, #7) ----------------------------
+
+
+def test_a_submit_the_queue_refused_sends_no_event(request, tmp_path_factory, store):
+    """503 and no jobId: the client never learned of the job, so no event may name it.
+    The queue is a real Redis that answers PING but refuses every write (maxmemory 1)."""
+    import redis
+
+    from api.service import Service, Settings
+
+    from .server import RedisServer
+
+    database_url = store_database_url(request, store)
+    data_dir = tmp_path_factory.mktemp("refused")
+    service = Service(Settings(data_dir=data_dir, database_url=database_url))
+    key = service.accounts.create_workspace("hooks", "pro", 100)[1]
+    service.close()
+    queue = RedisServer(data_dir)
+    server = Server(
+        data_dir,
+        env={"DOCBENCH_DATABASE_URL": database_url or ""},
+        args=("--webhook-allow-private", "--redis-url", queue.url),
+    ).start()
+    receiver = Listener()
+    try:
+        with server.client(key) as client:
+            design_id = design(client)
+            redis.Redis.from_url(queue.url).config_set("maxmemory", 1)  # writes fail with OOM from now on
+            body = {"rows": rows(2), "webhookUrl": receiver.url}
+            message = client.error(client.post(f"/designs/{design_id}/batch", json=body), 503, "SERVICE_UNAVAILABLE")
+            assert "nothing was charged" in message
+        server.stop()
+        service = Service(Settings(data_dir=data_dir, database_url=database_url))
+        try:
+            [(status,)] = service.store.all("SELECT status FROM batch_jobs", [])
+            assert status == "failed"  # the job was recorded, then cancelled
+            assert service.store.one("SELECT count(*) FROM webhook_deliveries", [])[0] == 0
+        finally:
+            service.close()
+        assert receiver.count() == 0
+    finally:
+        server.stop()
+        queue.stop()
+        receiver.close()
+
+
+# --- Addresses: a temporary DNS failure, a name that does not exist, pinning (#10, #29) -----
+
+
+def fake_resolver(monkeypatch, answers: dict[str, list[list[str]]]) -> list[str]:
+    """socket.getaddrinfo answering each name in `answers` with its next list of addresses
+    (the last one repeats); other hosts (IP literals included) resolve for real. Lookups of
+    those names are listed in the returned list."""
+    real = socket.getaddrinfo
+    looked_up: list[str] = []
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        if host not in answers:
+            return real(host, port, *args, **kwargs)
+        looked_up.append(host)
+        addresses = answers[host][min(looked_up.count(host), len(answers[host])) - 1]
+        if addresses == ["EAI_AGAIN"]:
+            raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+        return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (a, port)) for a in addresses]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return looked_up
+
+
+def test_a_temporary_dns_failure_is_a_503_and_a_name_that_does_not_exist_a_400(monkeypatch):
+    from api.errors import ApiError
+    from api.service.webhooks import check_webhook_url
+
+    # The machine's own resolver: a .invalid name never exists (EAI_NONAME), a lasting fault.
+    with pytest.raises(ApiError) as refused:
+        check_webhook_url("https://nowhere.invalid/hook", allow_private=False)
+    assert refused.value.code == "VALIDATION_ERROR"
+    assert "nowhere.invalid could not be resolved; check the URL's host name" in refused.value.message
+    # A resolver that cannot answer right now (EAI_AGAIN): 503, so an idempotency key keeps nothing.
+    fake_resolver(monkeypatch, {"hooks.example.com": [["EAI_AGAIN"]]})
+    with pytest.raises(ApiError) as unavailable:
+        check_webhook_url("https://hooks.example.com/hook", allow_private=False)
+    assert unavailable.value.code == "SERVICE_UNAVAILABLE"
+    assert "could not resolve the host hooks.example.com right now" in unavailable.value.message
+    assert "try again" in unavailable.value.message
+
+
+def test_a_name_resolving_to_loopback_is_refused_without_the_flag(api_server):
+    with api_server.client(api_server.workspaces["alpha"][1]) as client:
+        design_id = design(client)
+        body = {"rows": rows(1), "webhookUrl": "https://localhost/hook"}  # /etc/hosts: 127.0.0.1
+        message = client.error(client.post(f"/designs/{design_id}/batch", json=body), 400, "VALIDATION_ERROR")
+        assert "localhost resolves to a loopback address" in message and "127.0.0.1" not in message
+
+
+def test_the_attempt_connects_to_the_address_it_checked(hook_service, listener, monkeypatch):
+    """DNS rebinding: the name resolves to the receiver when checked, and elsewhere (127.0.0.2,
+    where nothing listens) at any later lookup. The POST still reaches the receiver, with the
+    name in Host: the connection went to the checked address, the name was looked up once."""
+    from api.service.webhooks import Webhooks
+
+    port = listener.url.split(":")[2].split("/")[0]
+    looked_up = fake_resolver(monkeypatch, {"rebind.example": [["127.0.0.1"], ["127.0.0.2"]]})
+    sender = Webhooks(hook_service.store, hook_service.accounts, hook_service.settings)
+    try:
+        sender.start()
+        job_id = schedule(sender, hook_service.workspace_id, f"http://rebind.example:{port}/hooks/docbench")
+        [attempt] = wait_until(lambda: sender.deliveries(job_id), what="the attempt")
+        assert (attempt["status"], attempt["error"]) == (200, None)
+        [received] = listener.received
+        assert received["headers"]["Host"] == f"rebind.example:{port}"
+        assert looked_up == ["rebind.example"]
+    finally:
+        sender.close()
+
+
+# --- Metrics (review 18 #15) -------------------------------------------------------------------
+
+
+def scrape_when(server, ready, what: str) -> dict:
+    """GET /metrics until `ready(samples)`: outcomes are counted just after they are committed."""
+    from .test_api_metrics import scrape
+
+    def samples():
+        found = scrape(server)
+        return found if ready(found) else None
+
+    return wait_until(samples, what=what)
+
+
+def test_delivery_outcomes_and_durations_are_counted_in_metrics(hooks):
+    from .test_api_metrics import scrape, value
+
+    def outcomes(samples) -> tuple[float, float, float]:
+        return (
+            value(samples, "docbench_webhook_deliveries_total", outcome="delivered"),
+            value(samples, "docbench_webhook_deliveries_total", outcome="failed"),
+            value(samples, "docbench_webhook_delivery_seconds_count"),
+        )
+
+    receiver = Listener(answers=[500])
+    try:
+        delivered, failed, timed = outcomes(scrape(hooks.server))
+        with hooks.client() as client:
+            job_id = submit(client, receiver.url)
+            deliveries_once(client, job_id, 2)
+        after = scrape_when(
+            hooks.server, lambda s: outcomes(s) == (delivered + 1, failed + 1, timed + 2), "the attempts in /metrics"
+        )
+        assert value(after, "docbench_webhook_delivery_seconds_bucket", le="+Inf") == timed + 2
+        assert value(after, "docbench_webhook_delivery_seconds_sum") > 0
+    finally:
         receiver.close()

@@ -36,6 +36,12 @@ class FetchRefused(ValueError):
     """A URL we will not fetch, or a fetch that failed; the message is meant for API clients."""
 
 
+class ResolverUnavailable(FetchRefused):
+    """The host's name could not be looked up right now (a temporary DNS failure, EAI_AGAIN):
+    not the URL's fault, so a caller that keeps answers (idempotency) should answer 503, not
+    400. A name that does not exist stays a plain FetchRefused."""
+
+
 @dataclass(frozen=True)
 class _Target:
     url: str
@@ -130,8 +136,14 @@ def _resolve(
     else:
         try:
             infos = socket.getaddrinfo(target.host, target.port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
+        except socket.gaierror as exc:
+            if exc.errno == socket.EAI_AGAIN:
+                raise ResolverUnavailable(
+                    f"could not resolve the host {target.host[:100]} right now (a temporary DNS failure); try again"
+                ) from None
+            raise FetchRefused(_unresolved(target.host)) from None
         except (OSError, UnicodeError):
-            raise FetchRefused(f"the host {target.host[:100]} could not be resolved") from None
+            raise FetchRefused(_unresolved(target.host)) from None
         addresses = []
         for info in infos:
             try:
@@ -141,7 +153,7 @@ def _resolve(
             if address not in addresses:
                 addresses.append(address)
         if not addresses:
-            raise FetchRefused(f"the host {target.host[:100]} could not be resolved")
+            raise FetchRefused(_unresolved(target.host))
     for address in addresses:
         reason = _forbidden(address, allow_private)
         if reason is not None:
@@ -149,6 +161,10 @@ def _resolve(
             # this a DNS oracle for hosts the client cannot resolve itself (internal zones).
             raise FetchRefused(f"the host {target.host[:100]} resolves to {reason} address; {fix}")
     return addresses
+
+
+def _unresolved(host: str) -> str:
+    return f"the host {host[:100]} could not be resolved; check the URL's host name"
 
 
 def _forbidden(address: IPAddress, allow_private: bool) -> str | None:

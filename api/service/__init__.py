@@ -41,7 +41,7 @@ class Service:
         self.generation = Generation(
             self.store, self.blobs, self.signer, self.accounts, self.designs, self.media, self.renderers, self.metrics
         )
-        self.webhooks = Webhooks(self.store, self.accounts, settings)
+        self.webhooks = Webhooks(self.store, self.accounts, settings, self.metrics)
         self.batches = Batches(
             self.store, self.signer, self.accounts, self.designs, self.media, self.webhooks, self.metrics
         )

@@ -136,16 +136,21 @@ class Batches:
                 "UPDATE batch_jobs SET status = 'failed', failed = total, settled = true, updated_at = ? WHERE id = ?",
                 [now(), job_id],
             )
-            scheduled = self._schedule_webhook(cursor, job_id)
-        if scheduled:
-            self.webhooks.poke()
+        # No webhook event: the client got 503 and never learned this job's id (its retry makes
+        # another job); only a job it was told about sends one (job_done).
 
     def _schedule_webhook(self, cursor, job_id: str) -> bool:
         """In the transaction that settles the job: its event, if it named a webhook."""
         row = cursor.execute(f"SELECT {COLUMNS}, webhook_url FROM batch_jobs WHERE id = ?", [job_id]).fetchone()
         if row is None or row[-1] is None:
             return False
-        self.webhooks.schedule(cursor, row[1], row[-1], self._answer(row[:-1]))
+        url = row[-1]
+        job = self._answer(row[:-1])
+        # The event carries the job as GET /batches/:jobId answers it at this moment, webhook
+        # included; its deliveries are those made so far (none: the event is made before its
+        # first attempt, and every attempt sends these same bytes), so later GETs list more.
+        job["webhook"] = {"url": url, "deliveries": self.webhooks.deliveries(job_id, cursor)}
+        self.webhooks.schedule(cursor, row[1], url, job)
         return True
 
     # Reading
