@@ -419,3 +419,29 @@ def test_non_ascii_paths_are_sent_percent_encoded(base: str, cafile: str, server
     with pytest.raises(FetchRefused, match="404"):
         fetch_image(f"{base}/bilder/größe.png?q=ü", allow_private=True, cafile=cafile)
     assert server[1].paths == ["/bilder/gr%C3%B6%C3%9Fe.png?q=%C3%BC"]
+
+
+def test_a_temporary_dns_failure_on_an_image_url_is_a_503_not_a_kept_400(tmp_path, monkeypatch) -> None:
+    # A resolver that cannot answer right now is not the URL's fault: 503 (a retry may work, and
+    # an idempotency key keeps nothing), where a name that does not exist is the action's 400.
+    from api.errors import ApiError
+    from api.models import CreateDesignBody, PatchTreeBody
+    from api.service import Service, Settings
+
+    def getaddrinfo(host: str, port: int, *args: object, **kwargs: object) -> list[tuple]:
+        raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+
+    service = Service(Settings(data_dir=tmp_path))
+    try:
+        workspace = service.accounts.create_workspace("dns", "pro", 10)[0]
+        design_id = service.designs.create(workspace, CreateDesignBody(name="Photo"))["designId"]
+        image = {"type": "image", "name": "photo", "position": {"x": 10, "y": 10}}
+        image["data"] = {"src": "https://images.example.com/a.png"}
+        body = PatchTreeBody.model_validate({"actions": [{"type": "add_element", "args": image}]})
+        monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+        with pytest.raises(ApiError) as unavailable:
+            service.designs.patch_tree(workspace, design_id, body)
+        assert unavailable.value.code == "SERVICE_UNAVAILABLE"
+        assert "images.example.com" in unavailable.value.message and "try again" in unavailable.value.message
+    finally:
+        service.close()

@@ -136,6 +136,7 @@ class Batches:
                 "UPDATE batch_jobs SET status = 'failed', failed = total, settled = true, updated_at = ? WHERE id = ?",
                 [now(), job_id],
             )
+        self.accounts.count_refund("batch-cancelled", rows)  # counted once committed
         # No webhook event: the client got 503 and never learned this job's id (its retry makes
         # another job); only a job it was told about sends one (job_done).
 

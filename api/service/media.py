@@ -18,7 +18,7 @@ from engine.names import strip_invisible
 
 from ..blobs import Blobs, UrlSigner
 from ..errors import ApiError, validation
-from ..images.fetch import FetchRefused, fetch_image
+from ..images.fetch import FetchRefused, ResolverUnavailable, fetch_image
 from ..images.processing import ProcessedImage, draw_placeholder
 from ..models import NAME_MAX_LENGTH, ListQuery, PlaceholderBody
 from ..renderers import Renderers
@@ -301,6 +301,8 @@ class Media:
                     allow_private=self.settings.fetch_allow_private,
                     cafile=self.settings.fetch_cafile,
                 )
+            except ResolverUnavailable as exc:  # not the URL's fault: a retry may succeed (and is not a kept 400)
+                raise ApiError("SERVICE_UNAVAILABLE", str(exc)) from None
             except FetchRefused as exc:
                 raise ValueError(str(exc)) from None
             name = _default_name(source.split("?")[0], "fetched image")
