@@ -217,7 +217,7 @@ def test_attachments_read_back_with_their_relationship(design, row, profile, tmp
         csv, logo = files["lines.csv"], files["logo.png"]
         assert csv.get_file().read_bytes() == CSV and logo.get_file().read_bytes() == PNG_BYTES
         assert csv.obj.AFRelationship == "/Source" and logo.obj.AFRelationship == "/Unspecified"
-        assert csv.description == "The invoice lines"
+        assert csv.description == "The invoice lines" and logo.description == "logo.png"  # PDF/UA: every one has /Desc
         assert csv.obj.EF.F.Subtype == "/text/csv" and logo.obj.EF.F.Subtype == "/image/png"
         assert int(csv.obj.EF.F.Params.Size) == len(CSV)
         listed = sorted(str(spec.F) for spec in document.Root.AF) if "/AF" in document.Root else []
@@ -227,6 +227,7 @@ def test_attachments_read_back_with_their_relationship(design, row, profile, tmp
         assert_valid_pdf_a(write(tmp_path, "attached.pdf", pdf))
     if profile == "accessible":
         assert problems(pdf) == []
+        assert_passes_outloud(write(tmp_path, "attached.pdf", pdf))
 
 
 def test_attachments_with_an_e_invoice_are_all_associated(design, row, tmp_path):

@@ -112,8 +112,6 @@ def factur_x_xml(invoice: Mapping[str, Any] | Any, level: Level = "en16931") -> 
             tax = ApplicableTradeTax()
             tax.calculated_amount = vat
             tax.type_code = "VAT"
-            if rate == 0:
-                tax.exemption_reason = "Zero rated"
             tax.basis_amount = basis.quantize(CENT)
             tax.category_code = _category(rate)
             tax.rate_applicable_percent = rate
