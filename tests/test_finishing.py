@@ -377,6 +377,7 @@ def test_encryption_is_aes_256_with_the_permissions_asked_for(design, row, profi
         assert "No. INV-0007" in pdf_text(document_bytes(document))[0]
     with pikepdf.open(io.BytesIO(pdf), password="owner-secret") as document:
         assert document.owner_password_matched
+    assert len(pdf) < 1.2 * len(render(design, row, profile))  # the streams stay compressed
 
 
 def document_bytes(document: pikepdf.Pdf) -> bytes:
