@@ -64,16 +64,17 @@ class Finishing(BaseModel):
                     f'eInvoice needs pdfProfile "pdf-a" (got {profile!r}): a Factur-X invoice is a PDF/A-3 '
                     'document with its XML embedded; set pdfProfile to "pdf-a"'
                 )
+            # The size first: an XML is only parsed once it is known to fit.
+            if sum(len(file.content) for file in files) + len(self.e_invoice.xml) > MAX_ATTACHMENT_BYTES:
+                raise EngineError(
+                    "the attachments and the e-invoice XML come to more than 5 MB together: "
+                    "compress the attachments or leave some out"
+                )
             invoice = check_invoice(self.e_invoice)
             invoice_file = invoice.embedded_file()
             if any(file.name == invoice_file.name for file in files):
                 raise EngineError(
                     f"an attachment is named {invoice_file.name}, the name the e-invoice is embedded under: rename it"
-                )
-            if sum(len(file.content) for file in files) + len(invoice_file.content) > MAX_ATTACHMENT_BYTES:
-                raise EngineError(
-                    "the attachments and the e-invoice XML come to more than 5 MB together: "
-                    "compress the attachments or leave some out"
                 )
             files.append(invoice_file)
             xmp = invoice.xmp()

@@ -240,6 +240,12 @@ def test_attachments_with_an_e_invoice_are_all_associated(design, row, tmp_path)
     assert_valid_pdf_a(write(tmp_path, "both.pdf", pdf))
 
 
+def test_the_e_invoice_counts_towards_the_5_mb(design, row):
+    almost = [{"name": "big.bin", "mimeType": "application/octet-stream", "content": bytes(5 * 1024 * 1024 - 100)}]
+    with pytest.raises(EngineError, match="more than 5 MB together"):
+        render(design, row, "pdf-a", attachments=almost, eInvoice=e_invoice(factur_x_xml(INVOICE, "basic")))
+
+
 def test_an_attachment_may_not_take_the_e_invoices_name(design, row):
     clash = [{"name": "factur-x.xml", "mimeType": "text/xml", "content": ""}]
     with pytest.raises(EngineError, match="named factur-x.xml.*rename it"):
