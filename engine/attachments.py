@@ -82,7 +82,9 @@ def check_attachments(attachments: list[Attachment]) -> list[Attachment]:
 
 
 # A list of attachments as a caller passes it: every face validates the limits here.
-Attachments = Annotated[list[Attachment], AfterValidator(check_attachments)]
+Attachments = Annotated[
+    list[Attachment], AfterValidator(check_attachments), Field(json_schema_extra={"maxItems": MAX_ATTACHMENTS})
+]
 
 
 @dataclass(frozen=True)
