@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import copy
 import importlib.resources
+import re
+import threading
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
@@ -43,6 +45,7 @@ _RELATIONSHIP: dict[str, Relationship] = {
 }
 # No DTD, no entities, no network: the XML comes from a caller.
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
+_SCHEMA_LOCK = threading.Lock()
 
 
 class EInvoiceError(EngineError):
@@ -98,20 +101,18 @@ def check_invoice(invoice: EInvoice) -> CheckedInvoice:
     try:
         root = etree.fromstring(invoice.xml, _PARSER)
     except etree.XMLSyntaxError as exc:
-        raise EInvoiceError(f"eInvoice.xml is not well-formed XML: line {exc.lineno}: {exc.msg}") from exc
+        reason = re.sub(r", line \d+, column \d+$", "", exc.msg)  # said once, first
+        raise EInvoiceError(f"eInvoice.xml is not well-formed XML: line {exc.lineno}: {reason}") from exc
     try:
         flavor = get_flavor(root)
-    except Exception as exc:  # facturx raises a bare Exception for an unknown root
+    except Exception:  # facturx raises a bare Exception for a root it does not know
         flavor = None
-        cause: Exception | None = exc
-    else:
-        cause = None
     if flavor != "factur-x":
         raise EInvoiceError(
             f"eInvoice.xml is not a Factur-X / ZUGFeRD 2 invoice (its root is {etree.QName(root).localname}): "
             "the standard factur-x takes a UN/CEFACT rsm:CrossIndustryInvoice; convert UBL or ZUGFeRD 1 "
             "invoices to it first"
-        ) from cause
+        )
     try:
         level = get_level(root, "factur-x")
     except ValueError as exc:
@@ -126,8 +127,11 @@ def check_invoice(invoice: EInvoice) -> CheckedInvoice:
             "use MINIMUM, BASIC WL, BASIC, EN 16931 or EXTENDED"
         )
     schema = _schema(level)
-    if not schema.validate(root):
-        error = schema.error_log.filter_from_errors()[0]
+    with _SCHEMA_LOCK:  # a schema's error_log is its own, shared by the threads that use it
+        valid = schema.validate(root)
+        errors = schema.error_log.filter_from_errors()
+    if not valid:
+        error = errors[0]
         raise EInvoiceError(
             f"eInvoice.xml does not match the Factur-X {FACTURX_LEVEL2xmp[level]} schema it declares: "
             f"line {error.line}: {error.message}"
