@@ -424,3 +424,54 @@ def test_an_empty_finishing_changes_nothing(design, row, profile):
     plain = render_pdf(design, row, samples.resolver, profile)
     assert render(design, row, profile) == plain
     assert render(design, row, profile, sign=True) == plain  # signing is the caller's step, after the engine
+
+
+def test_an_encrypted_render_can_be_signed_last_with_the_owner_password(design, row):
+    """spec 9: the signature comes after encryption. pyHanko signs an AES-256 document
+    once authenticated with its owner password (an incremental update, encrypted with the
+    document's key), so `sign` with `encryption` is not refused: the signing step passes
+    `finishing.encryption.owner_password` to `IncrementalPdfFileWriter.encrypt`."""
+    import datetime as dt
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.serialization import pkcs12
+    from cryptography.x509.oid import NameOID
+    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+    from pyhanko.pdf_utils.reader import PdfFileReader
+    from pyhanko.sign import signers
+    from pyhanko.sign.validation import validate_pdf_signature
+    from pyhanko_certvalidator import ValidationContext
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "docbench test signer")])
+    now = dt.datetime.now(dt.UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1))
+        .not_valid_after(now + dt.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    bundle = pkcs12.serialize_key_and_certificates(
+        b"signer", key, certificate, None, serialization.BestAvailableEncryption(b"p12")
+    )
+    signer = signers.SimpleSigner.load_pkcs12_data(bundle, other_certs=[], passphrase=b"p12")
+    finishing = {"ownerPassword": "owner-secret", "userPassword": "reader", "allow": ["print"]}
+    pdf = render(design, row, "accessible", encryption=finishing, sign=True)
+
+    writer = IncrementalPdfFileWriter(io.BytesIO(pdf))
+    writer.encrypt(Finishing.model_validate({"encryption": finishing}).encryption.owner_password)
+    signed = signers.sign_pdf(writer, signers.PdfSignatureMetadata(field_name="docbench"), signer=signer).getvalue()
+
+    reader = PdfFileReader(io.BytesIO(signed))
+    reader.decrypt("reader")
+    status = validate_pdf_signature(reader.embedded_signatures[0], ValidationContext(trust_roots=[signer.signing_cert]))
+    assert status.intact and status.valid and status.trusted
+    with pikepdf.open(io.BytesIO(signed), password="reader") as document:
+        assert document.encryption.R == 6 and document.allow.print_highres and not document.allow.modify_other
