@@ -10,8 +10,12 @@ from __future__ import annotations
 
 from . import actions, fonts, icons
 from .actions import apply, catalog
+from .attachments import Attachment
+from .einvoice import EInvoice
 from .elements import ELEMENT_TYPES
+from .encryption import Encryption
 from .errors import ActionError, EngineError, LimitExceeded, RenderError, ValueBindingError
+from .finishing import Finishing
 from .images import ImageError, Resolver
 from .render import PageNotFound, Profile, rasterize, render_pdf, render_png
 from .tree import SCHEMA_VERSION, DesignTree, new_design
@@ -24,9 +28,13 @@ __all__ = [
     "ELEMENT_TYPES",
     "SCHEMA_VERSION",
     "ActionError",
+    "Attachment",
     "Design",
     "DesignTree",
+    "EInvoice",
+    "Encryption",
     "EngineError",
+    "Finishing",
     "ImageError",
     "LimitExceeded",
     "PageNotFound",

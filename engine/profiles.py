@@ -18,6 +18,7 @@ from xml.sax.saxutils import escape
 import pikepdf
 from pikepdf import Array, Dictionary, Name, String
 
+from .finishing import NO_FINISHING, FinishingPlan
 from .tagging import DEFAULT_LANGUAGE, AnnotationRef, StructNode, Tagger
 from .tree import DesignTree
 
@@ -31,8 +32,11 @@ def _icc_bytes() -> bytes:
     return ICC_PROFILE.read_bytes()
 
 
-def finish(pdf_bytes: bytes, tree: DesignTree, tagger: Tagger, profile: str) -> bytes:
-    """Turn ReportLab's marked-up output into a tagged PDF of the given profile."""
+def finish(
+    pdf_bytes: bytes, tree: DesignTree, tagger: Tagger, profile: str, finishing: FinishingPlan = NO_FINISHING
+) -> bytes:
+    """Turn ReportLab's marked-up output into a tagged PDF of the given profile, with the
+    render's finishing (attachments, e-invoice, encryption) in the same pikepdf pass."""
     pdf = pikepdf.open(io.BytesIO(pdf_bytes))
     pages = [page.obj for page in pdf.pages]
     _structure(pdf, pages, tagger)
@@ -47,8 +51,9 @@ def finish(pdf_bytes: bytes, tree: DesignTree, tagger: Tagger, profile: str) -> 
     pdf.docinfo[Name.Title] = title
     if "/Trapped" in pdf.docinfo:
         del pdf.docinfo["/Trapped"]  # has no XMP counterpart; PDF/A wants the two to agree
+    finishing.apply(pdf)
     pdf.Root.Metadata = pdf.make_stream(
-        _xmp(pdf.docinfo, title, language, profile).encode(), Type=Name.Metadata, Subtype=Name.XML
+        _xmp(pdf.docinfo, title, language, profile, finishing.xmp).encode(), Type=Name.Metadata, Subtype=Name.XML
     )
     if profile == "pdf-a":
         icc = pikepdf.Stream(pdf, _icc_bytes())
@@ -67,17 +72,9 @@ def finish(pdf_bytes: bytes, tree: DesignTree, tagger: Tagger, profile: str) -> 
             ]
         )
     out = io.BytesIO()
-    # deterministic_id keeps the engine's promise: the same input gives the same bytes.
-    # Streams are copied exactly as ReportLab wrote them (as in the standard profile):
-    # letting qpdf decode and compress them again was 6 of this pass's 10 ms.
-    pdf.save(
-        out,
-        min_version="1.7",
-        fix_metadata_version=False,
-        deterministic_id=True,
-        stream_decode_level=pikepdf.StreamDecodeLevel.none,
-        compress_streams=False,
-    )
+    # save_options: a deterministic /ID (the same input gives the same bytes) and the
+    # streams copied as ReportLab wrote them, unless the document is encrypted.
+    pdf.save(out, min_version="1.7", fix_metadata_version=False, **finishing.save_options())
     return out.getvalue()
 
 
@@ -94,8 +91,9 @@ def _xmp_date(pdf_date: str) -> str:
     return f"{year}-{month}-{day}T{hour}:{minute}:{second}{zone}"
 
 
-def _xmp(info: pikepdf.Dictionary, title: str, language: str, profile: str) -> str:
-    """The XMP packet, mirroring the document info field by field.
+def _xmp(info: pikepdf.Dictionary, title: str, language: str, profile: str, extra: str = "") -> str:
+    """The XMP packet, mirroring the document info field by field; `extra` is more
+    rdf:Description elements (the Factur-X properties and their extension schema).
 
     Written as text rather than through pikepdf's metadata editor, which costs more
     than the rest of this pass; every value is XML-escaped.
@@ -132,7 +130,9 @@ def _xmp(info: pikepdf.Dictionary, title: str, language: str, profile: str) -> s
         'xmlns:pdf="http://ns.adobe.com/pdf/1.3/" xmlns:xmp="http://ns.adobe.com/xap/1.0/" '
         'xmlns:pdfuaid="http://www.aiim.org/pdfua/ns/id/" xmlns:pdfaid="http://www.aiim.org/pdfa/ns/id/">'
         + "".join(fields)
-        + '</rdf:Description></rdf:RDF></x:xmpmeta>\n<?xpacket end="w"?>'
+        + "</rdf:Description>"
+        + extra
+        + '</rdf:RDF></x:xmpmeta>\n<?xpacket end="w"?>'
     )
 
 

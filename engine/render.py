@@ -21,6 +21,7 @@ from .elements import ELEMENT_TYPES, DrawContext
 from .errors import EngineError, LimitExceeded
 from .field_variables import shows_sheet_numbers
 from .fields import Sheet
+from .finishing import NO_FINISHING, Finishing, FinishingPlan
 from .images import ImageLibrary, Resolver, place
 from .layout import LaidOutPage, Placement, layout
 from .links import add_link
@@ -51,14 +52,27 @@ def render_pdf(
     pages: list[int] | None = None,
     max_sheets: int | None = None,
     watermark: Watermark | None = None,
+    finishing: Finishing | None = None,
 ) -> bytes:
     """Render the design with the values filled in; hidden elements are left out.
 
     `max_sheets` bounds the document's length (continuation sheets of growing tables
     included): past it LimitExceeded is raised after layout, before anything is drawn,
     since drawing is where a long document spends its time.
+
+    `finishing` (spec 9) adds attachments, a Factur-X e-invoice, a watermark and
+    encryption; it is checked against the profile before anything is drawn. Its `sign`
+    is the caller's to act on, after this returns (the signature comes last). `watermark`
+    alone is the previews' shorthand for `Finishing(watermark=...)`.
     """
-    return _render(tree, values, resolver, profile, pages, max_sheets, watermark=watermark)
+    if finishing is not None and finishing.watermark is not None:
+        if watermark is not None and watermark != finishing.watermark:
+            raise EngineError("two watermarks given: pass it once, as finishing.watermark")
+        watermark = finishing.watermark
+    if profile not in ("standard", "accessible", "pdf-a"):
+        raise EngineError(f"pdfProfile must be standard, accessible or pdf-a (got {profile!r})")
+    plan = finishing.plan(profile) if finishing is not None else NO_FINISHING
+    return _render(tree, values, resolver, profile, pages, max_sheets, watermark=watermark, finishing=plan)
 
 
 def _render(
@@ -70,6 +84,7 @@ def _render(
     max_sheets: int | None,
     first_sheet_only: bool = False,
     watermark: Watermark | None = None,
+    finishing: FinishingPlan = NO_FINISHING,
 ) -> bytes:
     if profile not in ("standard", "accessible", "pdf-a"):
         raise EngineError(f"pdfProfile must be standard, accessible or pdf-a (got {profile!r})")
@@ -126,8 +141,8 @@ def _render(
     if isinstance(tags, Tagger):
         from .profiles import finish
 
-        return finish(buffer.getvalue(), filled, tags, profile)
-    return buffer.getvalue()
+        return finish(buffer.getvalue(), filled, tags, profile, finishing)
+    return finishing.finish_untagged(buffer.getvalue())
 
 
 @contextmanager

@@ -1,0 +1,94 @@
+"""What each per-render finishing option (extensions.md 9) costs the engine, against the
+plain render of the reference invoice in the same run.
+
+    .venv/bin/python -m benchmarks.finishing [--quick] [--json]
+
+Every case renders the invoice of workbench.samples from rows of its own (none drawn
+before), interleaved with the others so a busy machine slows them alike; only
+`render_pdf` is timed. The e-invoice
+is an EN 16931 Factur-X XML of 20 lines built once by workbench.einvoice (its schema
+check and embedding are timed; building it is not). Signing is not an engine step: it is
+measured where it happens (the API benchmark).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+
+from engine import Finishing, render_pdf
+from workbench import samples
+from workbench.einvoice import factur_x_xml
+
+RUNS = 60
+WARMUP_ROW = 1_000_000  # far from the timed rows: no timed render finds its row cached
+
+INVOICE = {
+    "number": "INV-2026-0001",
+    "issue_date": "2026-03-31",
+    "seller": {"name": "Acme GmbH", "country": "DE", "vat_id": "DE123456789"},
+    "buyer": {"name": "Globex SARL", "country": "FR"},
+    "lines": [
+        {"name": f"Service {i}", "quantity": 1 + i % 4, "unit_price": "45.00", "vat_rate": 19} for i in range(20)
+    ],
+}
+
+
+def cases() -> dict[str, tuple[str, Finishing | None]]:
+    xml = factur_x_xml(INVOICE, "en16931")
+    attachments = [
+        {"name": "lines.csv", "mimeType": "text/csv", "content": b"item,qty\n" * 200},
+        {"name": "logo.png", "mimeType": "image/png", "content": samples.logo_png()},
+    ]
+    return {
+        "standard": ("standard", None),
+        "pdf-a": ("pdf-a", None),
+        "pdf-a + e-invoice": ("pdf-a", Finishing(e_invoice={"standard": "factur-x", "xml": xml})),
+        "standard + attachments": ("standard", Finishing(attachments=attachments)),
+        "standard + watermark": ("standard", Finishing(watermark={"text": "CONFIDENTIAL"})),
+        "standard + encryption": (
+            "standard",
+            Finishing(encryption={"ownerPassword": "owner", "userPassword": "reader", "allow": ["print"]}),
+        ),
+        "accessible + encryption": ("accessible", Finishing(encryption={"ownerPassword": "owner", "allow": ["print"]})),
+    }
+
+
+def measure(runs: int) -> dict[str, float]:
+    """Median milliseconds per PDF of each case."""
+    design = samples.invoice()
+    work = cases()
+    for index, (profile, finishing) in enumerate(work.values()):  # fonts, schemas, imports warm
+        render_pdf(design, samples.invoice_row(WARMUP_ROW + index), samples.resolver, profile, finishing=finishing)
+    times: dict[str, list[float]] = {name: [] for name in work}
+    for run in range(runs):
+        for index, (name, (profile, finishing)) in enumerate(work.items()):
+            # Each case its own rows: a row drawn by the case before would find its text
+            # and QR code in docbench's caches.
+            row = samples.invoice_row(run * len(work) + index)
+            start = time.perf_counter()
+            render_pdf(design, row, samples.resolver, profile, finishing=finishing)
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) * 1000 for name, values in times.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a sixth of the runs")
+    parser.add_argument("--json", action="store_true", help="also print one JSON object, last line")
+    args = parser.parse_args()
+    medians = measure(RUNS // 6 if args.quick else RUNS)
+    base = medians["standard"]
+    print(f"{'reference invoice':26s} {'ms/PDF':>8s} {'PDFs/s':>8s} {'vs standard':>12s}")
+    for name, ms in medians.items():
+        print(f"{name:26s} {ms:8.1f} {1000 / ms:8.1f} {ms / base:11.2f}x")
+    if args.json:
+        print(
+            json.dumps({name: {"ms": round(ms, 2), "pdfs_per_s": round(1000 / ms, 1)} for name, ms in medians.items()})
+        )
+
+
+if __name__ == "__main__":
+    main()
