@@ -11,9 +11,14 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model, model_validator
 
 from engine.actions import MAX_ACTIONS, Action
+from engine.attachments import Attachments
+from engine.einvoice import EInvoice
+from engine.encryption import Encryption
+from engine.finishing import Finishing
 from engine.names import check_visible
 from engine.paper import MAX_PAGE_SIDE, MIN_PAGE_SIDE, Orientation, PaperSize
 from engine.render import Profile
+from engine.watermark import Watermark
 
 from .plans import FEATURES
 
@@ -91,19 +96,61 @@ class PatchTreeBody(Strict):
     actions: list[Action] = Field(min_length=1, max_length=MAX_ACTIONS)
 
 
-class GenerateBody(Strict):
+class FinishingOptions(Strict):
+    """What a render may add beyond the design (extensions.md 9), in this order: attachments
+    and e-invoice, watermark, encryption, signature last. The engine owns each shape."""
+
+    attachments: Attachments = Field(None, description="Files to embed: at most 10, 5 MB together")
+    eInvoice: EInvoice = Field(None, description='A Factur-X / ZUGFeRD 2 invoice XML (needs pdfProfile "pdf-a")')
+    watermark: Watermark = Field(None, description="Text drawn over every page (an artifact in tagged profiles)")
+    encryption: Encryption = Field(None, description="AES-256 with a password and permissions (not with pdf-a)")
+    sign: bool = Field(None, description="Sign with the workspace's signing certificate (PAdES B-B), last")
+
+    def finishing(self) -> Finishing | None:
+        """The engine's Finishing, or None when nothing beyond the design was asked for."""
+        if not (self.attachments or self.eInvoice or self.watermark or self.encryption or self.sign):
+            return None
+        return Finishing(
+            attachments=self.attachments or [],
+            e_invoice=self.eInvoice,
+            watermark=self.watermark,
+            encryption=self.encryption,
+            sign=bool(self.sign),
+        )
+
+
+class GenerateBody(FinishingOptions):
     data: dict[str, Any] = Field(None, description="Variable name to value")
     pdfProfile: PdfProfile = Field(None, description="standard (default), accessible or pdf-a")
 
 
-class BatchBody(Strict):
+class RowOptions(Strict):
+    """A batch row's own files or e-invoice, added to the batch's (rowOptions[i] for rows[i])."""
+
+    attachments: Attachments = Field(None, description="Added to the batch's attachments (the limits apply to both)")
+    eInvoice: EInvoice = Field(None, description="This row's invoice XML, in place of the batch's")
+
+
+class BatchBody(FinishingOptions):
     rows: list[dict[str, Any]] = Field(min_length=1, max_length=100, description="One object of values per PDF")
+    rowOptions: list[RowOptions] = Field(
+        None, max_length=100, description="One entry per row, as long as rows: a row's own attachments or e-invoice"
+    )
     pdfProfile: PdfProfile = Field(None, description="Applies to every row")
     webhookUrl: str = Field(
         None,
         max_length=2000,
         description="https URL POSTed a signed batch.completed or batch.failed event when the job ends",
     )
+
+    @model_validator(mode="after")
+    def _one_option_per_row(self) -> BatchBody:
+        if self.rowOptions is not None and len(self.rowOptions) != len(self.rows):
+            raise ValueError(
+                f"rowOptions has {len(self.rowOptions)} entries for {len(self.rows)} rows: "
+                "give one per row ({} for a row with none)"
+            )
+        return self
 
 
 class BatchRowsQuery(Strict):

@@ -145,13 +145,22 @@ def generate_from_data(
     out: str | Path | None = None,
     progress: bool = True,
     timeout: float = 600,
+    options: Mapping[str, Any] | None = None,
 ) -> BatchResult:
     """One PDF per row of a DataFrame or list of dicts, its columns filling the design's variables
     (`workbench.rows.rows_for`), in batches of at most the API's limit (`generate_many`)."""
     tree = engine.DesignTree.model_validate(client.call("get_design_tree", {"designId": design.designId}))
     values = row_values.rows_for(data, list(tree.variables), row_values.header_rows(tree), columns)
     return generate_many(
-        client, design.designId, values, profile=profile, out=out, progress=progress, label=design.name, timeout=timeout
+        client,
+        design.designId,
+        values,
+        profile=profile,
+        out=out,
+        progress=progress,
+        label=design.name,
+        timeout=timeout,
+        options=options,
     )
 
 
@@ -166,8 +175,10 @@ def generate_many(
     label: str | None = None,
     timeout: float = 600,
     interval: float = 0.2,
+    options: Mapping[str, Any] | None = None,
 ) -> BatchResult:
-    """Generate one PDF per row; `timeout` is how long to wait without any row finishing."""
+    """Generate one PDF per row; `timeout` is how long to wait without any row finishing.
+    `options` are body keys every batch carries (extensions.md 9: attachments, watermark…)."""
     output = _Output(out, len(rows))
     failures: dict[int, str] = {}
     jobs: list[_Job] = []
@@ -175,7 +186,7 @@ def generate_many(
     bar = _progress_bar(len(rows), label or design_id, progress)
     try:
         for start in range(0, len(rows), CHUNK_ROWS):
-            body: dict[str, Any] = {"rows": rows[start : start + CHUNK_ROWS]}
+            body: dict[str, Any] = {"rows": rows[start : start + CHUNK_ROWS], **(options or {})}
             if profile is not None:
                 body["pdfProfile"] = profile
             try:

@@ -8,7 +8,7 @@
         "buyer": {"name": "Globex SARL", "country": "FR"},
         "lines": [{"name": "Consulting", "quantity": 3, "unit_price": "120.00", "vat_rate": 19}],
     }, level="en16931")
-    design.generate(row, pdf_profile="pdf-a", e_invoice=xml)
+    design.generate(row, profile="pdf-a", e_invoice=xml)
 
 The totals are computed from the lines (net per VAT rate, VAT rounded to cents), so
 they agree with each other. The XML is checked against the level's schema by drafthorse

@@ -31,6 +31,7 @@ from .client import Client, LocalClient
 from .connection import DEFAULT_URL as DEFAULT_URL  # where connect's docs send a held data dir
 from .connection import PAGE_SIZE as LARGEST_PAGE
 from .connection import find_design, list_designs, open_connection
+from .finishing import finishing_keys
 
 
 def connect(
@@ -251,10 +252,19 @@ class Design(Authoring):
         return InlineEditor(self.workbench.client, self.id, height)
 
     def generate(
-        self, values: Mapping[str, Any] | None = None, *, profile: str | None = None, path: str | Path | None = None
+        self,
+        values: Mapping[str, Any] | None = None,
+        *,
+        profile: str | None = None,
+        path: str | Path | None = None,
+        **finishing: Any,
     ) -> bytes:
-        """One PDF (1 credit) with these values; also written to `path` when given."""
-        body: dict[str, Any] = {"data": self._values(values or {})}
+        """One PDF (1 credit) with these values; also written to `path` when given.
+
+        It may also carry `attachments`, an `e_invoice` (Factur-X XML; with profile "pdf-a"),
+        a `watermark`, a `password` (or `encryption`) and `sign=True`: see
+        `workbench.finishing.finishing_keys`."""
+        body: dict[str, Any] = {"data": self._values(values or {}), **finishing_keys(**finishing)}
         if profile is not None:
             body["pdfProfile"] = profile
         generation = m.Generation.model_validate(self._call("generate_pdf", body))
@@ -273,6 +283,7 @@ class Design(Authoring):
         out: str | Path | None = None,
         progress: bool = True,
         timeout: float = 600,
+        **finishing: Any,
     ) -> BatchResult:
         """One PDF per row of a pandas or polars DataFrame or a list of dicts (1 credit each).
 
@@ -280,6 +291,7 @@ class Design(Authoring):
         A cell holding a DataFrame or a list of records fills a table. `out` is a folder
         (`row-0001.pdf`…) or a `.zip`; without it the PDFs stay in `result.pdfs`. Rows go
         in batches of at most 100; `result.failures` lists failed rows by position.
+        Every PDF gets the same `attachments`, `watermark`, `password`, `sign`… as `generate`.
         """
         return generate_from_data(
             self.workbench.client,
@@ -290,4 +302,5 @@ class Design(Authoring):
             out=out,
             progress=progress,
             timeout=timeout,
+            options=finishing_keys(**finishing),
         )

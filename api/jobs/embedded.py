@@ -133,7 +133,7 @@ class EmbeddedBackend:
         """One row in a render process: its result, a failed one when its process was stopped."""
         limits = RenderLimits.from_environment()
         # Only this row crosses the pipe, not the whole batch's rows each time.
-        one_row = payload.model_copy(update={"rows": [payload.rows[index]]})
+        one_row = payload.one_row(index)
         seconds = limits.render_seconds * WALL_CLOCK_FACTOR
         for attempt in range(1, MAX_ATTEMPTS + 1):
             if self._closed:

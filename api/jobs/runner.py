@@ -26,6 +26,7 @@ import engine
 from engine.errors import EngineError, RenderError
 
 from ..blobs import copy_to, open_blobs
+from ..models import RowOptions
 from ..renderers import RenderLimits, check_pdf_size
 
 log = logging.getLogger("docbench.jobs")
@@ -52,6 +53,19 @@ class JobPayload(BaseModel):
     rows: list[dict[str, Any]]
     profile: str
     images: dict[str, str]  # image ref -> blob key of the bytes to draw
+    finishing: engine.Finishing | None = None  # extensions.md 9: what every row's PDF gets
+    row_options: list[RowOptions | None] | None = None  # rowOptions: a row's own files or e-invoice
+
+    def row_finishing(self, index: int) -> engine.Finishing | None:
+        own = self.row_options[index] if self.row_options else None
+        if own is None:
+            return self.finishing
+        return (self.finishing or engine.Finishing()).for_row(own.attachments, own.eInvoice)
+
+    def one_row(self, index: int) -> JobPayload:
+        """This payload with only row `index` (as row 0): what crosses a pipe to render it."""
+        own = [self.row_options[index]] if self.row_options else None
+        return self.model_copy(update={"rows": [self.rows[index]], "row_options": own})
 
 
 class RowResult(BaseModel):
@@ -97,6 +111,7 @@ def _render_row(payload: JobPayload, index: int, blob_root: str | Path) -> RowRe
                 resolve,
                 payload.profile,  # type: ignore[arg-type]
                 max_sheets=limits.max_pages,
+                finishing=payload.row_finishing(index),
             )
         check_pdf_size(pdf, limits.max_pdf_bytes)
     except _RowDeadline:

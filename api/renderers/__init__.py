@@ -96,10 +96,13 @@ class Renderers:
         profile: str,
         images: dict[str, str],
         cancel: Cancellation | None = None,
+        finishing: Any = None,
     ) -> tuple[str, int]:
-        """Render a generation into the blob store: (blob key, size in bytes)."""
+        """Render a generation into the blob store: (blob key, size in bytes). `finishing` is an
+        engine.Finishing (extensions.md 9) or None."""
         limits = self.limits
         args = (tree_json, values, profile, images, str(self.blob_root), limits.max_pages, limits.max_pdf_bytes)
+        args += (finishing,)
         return self._call("render_pdf", args, owner, limits.render_seconds, cancel, "the document")
 
     def png(

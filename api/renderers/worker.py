@@ -28,7 +28,14 @@ RENDER_NICENESS = 5  # added to the server's: below the web process when a core 
 
 
 def render_pdf(
-    tree_json: str, values: dict, profile: str, images: dict[str, str], blob_root: str, max_pages: int, max_bytes: int
+    tree_json: str,
+    values: dict,
+    profile: str,
+    images: dict[str, str],
+    blob_root: str,
+    max_pages: int,
+    max_bytes: int,
+    finishing=None,  # noqa: ANN001 (an engine.Finishing, imported with the engine)
 ) -> tuple[str, int]:
     """A generation's PDF, written to the blob store: (blob key, bytes)."""
     import engine
@@ -39,7 +46,8 @@ def render_pdf(
 
     blobs = open_blobs(blob_root)
     tree = parsed_tree(tree_json)
-    pdf = engine.render_pdf(tree, values, _resolver(blobs, images), profile, max_sheets=max_pages)  # type: ignore[arg-type]
+    resolver = _resolver(blobs, images)
+    pdf = engine.render_pdf(tree, values, resolver, profile, max_sheets=max_pages, finishing=finishing)  # type: ignore[arg-type]
     check_pdf_size(pdf, max_bytes)
     return blobs.put(pdf, "application/pdf"), len(pdf)
 

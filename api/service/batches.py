@@ -38,6 +38,7 @@ from ..store import Store
 from .accounts import Accounts
 from .common import Workspace, decode_row_cursor, encode_row_cursor, iso, new_id, now
 from .designs import Designs
+from .finishing import checked_rows as finishing_checked_rows
 from .media import Media
 from .values import checked_values, present_images
 from .webhooks import Webhooks, check_webhook_url
@@ -85,6 +86,8 @@ class Batches:
         tree = engine.DesignTree.model_validate_json(row["tree"])
         rows = [checked_values(tree, values, f"rows[{i}]") for i, values in enumerate(body.rows)]
         present = present_images(self.media, ws, tree, rows)  # a missing ref fails its row alone
+        profile = body.pdfProfile or DEFAULT_PDF_PROFILE
+        finishing, row_options = finishing_checked_rows(body, profile)
         webhook_url = body.webhookUrl
         if webhook_url is not None:
             webhook_url = check_webhook_url(webhook_url, self.webhooks.allow_private)
@@ -93,8 +96,10 @@ class Batches:
             job_id=job_id,
             tree=row["tree"],
             rows=rows,
-            profile=body.pdfProfile or DEFAULT_PDF_PROFILE,
+            profile=profile,
             images=self.media.render_keys(ws, self.media.tree_refs(tree) | present),
+            finishing=finishing,
+            row_options=row_options,
         )
         assert self.backend is not None
         try:

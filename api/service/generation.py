@@ -23,6 +23,7 @@ from ..store import Store
 from .accounts import Accounts
 from .common import Workspace, new_id, now
 from .designs import Designs
+from .finishing import checked as checked_finishing
 from .media import Media
 from .values import checked_values, require_images
 
@@ -148,10 +149,11 @@ class Generation:
         require_images(self.media, ws, tree, values)
         self.accounts.require_credits(1, row["credits"])
         profile = body.pdfProfile or DEFAULT_PDF_PROFILE
+        finishing = checked_finishing(body.finishing(), profile)
         images = self.media.design_keys(ws, tree, values)
         started = time.perf_counter()
         try:
-            key, _ = self.renderers.pdf(ws.id, row["tree"], values, profile, images, cancel)
+            key, _ = self.renderers.pdf(ws.id, row["tree"], values, profile, images, cancel, finishing)
         except TaskCancelled:
             raise  # nobody waits for it: neither a render done nor one that failed
         except Exception:
