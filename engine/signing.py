@@ -33,7 +33,7 @@ from asn1crypto import keys as asn1_keys
 from asn1crypto import x509 as asn1_x509
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, padding, rsa
+from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed448, ed25519, padding, rsa
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat, pkcs12
 from pyhanko.pdf_utils import generic
 from pyhanko.pdf_utils.generic import pdf_name
@@ -41,6 +41,7 @@ from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
 from pyhanko.sign import fields, signers
 from pyhanko.sign.general import get_pyca_cryptography_hash
 from pyhanko.sign.signers.pdf_cms import PdfCMSSignedAttributes, select_suitable_signing_md
+from pyhanko.sign.validation.utils import DEFAULT_ALGORITHM_USAGE_POLICY
 from pyhanko_certvalidator.registry import SimpleCertificateStore
 
 from .errors import EngineError
@@ -49,10 +50,17 @@ FIELD_NAME = "docbench"  # extensions.md 9: the signature's field
 # The field's /TU: what assistive technology announces for it (PDF/UA-1 7.18.1).
 FIELD_DESCRIPTION = "Digital signature of this document"
 TAGGED_PROFILES = ("accessible", "pdf-a")
-# Key types pyHanko's in-memory signer signs with (pdf_cms.SimpleSigner.sign_raw).
 _DER = Encoding.DER
 _SPKI = PublicFormat.SubjectPublicKeyInfo
-SIGNING_KEY_TYPES = (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey, ed25519.Ed25519PrivateKey, ed448.Ed448PrivateKey)
+# Key types pyHanko's in-memory signer signs with (pdf_cms.SimpleSigner.sign_raw); their sizes
+# are then held to what pyHanko's validation accepts (DEFAULT_ALGORITHM_USAGE_POLICY).
+SIGNING_KEY_TYPES = (
+    rsa.RSAPrivateKey,
+    dsa.DSAPrivateKey,
+    ec.EllipticCurvePrivateKey,
+    ed25519.Ed25519PrivateKey,
+    ed448.Ed448PrivateKey,
+)
 
 
 class SigningKeyError(EngineError):
@@ -92,6 +100,8 @@ class _KeptKeySigner(signers.SimpleSigner):
             return key.sign(data, padding.PKCS1v15(), get_pyca_cryptography_hash(digest_algorithm))
         if mechanism == "ecdsa":
             return key.sign(data, ec.ECDSA(get_pyca_cryptography_hash(digest_algorithm)))
+        if mechanism == "dsa":
+            return key.sign(data, get_pyca_cryptography_hash(digest_algorithm))
         if mechanism in ("ed25519", "ed448"):
             return key.sign(data)
         return super().sign_raw(data, digest_algorithm)  # PSS and the rest: pyHanko's own path
@@ -134,21 +144,23 @@ class SigningKey:
             private_key, certificate, chain = pkcs12.load_key_and_certificates(data, secret or None)
         except ValueError as exc:
             raise SigningKeyError(_pkcs12_problem(data, secret, exc)) from None
-        if certificate is None:
-            raise SigningKeyError("the PKCS#12 holds no certificate; export the certificate with its private key")
         if private_key is None:
             raise SigningKeyError(
-                "the PKCS#12 holds no private key; export the certificate together with its private key"
+                "the PKCS#12 holds no private key (certificates only); "
+                "export the certificate together with its private key"
             )
+        if certificate is None:
+            raise SigningKeyError("the PKCS#12 holds no certificate; export the certificate with its private key")
         if not isinstance(private_key, SIGNING_KEY_TYPES):
             raise SigningKeyError(
                 f"the private key is {type(private_key).__name__.removeprefix('_')}, which cannot sign PDFs here; "
-                "use an RSA, EC (P-256, P-384, P-521), Ed25519 or Ed448 key"
+                "use an RSA, EC, Ed25519, Ed448 or DSA key"
             )
         if certificate.public_key().public_bytes(_DER, _SPKI) != private_key.public_key().public_bytes(_DER, _SPKI):
             raise SigningKeyError("the private key does not belong to the certificate; export them together")
         _check_key_usage(certificate)
         key = cls(private_key, certificate, [c for c in chain if c != certificate])
+        key._check_strength()
         if at is not None:
             key.check_valid_at(at)
         return key
@@ -165,6 +177,19 @@ class SigningKey:
             raise SigningKeyError(
                 f"the certificate expired on {_iso(info.not_after)} (valid from {_iso(info.not_before)}); "
                 "upload a renewed certificate"
+            )
+
+    def _check_strength(self) -> None:
+        """A key verifiers refuse as too weak (RSA under 2048 bits, DSA under 3192: the policy pyHanko
+        validates with, after ETSI's) would make signatures nobody trusts: refused when uploaded."""
+        mechanism = self._signer.get_signature_mechanism_for_digest(self._md_algorithm)
+        verdict = DEFAULT_ALGORITHM_USAGE_POLICY.signature_algorithm_allowed(
+            mechanism, dt.datetime.now(dt.UTC), self._signer.signing_cert.public_key
+        )
+        if not verdict.allowed:
+            raise SigningKeyError(
+                f"verifiers refuse this key: {verdict.failure_reason}; use an RSA key of 2048 bits or more, "
+                "or an EC, Ed25519 or Ed448 key"
             )
 
     @property

@@ -209,8 +209,8 @@ class Signing:
             opened: dict[str, Any] = json.loads(self._seal.open(row[0], _context(ws.id, version)))
         except InvalidTag:
             raise validation(
-                "sign: the workspace's signing certificate was sealed with another server secret (the servers' "
-                f"--secret differs, or this one has none and another data dir sealed it); {UPLOAD_HINT} again"
+                "sign: the workspace's signing certificate does not open with this server's secret (was it kept "
+                f"by a server with another --secret?); {UPLOAD_HINT} again"
             ) from None
         return SigningMaterial(version, base64.b64decode(opened["pkcs12"]), opened["password"])
 
