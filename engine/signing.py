@@ -36,6 +36,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed448, ed25519, padding, rsa
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat, pkcs12
 from pyhanko.pdf_utils import generic
+from pyhanko.pdf_utils.crypt import AuthStatus
 from pyhanko.pdf_utils.generic import pdf_name
 from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
 from pyhanko.sign import fields, signers
@@ -284,11 +285,18 @@ def _check_key_usage(certificate: x509.Certificate) -> None:
         )
 
 
-def sign_pdf(pdf: bytes, signer: SigningKey, profile: str) -> bytes:
+def sign_pdf(pdf: bytes, signer: SigningKey, profile: str, password: str | None = None) -> bytes:
     """`pdf` with an invisible PAdES B-B signature in field `docbench`, added as an
     incremental update. `profile` is the one `pdf` was rendered with: the tagged ones get
-    the field tagged, as the module's docstring explains."""
+    the field tagged, as the module's docstring explains. An encrypted `pdf` (extensions.md
+    9 encrypts before signing) needs a password that opens it, the owner's or the user's
+    ("" when it has none): the update is encrypted as the file is."""
     writer = IncrementalPdfFileWriter(io.BytesIO(pdf))
+    if writer.prev.encrypted:
+        if password is None:
+            raise EngineError("the PDF is encrypted: signing it needs its owner password")
+        if writer.encrypt(password.encode()).status == AuthStatus.FAILED:
+            raise EngineError("the password given does not open the encrypted PDF, so it cannot be signed")
     field_spec = fields.SigFieldSpec(
         FIELD_NAME,
         on_page=0,

@@ -28,6 +28,7 @@ from pyhanko.sign.validation.status import PdfSignatureStatus
 from pyhanko_certvalidator import ValidationContext
 
 from engine import render_pdf
+from engine.errors import EngineError
 from engine.signing import FIELD_DESCRIPTION, KeyCache, SigningKey, SigningKeyError, sign_pdf
 from workbench import samples
 
@@ -254,6 +255,29 @@ def test_the_accessible_gate_refuses_the_field_pyhanko_leaves_untagged(signing_k
     path.write_bytes(sign_pdf(invoice("accessible"), signing_key, "standard"))
     result = outloud(path, "--fail-on", "warning")
     assert result.returncode != 0 and "FRM-003" in result.stdout, result.stdout
+
+
+def test_an_encrypted_pdf_is_signed_with_its_password_and_stays_encrypted(pki, signing_key):
+    """extensions.md 9 encrypts before it signs: the signature is added inside the encryption."""
+    out = io.BytesIO()
+    with pikepdf.open(io.BytesIO(invoice("accessible"))) as pdf:
+        pdf.save(out, encryption=pikepdf.Encryption(owner="owner secret", user="reader", R=6))
+    encrypted = out.getvalue()
+    with pytest.raises(EngineError, match="needs its owner password"):
+        sign_pdf(encrypted, signing_key, "accessible")
+    with pytest.raises(EngineError, match="does not open"):
+        sign_pdf(encrypted, signing_key, "accessible", password="a guess")
+    signed = sign_pdf(encrypted, signing_key, "accessible", password="owner secret")
+    assert signed[: len(encrypted)] == encrypted
+    reader = PdfFileReader(io.BytesIO(signed))
+    reader.decrypt(b"reader")
+    status = validate_pdf_signature(reader.embedded_signatures[0], pki.context())
+    assert status.intact and status.trusted and status.coverage.name == "ENTIRE_FILE"
+    with pikepdf.open(io.BytesIO(signed), password="reader") as pdf:
+        assert pdf.encryption.R == 6 and str(pdf.Root.AcroForm.Fields[0].TU) == FIELD_DESCRIPTION
+        clear = io.BytesIO()
+        pdf.save(clear, encryption=False)
+    assert problems(clear.getvalue()) == []
 
 
 def test_one_key_signs_many_documents_each_with_its_own_signature(pki, signing_key):
