@@ -6,6 +6,7 @@ blob or database row."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import datetime as dt
 import io
@@ -286,6 +287,16 @@ def test_one_key_signs_many_documents_each_with_its_own_signature(pki, signing_k
     for unsigned, result in zip(documents, signed, strict=True):
         assert_intact_and_trusted(result, pki, unsigned)
     assert len({bytes(PdfFileReader(io.BytesIO(s)).embedded_signatures[0].pkcs7_content) for s in signed}) == 3
+
+
+def test_signing_works_where_an_event_loop_already_runs(pki, signing_key):
+    """A notebook's cell runs inside an event loop, where pyHanko's own sign_pdf cannot start one."""
+    unsigned = invoice("standard")
+
+    async def in_a_notebook() -> bytes:
+        return sign_pdf(unsigned, signing_key, "standard")
+
+    assert_intact_and_trusted(asyncio.run(in_a_notebook()), pki, unsigned)
 
 
 def test_a_key_cache_opens_each_version_once(credential, pki):
