@@ -52,6 +52,9 @@ FIELD_NAME = "docbench"  # extensions.md 9: the signature's field
 FIELD_DESCRIPTION = "Digital signature of this document"
 TAGGED_PROFILES = ("accessible", "pdf-a")
 _DER = Encoding.DER
+# Any time will do for the trial signature that measures the room a signature needs: the
+# real one's time takes the same bytes (until 2050, and the margin covers a GeneralizedTime).
+_TRIAL_TIME = dt.datetime(2025, 1, 1, tzinfo=dt.UTC)
 _SPKI = PublicFormat.SubjectPublicKeyInfo
 # Key types pyHanko's in-memory signer signs with (pdf_cms.SimpleSigner.sign_raw); their sizes
 # are then held to what pyHanko's validation accepts (DEFAULT_ALGORITHM_USAGE_POLICY).
@@ -144,7 +147,7 @@ class SigningKey:
         try:
             private_key, certificate, chain = pkcs12.load_key_and_certificates(data, secret or None)
         except ValueError as exc:
-            raise SigningKeyError(_pkcs12_problem(data, secret, exc)) from None
+            raise SigningKeyError(_pkcs12_problem(secret, exc)) from None
         if private_key is None:
             raise SigningKeyError(
                 "the PKCS#12 holds no private key (certificates only); "
@@ -185,7 +188,7 @@ class SigningKey:
         validates with, after ETSI's) would make signatures nobody trusts: refused when uploaded."""
         mechanism = self._signer.get_signature_mechanism_for_digest(self._md_algorithm)
         verdict = DEFAULT_ALGORITHM_USAGE_POLICY.signature_algorithm_allowed(
-            mechanism, dt.datetime.now(dt.UTC), self._signer.signing_cert.public_key
+            mechanism, None, self._signer.signing_cert.public_key
         )
         if not verdict.allowed:
             raise SigningKeyError(
@@ -212,7 +215,7 @@ class SigningKey:
                 self._md_algorithm,
                 dry_run=True,
                 use_pades=True,
-                signed_attr_settings=PdfCMSSignedAttributes(signing_time=dt.datetime.now(dt.UTC)),
+                signed_attr_settings=PdfCMSSignedAttributes(signing_time=_TRIAL_TIME),
             )
             hex_length = len(trial.dump()) * 2
             self._bytes_reserved = hex_length + 2 * (hex_length // 4)
@@ -258,7 +261,7 @@ class KeyCache:
             self._keys.pop(version, None)
 
 
-def _pkcs12_problem(data: bytes, secret: bytes | None, exc: ValueError) -> str:
+def _pkcs12_problem(secret: bytes | None, exc: ValueError) -> str:
     """Why cryptography refused a PKCS#12: not one at all, or the wrong password."""
     text = str(exc).lower()
     if "password" in text or "mac" in text or "decrypt" in text:

@@ -21,7 +21,6 @@ import base64
 import datetime as dt
 import json
 import os
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -94,7 +93,6 @@ class Signing:
         self.store = store
         self._seal = CertificateSeal(server_secret(settings))
         self.keys = KeyCache()
-        self._lock = threading.Lock()
 
     # The endpoints
 
@@ -168,20 +166,19 @@ class Signing:
     def signer_for(self, ws: Workspace) -> SigningKey:
         """The workspace's opened key, kept by this process per certificate version; 400 when
         the workspace has none or it is no longer valid (`sign: true` asks for it)."""
-        version, not_before, not_after = self._current(ws)
-        key = self.keys.lookup(version)
+        key = self.keys.lookup(version := self._current(ws))
         if key is not None:
             return key
-        material = self._material(ws, version)
-        return self.keys.get(version, material.pkcs12, material.password)
+        material = self._material(ws, version)  # a newer version, if it was replaced meanwhile
+        return self.keys.get(material.version, material.pkcs12, material.password)
 
     def material_for(self, ws: Workspace) -> SigningMaterial:
         """What a render process opens the key from (`KeyCache.get(version, pkcs12, password)`),
         for renders that sign outside this process. Pass it in memory, never in a stored job."""
-        version, _, _ = self._current(ws)
-        return self._material(ws, version)
+        return self._material(ws, self._current(ws))
 
-    def _current(self, ws: Workspace) -> tuple[str, dt.datetime, dt.datetime]:
+    def _current(self, ws: Workspace) -> str:
+        """The version of the workspace's certificate, if it is one that signs now."""
         ws.require(SIGN_DOCUMENTS)
         row = self.store.one(
             "SELECT version, not_before, not_after FROM signing_certificates WHERE workspace_id = ?", [ws.id]
@@ -197,7 +194,7 @@ class Signing:
             )
         if at < _aware(not_before):
             raise validation(f"sign: the workspace's signing certificate is valid only from {iso(not_before)}")
-        return version, not_before, not_after
+        return version
 
     def _material(self, ws: Workspace, version: str) -> SigningMaterial:
         row = self.store.one(
