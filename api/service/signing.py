@@ -19,18 +19,17 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import functools
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-
-from engine.signing import KeyCache, SigningKey, SigningKeyError
 
 from ..blobs import secret_in
 from ..errors import ApiError, validation
@@ -38,6 +37,9 @@ from ..plans import SIGN_DOCUMENTS
 from ..settings import Settings
 from ..store import Store
 from .common import Workspace, iso, new_id, now
+
+if TYPE_CHECKING:
+    from engine.signing import KeyCache, SigningKey
 
 UPLOAD_HINT = "upload one with PUT /signing-certificate (the upload_signing_certificate tool)"
 PASSWORD_MAX_LENGTH = 1024
@@ -92,12 +94,21 @@ class Signing:
     def __init__(self, store: Store, settings: Settings):
         self.store = store
         self._seal = CertificateSeal(server_secret(settings))
-        self.keys = KeyCache()
+
+    @functools.cached_property
+    def keys(self) -> KeyCache:
+        """This process's opened keys. pyHanko is imported on first use: a process that never
+        signs (a CLI command, a server whose workspaces keep no certificate) never loads it."""
+        from engine.signing import KeyCache
+
+        return KeyCache()
 
     # The endpoints
 
     def upload(self, ws: Workspace, data: bytes, password: str | None) -> dict:
         """PUT /signing-certificate: check the PKCS#12 can sign now, keep it sealed, answer its public part."""
+        from engine.signing import SigningKey, SigningKeyError
+
         ws.require(SIGN_DOCUMENTS)
         if not data:
             raise validation("file: the file is empty; send the PKCS#12 (.p12 / .pfx) as multipart field 'file'")
