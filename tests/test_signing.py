@@ -250,6 +250,27 @@ def test_a_signed_accessible_render_has_its_field_in_the_structure(pki, signing_
             assert meta.get("pdfuaid:part") == "1"
 
 
+def test_the_field_takes_the_next_structure_key_after_the_links_of_a_longer_document(signing_key, pki):
+    """A letter over two sheets with a link: the link keeps its key, the widget takes the next."""
+    unsigned = render_pdf(samples.flowing_letter(), samples.flowing_letter_row(), samples.resolver, "accessible")
+    with pikepdf.open(io.BytesIO(unsigned)) as pdf:
+        next_key = int(pdf.Root.StructTreeRoot.ParentTreeNextKey)
+        links = {int(a.StructParent) for page in pdf.pages for a in page.obj.get("/Annots", [])}
+    assert links and max(links) == next_key - 1
+    signed = sign_pdf(unsigned, signing_key, "accessible")
+    assert_intact_and_trusted(signed, pki, unsigned)
+    assert problems(signed) == []
+    with pikepdf.open(io.BytesIO(signed)) as pdf:
+        (widget,) = pdf.Root.AcroForm.Fields
+        assert int(widget.StructParent) == next_key
+        nums = list(pdf.Root.StructTreeRoot.ParentTree.Nums)
+        keys = [int(k) for k in nums[::2]]
+        assert len(keys) == len(set(keys)) and next_key in keys and links <= set(keys)
+        assert {
+            int(a.StructParent) for page in pdf.pages for a in page.obj.get("/Annots", []) if a.Subtype == "/Link"
+        } == links
+
+
 def test_the_accessible_gate_refuses_the_field_pyhanko_leaves_untagged(signing_key, tmp_path):
     """Signed as if untagged (what pyHanko writes on its own), the same render fails outloud."""
     path = tmp_path / "untagged-field.pdf"
