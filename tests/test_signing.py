@@ -618,6 +618,35 @@ def test_a_certificate_sealed_under_another_secret_is_refused_until_uploaded_aga
         other.close()
 
 
+def test_a_worker_with_the_servers_secret_opens_the_sealed_certificate_of_a_queued_job(
+    service_settings, pki, credential
+):
+    """What a batch queued to Redis can carry: the sealed value (JSON-safe), opened by a worker
+    that has --secret and signs with it; a worker with another secret is refused."""
+    from dataclasses import asdict
+
+    from api.service import Service
+    from api.service.signing import SealedCertificate, open_sealed, server_secret
+
+    service = Service(service_settings)
+    try:
+        ws, _ = service.accounts.create_workspace("signs", "pro", 10)
+        service.signing.upload(ws, credential.p12, PASSWORD)
+        queued = json.dumps(asdict(service.signing.sealed_for(ws)))
+    finally:
+        service.close()
+    assert not any(secret in queued.encode() for secret in _forms_of(credential.p12, PASSWORD))
+    sealed = SealedCertificate(**json.loads(queued))
+    material = open_sealed(server_secret(service_settings), sealed)
+    key = KeyCache().get(material.version, material.pkcs12, material.password)
+    unsigned = invoice("standard")
+    assert_intact_and_trusted(sign_pdf(unsigned, key, "standard"), pki, unsigned)
+    assert PASSWORD not in repr(material)
+    with pytest.raises(Exception) as refused:
+        open_sealed(b"another secret", sealed)
+    assert "does not open with this server's secret" in refused.value.message
+
+
 def test_the_sealed_value_does_not_open_in_another_workspaces_row(service_settings, credential):
     """The workspace id is sealed in with it: a row copied to another workspace does not open."""
     from api.service import Service

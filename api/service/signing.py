@@ -82,6 +82,30 @@ class SigningMaterial:
     password: str | None = field(repr=False)
 
 
+@dataclass(frozen=True)
+class SealedCertificate:
+    """The certificate as the store keeps it: safe to put in a queued job (it opens only with
+    the servers' secret, for this workspace and version), for a worker elsewhere to open
+    with `open_sealed` when the workers are given `--secret` too."""
+
+    workspace_id: str
+    version: str
+    sealed: str
+
+
+def open_sealed(secret: bytes, certificate: SealedCertificate) -> SigningMaterial:
+    """The PKCS#12 and password inside, or 400 when `secret` is not the one that sealed it."""
+    context = _context(certificate.workspace_id, certificate.version)
+    try:
+        opened: dict[str, Any] = json.loads(CertificateSeal(secret).open(certificate.sealed, context))
+    except InvalidTag:
+        raise validation(
+            "sign: the workspace's signing certificate does not open with this server's secret (was it kept "
+            f"by a server with another --secret?); {UPLOAD_HINT} again"
+        ) from None
+    return SigningMaterial(certificate.version, base64.b64decode(opened["pkcs12"]), opened["password"])
+
+
 def _context(workspace_id: str, version: str) -> bytes:
     return f"docbench signing certificate\n{workspace_id}\n{version}".encode()
 
@@ -93,7 +117,8 @@ def _aware(moment: dt.datetime) -> dt.datetime:
 class Signing:
     def __init__(self, store: Store, settings: Settings):
         self.store = store
-        self._seal = CertificateSeal(server_secret(settings))
+        self._secret = server_secret(settings)
+        self._seal = CertificateSeal(self._secret)
 
     @functools.cached_property
     def keys(self) -> KeyCache:
@@ -207,20 +232,21 @@ class Signing:
             raise validation(f"sign: the workspace's signing certificate is valid only from {iso(not_before)}")
         return version
 
-    def _material(self, ws: Workspace, version: str) -> SigningMaterial:
+    def sealed_for(self, ws: Workspace) -> SealedCertificate:
+        """The certificate still sealed, for a job queued to workers on other machines (400 as
+        `signer_for`); they open it with `open_sealed(server_secret(settings), ...)`."""
+        return self._sealed(ws, self._current(ws))
+
+    def _sealed(self, ws: Workspace, version: str) -> SealedCertificate:
         row = self.store.one(
             "SELECT sealed FROM signing_certificates WHERE workspace_id = ? AND version = ?", [ws.id, version]
         )
         if row is None:  # replaced or removed since it was read: what is there now
-            return self.material_for(ws)
-        try:
-            opened: dict[str, Any] = json.loads(self._seal.open(row[0], _context(ws.id, version)))
-        except InvalidTag:
-            raise validation(
-                "sign: the workspace's signing certificate does not open with this server's secret (was it kept "
-                f"by a server with another --secret?); {UPLOAD_HINT} again"
-            ) from None
-        return SigningMaterial(version, base64.b64decode(opened["pkcs12"]), opened["password"])
+            return self.sealed_for(ws)
+        return SealedCertificate(ws.id, version, row[0])
+
+    def _material(self, ws: Workspace, version: str) -> SigningMaterial:
+        return open_sealed(self._secret, self._sealed(ws, version))
 
 
 def _none() -> ApiError:
