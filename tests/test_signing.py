@@ -11,6 +11,7 @@ import base64
 import datetime as dt
 import io
 import json
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import pikepdf
@@ -308,6 +309,16 @@ def test_one_key_signs_many_documents_each_with_its_own_signature(pki, signing_k
     for unsigned, result in zip(documents, signed, strict=True):
         assert_intact_and_trusted(result, pki, unsigned)
     assert len({bytes(PdfFileReader(io.BytesIO(s)).embedded_signatures[0].pkcs7_content) for s in signed}) == 3
+
+
+def test_one_key_signs_on_several_threads_at_once(pki, credential):
+    """The API's render threads share a workspace's key: each thread signs with its own loop."""
+    key = SigningKey.from_pkcs12(credential.p12, PASSWORD)  # fresh: its first signatures measure the room
+    documents = [invoice("standard", row) for row in range(4)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        signed = list(pool.map(lambda document: sign_pdf(document, key, "standard"), documents))
+    for unsigned, result in zip(documents, signed, strict=True):
+        assert_intact_and_trusted(result, pki, unsigned)
 
 
 def test_signing_works_where_an_event_loop_already_runs(pki, signing_key):
