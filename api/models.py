@@ -364,6 +364,19 @@ class Me(BaseModel):
     webhookSecret: str = Field(description="Keys the HMAC-SHA256 in Docbench-Signature of this workspace's webhooks")
 
 
+class SigningCertificate(BaseModel):
+    """The public part of a workspace's signing certificate (extensions.md 9)."""
+
+    subject: str = Field(description="The certificate's subject, as an RFC 4514 string")
+    issuer: str = Field(description="Who issued it, as an RFC 4514 string")
+    notBefore: str = Field(description="Valid from (UTC)")
+    notAfter: str = Field(description="Valid until (UTC); signing is refused afterwards")
+
+
+class SigningCertificateDeleted(BaseModel):
+    deleted: Literal[True]
+
+
 class FontEntry(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
     id: str

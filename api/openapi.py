@@ -74,7 +74,7 @@ def _request_body(operation: Operation) -> dict | None:
     if operation.multipart is not None:
         properties: dict[str, Any] = {"file": {"type": "string", "format": "binary"}}
         for field in operation.multipart.fields:
-            properties[field] = dict(m.NAME_FIELD_SCHEMA)
+            properties[field] = operation.multipart.field_schema(field)
         return {
             "required": True,
             "content": {

@@ -20,7 +20,8 @@ from . import models as m
 from .errors import validation
 from .renderers import Cancellation
 from .service import Service, Workspace
-from .settings import ASSET_LIMIT, UPLOAD_LIMIT
+from .service.signing import PASSWORD_MAX_LENGTH
+from .settings import ASSET_LIMIT, CERTIFICATE_LIMIT, UPLOAD_LIMIT
 
 
 @dataclass
@@ -47,6 +48,21 @@ class Call:
 class Multipart:
     limit: int
     fields: tuple[str, ...] = ("name",)
+    file: str = "image"  # what the file part holds, in refusals and schemas
+    # Fields kept exactly as sent (a password: spaces at its ends are part of it) and marked
+    # writeOnly in the schemas; the others are names (NAME_FIELD_SCHEMA), trimmed.
+    secrets: tuple[str, ...] = ()
+
+    def field_schema(self, name: str) -> dict[str, Any]:
+        if name in self.secrets:
+            return {
+                "type": "string",
+                "maxLength": PASSWORD_MAX_LENGTH,
+                "format": "password",
+                "writeOnly": True,
+                "description": f"The password that opens the {self.file}",
+            }
+        return dict(m.NAME_FIELD_SCHEMA)
 
 
 @dataclass(frozen=True)
@@ -110,6 +126,11 @@ def _asset(service: Service, ws: Workspace, call: Call) -> dict:
 def _replace(service: Service, ws: Workspace, call: Call) -> dict:
     assert call.file is not None
     return service.media.replace_asset_content(ws, call.params["assetId"], call.file.data)
+
+
+def _signing_certificate(service: Service, ws: Workspace, call: Call) -> dict:
+    assert call.file is not None
+    return service.signing.upload(ws, call.file.data, call.form.get("password"))
 
 
 DESIGN = ("DESIGN_NOT_FOUND",)
@@ -359,6 +380,41 @@ OPERATIONS += [
         lambda s, ws, c: s.batches.download(ws, c.params["jobId"]),
         response=m.BatchDownload,
         errors=("JOB_NOT_FOUND", "JOB_NOT_COMPLETED"),
+    ),
+]
+
+CERTIFICATE = ("SIGNING_CERTIFICATE_NOT_FOUND",)
+OPERATIONS += [
+    Operation(
+        "upload_signing_certificate",
+        "PUT",
+        "/signing-certificate",
+        "Keep the workspace's signing certificate for `sign: true`: a PKCS#12 with its private key, and its "
+        "password (replaces the one kept before)",
+        _signing_certificate,
+        multipart=Multipart(CERTIFICATE_LIMIT, ("password",), file="PKCS#12 (.p12 / .pfx)", secrets=("password",)),
+        response=m.SigningCertificate,
+        description="The PKCS#12 and its password are kept encrypted with the server's secret and never returned. "
+        "Refused (400) when the file is not a PKCS#12, the password does not open it, it holds no private key or "
+        "one that cannot sign PDFs, or the certificate has expired or is not valid yet.",
+    ),
+    Operation(
+        "get_signing_certificate",
+        "GET",
+        "/signing-certificate",
+        "The workspace's signing certificate: subject, issuer and validity (never the key)",
+        lambda s, ws, c: s.signing.get(ws),
+        response=m.SigningCertificate,
+        errors=CERTIFICATE,
+    ),
+    Operation(
+        "delete_signing_certificate",
+        "DELETE",
+        "/signing-certificate",
+        "Remove the workspace's signing certificate; `sign: true` is refused afterwards",
+        lambda s, ws, c: s.signing.delete(ws),
+        response=m.SigningCertificateDeleted,
+        errors=CERTIFICATE,
     ),
 ]
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 USE_API_KEYS = "useApiKeys"  # calling the API at all: REST, MCP, the workbench, the notebook
 BATCH_GENERATE = "batchGenerate"  # submitting and following batch jobs
-FEATURES = (USE_API_KEYS, BATCH_GENERATE)
+SIGN_DOCUMENTS = "signDocuments"  # a signing certificate and `sign: true` (extensions.md 9)
+FEATURES = (USE_API_KEYS, BATCH_GENERATE, SIGN_DOCUMENTS)
 
 PLANS: dict[str, dict[str, bool]] = {
-    "free": {USE_API_KEYS: False, BATCH_GENERATE: False},
-    "starter": {USE_API_KEYS: True, BATCH_GENERATE: False},
-    "pro": {USE_API_KEYS: True, BATCH_GENERATE: True},
+    "free": {USE_API_KEYS: False, BATCH_GENERATE: False, SIGN_DOCUMENTS: False},
+    "starter": {USE_API_KEYS: True, BATCH_GENERATE: False, SIGN_DOCUMENTS: False},
+    "pro": {USE_API_KEYS: True, BATCH_GENERATE: True, SIGN_DOCUMENTS: True},
 }

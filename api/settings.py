@@ -9,6 +9,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 UPLOAD_LIMIT = 1 * 1024 * 1024  # spec 4.9
 ASSET_LIMIT = 10 * 1024 * 1024  # spec 4.10
+CERTIFICATE_LIMIT = 256 * 1024  # a PKCS#12 with its chain is a few kilobytes (extensions.md 9)
 JSON_LIMIT = 10 * 1024 * 1024  # decisions.md: 413 past this
 URL_LIFETIME = 3600  # seconds (spec 8)
 

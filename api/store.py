@@ -172,6 +172,18 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX webhook_deliveries_job ON webhook_deliveries (job_id);
     """,
+    # 12: each workspace's signing certificate (extensions.md 9, api/service/signing.py): the
+    # PKCS#12 and its password sealed together with AES-GCM under a key derived from the
+    # server's secret (base64 text: one column type both engines read alike), and what GET
+    # shows of the certificate, which is public. `version` is new at each upload: each
+    # process keeps the opened key under it, so none signs with a certificate replaced since.
+    """
+    CREATE TABLE signing_certificates (
+        workspace_id VARCHAR PRIMARY KEY, version VARCHAR NOT NULL, sealed VARCHAR NOT NULL,
+        subject VARCHAR NOT NULL, issuer VARCHAR NOT NULL, not_before TIMESTAMP NOT NULL,
+        not_after TIMESTAMP NOT NULL, created_at TIMESTAMP NOT NULL
+    );
+    """,
 ]
 
 

@@ -31,16 +31,19 @@ API_KEY_ROUTES = [
     ("GET", "/batches/job_x"),
     ("GET", "/batches/job_x/rows"),
     ("GET", "/batches/job_x/download"),
+    ("PUT", "/signing-certificate"),
+    ("GET", "/signing-certificate"),
+    ("DELETE", "/signing-certificate"),
 ]
 
 
 def test_health_needs_no_key(api_server):
     response = httpx.get(f"{api_server.api}/health")
     assert response.status_code == 200
-    # 11 migrations: the first schema, batch jobs, browser sessions (issue 12), deleted designs (issue 14),
+    # 12 migrations: the first schema, batch jobs, browser sessions (issue 12), deleted designs (issue 14),
     # MCP sessions, sign-in links, the workspaces' images version, batch leases and balances (issue 17),
-    # idempotency keys and batch webhooks (issue 18)
-    assert response.json() == {"status": "success", "data": {"status": "ok", "schemaVersion": 11}, "error": None}
+    # idempotency keys and batch webhooks (issue 18), signing certificates (issue 19)
+    assert response.json() == {"status": "success", "data": {"status": "ok", "schemaVersion": 12}, "error": None}
 
 
 @pytest.mark.parametrize("method,path", API_KEY_ROUTES)
@@ -68,7 +71,8 @@ def test_me_describes_the_workspace(api_server):
         with Client(api_server.api, api_server.workspaces[name][1]) as client:
             me = client.data(client.get("/me"), 200)
             assert me["workspaceId"] == api_server.workspaces[name][0] and me["workspaceName"] == name
-            assert me["plan"] == plan and me["features"] == {"useApiKeys": True, "batchGenerate": batch}
+            assert me["plan"] == plan
+            assert me["features"] == {"useApiKeys": True, "batchGenerate": batch, "signDocuments": batch}
             assert isinstance(me["credits"], int) and (credits is None or me["credits"] == credits)
 
 

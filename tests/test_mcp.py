@@ -42,6 +42,9 @@ TOOLS = {
     "get_batch",
     "get_batch_rows",
     "get_batch_download",
+    "upload_signing_certificate",
+    "get_signing_certificate",
+    "delete_signing_certificate",
     "me",
 }
 

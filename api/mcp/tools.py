@@ -13,7 +13,6 @@ import engine
 from engine.elements import ELEMENT_TYPES
 
 from ..errors import ApiError, validation
-from ..models import NAME_FIELD_SCHEMA
 from ..operations import OPERATIONS, Call, Operation, UploadedFile, parse_model
 from ..renderers import Cancellation
 from ..service import Service, Workspace
@@ -44,6 +43,9 @@ GUIDANCE = {
     "submit_batch": "Queues 1-100 PDFs, one per row of values (1 credit per row, taken now; failed rows are "
     "refunded). Poll get_batch until completed, then get_batch_download; or give a webhookUrl (https) to be "
     "POSTed a signed batch.completed or batch.failed event when it ends.",
+    "upload_signing_certificate": "Give the PKCS#12 (a certificate with its private key) as base64 in file, and "
+    "its password. It is kept encrypted and never returned; generate_pdf and submit_batch with sign: true then sign "
+    "with it (PAdES B-B). Answers the certificate's subject, issuer and validity.",
     "get_design_tree": "The full design tree: pages, nodes (elements by id) and variables.",
     "list_variables": "What generate_pdf and submit_batch take: each variable's name, kind (text, image, table, "
     "code, icon, color, or field: a {name} placeholder inside a text), what a value must be and its sample.",
@@ -121,10 +123,14 @@ class ToolSet:
                 "items": {"oneOf": _action_schemas(defs)},
             }
         if op.multipart is not None:
-            properties["file"] = {"type": "string", "contentEncoding": "base64", "description": "The image, base64"}
+            properties["file"] = {
+                "type": "string",
+                "contentEncoding": "base64",
+                "description": f"The {op.multipart.file}, base64",
+            }
             properties["filename"] = {"type": "string", "description": "Its file name (the default name)"}
             for field in op.multipart.fields:
-                properties[field] = dict(NAME_FIELD_SCHEMA)
+                properties[field] = op.multipart.field_schema(field)
             required.append("file")
         if op.method in IDEMPOTENT_METHODS:
             properties[KEY_ARGUMENT] = {
@@ -198,7 +204,7 @@ class ToolSet:
             try:
                 data = base64.b64decode(encoded or "", validate=True)
             except (binascii.Error, ValueError, TypeError):
-                raise validation("file: give the image as a base64 string") from None
+                raise validation(f"file: give the {op.multipart.file} as a base64 string") from None
             call.file = UploadedFile(data, args.pop("filename", None))
             call.form = {k: str(args.pop(k)) for k in op.multipart.fields if k in args}
         for model, slot in ((op.query, "query"), (op.body, "body")):

@@ -56,9 +56,7 @@ class OperationHandler(EnvelopeHandler):
     def on_finish(self) -> None:
         # The operation's name, never the path (its ids would make a series per design).
         route = self.operation.name if getattr(self, "operation", None) else "method_not_allowed"
-        self.service.metrics.request(
-            route, self.request.method or "", self.get_status(), self.request.request_time()
-        )
+        self.service.metrics.request(route, self.request.method or "", self.get_status(), self.request.request_time())
 
     async def prepare(self) -> None:
         super().prepare()
@@ -192,12 +190,17 @@ class OperationHandler(EnvelopeHandler):
         except (HTTPInputError, UnicodeDecodeError):
             raise validation("the multipart body is malformed: send one 'file' part with a filename") from None
         if not files.get("file"):
-            raise validation("the 'file' field is missing: send the image as multipart form field 'file'")
+            raise validation(
+                f"the 'file' field is missing: send the {operation.multipart.file} as multipart form field 'file'"
+            )
         unknown = set(arguments) - set(operation.multipart.fields) | set(files) - {"file"}
         if unknown:
             raise validation(f"unknown form field(s): {', '.join(sorted(unknown))}")
         part = files["file"][0]
-        form = {k: v[0].decode("utf-8", "replace").strip() for k, v in arguments.items()}
+        form: dict[str, str] = {}
+        for name, values in arguments.items():
+            text = values[0].decode("utf-8", "replace")
+            form[name] = text if name in operation.multipart.secrets else text.strip()
         return UploadedFile(part.body, part.filename or None), form
 
     get = post = put = patch = delete = head = options = _dispatch

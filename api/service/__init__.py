@@ -20,6 +20,7 @@ from .generation import Generation
 from .idempotency import Idempotency
 from .media import Media
 from .revocations import RevocationInbox
+from .signing import Signing
 from .webhooks import Webhooks
 
 
@@ -47,6 +48,8 @@ class Service:
         )
         self.revocations = RevocationInbox(settings.data_dir, self.accounts)
         self.idempotency = Idempotency(self.store)
+        # Signing certificates, sealed with a key derived from the same secret as file URLs.
+        self.signing = Signing(self.store, settings)
         # Checked by the HTTP faces once a request's key is known (api.http); None: no limit.
         self.rate_limits = rate_limiter(settings.rate_limit, settings.redis_url)
 

@@ -1,0 +1,258 @@
+"""Each workspace's signing certificate (extensions.md 9): kept sealed, never shown, opened to sign.
+
+`PUT /signing-certificate` takes a PKCS#12 and its password, checks that it can sign now
+(engine.signing says why not: not a PKCS#12, the wrong password, no private key, a key
+type pyHanko cannot sign with, a certificate expired or not valid yet) and keeps the two
+sealed together in the workspace's row of `signing_certificates` (migration 12): AES-GCM
+under a key derived with HKDF-SHA256 from the server's secret (the one that signs file
+URLs: `--secret`, or the data dir's `url-secret` file), a fresh nonce per upload, and the
+workspace's id and the upload's version as associated data, so a sealed value copied to
+another row does not open. What GET answers (subject, issuer, the validity dates) is the
+certificate's public part, kept beside it in clear.
+
+The PKCS#12 and its password are never answered, logged or written as a blob; they exist
+in clear only in the memory of the process that signs, where `signer_for` keeps the opened
+key by version (a new upload is a new version), so a batch opens it once, not per row.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import functools
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from ..blobs import secret_in
+from ..errors import ApiError, validation
+from ..plans import SIGN_DOCUMENTS
+from ..settings import Settings
+from ..store import Store
+from .common import Workspace, iso, new_id, now
+
+if TYPE_CHECKING:
+    from engine.signing import KeyCache, SigningKey
+
+UPLOAD_HINT = "upload one with PUT /signing-certificate (the upload_signing_certificate tool)"
+PASSWORD_MAX_LENGTH = 1024
+_NONCE_BYTES = 12  # AES-GCM's standard nonce
+
+
+def server_secret(settings: Settings) -> bytes:
+    """The secret every process that serves shares (`--secret`), or this data dir's own."""
+    if settings.secret:
+        return settings.secret.encode()
+    return bytes.fromhex(secret_in(Path(settings.data_dir) / "url-secret"))
+
+
+class CertificateSeal:
+    """AES-256-GCM under a key derived from the server's secret for this purpose alone."""
+
+    def __init__(self, secret: bytes):
+        key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=b"docbench signing certificates").derive(
+            secret
+        )
+        self._aead = AESGCM(key)
+
+    def seal(self, plaintext: bytes, context: bytes) -> str:
+        nonce = os.urandom(_NONCE_BYTES)
+        return base64.b64encode(nonce + self._aead.encrypt(nonce, plaintext, context)).decode()
+
+    def open(self, sealed: str, context: bytes) -> bytes:
+        """The plaintext, or InvalidTag if it was sealed under another secret or context."""
+        raw = base64.b64decode(sealed)
+        return self._aead.decrypt(raw[:_NONCE_BYTES], raw[_NONCE_BYTES:], context)
+
+
+@dataclass(frozen=True)
+class SigningMaterial:
+    """What a render process needs to open the workspace's key itself (in memory, never
+    stored): the version keys its `KeyCache`. The PKCS#12 and password stay out of repr."""
+
+    version: str
+    pkcs12: bytes = field(repr=False)
+    password: str | None = field(repr=False)
+
+
+@dataclass(frozen=True)
+class SealedCertificate:
+    """The certificate as the store keeps it: safe to put in a queued job (it opens only with
+    the servers' secret, for this workspace and version), for a worker elsewhere to open
+    with `open_sealed` when the workers are given `--secret` too."""
+
+    workspace_id: str
+    version: str
+    sealed: str
+
+
+def open_sealed(secret: bytes, certificate: SealedCertificate) -> SigningMaterial:
+    """The PKCS#12 and password inside, or 400 when `secret` is not the one that sealed it."""
+    context = _context(certificate.workspace_id, certificate.version)
+    try:
+        opened: dict[str, Any] = json.loads(CertificateSeal(secret).open(certificate.sealed, context))
+    except InvalidTag:
+        raise validation(
+            "sign: the workspace's signing certificate does not open with this server's secret (was it kept "
+            f"by a server with another --secret?); {UPLOAD_HINT} again"
+        ) from None
+    return SigningMaterial(certificate.version, base64.b64decode(opened["pkcs12"]), opened["password"])
+
+
+def _context(workspace_id: str, version: str) -> bytes:
+    return f"docbench signing certificate\n{workspace_id}\n{version}".encode()
+
+
+def _aware(moment: dt.datetime) -> dt.datetime:
+    return moment.replace(tzinfo=dt.UTC)
+
+
+class Signing:
+    def __init__(self, store: Store, settings: Settings):
+        self.store = store
+        self._secret = server_secret(settings)
+        self._seal = CertificateSeal(self._secret)
+
+    @functools.cached_property
+    def keys(self) -> KeyCache:
+        """This process's opened keys. pyHanko is imported on first use: a process that never
+        signs (a CLI command, a server whose workspaces keep no certificate) never loads it."""
+        from engine.signing import KeyCache
+
+        return KeyCache()
+
+    # The endpoints
+
+    def upload(self, ws: Workspace, data: bytes, password: str | None) -> dict:
+        """PUT /signing-certificate: check the PKCS#12 can sign now, keep it sealed, answer its public part."""
+        from engine.signing import SigningKey, SigningKeyError
+
+        ws.require(SIGN_DOCUMENTS)
+        if not data:
+            raise validation("file: the file is empty; send the PKCS#12 (.p12 / .pfx) as multipart field 'file'")
+        if password is not None and len(password) > PASSWORD_MAX_LENGTH:
+            raise validation(f"password: at most {PASSWORD_MAX_LENGTH} characters")
+        try:
+            key = SigningKey.from_pkcs12(data, password, at=dt.datetime.now(dt.UTC))
+        except SigningKeyError as exc:
+            raise validation(f"file: {exc.message}") from None
+        version = new_id("crt")
+        secret = json.dumps({"pkcs12": base64.b64encode(data).decode(), "password": password}).encode()
+        sealed = self._seal.seal(secret, _context(ws.id, version))
+        info = key.info
+        row = [
+            version,
+            sealed,
+            info.subject,
+            info.issuer,
+            info.not_before.replace(tzinfo=None),
+            info.not_after.replace(tzinfo=None),
+            now(),
+        ]
+        with self.store.transaction() as cursor:
+            # Two uploads at once: the second waits, then replaces the first (no key to collide on).
+            self.store.lock_name(cursor, f"signing-certificate:{ws.id}")
+            exists = cursor.execute("SELECT 1 FROM signing_certificates WHERE workspace_id = ?", [ws.id]).fetchone()
+            if exists:
+                cursor.execute(
+                    "UPDATE signing_certificates SET version = ?, sealed = ?, subject = ?, issuer = ?, "
+                    "not_before = ?, not_after = ?, created_at = ? WHERE workspace_id = ?",
+                    [*row, ws.id],
+                )
+            else:
+                cursor.execute(
+                    "INSERT INTO signing_certificates (version, sealed, subject, issuer, not_before, not_after, "
+                    "created_at, workspace_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [*row, ws.id],
+                )
+        self.keys.put(version, key)  # the first signature after an upload opens nothing
+        return _public(row[2], row[3], row[4], row[5])
+
+    def get(self, ws: Workspace) -> dict:
+        """GET /signing-certificate: the public part of the kept certificate, or 404."""
+        ws.require(SIGN_DOCUMENTS)
+        row = self.store.one(
+            "SELECT subject, issuer, not_before, not_after FROM signing_certificates WHERE workspace_id = ?", [ws.id]
+        )
+        if row is None:
+            raise _none()
+        return _public(*row)
+
+    def delete(self, ws: Workspace) -> dict:
+        """DELETE /signing-certificate: the sealed PKCS#12 is gone from the store; 404 if there was none."""
+        ws.require(SIGN_DOCUMENTS)
+        with self.store.transaction() as cursor:
+            self.store.lock_name(cursor, f"signing-certificate:{ws.id}")
+            row = cursor.execute("SELECT version FROM signing_certificates WHERE workspace_id = ?", [ws.id]).fetchone()
+            if row is None:
+                raise _none()
+            cursor.execute("DELETE FROM signing_certificates WHERE workspace_id = ?", [ws.id])
+        self.keys.forget(row[0])
+        return {"deleted": True}
+
+    # For generation (`sign: true`)
+
+    def signer_for(self, ws: Workspace) -> SigningKey:
+        """The workspace's opened key, kept by this process per certificate version; 400 when
+        the workspace has none or it is no longer valid (`sign: true` asks for it)."""
+        key = self.keys.lookup(version := self._current(ws))
+        if key is not None:
+            return key
+        material = self._material(ws, version)  # a newer version, if it was replaced meanwhile
+        return self.keys.get(material.version, material.pkcs12, material.password)
+
+    def material_for(self, ws: Workspace) -> SigningMaterial:
+        """What a render process opens the key from (`KeyCache.get(version, pkcs12, password)`),
+        for renders that sign outside this process. Pass it in memory, never in a stored job."""
+        return self._material(ws, self._current(ws))
+
+    def _current(self, ws: Workspace) -> str:
+        """The version of the workspace's certificate, if it is one that signs now."""
+        ws.require(SIGN_DOCUMENTS)
+        row = self.store.one(
+            "SELECT version, not_before, not_after FROM signing_certificates WHERE workspace_id = ?", [ws.id]
+        )
+        if row is None:
+            raise validation(f"sign: this workspace has no signing certificate; {UPLOAD_HINT}")
+        version, not_before, not_after = row
+        at = dt.datetime.now(dt.UTC)
+        if at > _aware(not_after):
+            raise validation(
+                f"sign: the workspace's signing certificate expired on {iso(not_after)}; "
+                f"upload a renewed one with PUT /signing-certificate"
+            )
+        if at < _aware(not_before):
+            raise validation(f"sign: the workspace's signing certificate is valid only from {iso(not_before)}")
+        return version
+
+    def sealed_for(self, ws: Workspace) -> SealedCertificate:
+        """The certificate still sealed, for a job queued to workers on other machines (400 as
+        `signer_for`); they open it with `open_sealed(server_secret(settings), ...)`."""
+        return self._sealed(ws, self._current(ws))
+
+    def _sealed(self, ws: Workspace, version: str) -> SealedCertificate:
+        row = self.store.one(
+            "SELECT sealed FROM signing_certificates WHERE workspace_id = ? AND version = ?", [ws.id, version]
+        )
+        if row is None:  # replaced or removed since it was read: what is there now
+            return self.sealed_for(ws)
+        return SealedCertificate(ws.id, version, row[0])
+
+    def _material(self, ws: Workspace, version: str) -> SigningMaterial:
+        return open_sealed(self._secret, self._sealed(ws, version))
+
+
+def _none() -> ApiError:
+    return ApiError("SIGNING_CERTIFICATE_NOT_FOUND", f"this workspace has no signing certificate; {UPLOAD_HINT}")
+
+
+def _public(subject: str, issuer: str, not_before: dt.datetime, not_after: dt.datetime) -> dict:
+    """What the API shows of a certificate (extensions.md 9), its dates as every other date it answers."""
+    return {"subject": subject, "issuer": issuer, "notBefore": iso(not_before), "notAfter": iso(not_after)}

@@ -1,0 +1,682 @@
+"""Signatures (extensions.md 9): engine.signing's PAdES B-B signatures, validated by pyHanko
+under a test CA made here with `cryptography`, in every profile (the tagged ones through
+their own gates), and the signing certificate kept by a real `docbench serve` on each store:
+uploaded over real HTTP and MCP, answered, refused, removed, and found in no answer, log,
+blob or database row."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import datetime as dt
+import io
+import json
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import pikepdf
+import pytest
+from asn1crypto import x509 as asn1_x509
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from cryptography.hazmat.primitives.serialization import pkcs12
+from cryptography.x509.oid import NameOID
+from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+from pyhanko.pdf_utils.reader import PdfFileReader
+from pyhanko.sign import fields, signers
+from pyhanko.sign.validation import validate_pdf_signature
+from pyhanko.sign.validation.status import PdfSignatureStatus
+from pyhanko_certvalidator import ValidationContext
+
+from engine import render_pdf
+from engine.errors import EngineError
+from engine.signing import FIELD_DESCRIPTION, KeyCache, SigningKey, SigningKeyError, sign_pdf
+from workbench import samples
+
+from .conftest import pdf_text, store_database_url
+from .pdf_checker import problems
+from .server import Server
+from .test_mcp import failed, ok, run
+from .validators import assert_passes_outloud, assert_valid_signed_pdf_a, outloud, signed_pdf_a_problems
+
+RUN_ON_BOTH_STORES = True
+# Spaces at both ends: a password is kept exactly as sent (a name would be trimmed).
+PASSWORD = "  Tr0ub4dor&3 signing pass  "
+DER = serialization.Encoding.DER
+
+
+# A test PKI: a CA and the certificates it issues, made with `cryptography`.
+
+
+def _name(common_name: str) -> x509.Name:
+    return x509.Name(
+        [
+            x509.NameAttribute(NameOID.COMMON_NAME, common_name),
+            x509.NameAttribute(NameOID.ORGANIZATION_NAME, "docbench tests"),
+        ]
+    )
+
+
+def _usage(signing: bool, ca: bool = False) -> x509.KeyUsage:
+    return x509.KeyUsage(
+        digital_signature=signing,
+        content_commitment=signing,
+        key_encipherment=not signing and not ca,
+        data_encipherment=False,
+        key_agreement=False,
+        key_cert_sign=ca,
+        crl_sign=ca,
+        encipher_only=False,
+        decipher_only=False,
+    )
+
+
+@dataclass
+class Pki:
+    ca_key: ec.EllipticCurvePrivateKey
+    ca: x509.Certificate
+
+    @classmethod
+    def make(cls, name: str = "docbench Test CA") -> Pki:
+        key = ec.generate_private_key(ec.SECP256R1())
+        now = dt.datetime.now(dt.UTC)
+        ca = (
+            x509.CertificateBuilder()
+            .subject_name(_name(name))
+            .issuer_name(_name(name))
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - dt.timedelta(days=1))
+            .not_valid_after(now + dt.timedelta(days=365))
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .add_extension(_usage(False, ca=True), critical=True)
+            .sign(key, hashes.SHA256())
+        )
+        return cls(key, ca)
+
+    def issue(
+        self,
+        key,  # noqa: ANN001 (any private key type)
+        name: str = "Signer of docbench",
+        starts: dt.timedelta = dt.timedelta(days=-1),
+        ends: dt.timedelta = dt.timedelta(days=30),
+        signing: bool = True,
+    ) -> x509.Certificate:
+        now = dt.datetime.now(dt.UTC).replace(microsecond=0)
+        return (
+            x509.CertificateBuilder()
+            .subject_name(_name(name))
+            .issuer_name(self.ca.subject)
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now + starts)
+            .not_valid_after(now + ends)
+            .add_extension(_usage(signing), critical=True)
+            .sign(self.ca_key, hashes.SHA256())
+        )
+
+    def pkcs12(self, key, certificate: x509.Certificate, password: str | None = PASSWORD) -> bytes:  # noqa: ANN001
+        protection = (
+            serialization.BestAvailableEncryption(password.encode()) if password else serialization.NoEncryption()
+        )
+        return pkcs12.serialize_key_and_certificates(b"docbench signer", key, certificate, [self.ca], protection)
+
+    def context(self) -> ValidationContext:
+        """What a verifier trusting this CA (and nothing else) validates with."""
+        return ValidationContext(trust_roots=[asn1_x509.Certificate.load(self.ca.public_bytes(DER))])
+
+
+@dataclass
+class Credential:
+    key: rsa.RSAPrivateKey
+    certificate: x509.Certificate
+    p12: bytes
+
+
+@pytest.fixture(scope="module")
+def pki() -> Pki:
+    return Pki.make()
+
+
+@pytest.fixture(scope="module")
+def credential(pki) -> Credential:
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    certificate = pki.issue(key)
+    return Credential(key, certificate, pki.pkcs12(key, certificate))
+
+
+@pytest.fixture(scope="module")
+def signing_key(credential) -> SigningKey:
+    return SigningKey.from_pkcs12(credential.p12, PASSWORD, at=dt.datetime.now(dt.UTC))
+
+
+def invoice(profile: str, row: int = 1) -> bytes:
+    return render_pdf(samples.invoice(), samples.invoice_row(row), samples.resolver, profile)
+
+
+def validated(signed: bytes, pki: Pki) -> PdfSignatureStatus:
+    (signature,) = PdfFileReader(io.BytesIO(signed)).embedded_signatures
+    assert signature.field_name == "docbench"
+    return validate_pdf_signature(signature, pki.context())
+
+
+def assert_intact_and_trusted(signed: bytes, pki: Pki, unsigned: bytes) -> PdfSignatureStatus:
+    status = validated(signed, pki)
+    assert status.intact and status.valid and status.trusted, status.pretty_print_details()
+    assert status.coverage.name == "ENTIRE_FILE" and status.modification_level.name == "NONE"
+    # An incremental update: every byte of the profile's PDF is still there, first.
+    assert signed[: len(unsigned)] == unsigned
+    assert pdf_text(signed) == pdf_text(unsigned)
+    return status
+
+
+# The engine: sign_pdf
+
+
+def test_a_signed_pdf_is_pades_intact_and_trusted_under_the_test_ca(pki, signing_key):
+    unsigned = invoice("standard")
+    signed = sign_pdf(unsigned, signing_key, "standard")
+    status = assert_intact_and_trusted(signed, pki, unsigned)
+    assert "Signer of docbench" in status.signing_cert.subject.human_friendly
+    with pikepdf.open(io.BytesIO(signed)) as pdf:
+        (field,) = pdf.Root.AcroForm.Fields
+        assert field.FT == "/Sig" and str(field.T) == "docbench"
+        assert [float(v) for v in field.Rect] == [0, 0, 0, 0]  # invisible
+        # PAdES B-B: a CAdES signature (ETSI.CAdES.detached), no timestamp or revocation data.
+        assert field.V.SubFilter == "/ETSI.CAdES.detached" and field.V.Filter == "/Adobe.PPKLite"
+        assert "/DSS" not in pdf.Root
+
+
+def test_a_verifier_that_does_not_trust_the_ca_sees_an_intact_but_untrusted_signature(pki, signing_key):
+    signed = sign_pdf(invoice("standard"), signing_key, "standard")
+    (signature,) = PdfFileReader(io.BytesIO(signed)).embedded_signatures
+    status = validate_pdf_signature(signature, Pki.make("Another CA").context())
+    assert status.intact and not status.trusted
+
+
+def test_a_changed_byte_makes_the_signature_broken(pki, signing_key):
+    signed = bytearray(sign_pdf(invoice("standard"), signing_key, "standard"))
+    at = signed.index(b"/Title")  # inside the signed range
+    signed[at + 1 : at + 6] = b"Tytle"
+    assert not validated(bytes(signed), pki).intact
+
+
+def test_a_signed_pdf_a_render_stays_pdf_a_3b(pki, signing_key, tmp_path):
+    unsigned = invoice("pdf-a")
+    signed = sign_pdf(unsigned, signing_key, "pdf-a")
+    assert_intact_and_trusted(signed, pki, unsigned)
+    path = tmp_path / "signed-pdf-a.pdf"
+    path.write_bytes(signed)
+    assert_valid_signed_pdf_a(path)
+    assert problems(signed) == []
+    with pikepdf.open(io.BytesIO(signed)) as pdf, pdf.open_metadata() as meta:
+        assert meta.get("pdfaid:part") == "3" and meta.get("pdfaid:conformance") == "B"
+        assert "/OutputIntents" in pdf.Root
+
+
+def test_the_pdf_a_gate_refuses_a_hidden_signature_widget(pki, credential, signing_key):
+    """What the gate above is worth: pyHanko's PDF/UA setting for an untagged invisible field
+    (the Hidden flag) breaks ISO 19005-3 6.3.2, and the gate says so."""
+    writer = IncrementalPdfFileWriter(io.BytesIO(invoice("pdf-a")))
+    spec = fields.SigFieldSpec("docbench", invis_sig_settings=fields.InvisSigSettings(set_hidden_flag=True))
+    signed = signers.sign_pdf(
+        writer,
+        signers.PdfSignatureMetadata(field_name="docbench", subfilter=fields.SigSeedSubFilter.PADES),
+        signer=signing_key.signer,
+        new_field_spec=spec,
+    ).getvalue()
+    assert any(found.startswith("6.3.2-2") and "Hidden" in found for found in signed_pdf_a_problems(signed))
+
+
+def test_a_signed_accessible_render_has_its_field_in_the_structure(pki, signing_key, tmp_path):
+    unsigned = invoice("accessible")
+    signed = sign_pdf(unsigned, signing_key, "accessible")
+    assert_intact_and_trusted(signed, pki, unsigned)
+    assert problems(signed) == []
+    path = tmp_path / "signed-accessible.pdf"
+    path.write_bytes(signed)
+    assert_passes_outloud(path)
+    with pikepdf.open(io.BytesIO(signed)) as pdf:
+        (widget,) = pdf.Root.AcroForm.Fields
+        assert str(widget.TU) == FIELD_DESCRIPTION  # PDF/UA-1 7.18.1
+        page = pdf.pages[0].obj
+        assert page.Tabs == "/S" and any(a.objgen == widget.objgen for a in page.Annots)  # 7.18.3
+        root = pdf.Root.StructTreeRoot
+        nums = list(root.ParentTree.Nums)
+        form = dict(zip(nums[::2], nums[1::2], strict=True))[int(widget.StructParent)]
+        assert form.S == "/Form" and form.K.Type == "/OBJR" and form.K.Obj.objgen == widget.objgen  # 7.18.4
+        assert form.P.objgen == root.K.objgen and int(root.ParentTreeNextKey) == int(widget.StructParent) + 1
+        with pdf.open_metadata() as meta:
+            assert meta.get("pdfuaid:part") == "1"
+
+
+def test_the_field_takes_the_next_structure_key_after_the_links_of_a_longer_document(signing_key, pki):
+    """A letter over two sheets with a link: the link keeps its key, the widget takes the next."""
+    unsigned = render_pdf(samples.flowing_letter(), samples.flowing_letter_row(), samples.resolver, "accessible")
+    with pikepdf.open(io.BytesIO(unsigned)) as pdf:
+        next_key = int(pdf.Root.StructTreeRoot.ParentTreeNextKey)
+        links = {int(a.StructParent) for page in pdf.pages for a in page.obj.get("/Annots", [])}
+    assert links and max(links) == next_key - 1
+    signed = sign_pdf(unsigned, signing_key, "accessible")
+    assert_intact_and_trusted(signed, pki, unsigned)
+    assert problems(signed) == []
+    with pikepdf.open(io.BytesIO(signed)) as pdf:
+        (widget,) = pdf.Root.AcroForm.Fields
+        assert int(widget.StructParent) == next_key
+        nums = list(pdf.Root.StructTreeRoot.ParentTree.Nums)
+        keys = [int(k) for k in nums[::2]]
+        assert len(keys) == len(set(keys)) and next_key in keys and links <= set(keys)
+        assert {
+            int(a.StructParent) for page in pdf.pages for a in page.obj.get("/Annots", []) if a.Subtype == "/Link"
+        } == links
+
+
+def test_the_accessible_gate_refuses_the_field_pyhanko_leaves_untagged(signing_key, tmp_path):
+    """Signed as if untagged (what pyHanko writes on its own), the same render fails outloud."""
+    path = tmp_path / "untagged-field.pdf"
+    path.write_bytes(sign_pdf(invoice("accessible"), signing_key, "standard"))
+    result = outloud(path, "--fail-on", "warning")
+    assert result.returncode != 0 and "FRM-003" in result.stdout, result.stdout
+
+
+def test_an_encrypted_pdf_is_signed_with_its_password_and_stays_encrypted(pki, signing_key):
+    """extensions.md 9 encrypts before it signs: the signature is added inside the encryption."""
+    out = io.BytesIO()
+    with pikepdf.open(io.BytesIO(invoice("accessible"))) as pdf:
+        pdf.save(out, encryption=pikepdf.Encryption(owner="owner secret", user="reader", R=6))
+    encrypted = out.getvalue()
+    with pytest.raises(EngineError, match="needs its owner password"):
+        sign_pdf(encrypted, signing_key, "accessible")
+    with pytest.raises(EngineError, match="does not open"):
+        sign_pdf(encrypted, signing_key, "accessible", password="a guess")
+    signed = sign_pdf(encrypted, signing_key, "accessible", password="owner secret")
+    assert signed[: len(encrypted)] == encrypted
+    reader = PdfFileReader(io.BytesIO(signed))
+    reader.decrypt(b"reader")
+    status = validate_pdf_signature(reader.embedded_signatures[0], pki.context())
+    assert status.intact and status.trusted and status.coverage.name == "ENTIRE_FILE"
+    with pikepdf.open(io.BytesIO(signed), password="reader") as pdf:
+        assert pdf.encryption.R == 6 and str(pdf.Root.AcroForm.Fields[0].TU) == FIELD_DESCRIPTION
+        clear = io.BytesIO()
+        pdf.save(clear, encryption=False)
+    assert problems(clear.getvalue()) == []
+
+
+def test_one_key_signs_many_documents_each_with_its_own_signature(pki, signing_key):
+    documents = [invoice("standard", row) for row in (1, 2, 3)]
+    signed = [sign_pdf(document, signing_key, "standard") for document in documents]
+    for unsigned, result in zip(documents, signed, strict=True):
+        assert_intact_and_trusted(result, pki, unsigned)
+    assert len({bytes(PdfFileReader(io.BytesIO(s)).embedded_signatures[0].pkcs7_content) for s in signed}) == 3
+
+
+def test_one_key_signs_on_several_threads_at_once(pki, credential):
+    """The API's render threads share a workspace's key: each thread signs with its own loop."""
+    key = SigningKey.from_pkcs12(credential.p12, PASSWORD)  # fresh: its first signatures measure the room
+    documents = [invoice("standard", row) for row in range(4)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        signed = list(pool.map(lambda document: sign_pdf(document, key, "standard"), documents))
+    for unsigned, result in zip(documents, signed, strict=True):
+        assert_intact_and_trusted(result, pki, unsigned)
+
+
+def test_signing_works_where_an_event_loop_already_runs(pki, signing_key):
+    """A notebook's cell runs inside an event loop, where pyHanko's own sign_pdf cannot start one."""
+    unsigned = invoice("standard")
+
+    async def in_a_notebook() -> bytes:
+        return sign_pdf(unsigned, signing_key, "standard")
+
+    assert_intact_and_trusted(asyncio.run(in_a_notebook()), pki, unsigned)
+
+
+def test_a_key_cache_opens_each_version_once(credential, pki):
+    cache = KeyCache(size=2)
+    first = cache.get("crt_1", credential.p12, PASSWORD)
+    assert cache.get("crt_1", b"not read again", PASSWORD) is first
+    other_key = ec.generate_private_key(ec.SECP256R1())
+    second = cache.get("crt_2", pki.pkcs12(other_key, pki.issue(other_key, "Second signer")), PASSWORD)
+    assert second is not first and "Second signer" in second.info.subject
+    cache.get("crt_3", pki.pkcs12(other_key, pki.issue(other_key, "Third signer")), PASSWORD)
+    assert cache.lookup("crt_1") is None and cache.lookup("crt_2") is second  # the least recently used went
+
+
+def test_ec_keys_sign_too(pki):
+    key = ec.generate_private_key(ec.SECP384R1())
+    signing_key = SigningKey.from_pkcs12(pki.pkcs12(key, pki.issue(key)), PASSWORD)
+    unsigned = invoice("standard")
+    assert_intact_and_trusted(sign_pdf(unsigned, signing_key, "standard"), pki, unsigned)
+
+
+def _refusals(pki: Pki, credential: Credential) -> dict[str, tuple[bytes, str | None, list[str]]]:
+    """Each bad upload: the file, its password and what the refusal must say."""
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    rsa_key = credential.key
+    expired = pki.issue(rsa_key, starts=dt.timedelta(days=-60), ends=dt.timedelta(days=-30))
+    early = pki.issue(rsa_key, starts=dt.timedelta(days=10), ends=dt.timedelta(days=40))
+    weak = rsa.generate_private_key(public_exponent=65537, key_size=1024)
+    certificate_only = pkcs12.serialize_key_and_certificates(
+        b"no key", None, credential.certificate, None, serialization.BestAvailableEncryption(PASSWORD.encode())
+    )
+    return {
+        "not a PKCS#12": (b"%PDF-1.7 this is not a certificate", PASSWORD, ["not a PKCS#12"]),
+        "wrong password": (credential.p12, "not the password", ["password does not open"]),
+        "trimmed password": (credential.p12, PASSWORD.strip(), ["password does not open"]),
+        "no password": (credential.p12, None, ["protected by a password"]),
+        "no private key": (certificate_only, PASSWORD, ["no private key"]),
+        "expired": (
+            pki.pkcs12(rsa_key, expired),
+            PASSWORD,
+            ["expired on", (now - dt.timedelta(days=30)).strftime("%Y-%m-%dT%H:%M:%S")],
+        ),
+        "not valid yet": (
+            pki.pkcs12(rsa_key, early),
+            PASSWORD,
+            ["not valid yet", (now + dt.timedelta(days=10)).strftime("%Y-%m-%dT%H:%M:%S")],
+        ),
+        "weak key": (pki.pkcs12(weak, pki.issue(weak)), PASSWORD, ["Key size 1024", "2048 bits or more"]),
+        "no signing usage": (
+            pki.pkcs12(rsa_key, pki.issue(rsa_key, signing=False)),
+            PASSWORD,
+            ["key usage allows neither digitalSignature nor nonRepudiation"],
+        ),
+    }
+
+
+REFUSALS = [
+    "not a PKCS#12",
+    "wrong password",
+    "trimmed password",
+    "no password",
+    "no private key",
+    "expired",
+    "not valid yet",
+    "weak key",
+    "no signing usage",
+]
+
+
+@pytest.mark.parametrize("case", REFUSALS)
+def test_a_pkcs12_that_cannot_sign_is_refused_saying_why(case, pki, credential):
+    data, password, phrases = _refusals(pki, credential)[case]
+    with pytest.raises(SigningKeyError) as refused:
+        SigningKey.from_pkcs12(data, password, at=dt.datetime.now(dt.UTC))
+    for phrase in phrases:
+        assert phrase in refused.value.message, refused.value.message
+
+
+# The certificate store, over real HTTP on each store
+
+
+class SigningServer:
+    """A real `docbench serve` with a pro and a starter workspace; every answer it gives is kept."""
+
+    def __init__(self, tmp_path_factory, database_url: str | None):
+        from api.service import Service, Settings
+
+        self.data_dir = tmp_path_factory.mktemp("signing")
+        self.database_url = database_url
+        service = Service(Settings(data_dir=self.data_dir, database_url=database_url))
+        self.workspace, self.key = service.accounts.create_workspace("signs", "pro", 100)
+        self.starter_key = service.accounts.create_workspace("starts", "starter", 100)[1]
+        service.close()
+        self.server = Server(self.data_dir, env={"DOCBENCH_DATABASE_URL": database_url or ""}).start()
+        self.answers: list[bytes] = []
+
+    def client(self, key: str | None = None):
+        client = self.server.client(key or self.key)
+        client.event_hooks["response"].append(lambda response: self.answers.append(response.read()))
+        return client
+
+
+@pytest.fixture(scope="module")
+def signing(request, tmp_path_factory, store):
+    env = SigningServer(tmp_path_factory, store_database_url(request, store))
+    yield env
+    env.server.stop()
+
+
+def upload(client, data: bytes, password: str | None = PASSWORD):
+    return client.put(
+        "/signing-certificate",
+        files={"file": ("signer.p12", data, "application/x-pkcs12")},
+        data={} if password is None else {"password": password},
+    )
+
+
+def certificate_fields(certificate: x509.Certificate) -> dict:
+    def iso(moment: dt.datetime) -> str:
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+    return {
+        "subject": certificate.subject.rfc4514_string(),
+        "issuer": certificate.issuer.rfc4514_string(),
+        "notBefore": iso(certificate.not_valid_before_utc),
+        "notAfter": iso(certificate.not_valid_after_utc),
+    }
+
+
+def test_an_uploaded_certificate_is_answered_by_put_and_get(signing, credential):
+    expected = certificate_fields(credential.certificate)
+    assert expected["subject"] == "O=docbench tests,CN=Signer of docbench"
+    with signing.client() as client:
+        assert client.data(upload(client, credential.p12), 200) == expected
+        assert client.data(client.get("/signing-certificate"), 200) == expected
+
+
+@pytest.mark.parametrize("case", ["not a PKCS#12", "wrong password", "no private key", "expired", "weak key"])
+def test_a_bad_upload_is_a_400_naming_the_fix(case, signing, pki, credential):
+    data, password, phrases = _refusals(pki, credential)[case]
+    with signing.client() as client:
+        message = client.error(upload(client, data, password), 400, "VALIDATION_ERROR")
+    assert message.startswith("file: ")
+    for phrase in phrases:
+        assert phrase in message, message
+
+
+def test_an_upload_without_the_file_part_is_refused(signing):
+    with signing.client() as client:
+        response = client.put("/signing-certificate", files={"password": (None, PASSWORD)})
+        message = client.error(response, 400, "VALIDATION_ERROR")
+    assert "PKCS#12" in message and "'file'" in message
+
+
+def test_the_starter_plan_cannot_keep_a_certificate(signing, credential):
+    with signing.client(signing.starter_key) as client:
+        message = client.error(upload(client, credential.p12), 403, "INSUFFICIENT_PERMISSIONS")
+        assert "signDocuments" in message
+        client.error(client.get("/signing-certificate"), 403, "INSUFFICIENT_PERMISSIONS")
+
+
+def test_mcp_tools_upload_and_answer_the_same_certificate(signing, credential):
+    encoded = base64.b64encode(credential.p12).decode()
+
+    async def script(session):
+        wrong = await session.call_tool("upload_signing_certificate", {"file": encoded, "password": "not the password"})
+        kept = await session.call_tool("upload_signing_certificate", {"file": encoded, "password": PASSWORD})
+        answered = await session.call_tool("get_signing_certificate", {})
+        return wrong, kept, answered
+
+    wrong, kept, answered = run(signing.server, signing.key, script)
+    assert "password does not open" in failed(wrong, "VALIDATION_ERROR")
+    assert ok(kept) == ok(answered) == certificate_fields(credential.certificate)
+    for result in (wrong, kept, answered):
+        signing.answers.append(json.dumps([c.model_dump() for c in result.content]).encode())
+
+
+def test_delete_removes_the_certificate_then_get_is_404(signing, credential):
+    with signing.client() as client:
+        client.data(upload(client, credential.p12), 200)
+        assert client.data(client.delete("/signing-certificate"), 200) == {"deleted": True}
+        message = client.error(client.get("/signing-certificate"), 404, "SIGNING_CERTIFICATE_NOT_FOUND")
+        assert "PUT /signing-certificate" in message
+        client.error(client.delete("/signing-certificate"), 404, "SIGNING_CERTIFICATE_NOT_FOUND")
+
+
+def test_the_certificate_and_its_password_are_in_no_answer_log_blob_or_row(signing, credential):
+    """Last of the HTTP tests: it reads every answer the others were given too, then stops the
+    server to read the database row itself, and starts it again."""
+    with signing.client() as client:
+        client.data(upload(client, credential.p12), 200)
+        client.data(client.get("/signing-certificate"), 200)
+    secrets = _forms_of(credential.p12, PASSWORD)
+    assert signing.answers
+    for answer in signing.answers:
+        assert not any(secret in answer for secret in secrets)
+    log = signing.server.log_path.read_bytes()  # everything the server printed
+    assert not any(secret in log for secret in secrets)
+    blobs = [path for path in (signing.data_dir / "blobs").rglob("*") if path.is_file()]
+    for path in blobs:
+        assert not any(secret in path.read_bytes() for secret in secrets), path
+    signing.server.stop()
+    try:
+        row = _certificate_row(signing)
+    finally:
+        signing.server.start()
+    assert row is not None
+    version, sealed, subject = row
+    assert subject == credential.certificate.subject.rfc4514_string()
+    assert not any(secret in sealed.encode() for secret in secrets)
+    assert not any(secret in base64.b64decode(sealed) for secret in secrets)
+    if signing.database_url is None:  # the database file itself, and its write-ahead log if one is left
+        for path in signing.data_dir.glob("docbench.duckdb*"):
+            assert not any(secret in path.read_bytes() for secret in secrets), path
+
+
+def _forms_of(p12: bytes, password: str) -> list[bytes]:
+    """The ways a secret could be written out: as is, base64, hex; the password alone and
+    trimmed (a long enough slice of the PKCS#12 stands for all of it)."""
+    middle = p12[len(p12) // 3 : len(p12) // 3 + 48]
+    return [
+        middle,
+        base64.b64encode(p12)[64:160],
+        middle.hex().encode(),
+        password.encode(),
+        password.strip().encode(),
+    ]
+
+
+def _certificate_row(signing: SigningServer):
+    from api.service import Settings
+    from api.store import open_store
+
+    store = open_store(Settings(data_dir=signing.data_dir, database_url=signing.database_url))
+    try:
+        return store.one(
+            "SELECT version, sealed, subject FROM signing_certificates WHERE workspace_id = ?", [signing.workspace.id]
+        )
+    finally:
+        store.close()
+
+
+# The service: signer_for, what generation will sign with
+
+
+@pytest.fixture
+def service_settings(tmp_path, database_url):
+    from api.service import Settings
+
+    return Settings(data_dir=tmp_path / "data", database_url=database_url, secret="the servers' shared secret")
+
+
+def test_signer_for_opens_the_kept_key_once_per_version(service_settings, pki, credential):
+    from api.service import Service
+
+    service = Service(service_settings)
+    try:
+        ws, _ = service.accounts.create_workspace("signs", "pro", 10)
+        service.signing.upload(ws, credential.p12, PASSWORD)
+        service.signing.keys = KeyCache()  # as in a process that did not take the upload
+        key = service.signing.signer_for(ws)
+        assert service.signing.signer_for(ws) is key
+        unsigned = invoice("standard")
+        assert_intact_and_trusted(sign_pdf(unsigned, key, "standard"), pki, unsigned)
+        other_key = ec.generate_private_key(ec.SECP256R1())
+        service.signing.upload(ws, pki.pkcs12(other_key, pki.issue(other_key, "Renewed signer")), PASSWORD)
+        renewed = service.signing.signer_for(ws)
+        assert renewed is not key and "Renewed signer" in renewed.info.subject
+        service.signing.delete(ws)
+        with pytest.raises(Exception) as refused:
+            service.signing.signer_for(ws)
+        assert refused.value.code == "VALIDATION_ERROR" and "no signing certificate" in refused.value.message
+    finally:
+        service.close()
+
+
+def test_a_certificate_sealed_under_another_secret_is_refused_until_uploaded_again(service_settings, credential):
+    from api.service import Service, Settings
+
+    service = Service(service_settings)
+    try:
+        ws, _ = service.accounts.create_workspace("signs", "pro", 10)
+        service.signing.upload(ws, credential.p12, PASSWORD)
+    finally:
+        service.close()
+    other = Service(
+        Settings(data_dir=service_settings.data_dir, database_url=service_settings.database_url, secret="another one")
+    )
+    try:
+        with pytest.raises(Exception) as refused:
+            other.signing.signer_for(ws)
+        assert (
+            refused.value.code == "VALIDATION_ERROR"
+            and "does not open with this server's secret" in refused.value.message
+        )
+        other.signing.upload(ws, credential.p12, PASSWORD)
+        assert other.signing.signer_for(ws).info.subject == credential.certificate.subject.rfc4514_string()
+    finally:
+        other.close()
+
+
+def test_a_worker_with_the_servers_secret_opens_the_sealed_certificate_of_a_queued_job(
+    service_settings, pki, credential
+):
+    """What a batch queued to Redis can carry: the sealed value (JSON-safe), opened by a worker
+    that has --secret and signs with it; a worker with another secret is refused."""
+    from dataclasses import asdict
+
+    from api.service import Service
+    from api.service.signing import SealedCertificate, open_sealed, server_secret
+
+    service = Service(service_settings)
+    try:
+        ws, _ = service.accounts.create_workspace("signs", "pro", 10)
+        service.signing.upload(ws, credential.p12, PASSWORD)
+        queued = json.dumps(asdict(service.signing.sealed_for(ws)))
+    finally:
+        service.close()
+    assert not any(secret in queued.encode() for secret in _forms_of(credential.p12, PASSWORD))
+    sealed = SealedCertificate(**json.loads(queued))
+    material = open_sealed(server_secret(service_settings), sealed)
+    key = KeyCache().get(material.version, material.pkcs12, material.password)
+    unsigned = invoice("standard")
+    assert_intact_and_trusted(sign_pdf(unsigned, key, "standard"), pki, unsigned)
+    assert PASSWORD not in repr(material)
+    with pytest.raises(Exception) as refused:
+        open_sealed(b"another secret", sealed)
+    assert "does not open with this server's secret" in refused.value.message
+
+
+def test_the_sealed_value_does_not_open_in_another_workspaces_row(service_settings, credential):
+    """The workspace id is sealed in with it: a row copied to another workspace does not open."""
+    from api.service import Service
+
+    service = Service(service_settings)
+    try:
+        owner, _ = service.accounts.create_workspace("owner", "pro", 10)
+        thief, _ = service.accounts.create_workspace("thief", "pro", 10)
+        service.signing.upload(owner, credential.p12, PASSWORD)
+        with service.store.transaction() as cursor:
+            cursor.execute(
+                "INSERT INTO signing_certificates SELECT ?, version, sealed, subject, issuer, not_before, not_after, "
+                "created_at FROM signing_certificates WHERE workspace_id = ?",
+                [thief.id, owner.id],
+            )
+        service.signing.keys = KeyCache()
+        with pytest.raises(Exception) as refused:
+            service.signing.signer_for(thief)
+        assert "does not open with this server's secret" in refused.value.message
+        assert service.signing.signer_for(owner).info.subject == credential.certificate.subject.rfc4514_string()
+    finally:
+        service.close()
