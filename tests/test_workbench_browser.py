@@ -177,6 +177,31 @@ def test_bind_a_variable_and_generate_a_pdf(api_server, page, key, alpha_api):
     page.locator(".dbk-credits", has_text=str(credits - 1)).wait_for()
 
 
+def test_the_generate_options_add_a_watermark_and_a_password(api_server, page, key, alpha_api):
+    import io
+
+    import pikepdf
+
+    memo = add("text", "title", {"x": 60, "y": 60}, {"content": "Memo"})
+    design_id = new_design(alpha_api, "Browser: options", [memo])
+    sign_in(page, api_server, key)
+    open_design(page, api_server, design_id)
+    page.locator(".dbk-pdf-options-toggle button").click()
+    page.locator(".dbk-pdf-watermark input").fill("DRAFT")
+    page.locator(".dbk-pdf-watermark input").press("Enter")
+    page.locator(".dbk-pdf-password input").fill("open-sesame")
+    page.locator(".dbk-pdf-password input").press("Enter")
+    with page.expect_download() as download:
+        page.locator(".dbk-generate button").click()
+    pdf = Path(download.value.path()).read_bytes()
+    with pikepdf.open(io.BytesIO(pdf), password="open-sesame") as document:
+        assert document.is_encrypted and document.encryption.R == 6
+        plain = io.BytesIO()
+        document.save(plain)
+    assert "DRAFT" in pdf_text(plain.getvalue())[0] and "Memo" in pdf_text(plain.getvalue())[0]
+    page.locator(".alert-success", has_text="watermark “DRAFT”, password; 1 credit").wait_for()
+
+
 def test_a_burst_of_nudges_is_saved_in_order_and_the_canvas_ends_where_the_server_has_it(
     api_server, page, key, alpha_api
 ):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import mimetypes
+import secrets
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,8 @@ def finishing_keys(
     - `attachments`: paths of files, or dicts `{name, content (bytes), mimeType?, relationship?, description?}`;
     - `e_invoice`: a Factur-X XML (bytes or text; `workbench.einvoice.factur_x_xml` makes one), needs profile "pdf-a";
     - `watermark`: its text, or `{text, opacity?, angle?, color?}`;
-    - `password`: opening the PDF asks for it (AES-256; the owner password is the same, everything allowed);
+    - `password`: opening the PDF asks for it (AES-256, everything allowed to whoever opens it; the owner
+      password, which could change that, is random and forgotten);
       `encryption` gives the API's full shape instead (`{ownerPassword, userPassword?, allow?}`);
     - `sign`: signed with the workspace's signing certificate (PAdES B-B).
     """
@@ -43,7 +45,7 @@ def finishing_keys(
         raise ValueError("give password or encryption, not both")
     if password is not None:
         keys["encryption"] = {
-            "ownerPassword": password,
+            "ownerPassword": secrets.token_urlsafe(24),
             "userPassword": password,
             "allow": ["print", "copy", "modify", "annotate", "fill-forms", "assemble"],
         }

@@ -29,6 +29,7 @@ from . import arrange, geometry
 from .canvas import Canvas
 from .colour_picker import design_colours
 from .panels import SIDE_PANELS, PanelContext, image_field
+from .pdf_options import PdfOptions
 from .pickers import LayerList
 from .properties import element_form
 from .session import PREVIEWS_KEPT, DesignSession, page_content
@@ -110,6 +111,7 @@ class Editor:
         ]
         generate = self._button("Generate PDF · 1 credit", self.generate, "dbk-generate")
         generate.color = "primary"
+        self.pdf_options = PdfOptions()
         home = [pn.pane.HTML(f'<a href="{self.home}" class="dbk-home">← Designs</a>', margin=(14, 10))]
         header = pn.Row(
             *(home if self.home else []),
@@ -121,6 +123,7 @@ class Editor:
             self._zoom_readout(),
             pn.HSpacer(),
             self.credits,
+            self.pdf_options.toggle,
             generate,
             self.download,
             sizing_mode="stretch_width",
@@ -153,7 +156,14 @@ class Editor:
         body = pn.Row(left, centre, right, sizing_mode="stretch_both")
         arranging = self._arrange_bar()
         return pn.Column(
-            header, toolbar, self.status, arranging, body, sizing_mode="stretch_both", css_classes=["dbk-editor"]
+            header,
+            self.pdf_options.panel,
+            toolbar,
+            self.status,
+            arranging,
+            body,
+            sizing_mode="stretch_both",
+            css_classes=["dbk-editor"],
         )
 
     def _button(self, label: str, action: Any, css: str) -> pn.widgets.Button:
@@ -339,13 +349,14 @@ class Editor:
         return asset["ref"]
 
     def generate(self) -> None:
-        generated = self.session.generate()
+        generated = self.session.generate(options=self.pdf_options.body_keys())
         filename, url = generated["filename"], generated["downloadUrl"]
         if not self.files_served:
             url = "data:application/pdf;base64," + base64.b64encode(self.client.fetch(url)).decode()
         self.download.start(url, filename)
         self._update_credits()
-        self.say(f"Generated {filename} (1 credit).", "success")
+        extras = self.pdf_options.describe()
+        self.say(f"Generated {filename} ({f'{extras}; ' if extras else ''}1 credit).", "success")
 
     def _on_selection(self, event: Any) -> None:
         if list(self.layers.selection) != list(event.new):

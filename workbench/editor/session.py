@@ -133,10 +133,12 @@ class DesignSession:
         self.info = {**self.info, **self.client.call("update_design", {"designId": self.design_id}, {"name": name})}
         self._notify()
 
-    def generate(self, values: dict | None = None) -> dict:
+    def generate(self, values: dict | None = None, options: dict | None = None) -> dict:
         """A PDF with the design-time content as sample values (1 credit, like the API): the API's
-        answer, with its `filename` and signed `downloadUrl`."""
-        return self.client.call("generate_pdf", {"designId": self.design_id}, {"data": values or {}})
+        answer, with its `filename` and signed `downloadUrl`. `options` are generate_pdf's other
+        keys (pdfProfile, watermark, encryption, sign: extensions.md 9)."""
+        body = {"data": values or {}, **(options or {})}
+        return self.client.call("generate_pdf", {"designId": self.design_id}, body)
 
     def credits(self) -> int:
         return int(self.client.call("me")["credits"])
