@@ -514,6 +514,72 @@ def test_delete_removes_the_certificate_then_get_is_404(signing, credential):
         client.error(client.delete("/signing-certificate"), 404, "SIGNING_CERTIFICATE_NOT_FOUND")
 
 
+# sign: true on generate and batch (extensions.md 9), signed in the render processes
+
+
+def signing_design(client) -> str:
+    design_id = client.data(client.post("/designs", json={"name": "Contract"}), 201)["designId"]
+    text = {"type": "text", "name": "party", "position": {"x": 60, "y": 60}, "data": {"content": "Party"}}
+    actions = [{"type": "add_element", "args": text}, {"type": "bind_variable", "args": {"name": "party"}}]
+    client.data(client.patch(f"/designs/{design_id}/tree", json={"actions": actions}), 200)
+    return design_id
+
+
+@pytest.mark.parametrize("profile", ["standard", "accessible", "pdf-a"])
+def test_generate_with_sign_is_signed_last_and_keeps_its_profile(signing, credential, pki, profile, tmp_path):
+    import httpx
+
+    with signing.client() as client:
+        client.data(upload(client, credential.p12), 200)
+        design_id = signing_design(client)
+        body = {"data": {"party": "Globex"}, "pdfProfile": profile, "sign": True}
+        url = client.data(client.post(f"/designs/{design_id}/generate", json=body), 201)["downloadUrl"]
+    signed = httpx.get(url).content
+    status = validated(signed, pki)
+    assert status.intact and status.valid and status.trusted, status.pretty_print_details()
+    assert "Globex" in pdf_text(signed)[0]
+    path = tmp_path / f"signed-{profile}.pdf"
+    path.write_bytes(signed)
+    if profile == "pdf-a":
+        assert_valid_signed_pdf_a(path)
+    elif profile == "accessible":
+        assert_passes_outloud(path)
+
+
+def test_every_row_of_a_batch_with_sign_is_signed(signing, credential, pki):
+    import zipfile
+
+    import httpx
+
+    from .test_api_batches import wait_for_end
+
+    with signing.client() as client:
+        client.data(upload(client, credential.p12), 200)
+        design_id = signing_design(client)
+        body = {"rows": [{"party": f"Party {n}"} for n in range(3)], "sign": True, "watermark": {"text": "COPY"}}
+        job_id = client.data(client.post(f"/designs/{design_id}/batch", json=body), 202)["jobId"]
+        assert wait_for_end(client, job_id)["completed"] == 3
+        url = client.data(client.get(f"/batches/{job_id}/download"), 200)["downloadUrl"]
+    archive = zipfile.ZipFile(io.BytesIO(httpx.get(url).content))
+    for number in range(3):
+        signed = archive.read(f"row-{number + 1:04d}.pdf")
+        status = validated(signed, pki)
+        assert status.intact and status.trusted, status.pretty_print_details()
+        assert f"Party {number}" in pdf_text(signed)[0] and "COPY" in pdf_text(signed)[0]
+
+
+def test_sign_without_a_certificate_is_a_400_before_anything_is_charged(signing, credential):
+    with signing.client() as client:
+        design_id = signing_design(client)
+        client.data(upload(client, credential.p12), 200)
+        client.data(client.delete("/signing-certificate"), 200)
+        credits = client.data(client.get("/me"), 200)["credits"]
+        for path, body in [("generate", {"sign": True}), ("batch", {"rows": [{}], "sign": True})]:
+            message = client.error(client.post(f"/designs/{design_id}/{path}", json=body), 400, "VALIDATION_ERROR")
+            assert "no signing certificate" in message and "PUT /signing-certificate" in message
+        assert client.data(client.get("/me"), 200)["credits"] == credits
+
+
 def test_the_certificate_and_its_password_are_in_no_answer_log_blob_or_row(signing, credential):
     """Last of the HTTP tests: it reads every answer the others were given too, then stops the
     server to read the database row itself, and starts it again."""
@@ -636,8 +702,8 @@ def test_a_worker_with_the_servers_secret_opens_the_sealed_certificate_of_a_queu
     that has --secret and signs with it; a worker with another secret is refused."""
     from dataclasses import asdict
 
+    from api.sealing import SealedCertificate, open_sealed, server_secret
     from api.service import Service
-    from api.service.signing import SealedCertificate, open_sealed, server_secret
 
     service = Service(service_settings)
     try:

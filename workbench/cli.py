@@ -173,8 +173,20 @@ def worker(args: argparse.Namespace) -> int:
         from api.blobs import open_blobs
 
         open_blobs(blob_url).check()
-    worker_main(redis_url, blobs, burst=args.burst)
+    worker_main(redis_url, blobs, burst=args.burst, secret=_worker_secret(args))
     return 0
+
+
+def _worker_secret(args: argparse.Namespace) -> bytes | None:
+    """What opens the signing certificate of a batch that signs: the servers' --secret, or
+    (one server, no --secret) the secret of the data dir the worker shares with it."""
+    from api.sealing import server_secret
+
+    secret = args.secret or Settings().secret
+    shared_dir = args.data_dir is not None and (args.data_dir / "url-secret").exists()
+    if not secret and not shared_dir:
+        return None
+    return server_secret(Settings(data_dir=args.data_dir or Path("."), secret=secret))
 
 
 def _read_rows(path: Path) -> list[dict]:
@@ -370,6 +382,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("worker", help="run batch jobs from the RQ queue (with --blob-url, no shared directory)")
     p.add_argument("--redis-url", default=None, help="the Redis the server sends batches to (DOCBENCH_REDIS_URL)")
     p.add_argument("--burst", action="store_true", help="exit when the queue is empty")
+    p.add_argument("--secret", default=None, help="the servers' --secret: batches that sign need it (DOCBENCH_SECRET)")
     _blob_url(p)
     _data_dir(p)
     p.set_defaults(func=worker)

@@ -43,8 +43,9 @@ class _Dropped(Exception):
 class EmbeddedBackend:
     name = "embedded"
 
-    def __init__(self, blob_root: str | Path, listener: JobListener, pool: ProcessPool):
+    def __init__(self, blob_root: str | Path, listener: JobListener, pool: ProcessPool, secret: bytes | None = None):
         self.blob_root = blob_root
+        self.secret = secret  # the server's: opens the sealed certificate of a batch that signs
         self.listener = listener
         self.pool = pool
         # Rows in flight per job: enough for one job alone to keep every process busy, with one
@@ -139,9 +140,10 @@ class EmbeddedBackend:
             if self._closed:
                 raise _Stopping()
             try:
-                result = self.pool.call(
-                    "render_row", (one_row, str(self.blob_root)), seconds=seconds, owner=f"batch:{payload.job_id}"
-                )
+                # The secret crosses the pipe only for a batch that signs.
+                secret = self.secret if one_row.signing is not None else None
+                args = (one_row, str(self.blob_root), secret)
+                result = self.pool.call("render_row", args, seconds=seconds, owner=f"batch:{payload.job_id}")
                 return result.model_copy(update={"index": index})
             except PoolClosed:
                 raise _Stopping() from None

@@ -81,6 +81,8 @@ def _write_zip(redis: Redis, job_id: str, blob_root: str | Path) -> None:
 # The blobs of this `docbench worker` process, when it was given them (--blob-url or its own
 # data dir): a worker on another machine reads and writes there, not at the web process's path.
 _worker_blobs: str | None = None
+# The servers' --secret, when this worker was given it: it opens the sealed certificate of a batch that signs.
+_worker_secret: bytes | None = None
 
 
 def run_chunk(job_id: str, chunk: int, start: int, end: int, redis_url: str, blob_root: str) -> None:
@@ -104,7 +106,7 @@ def run_chunk(job_id: str, chunk: int, start: int, end: int, redis_url: str, blo
         for index in range(start, end):
             if redis.hexists(_key(job_id, "rows"), index):
                 continue  # done by an earlier attempt of this chunk
-            _record(redis, job_id, render_row(payload, index, blob_root))
+            _record(redis, job_id, render_row(payload, index, blob_root, _worker_secret))
         _finish_chunk(redis, job_id, chunk, blob_root)
     finally:
         stop.set()
@@ -342,11 +344,15 @@ class RedisBackend:
         self._stop.set()
 
 
-def worker_main(redis_url: str, blob_root: str | Path | None, burst: bool = False) -> None:
+def worker_main(
+    redis_url: str, blob_root: str | Path | None, burst: bool = False, secret: bytes | None = None
+) -> None:
     """`docbench worker`: run batch chunks from the queue until stopped, reading and writing blobs
-    at `blob_root` (a directory or s3://bucket/prefix; None: where each job's web process keeps them)."""
-    global _worker_blobs
+    at `blob_root` (a directory or s3://bucket/prefix; None: where each job's web process keeps them).
+    `secret` is the servers' --secret, which batches that sign need."""
+    global _worker_blobs, _worker_secret
     _worker_blobs = str(blob_root) if blob_root is not None else None
+    _worker_secret = secret
     from rq import Queue, SimpleWorker
 
     import engine

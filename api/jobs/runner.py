@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -26,8 +26,13 @@ import engine
 from engine.errors import EngineError, RenderError
 
 from ..blobs import copy_to, open_blobs
+from ..errors import ApiError
 from ..models import RowOptions
 from ..renderers import RenderLimits, check_pdf_size
+from ..sealing import SealedCertificate, SigningMaterial, open_sealed
+
+if TYPE_CHECKING:
+    from engine.signing import KeyCache
 
 log = logging.getLogger("docbench.jobs")
 
@@ -54,6 +59,9 @@ class JobPayload(BaseModel):
     profile: str
     images: dict[str, str]  # image ref -> blob key of the bytes to draw
     finishing: engine.Finishing | None = None  # extensions.md 9: what every row's PDF gets
+    # `sign: true`: the workspace's certificate as the store keeps it, sealed with the servers'
+    # secret (this payload is stored and queued in clear); whoever renders opens it with --secret.
+    signing: SealedCertificate | None = None
     row_options: list[RowOptions | None] | None = None  # rowOptions: a row's own files or e-invoice
 
     def row_finishing(self, index: int) -> engine.Finishing | None:
@@ -82,16 +90,17 @@ def parsed_tree(tree_json: str) -> engine.DesignTree:
     return engine.DesignTree.model_validate_json(tree_json)
 
 
-def render_row(payload: JobPayload, index: int, blob_root: str | Path) -> RowResult:
+def render_row(payload: JobPayload, index: int, blob_root: str | Path, secret: bytes | None = None) -> RowResult:
     """Render one row into the blob store (`blob_root`: its location, a directory or s3://…);
-    a failing row is a result, not an exception. The result carries the time it took here."""
+    a failing row is a result, not an exception. The result carries the time it took here.
+    `secret` (the servers' --secret) opens the sealed certificate of a batch that signs."""
     started = time.perf_counter()
-    result = _render_row(payload, index, blob_root)
+    result = _render_row(payload, index, blob_root, secret)
     result.seconds = time.perf_counter() - started
     return result
 
 
-def _render_row(payload: JobPayload, index: int, blob_root: str | Path) -> RowResult:
+def _render_row(payload: JobPayload, index: int, blob_root: str | Path, secret: bytes | None) -> RowResult:
     blobs = open_blobs(str(blob_root))
 
     def resolve(ref: str) -> bytes:
@@ -104,6 +113,8 @@ def _render_row(payload: JobPayload, index: int, blob_root: str | Path) -> RowRe
 
     limits = RenderLimits.from_environment()
     try:
+        material = _opened(payload.signing, secret) if payload.signing is not None else None
+        finishing = payload.row_finishing(index)
         with _cpu_deadline(limits.render_seconds):
             pdf = engine.render_pdf(
                 parsed_tree(payload.tree),
@@ -111,8 +122,9 @@ def _render_row(payload: JobPayload, index: int, blob_root: str | Path) -> RowRe
                 resolve,
                 payload.profile,  # type: ignore[arg-type]
                 max_sheets=limits.max_pages,
-                finishing=payload.row_finishing(index),
+                finishing=finishing,
             )
+            pdf = signed(pdf, payload.profile, finishing, material)
         check_pdf_size(pdf, limits.max_pdf_bytes)
     except _RowDeadline:
         return RowResult(
@@ -122,10 +134,40 @@ def _render_row(payload: JobPayload, index: int, blob_root: str | Path) -> RowRe
         )
     except EngineError as exc:
         return RowResult(index=index, ok=False, error=exc.message)
+    except ApiError as exc:  # the sealed certificate did not open here
+        return RowResult(index=index, ok=False, error=exc.message)
     except Exception:  # a bug must not take the batch down with it
         log.exception("batch %s row %d failed unexpectedly", payload.job_id, index)
         return RowResult(index=index, ok=False, error="internal error while rendering this row")
     return RowResult(index=index, ok=True, blob_key=blobs.put(pdf, "application/pdf"))
+
+
+def _opened(sealed: SealedCertificate, secret: bytes | None) -> SigningMaterial:
+    if secret is None:
+        raise ApiError(
+            "VALIDATION_ERROR",
+            "sign: this worker cannot open the signing certificate: start `docbench worker` with the servers' "
+            "--secret (DOCBENCH_SECRET)",
+        )
+    return open_sealed(secret, sealed)
+
+
+_signing_keys: KeyCache | None = None  # this process's opened keys, by certificate version
+
+
+def signed(pdf: bytes, profile: str, finishing: engine.Finishing | None, material: SigningMaterial | None) -> bytes:
+    """The PDF signed last (extensions.md 9: PAdES B-B) when `material` is given, inside its
+    encryption if it has one; the key is opened once per process and certificate version."""
+    global _signing_keys
+    if material is None:
+        return pdf
+    from engine.signing import KeyCache, sign_pdf
+
+    if _signing_keys is None:
+        _signing_keys = KeyCache()
+    key = _signing_keys.get(material.version, material.pkcs12, material.password)
+    encryption = finishing.encryption if finishing is not None else None
+    return sign_pdf(pdf, key, profile, password=encryption.owner_password if encryption is not None else None)
 
 
 class _RowDeadline(BaseException):

@@ -36,18 +36,20 @@ def render_pdf(
     max_pages: int,
     max_bytes: int,
     finishing=None,  # noqa: ANN001 (an engine.Finishing, imported with the engine)
+    signing=None,  # noqa: ANN001 (an api.sealing.SigningMaterial)
 ) -> tuple[str, int]:
     """A generation's PDF, written to the blob store: (blob key, bytes)."""
     import engine
 
     from ..blobs import open_blobs
-    from ..jobs.runner import parsed_tree
+    from ..jobs.runner import parsed_tree, signed
     from . import check_pdf_size
 
     blobs = open_blobs(blob_root)
     tree = parsed_tree(tree_json)
     resolver = _resolver(blobs, images)
     pdf = engine.render_pdf(tree, values, resolver, profile, max_sheets=max_pages, finishing=finishing)  # type: ignore[arg-type]
+    pdf = signed(pdf, profile, finishing, signing)
     check_pdf_size(pdf, max_bytes)
     return blobs.put(pdf, "application/pdf"), len(pdf)
 
@@ -81,12 +83,13 @@ def process_image(data: bytes, max_bytes: int):  # noqa: ANN201
     return process(data, max_bytes)
 
 
-def render_row(payload, blob_root: str):  # noqa: ANN001, ANN201
+def render_row(payload, blob_root: str, secret: bytes | None = None):  # noqa: ANN001, ANN201
     """A batch's row (a JobPayload holding that one row) into the blob store: an api.jobs.runner.RowResult
-    (a row that fails is a result, not an error; the caller puts its index back)."""
+    (a row that fails is a result, not an error; the caller puts its index back). `secret` opens
+    the sealed certificate of a batch that signs."""
     from ..jobs.runner import render_row as render
 
-    return render(payload, 0, blob_root)  # a location: a directory or s3://bucket/prefix
+    return render(payload, 0, blob_root, secret)  # a location: a directory or s3://bucket/prefix
 
 
 TASKS = {"render_pdf": render_pdf, "render_png": render_png, "process_image": process_image, "render_row": render_row}

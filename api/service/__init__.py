@@ -10,6 +10,7 @@ from ..metrics import Metrics
 from ..plans import PLANS
 from ..ratelimit import Decision, rate_limiter
 from ..renderers import Renderers, RenderLimits
+from ..sealing import server_secret
 from ..settings import Settings
 from ..store import open_store
 from .accounts import Accounts
@@ -39,17 +40,25 @@ class Service:
         self.accounts = Accounts(self.store, self.metrics)
         self.media = Media(self.store, self.blobs, self.signer, settings, self.renderers)
         self.designs = Designs(self.store, self.media)
+        # Signing certificates, sealed with a key derived from the same secret as file URLs.
+        self.signing = Signing(self.store, settings)
         self.generation = Generation(
-            self.store, self.blobs, self.signer, self.accounts, self.designs, self.media, self.renderers, self.metrics
+            self.store,
+            self.blobs,
+            self.signer,
+            self.accounts,
+            self.designs,
+            self.media,
+            self.renderers,
+            self.signing,
+            self.metrics,
         )
         self.webhooks = Webhooks(self.store, self.accounts, settings, self.metrics)
         self.batches = Batches(
-            self.store, self.signer, self.accounts, self.designs, self.media, self.webhooks, self.metrics
+            self.store, self.signer, self.accounts, self.designs, self.media, self.webhooks, self.signing, self.metrics
         )
         self.revocations = RevocationInbox(settings.data_dir, self.accounts)
         self.idempotency = Idempotency(self.store)
-        # Signing certificates, sealed with a key derived from the same secret as file URLs.
-        self.signing = Signing(self.store, settings)
         # Checked by the HTTP faces once a request's key is known (api.http); None: no limit.
         self.rate_limits = rate_limiter(settings.rate_limit, settings.redis_url)
 
@@ -69,7 +78,9 @@ class Service:
             from ..jobs.embedded import EmbeddedBackend
 
             # Rows render in the same processes as generations and previews (one set per core).
-            self.batches.backend = EmbeddedBackend(self.blobs.location, self.batches, self.renderers.pool)
+            self.batches.backend = EmbeddedBackend(
+                self.blobs.location, self.batches, self.renderers.pool, server_secret(self.settings)
+            )
         self.batches.resume_unsettled()
         self.batches.start_leases()  # renews this process's jobs, takes over those of a process that died
         self.webhooks.start()  # sends the batch events due, this process's and those left by others

@@ -40,6 +40,7 @@ from .common import Workspace, decode_row_cursor, encode_row_cursor, iso, new_id
 from .designs import Designs
 from .finishing import checked_rows as finishing_checked_rows
 from .media import Media
+from .signing import Signing
 from .values import checked_values, present_images
 from .webhooks import Webhooks, check_webhook_url
 
@@ -62,6 +63,7 @@ class Batches:
         designs: Designs,
         media: Media,
         webhooks: Webhooks,
+        signing: Signing,
         metrics: Metrics | None = None,
     ):
         self.metrics = metrics or Metrics()
@@ -72,6 +74,7 @@ class Batches:
         self.designs = designs
         self.media = media
         self.webhooks = webhooks
+        self.signing = signing
         self.backend: JobBackend | None = None  # set by Service once the back-end exists
         self.runner = secrets.token_hex(8)  # this process, in the leases it holds
         self.lease = dt.timedelta(seconds=positive_seconds_from_env(LEASE_ENV, LEASE_SECONDS))
@@ -100,6 +103,8 @@ class Batches:
             images=self.media.render_keys(ws, self.media.tree_refs(tree) | present),
             finishing=finishing,
             row_options=row_options,
+            # Sealed: this payload is stored and queued in clear (400 here when there is no certificate).
+            signing=self.signing.sealed_for(ws) if finishing is not None and finishing.sign else None,
         )
         assert self.backend is not None
         try:

@@ -25,6 +25,7 @@ from .common import Workspace, new_id, now
 from .designs import Designs
 from .finishing import checked as checked_finishing
 from .media import Media
+from .signing import Signing
 from .values import checked_values, require_images
 
 # A free picture with values must never pass for a paid PDF (issue 14, "Try values").
@@ -124,9 +125,11 @@ class Generation:
         designs: Designs,
         media: Media,
         renderers: Renderers,
+        signing: Signing,
         metrics: Metrics | None = None,
     ):
         self.metrics = metrics or Metrics()
+        self.signing = signing
         self.store = store
         self.blobs = blobs
         self.signer = signer
@@ -150,10 +153,12 @@ class Generation:
         self.accounts.require_credits(1, row["credits"])
         profile = body.pdfProfile or DEFAULT_PDF_PROFILE
         finishing = checked_finishing(body.finishing(), profile)
+        # Opened here (400 when the workspace has no certificate), signed in the render process.
+        signing = self.signing.material_for(ws) if finishing is not None and finishing.sign else None
         images = self.media.design_keys(ws, tree, values)
         started = time.perf_counter()
         try:
-            key, _ = self.renderers.pdf(ws.id, row["tree"], values, profile, images, cancel, finishing)
+            key, _ = self.renderers.pdf(ws.id, row["tree"], values, profile, images, cancel, finishing, signing)
         except TaskCancelled:
             raise  # nobody waits for it: neither a render done nor one that failed
         except Exception:

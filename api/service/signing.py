@@ -21,19 +21,19 @@ import base64
 import datetime as dt
 import functools
 import json
-import os
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-
-from ..blobs import secret_in
 from ..errors import ApiError, validation
 from ..plans import SIGN_DOCUMENTS
+from ..sealing import (
+    UPLOAD_HINT,
+    CertificateSeal,
+    SealedCertificate,
+    SigningMaterial,
+    open_sealed,
+    seal_context,
+    server_secret,
+)
 from ..settings import Settings
 from ..store import Store
 from .common import Workspace, iso, new_id, now
@@ -41,73 +41,7 @@ from .common import Workspace, iso, new_id, now
 if TYPE_CHECKING:
     from engine.signing import KeyCache, SigningKey
 
-UPLOAD_HINT = "upload one with PUT /signing-certificate (the upload_signing_certificate tool)"
 PASSWORD_MAX_LENGTH = 1024
-_NONCE_BYTES = 12  # AES-GCM's standard nonce
-
-
-def server_secret(settings: Settings) -> bytes:
-    """The secret every process that serves shares (`--secret`), or this data dir's own."""
-    if settings.secret:
-        return settings.secret.encode()
-    return bytes.fromhex(secret_in(Path(settings.data_dir) / "url-secret"))
-
-
-class CertificateSeal:
-    """AES-256-GCM under a key derived from the server's secret for this purpose alone."""
-
-    def __init__(self, secret: bytes):
-        key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=b"docbench signing certificates").derive(
-            secret
-        )
-        self._aead = AESGCM(key)
-
-    def seal(self, plaintext: bytes, context: bytes) -> str:
-        nonce = os.urandom(_NONCE_BYTES)
-        return base64.b64encode(nonce + self._aead.encrypt(nonce, plaintext, context)).decode()
-
-    def open(self, sealed: str, context: bytes) -> bytes:
-        """The plaintext, or InvalidTag if it was sealed under another secret or context."""
-        raw = base64.b64decode(sealed)
-        return self._aead.decrypt(raw[:_NONCE_BYTES], raw[_NONCE_BYTES:], context)
-
-
-@dataclass(frozen=True)
-class SigningMaterial:
-    """What a render process needs to open the workspace's key itself (in memory, never
-    stored): the version keys its `KeyCache`. The PKCS#12 and password stay out of repr."""
-
-    version: str
-    pkcs12: bytes = field(repr=False)
-    password: str | None = field(repr=False)
-
-
-@dataclass(frozen=True)
-class SealedCertificate:
-    """The certificate as the store keeps it: safe to put in a queued job (it opens only with
-    the servers' secret, for this workspace and version), for a worker elsewhere to open
-    with `open_sealed` when the workers are given `--secret` too."""
-
-    workspace_id: str
-    version: str
-    sealed: str
-
-
-def open_sealed(secret: bytes, certificate: SealedCertificate) -> SigningMaterial:
-    """The PKCS#12 and password inside, or 400 when `secret` is not the one that sealed it."""
-    context = _context(certificate.workspace_id, certificate.version)
-    try:
-        opened: dict[str, Any] = json.loads(CertificateSeal(secret).open(certificate.sealed, context))
-    except InvalidTag:
-        raise validation(
-            "sign: the workspace's signing certificate does not open with this server's secret (was it kept "
-            f"by a server with another --secret?); {UPLOAD_HINT} again"
-        ) from None
-    return SigningMaterial(certificate.version, base64.b64decode(opened["pkcs12"]), opened["password"])
-
-
-def _context(workspace_id: str, version: str) -> bytes:
-    return f"docbench signing certificate\n{workspace_id}\n{version}".encode()
 
 
 def _aware(moment: dt.datetime) -> dt.datetime:
@@ -145,7 +79,7 @@ class Signing:
             raise validation(f"file: {exc.message}") from None
         version = new_id("crt")
         secret = json.dumps({"pkcs12": base64.b64encode(data).decode(), "password": password}).encode()
-        sealed = self._seal.seal(secret, _context(ws.id, version))
+        sealed = self._seal.seal(secret, seal_context(ws.id, version))
         info = key.info
         row = [
             version,
