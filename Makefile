@@ -36,6 +36,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	@scripts/provision.sh redis-server postgresql chromium
 	$(PY) -m benchmarks.render
+	$(PY) -m benchmarks.finishing
 	$(PY) -m benchmarks.api
 	$(PY) -m benchmarks.batch
 	$(PY) -m benchmarks.editor

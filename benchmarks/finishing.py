@@ -7,8 +7,9 @@ Every case renders the invoice of workbench.samples from rows of its own (none d
 before), interleaved with the others so a busy machine slows them alike; only
 `render_pdf` is timed. The e-invoice
 is an EN 16931 Factur-X XML of 20 lines built once by workbench.einvoice (its schema
-check and embedding are timed; building it is not). Signing is not an engine step: it is
-measured where it happens (the API benchmark).
+check and embedding are timed; building it is not). "+ signature" renders and then signs
+as a render process does (engine.signing.sign_pdf, PAdES B-B) with an RSA-2048 key of a
+self-signed certificate made here, opened once as the render processes' key cache does.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import statistics
 import time
 
 from engine import Finishing, render_pdf
+from engine.signing import SigningKey, sign_pdf
 from workbench import samples
 from workbench.einvoice import factur_x_xml
 
@@ -34,6 +36,34 @@ INVOICE = {
         {"name": f"Service {i}", "quantity": 1 + i % 4, "unit_price": "45.00", "vat_rate": 19} for i in range(20)
     ],
 }
+
+
+def signing_key() -> SigningKey:
+    """A self-signed RSA-2048 signing certificate, as a PKCS#12, opened."""
+    import datetime as dt
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    from cryptography.hazmat.primitives.serialization import BestAvailableEncryption, pkcs12
+    from cryptography.x509.oid import NameOID
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "docbench benchmark signer")])
+    now = dt.datetime.now(dt.UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1))
+        .not_valid_after(now + dt.timedelta(days=30))
+        .add_extension(x509.KeyUsage(True, True, False, False, False, False, False, False, False), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    data = pkcs12.serialize_key_and_certificates(b"bench", key, certificate, None, BestAvailableEncryption(b"pw"))
+    return SigningKey.from_pkcs12(data, "pw")
 
 
 def cases() -> dict[str, tuple[str, Finishing | None]]:
@@ -53,6 +83,8 @@ def cases() -> dict[str, tuple[str, Finishing | None]]:
             Finishing(encryption={"ownerPassword": "owner", "userPassword": "reader", "allow": ["print"]}),
         ),
         "accessible + encryption": ("accessible", Finishing(encryption={"ownerPassword": "owner", "allow": ["print"]})),
+        "standard + signature": ("standard", Finishing(sign=True)),
+        "pdf-a + signature": ("pdf-a", Finishing(sign=True)),
     }
 
 
@@ -60,8 +92,14 @@ def measure(runs: int) -> dict[str, float]:
     """Median milliseconds per PDF of each case."""
     design = samples.invoice()
     work = cases()
+    key = signing_key()
+
+    def render(row: dict, profile: str, finishing: Finishing | None) -> bytes:
+        pdf = render_pdf(design, row, samples.resolver, profile, finishing=finishing)
+        return sign_pdf(pdf, key, profile) if finishing is not None and finishing.sign else pdf
+
     for index, (profile, finishing) in enumerate(work.values()):  # fonts, schemas, imports warm
-        render_pdf(design, samples.invoice_row(WARMUP_ROW + index), samples.resolver, profile, finishing=finishing)
+        render(samples.invoice_row(WARMUP_ROW + index), profile, finishing)
     times: dict[str, list[float]] = {name: [] for name in work}
     for run in range(runs):
         for index, (name, (profile, finishing)) in enumerate(work.items()):
@@ -69,7 +107,7 @@ def measure(runs: int) -> dict[str, float]:
             # and QR code in docbench's caches.
             row = samples.invoice_row(run * len(work) + index)
             start = time.perf_counter()
-            render_pdf(design, row, samples.resolver, profile, finishing=finishing)
+            render(row, profile, finishing)
             times[name].append(time.perf_counter() - start)
     return {name: statistics.median(values) * 1000 for name, values in times.items()}
 
