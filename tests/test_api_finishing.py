@@ -118,3 +118,28 @@ def test_every_row_of_a_batch_gets_the_batchs_options_and_its_own_invoice(alpha)
     message = alpha.error(alpha.post(f"/designs/{design_id}/batch", json=body), 400, "VALIDATION_ERROR")
     assert message.startswith("rowOptions[1]: ")
     assert credits(alpha) == before
+
+
+def test_an_agent_asks_for_the_same_options_over_mcp(api_server, alpha):
+    from .test_mcp import failed, ok, run
+
+    design_id = design(alpha)
+    invoice = {"standard": "factur-x", "xml": b64(invoice_xml("INV-MCP"))}
+
+    async def script(session):
+        made = ok(
+            await session.call_tool(
+                "generate_pdf",
+                {"designId": design_id, "pdfProfile": "pdf-a", "eInvoice": invoice, "watermark": {"text": "AGENT"}},
+            )
+        )
+        refused = failed(
+            await session.call_tool("generate_pdf", {"designId": design_id, "eInvoice": invoice}), "VALIDATION_ERROR"
+        )
+        return made, refused
+
+    made, refused = run(api_server, api_server.workspaces["alpha"][1], script)
+    pdf = httpx.get(made["downloadUrl"]).content
+    assert b"INV-MCP" in facturx.get_facturx_xml_from_pdf(pdf, check_xsd=True)[1]
+    assert "AGENT" in pdf_text(pdf)[0]
+    assert 'pdfProfile "pdf-a"' in refused
