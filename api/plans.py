@@ -5,11 +5,10 @@ from __future__ import annotations
 
 USE_API_KEYS = "useApiKeys"  # calling the API at all: REST, MCP, the workbench, the notebook
 BATCH_GENERATE = "batchGenerate"  # submitting and following batch jobs
-SIGN_DOCUMENTS = "signDocuments"  # a signing certificate and `sign: true` (extensions.md 9)
-FEATURES = (USE_API_KEYS, BATCH_GENERATE, SIGN_DOCUMENTS)
+FEATURES = (USE_API_KEYS, BATCH_GENERATE)
 
 PLANS: dict[str, dict[str, bool]] = {
-    "free": {USE_API_KEYS: False, BATCH_GENERATE: False, SIGN_DOCUMENTS: False},
-    "starter": {USE_API_KEYS: True, BATCH_GENERATE: False, SIGN_DOCUMENTS: False},
-    "pro": {USE_API_KEYS: True, BATCH_GENERATE: True, SIGN_DOCUMENTS: True},
+    "free": {USE_API_KEYS: False, BATCH_GENERATE: False},
+    "starter": {USE_API_KEYS: True, BATCH_GENERATE: False},
+    "pro": {USE_API_KEYS: True, BATCH_GENERATE: True},
 }

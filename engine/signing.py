@@ -136,6 +136,17 @@ class SigningKey:
         )
         self._md_algorithm = select_suitable_signing_md(signing_cert.public_key)
         self._bytes_reserved: int | None = None
+        self._private_key = private_key
+
+    def check_profile(self, profile: str) -> None:
+        """PDF/A-3b keeps PDF 1.7; pyHanko marks an EC or EdDSA signature (ISO 32002) by
+        raising the file to PDF 2.0, which PDF/A-3 forbids (6.1.2): only RSA keys sign pdf-a."""
+        if profile == "pdf-a" and not isinstance(self._private_key, rsa.RSAPrivateKey):
+            raise SigningKeyError(
+                "sign with pdfProfile pdf-a needs a certificate with an RSA key (an EC or EdDSA signature makes "
+                "the file PDF 2.0, which PDF/A-3b forbids): upload one with an RSA key of 2048 bits or more, "
+                'or sign with pdfProfile "standard" or "accessible"'
+            )
 
     @classmethod
     def from_pkcs12(cls, data: bytes, password: str | bytes | None, at: dt.datetime | None = None) -> SigningKey:
@@ -294,6 +305,7 @@ def sign_pdf(pdf: bytes, signer: SigningKey, profile: str, password: str | None 
     the field tagged, as the module's docstring explains. An encrypted `pdf` (extensions.md
     9 encrypts before signing) needs a password that opens it, the owner's or the user's
     ("" when it has none): the update is encrypted as the file is."""
+    signer.check_profile(profile)
     writer = IncrementalPdfFileWriter(io.BytesIO(pdf))
     if writer.prev.encrypted:
         if password is None:

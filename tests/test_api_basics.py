@@ -72,7 +72,7 @@ def test_me_describes_the_workspace(api_server):
             me = client.data(client.get("/me"), 200)
             assert me["workspaceId"] == api_server.workspaces[name][0] and me["workspaceName"] == name
             assert me["plan"] == plan
-            assert me["features"] == {"useApiKeys": True, "batchGenerate": batch, "signDocuments": batch}
+            assert me["features"] == {"useApiKeys": True, "batchGenerate": batch}
             assert isinstance(me["credits"], int) and (credits is None or me["credits"] == credits)
 
 

@@ -349,6 +349,18 @@ def test_ec_keys_sign_too(pki):
     assert_intact_and_trusted(sign_pdf(unsigned, signing_key, "standard"), pki, unsigned)
 
 
+def test_an_ec_key_does_not_sign_pdf_a_which_its_signature_would_make_pdf_2(pki, tmp_path):
+    # pyHanko marks an EC signature (ISO 32002) by raising the file to PDF 2.0: PDF/A-3b
+    # (6.1.2) forbids that, so pdf-a is signed with RSA keys only, and says so.
+    key = ec.generate_private_key(ec.SECP256R1())
+    signing_key = SigningKey.from_pkcs12(pki.pkcs12(key, pki.issue(key)), PASSWORD)
+    with pytest.raises(SigningKeyError) as refused:
+        sign_pdf(invoice("pdf-a"), signing_key, "pdf-a")
+    assert "RSA key" in refused.value.message and 'pdfProfile "standard"' in refused.value.message
+    signed = sign_pdf(invoice("accessible"), signing_key, "accessible")  # PDF/UA-1 does not mind
+    assert validated(signed, pki).intact
+
+
 def _refusals(pki: Pki, credential: Credential) -> dict[str, tuple[bytes, str | None, list[str]]]:
     """Each bad upload: the file, its password and what the refusal must say."""
     now = dt.datetime.now(dt.UTC).replace(microsecond=0)
@@ -482,11 +494,13 @@ def test_an_upload_without_the_file_part_is_refused(signing):
     assert "PKCS#12" in message and "'file'" in message
 
 
-def test_the_starter_plan_cannot_keep_a_certificate(signing, credential):
+def test_any_plan_with_api_access_keeps_a_certificate(signing, credential):
+    # Signing is not a plan feature (decisions.md's plans are unchanged): a starter workspace
+    # keeps its own certificate; its certificate is not the pro workspace's.
     with signing.client(signing.starter_key) as client:
-        message = client.error(upload(client, credential.p12), 403, "INSUFFICIENT_PERMISSIONS")
-        assert "signDocuments" in message
-        client.error(client.get("/signing-certificate"), 403, "INSUFFICIENT_PERMISSIONS")
+        client.data(upload(client, credential.p12), 200)
+        assert client.data(client.get("/signing-certificate"), 200)["subject"].startswith("CN=")
+        client.data(client.delete("/signing-certificate"), 200)
 
 
 def test_mcp_tools_upload_and_answer_the_same_certificate(signing, credential):

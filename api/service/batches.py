@@ -104,7 +104,7 @@ class Batches:
             finishing=finishing,
             row_options=row_options,
             # Sealed: this payload is stored and queued in clear (400 here when there is no certificate).
-            signing=self.signing.sealed_for(ws) if finishing is not None and finishing.sign else None,
+            signing=self.signing.sealed_for(ws, profile) if finishing is not None and finishing.sign else None,
         )
         assert self.backend is not None
         try:

@@ -154,7 +154,7 @@ class Generation:
         profile = body.pdfProfile or DEFAULT_PDF_PROFILE
         finishing = checked_finishing(body.finishing(), profile)
         # Opened here (400 when the workspace has no certificate), signed in the render process.
-        signing = self.signing.material_for(ws) if finishing is not None and finishing.sign else None
+        signing = self.signing.material_for(ws, profile) if finishing is not None and finishing.sign else None
         images = self.media.design_keys(ws, tree, values)
         started = time.perf_counter()
         try:

@@ -23,8 +23,9 @@ import functools
 import json
 from typing import TYPE_CHECKING
 
+from engine.errors import EngineError
+
 from ..errors import ApiError, validation
-from ..plans import SIGN_DOCUMENTS
 from ..sealing import (
     UPLOAD_HINT,
     CertificateSeal,
@@ -68,7 +69,6 @@ class Signing:
         """PUT /signing-certificate: check the PKCS#12 can sign now, keep it sealed, answer its public part."""
         from engine.signing import SigningKey, SigningKeyError
 
-        ws.require(SIGN_DOCUMENTS)
         if not data:
             raise validation("file: the file is empty; send the PKCS#12 (.p12 / .pfx) as multipart field 'file'")
         if password is not None and len(password) > PASSWORD_MAX_LENGTH:
@@ -111,7 +111,6 @@ class Signing:
 
     def get(self, ws: Workspace) -> dict:
         """GET /signing-certificate: the public part of the kept certificate, or 404."""
-        ws.require(SIGN_DOCUMENTS)
         row = self.store.one(
             "SELECT subject, issuer, not_before, not_after FROM signing_certificates WHERE workspace_id = ?", [ws.id]
         )
@@ -121,7 +120,6 @@ class Signing:
 
     def delete(self, ws: Workspace) -> dict:
         """DELETE /signing-certificate: the sealed PKCS#12 is gone from the store; 404 if there was none."""
-        ws.require(SIGN_DOCUMENTS)
         with self.store.transaction() as cursor:
             self.store.lock_name(cursor, f"signing-certificate:{ws.id}")
             row = cursor.execute("SELECT version FROM signing_certificates WHERE workspace_id = ?", [ws.id]).fetchone()
@@ -142,14 +140,22 @@ class Signing:
         material = self._material(ws, version)  # a newer version, if it was replaced meanwhile
         return self.keys.get(material.version, material.pkcs12, material.password)
 
-    def material_for(self, ws: Workspace) -> SigningMaterial:
+    def material_for(self, ws: Workspace, profile: str) -> SigningMaterial:
         """What a render process opens the key from (`KeyCache.get(version, pkcs12, password)`),
         for renders that sign outside this process. Pass it in memory, never in a stored job."""
+        self.check_profile(ws, profile)
         return self._material(ws, self._current(ws))
+
+    def check_profile(self, ws: Workspace, profile: str) -> None:
+        """400 when the workspace's key cannot sign this profile (pdf-a signs with RSA only),
+        asked before anything renders or is queued; the key is opened once per version."""
+        try:
+            self.signer_for(ws).check_profile(profile)
+        except EngineError as exc:
+            raise validation(f"sign: {exc.message}") from None
 
     def _current(self, ws: Workspace) -> str:
         """The version of the workspace's certificate, if it is one that signs now."""
-        ws.require(SIGN_DOCUMENTS)
         row = self.store.one(
             "SELECT version, not_before, not_after FROM signing_certificates WHERE workspace_id = ?", [ws.id]
         )
@@ -166,9 +172,12 @@ class Signing:
             raise validation(f"sign: the workspace's signing certificate is valid only from {iso(not_before)}")
         return version
 
-    def sealed_for(self, ws: Workspace) -> SealedCertificate:
+    def sealed_for(self, ws: Workspace, profile: str | None = None) -> SealedCertificate:
         """The certificate still sealed, for a job queued to workers on other machines (400 as
-        `signer_for`); they open it with `open_sealed(server_secret(settings), ...)`."""
+        `signer_for`, and for a `profile` it cannot sign); they open it with
+        `open_sealed(server_secret(settings), ...)`."""
+        if profile is not None:
+            self.check_profile(ws, profile)
         return self._sealed(ws, self._current(ws))
 
     def _sealed(self, ws: Workspace, version: str) -> SealedCertificate:
