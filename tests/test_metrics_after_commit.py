@@ -95,3 +95,36 @@ def _design(name: str):
     from api.models import CreateDesignBody
 
     return CreateDesignBody(name=name)
+
+
+def test_an_ended_job_keeps_no_sealed_certificate_nor_document_password(service):
+    # DELETE /signing-certificate must leave no copy that opens, and a document's password is
+    # needed only while its rows render: the stored payload loses both when the job settles.
+    import engine
+    from api.jobs.runner import JobPayload
+    from api.sealing import SealedCertificate
+    from api.service.common import now
+
+    workspace, _ = service.accounts.create_workspace("sealed", "pro", 10)
+    design_id = service.designs.create(workspace, _design("Sealed"))["designId"]
+    finishing = engine.Finishing(sign=True, encryption={"ownerPassword": "owner-pass", "userPassword": "reader"})
+    payload = JobPayload(
+        job_id="job_sealed",
+        tree="{}",
+        rows=[{}],
+        profile="standard",
+        images={},
+        finishing=finishing,
+        signing=SealedCertificate(workspace.id, "v1", "SEALED-CERTIFICATE"),
+    )
+    created = now()
+    with service.store.transaction() as cursor:
+        cursor.execute(
+            "INSERT INTO batch_jobs VALUES (?, ?, ?, 'embedded', 'processing', 1, 0, 0, 'standard', ?, NULL, "
+            "false, ?, ?, NULL, NULL, NULL)",
+            ["job_sealed", workspace.id, design_id, payload.model_dump_json(), created, created],
+        )
+    service.batches.job_done("job_sealed", "zip-key")
+    (kept,) = service.store.one("SELECT payload FROM batch_jobs WHERE id = 'job_sealed'")
+    assert "SEALED-CERTIFICATE" not in kept and "owner-pass" not in kept and "reader" not in kept
+    assert JobPayload.model_validate_json(kept).finishing.sign  # what the job was asked stays readable

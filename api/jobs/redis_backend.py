@@ -267,6 +267,8 @@ class RedisBackend:
         reported.update(r.index for r in fresh)
         if state.get("zip_key"):
             self.listener.job_done(job_id, state["zip_key"], float(state.get("finished") or time.time()))
+            # The rows are rendered: the payload (a sealed certificate, document passwords) goes.
+            self.redis.delete(_key(job_id, "payload"))
             with self._guard:
                 self._tracked.pop(job_id, None)
                 self._payloads.pop(job_id, None)

@@ -70,6 +70,14 @@ class JobPayload(BaseModel):
             return self.finishing
         return (self.finishing or engine.Finishing()).for_row(own.attachments, own.eInvoice)
 
+    def without_secrets(self) -> JobPayload:
+        """This payload as an ended job keeps it: no sealed certificate (a DELETE of the
+        certificate leaves no copy that opens) and no document passwords."""
+        if self.signing is None and (self.finishing is None or self.finishing.encryption is None):
+            return self
+        finishing = self.finishing.model_copy(update={"encryption": None}) if self.finishing else None
+        return self.model_copy(update={"signing": None, "finishing": finishing})
+
     def one_row(self, index: int) -> JobPayload:
         """This payload with only row `index` (as row 0): what crosses a pipe to render it."""
         own = [self.row_options[index]] if self.row_options else None

@@ -146,6 +146,7 @@ class Batches:
                 "UPDATE batch_jobs SET status = 'failed', failed = total, settled = true, updated_at = ? WHERE id = ?",
                 [now(), job_id],
             )
+            _forget_secrets(cursor, job_id)
         self.accounts.count_refund("batch-cancelled", rows)  # counted once committed
         # No webhook event: the client got 503 and never learned this job's id (its retry makes
         # another job); only a job it was told about sends one (job_done).
@@ -340,6 +341,7 @@ class Batches:
                 "updated_at = ? WHERE id = ?",
                 ["completed" if ok else "failed", ok, failed, zip_key, finished, job_id],
             )
+            _forget_secrets(cursor, job_id)
             scheduled = self._schedule_webhook(cursor, job_id)
         # Counted once committed: a transaction that rolled back counted nothing, and the
         # job_done that settles the job after all (this one again, or another process's) counts.
@@ -435,3 +437,15 @@ class Batches:
             return
         with self.store.transaction() as cursor:
             cursor.execute("UPDATE batch_jobs SET lease_until = NULL WHERE runner = ? AND NOT settled", [self.runner])
+
+
+def _forget_secrets(cursor, job_id: str) -> None:  # noqa: ANN001 (a store cursor)
+    """In the transaction that settles a job: its stored payload loses the sealed signing
+    certificate and the document passwords, which only its rows' renders needed."""
+    (text,) = cursor.execute("SELECT payload FROM batch_jobs WHERE id = ?", [job_id]).fetchone()
+    if '"signing":{' not in text and '"encryption":{' not in text:
+        return  # the common case: nothing to forget, nothing to parse
+    payload = JobPayload.model_validate_json(text)
+    kept = payload.without_secrets()
+    if kept is not payload:
+        cursor.execute("UPDATE batch_jobs SET payload = ? WHERE id = ?", [kept.model_dump_json(), job_id])
