@@ -35,6 +35,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed448, ed25519, padding, rsa
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat, pkcs12
+from lxml import etree
 from pyhanko.pdf_utils import generic
 from pyhanko.pdf_utils.crypt import AuthStatus
 from pyhanko.pdf_utils.generic import pdf_name
@@ -45,7 +46,12 @@ from pyhanko.sign.signers.pdf_cms import PdfCMSSignedAttributes, select_suitable
 from pyhanko.sign.validation.utils import DEFAULT_ALGORITHM_USAGE_POLICY
 from pyhanko_certvalidator.registry import SimpleCertificateStore
 
+from .einvoice import FACTURX_XMP_NAMESPACE
 from .errors import EngineError
+
+# pyHanko rewrites the XMP as it signs (lxml), naming a namespace it does not know `ns0`; the
+# Factur-X properties must keep the prefix their PDF/A extension schema declares (`fx`).
+etree.register_namespace("fx", FACTURX_XMP_NAMESPACE)
 
 FIELD_NAME = "docbench"  # extensions.md 9: the signature's field
 # The field's /TU: what assistive technology announces for it (PDF/UA-1 7.18.1).

@@ -229,6 +229,29 @@ def test_the_pdf_a_gate_refuses_a_hidden_signature_widget(pki, credential, signi
     assert any(found.startswith("6.3.2-2") and "Hidden" in found for found in signed_pdf_a_problems(signed))
 
 
+def test_a_signed_factur_x_invoice_stays_pdf_a_3b_and_readable(pki, signing_key, tmp_path):
+    # pyHanko rewrites the XMP as it signs: the Factur-X properties keep their declared prefix.
+    import facturx
+
+    from engine import Finishing
+    from workbench.einvoice import factur_x_xml
+
+    from .test_finishing import INVOICE
+
+    xml = factur_x_xml(INVOICE, level="en16931")
+    finishing = Finishing(e_invoice={"standard": "factur-x", "xml": base64.b64encode(xml).decode()})
+    unsigned = render_pdf(samples.invoice(), samples.invoice_row(3), samples.resolver, "pdf-a", finishing=finishing)
+    signed = sign_pdf(unsigned, signing_key, "pdf-a")
+    assert_intact_and_trusted(signed, pki, unsigned)
+    assert facturx.get_facturx_xml_from_pdf(signed, check_xsd=True) == ("factur-x.xml", xml)
+    with pikepdf.open(io.BytesIO(signed)) as pdf:
+        xmp = pdf.Root.Metadata.read_bytes().decode()
+    assert 'fx:ConformanceLevel="EN 16931"' in xmp or "<fx:ConformanceLevel>EN 16931<" in xmp
+    path = tmp_path / "signed-factur-x.pdf"
+    path.write_bytes(signed)
+    assert_valid_signed_pdf_a(path)
+
+
 def test_a_signed_accessible_render_has_its_field_in_the_structure(pki, signing_key, tmp_path):
     unsigned = invoice("accessible")
     signed = sign_pdf(unsigned, signing_key, "accessible")

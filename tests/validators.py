@@ -57,17 +57,32 @@ def declared_extension_schemas(path: Path) -> dict[str, tuple[str, set[str]]]:
         xmp = pdf.Root.Metadata.read_bytes()
     root = etree.fromstring(xmp)
     schemas: dict[str, tuple[str, set[str]]] = {}
-    for schema in root.iterfind(f".//{{{PDFA_EXTENSION}}}schemas/{{{RDF}}}Bag/{{{RDF}}}li"):
-        fields = {field: schema.findtext(f"{{{PDFA_SCHEMA}}}{field}") for field in ("schema", "namespaceURI", "prefix")}
+    for item in root.iterfind(f".//{{{PDFA_EXTENSION}}}schemas/{{{RDF}}}Bag/{{{RDF}}}li"):
+        schema = _resource(item)
+        fields = {field: _value(schema, PDFA_SCHEMA, field) for field in ("schema", "namespaceURI", "prefix")}
         assert all(fields.values()), f"an extension schema lacks a field of 6.6.2.3.3: {fields}"
         names = set()
-        for prop in schema.iterfind(f"{{{PDFA_SCHEMA}}}property/{{{RDF}}}Seq/{{{RDF}}}li"):
-            values = {key: prop.findtext(f"{{{PDFA_PROPERTY}}}{key}") for key in ("name", "valueType", "category")}
-            assert all(values.values()) and prop.find(f"{{{PDFA_PROPERTY}}}description") is not None, values
+        for item_of_property in schema.iterfind(f"{{{PDFA_SCHEMA}}}property/{{{RDF}}}Seq/{{{RDF}}}li"):
+            prop = _resource(item_of_property)
+            values = {key: _value(prop, PDFA_PROPERTY, key) for key in ("name", "valueType", "category")}
+            assert all(values.values()) and _value(prop, PDFA_PROPERTY, "description") is not None, values
             assert values["valueType"] in VALUE_TYPES and values["category"] in ("internal", "external"), values
             names.add(values["name"])
         schemas[fields["prefix"]] = (fields["namespaceURI"], names)
     return schemas
+
+
+def _resource(item: etree._Element) -> etree._Element:
+    """An rdf:li's structure: its own children, or (RDF's other form, which pyHanko writes
+    when it updates the XMP as it signs) those of the rdf:Description inside it."""
+    inner = item.find(f"{{{RDF}}}Description")
+    return item if inner is None else inner
+
+
+def _value(node: etree._Element, namespace: str, name: str) -> str | None:
+    """A simple property, written as a child element or as an attribute (both are RDF/XML)."""
+    text = node.findtext(f"{{{namespace}}}{name}")
+    return text if text is not None else node.get(f"{{{namespace}}}{name}")
 
 
 _NAMESPACE = re.compile(r"XMP namespace (\S+?)=(\S+) is not permitted$")
