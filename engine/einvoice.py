@@ -115,9 +115,9 @@ def check_invoice(invoice: EInvoice) -> CheckedInvoice:
         )
     try:
         level = get_level(root, "factur-x")
-    except ValueError as exc:
+    except Exception as exc:  # noqa: BLE001 (facturx fails with a ValueError, or an AttributeError on an empty ram:ID)
         raise EInvoiceError(
-            f"eInvoice.xml does not declare a Factur-X profile: {exc}; set "
+            f"eInvoice.xml does not declare a Factur-X profile: {exc or 'its ram:ID is empty'}; set "
             "rsm:ExchangedDocumentContext/ram:GuidelineSpecifiedDocumentContextParameter/ram:ID "
             "to the URN of MINIMUM, BASIC WL, BASIC, EN 16931 or EXTENDED"
         ) from exc

@@ -21,13 +21,19 @@ class Encryption(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, serialize_by_alias=True)
 
+    # repr=False: a logged model or job never shows a document's passwords.
     owner_password: str = Field(
-        alias="ownerPassword", min_length=1, max_length=127, description="Opens the document with every right"
+        alias="ownerPassword",
+        min_length=1,
+        max_length=127,
+        repr=False,
+        description="Opens the document with every right",
     )
     user_password: str | None = Field(
         None,
         alias="userPassword",
         max_length=127,
+        repr=False,
         description="Needed to open the document at all; without it anyone can open it, with the permissions of allow",
     )
     allow: list[Permission] = Field(

@@ -172,6 +172,13 @@ def test_invoice_xml_checked_against_the_level_it_declares(design, row):
             b'<rsm:CrossIndustryInvoice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"/>',
             "does not declare a Factur-X profile",
         ),
+        (
+            b'<rsm:CrossIndustryInvoice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100" '
+            b'xmlns:ram="urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100">'
+            b"<rsm:ExchangedDocumentContext><ram:GuidelineSpecifiedDocumentContextParameter><ram:ID/>"
+            b"</ram:GuidelineSpecifiedDocumentContextParameter></rsm:ExchangedDocumentContext></rsm:CrossIndustryInvoice>",
+            "does not declare a Factur-X profile",  # an empty ram:ID: facturx itself fails on it
+        ),
     ],
 )
 def test_xml_that_is_no_factur_x_invoice_is_refused(design, row, xml, message):
