@@ -247,10 +247,13 @@ def test_attachments_with_an_e_invoice_are_all_associated(design, row, tmp_path)
     assert_valid_pdf_a(write(tmp_path, "both.pdf", pdf))
 
 
-def test_the_e_invoice_counts_towards_the_5_mb(design, row):
+def test_the_e_invoice_has_its_own_5_mb_beside_the_attachments(design, row):
     almost = [{"name": "big.bin", "mimeType": "application/octet-stream", "content": bytes(5 * 1024 * 1024 - 100)}]
-    with pytest.raises(EngineError, match="more than 5 MB together"):
-        render(design, row, "pdf-a", attachments=almost, eInvoice=e_invoice(factur_x_xml(INVOICE, "basic")))
+    pdf = render(design, row, "pdf-a", attachments=almost, eInvoice=e_invoice(factur_x_xml(INVOICE, "basic")))
+    assert facturx.get_facturx_xml_from_pdf(pdf)[0] == "factur-x.xml"
+    huge = b"<x>" + b" " * (5 * 1024 * 1024) + b"</x>"
+    with pytest.raises(EngineError, match="e-invoice XML is .* bytes, over 5 MB"):
+        render(design, row, "pdf-a", eInvoice=e_invoice(huge))
 
 
 def test_an_attachment_may_not_take_the_e_invoices_name(design, row):
