@@ -371,6 +371,31 @@ def test_generate_many_from_polars_writes_one_zip_with_a_profile(wb, tmp_path):
             assert "/OutputIntents" in pdf.Root
 
 
+def test_generate_and_generate_many_carry_e_invoices_watermarks_and_passwords(wb, tmp_path):
+    import facturx
+    import pikepdf
+
+    from workbench.einvoice import factur_x_xml
+
+    from .test_finishing import INVOICE
+
+    design = badge(wb)
+    invoices = pd.DataFrame({"name": ["Globex", "Initech"], "number": ["INV-A", "INV-B"]})
+    xmls = invoices.apply(lambda row: factur_x_xml({**INVOICE, "number": row["number"]}), axis=1)
+    result = design.generate_many(invoices, profile="pdf-a", e_invoices=xmls, watermark="COPY", progress=False)
+    assert result.ok and result.completed == 2
+    for position, number in enumerate(["INV-A", "INV-B"]):
+        pdf = result.pdfs[position]
+        assert number.encode() in facturx.get_facturx_xml_from_pdf(pdf, check_xsd=True)[1]
+        assert "COPY" in text(pdf)
+    attachment = tmp_path / "terms.txt"
+    attachment.write_text("Net 30")
+    pdf = design.generate({"name": "Hooli"}, password="open-sesame", attachments=[attachment])
+    with pikepdf.open(io.BytesIO(pdf), password="open-sesame") as document:
+        assert document.encryption.R == 6
+        assert document.attachments["terms.txt"].get_file().read_bytes() == b"Net 30"
+
+
 def test_generate_many_takes_a_list_of_dicts_and_keeps_pdfs_in_memory_without_out(wb):
     design = badge(wb)
     result = design.generate_many([{"name": "Mary Somerville"}, {"name": "Emmy Noether"}], progress=False)

@@ -146,6 +146,7 @@ def generate_from_data(
     progress: bool = True,
     timeout: float = 600,
     options: Mapping[str, Any] | None = None,
+    row_options: list[dict[str, Any]] | None = None,
 ) -> BatchResult:
     """One PDF per row of a DataFrame or list of dicts, its columns filling the design's variables
     (`workbench.rows.rows_for`), in batches of at most the API's limit (`generate_many`)."""
@@ -161,6 +162,7 @@ def generate_from_data(
         label=design.name,
         timeout=timeout,
         options=options,
+        row_options=row_options,
     )
 
 
@@ -176,9 +178,13 @@ def generate_many(
     timeout: float = 600,
     interval: float = 0.2,
     options: Mapping[str, Any] | None = None,
+    row_options: list[dict[str, Any]] | None = None,
 ) -> BatchResult:
     """Generate one PDF per row; `timeout` is how long to wait without any row finishing.
-    `options` are body keys every batch carries (extensions.md 9: attachments, watermark…)."""
+    `options` are body keys every batch carries (extensions.md 9: attachments, watermark…),
+    `row_options` one entry per row (its own e-invoice or files: the API's rowOptions)."""
+    if row_options is not None and len(row_options) != len(rows):
+        raise ValueError(f"{len(row_options)} per-row options for {len(rows)} rows: give one per row")
     output = _Output(out, len(rows))
     failures: dict[int, str] = {}
     jobs: list[_Job] = []
@@ -187,6 +193,8 @@ def generate_many(
     try:
         for start in range(0, len(rows), CHUNK_ROWS):
             body: dict[str, Any] = {"rows": rows[start : start + CHUNK_ROWS], **(options or {})}
+            if row_options is not None:
+                body["rowOptions"] = row_options[start : start + CHUNK_ROWS]
             if profile is not None:
                 body["pdfProfile"] = profile
             try:

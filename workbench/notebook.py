@@ -283,6 +283,7 @@ class Design(Authoring):
         out: str | Path | None = None,
         progress: bool = True,
         timeout: float = 600,
+        e_invoices: Any = None,
         **finishing: Any,
     ) -> BatchResult:
         """One PDF per row of a pandas or polars DataFrame or a list of dicts (1 credit each).
@@ -291,7 +292,9 @@ class Design(Authoring):
         A cell holding a DataFrame or a list of records fills a table. `out` is a folder
         (`row-0001.pdf`…) or a `.zip`; without it the PDFs stay in `result.pdfs`. Rows go
         in batches of at most 100; `result.failures` lists failed rows by position.
-        Every PDF gets the same `attachments`, `watermark`, `password`, `sign`… as `generate`.
+        Every PDF gets the same `attachments`, `watermark`, `password`, `sign`… as `generate`;
+        `e_invoices` gives each row its own Factur-X XML (a list or a column, one per row, in
+        order: `df.apply(factur_x_xml, axis=1)`), with profile "pdf-a".
         """
         return generate_from_data(
             self.workbench.client,
@@ -303,4 +306,5 @@ class Design(Authoring):
             progress=progress,
             timeout=timeout,
             options=finishing_keys(**finishing),
+            row_options=None if e_invoices is None else [finishing_keys(e_invoice=xml) for xml in e_invoices],
         )
