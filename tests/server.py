@@ -10,6 +10,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -284,3 +286,24 @@ class MotoS3Server:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+
+
+@contextmanager
+def servers_on_one_database(database_url: str, data_dir: Path, count: int = 2) -> Iterator[tuple[list[Server], str]]:
+    """`count` `docbench serve` processes on one PostgreSQL database and one data dir (its blobs
+    and URL secret), with the key of a `shared` pro workspace holding 10 credits."""
+    from api.service import Service, Settings
+
+    service = Service(Settings(data_dir=data_dir, database_url=database_url, render_processes=1))
+    try:
+        _, key = service.accounts.create_workspace("shared", "pro", 10)
+    finally:
+        service.close()
+    servers = [Server(data_dir, args=("--database-url", database_url, "--render-processes", "1")) for _ in range(count)]
+    try:
+        for server in servers:
+            server.start()
+        yield servers, key
+    finally:
+        for server in servers:
+            server.stop()

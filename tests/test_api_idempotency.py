@@ -6,7 +6,7 @@ import uuid
 import httpx
 import pytest
 
-from .server import RedisServer, Server, create_workspace
+from .server import RedisServer, Server, create_workspace, servers_on_one_database
 
 TEXT = {
     "type": "add_element",
@@ -218,25 +218,11 @@ def test_a_replay_survives_a_restart(tmp_path):
 
 @pytest.fixture
 def two_servers(postgres_server, request, tmp_path):
-    """Two `docbench serve` processes on one PostgreSQL database (as tests/test_store_postgres.py)."""
-    from api.service import Service, Settings
-
-    postgres = postgres_server
-    url = postgres.fresh_database()
-    request.addfinalizer(lambda: postgres.drop_database(url))
-    service = Service(Settings(data_dir=tmp_path, database_url=url, render_processes=1))
-    try:
-        _, key = service.accounts.create_workspace("shared", "pro", 10)
-    finally:
-        service.close()
-    servers = [Server(tmp_path, args=("--database-url", url, "--render-processes", "1")) for _ in range(2)]
-    try:
-        for server in servers:
-            server.start()
-        yield servers, key
-    finally:
-        for server in servers:
-            server.stop()
+    """Two `docbench serve` processes on one PostgreSQL database."""
+    url = postgres_server.fresh_database()
+    request.addfinalizer(lambda: postgres_server.drop_database(url))
+    with servers_on_one_database(url, tmp_path) as servers_and_key:
+        yield servers_and_key
 
 
 @pytest.mark.slow

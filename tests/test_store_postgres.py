@@ -19,7 +19,7 @@ from api.service.accounts import Accounts
 from api.store import MIGRATIONS, PostgresStore
 
 from .conftest import add
-from .server import Server, docbench, wait_until
+from .server import Server, docbench, servers_on_one_database, wait_until
 
 PROCESSES = 4
 # Processes start by spawning (no state copied from pytest's process: its pools and threads).
@@ -162,20 +162,8 @@ def two_servers(postgres_server, tmp_path_factory):
     """Two `docbench serve` processes on one PostgreSQL database. They share the data dir too:
     its blobs and URL secret (until the S3 blob store and --secret serve that)."""
     url = postgres_server.fresh_database()
-    data_dir = tmp_path_factory.mktemp("two-servers")
-    service = Service(Settings(data_dir=data_dir, database_url=url, render_processes=1))
-    try:
-        _, key = service.accounts.create_workspace("shared", "pro", 10)
-    finally:
-        service.close()
-    servers = [Server(data_dir, args=("--database-url", url, "--render-processes", "1")) for _ in range(2)]
-    try:
-        for server in servers:
-            server.start()
-        yield servers, key
-    finally:
-        for server in servers:
-            server.stop()
+    with servers_on_one_database(url, tmp_path_factory.mktemp("two-servers")) as servers_and_key:
+        yield servers_and_key
 
 
 @pytest.mark.slow
