@@ -13,6 +13,7 @@ import panel as pn
 
 from .client import Client, LocalClient
 from .editor import Editor
+from .ui_threads import on_this_threads_loop
 
 _loaded = threading.Event()
 _sending = threading.Lock()
@@ -68,7 +69,19 @@ class InlineEditor:
         return self.view
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
-        return self.view._repr_mimebundle_(include, exclude)
+        bundle = self.view._repr_mimebundle_(include, exclude)
+        self._messages_in_the_lane()
+        return bundle
+
+    def _messages_in_the_lane(self) -> None:
+        """Handle the page's messages on this thread's loop, where the poll runs (the page's lane,
+        ui_threads.on_this_threads_loop). Each showing of the view has its own comm for the page's
+        messages (Panel's client comm), not yet opened: the page opens it once the output shows,
+        and the comm then takes the handler it finds here."""
+        for _, client_comm in self.view._comms.values():
+            if not getattr(client_comm, "in_the_lane", False):
+                client_comm._handle_msg = on_this_threads_loop(client_comm._handle_msg)
+                client_comm.in_the_lane = True
 
     def __repr__(self) -> str:
         return f"<InlineEditor of {self.editor.session.design_id}>"
