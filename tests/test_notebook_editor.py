@@ -33,6 +33,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.alone]
 NOTEBOOK = "inline-editor.ipynb"
 JUPYTER_TIMEOUT_MS = 90_000  # the first cell imports Panel and the service
 SHORTCUTS_RACE = "Cannot read properties of undefined (reading 'schema')"
+KERNEL_NAME = "Python 3 (ipykernel)"  # the kernelspec ipykernel installs in this venv
 
 
 # The Jupyter front-ends: the module to run and the page that opens a notebook.
@@ -143,20 +144,19 @@ def jupyters_shortcuts_race(error) -> bool:
 
 
 def run_cell(page, index: int) -> None:
-    """Run one cell; again if it was not queued (a Shift+Enter before the kernel is connected is lost)."""
+    """Run one cell with one Shift+Enter, once the notebook has its kernel and the kernel is idle.
+
+    A Shift+Enter before the notebook has a kernel (its toolbar says "No Kernel") is lost; once
+    it has one, JupyterLab queues the request until the kernel's connection is up. The toolbar's
+    execution indicator also says "idle" before there is a kernel, hence both. Never a second
+    press: a first one that was slow to show would run the cell twice."""
+    timeout = JUPYTER_TIMEOUT_MS  # expect() keeps its own default, not the page's
+    expect(page.locator(".jp-KernelName")).to_have_text(KERNEL_NAME, timeout=timeout)
+    expect(page.locator(".jp-Notebook-ExecutionIndicator")).to_have_attribute("data-status", "idle", timeout=timeout)
     cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
-    prompt = cell.locator(".jp-InputArea-prompt")
-
-    def queued() -> bool:
-        cell.locator(".jp-InputArea-editor").click()
-        page.keyboard.press("Shift+Enter")
-        try:
-            expect(prompt).not_to_have_text(re.compile(r"\[\s*\]"), timeout=5_000)
-        except AssertionError:
-            return False
-        return True
-
-    wait_until(queued, timeout=60, what=f"cell {index} to run")
+    cell.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+    expect(cell.locator(".jp-InputArea-prompt")).not_to_have_text(re.compile(r"\[\s*\]"), timeout=timeout)
 
 
 def test_the_inline_editor_renders_in_jupyter_and_an_edit_reaches_the_kernel(jupyter, page, tmp_path):
