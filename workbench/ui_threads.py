@@ -183,10 +183,11 @@ def on_this_threads_loop(handler: Callable[[Any], None]) -> Callable[[Any], None
     `commsOverSubshells` setting) a comm's messages are handled on a subshell's own thread, some
     on the main one (logged in one JupyterLab run: the page's first 3 on MainThread, the next 9
     on the subshell's): a click then ran beside the poll and beside the cells, on the same Bokeh
-    document, whose holds and pending events are not thread-safe (in
-    tests/test_notebook_editor.py under load: a selected element's properties never showed, 2
-    runs in 8; once a Bokeh message went out in pieces interleaved with another's). Handed to
-    the loop, a message waits while a cell runs, as every comm message did before subshells.
+    document, whose holds and pending events are not thread-safe (once, under load, a Bokeh
+    message went out in pieces interleaved with another's). Handed to the loop, a message waits
+    while a cell runs, as every comm message did before subshells. (The test's more frequent
+    failure under load, a selected element's properties never showing, is not this: it was
+    seen as often with every message on the loop.)
     Outside a running loop (no kernel) the handler is returned as it is."""
     try:
         loop = asyncio.get_running_loop()
