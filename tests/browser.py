@@ -10,6 +10,7 @@ import base64
 import re
 import shutil
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlparse
@@ -54,6 +55,13 @@ class Recorder:
     def __init__(self) -> None:
         self.errors: list[str] = []
         self.requests: list[str] = []
+        # Uncaught errors of the application the page runs that a test knows are not ours: a
+        # predicate on Playwright's Error (its message and stack).
+        self.known_page_errors: list[Callable] = []
+
+    def page_error(self, error) -> None:
+        if not any(known(error) for known in self.known_page_errors):
+            self.errors.append(str(error))
 
     def outside(self) -> list[str]:
         return [
@@ -71,7 +79,7 @@ def page(browser, request):
     page = context.new_page()
     recorder = Recorder()
     page.on("console", lambda message: message.type == "error" and recorder.errors.append(message.text))
-    page.on("pageerror", lambda error: recorder.errors.append(str(error)))
+    page.on("pageerror", recorder.page_error)
     page.on("request", lambda request: recorder.requests.append(request.url))
     page.on("websocket", lambda socket: recorder.requests.append(socket.url))
     page.recorder = recorder

@@ -32,7 +32,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.alone]
 
 NOTEBOOK = "inline-editor.ipynb"
 JUPYTER_TIMEOUT_MS = 90_000  # the first cell imports Panel and the service
-NOTEBOOK7_OWN_ERROR = "Cannot read properties of undefined (reading 'schema')"
+SHORTCUTS_RACE = "Cannot read properties of undefined (reading 'schema')"
+KERNEL_NAME = "Python 3 (ipykernel)"  # the kernelspec ipykernel installs in this venv
 
 
 # The Jupyter front-ends: the module to run and the page that opens a notebook.
@@ -128,25 +129,39 @@ def jupyter(request, tmp_path):
     server.stop()
 
 
+def jupyters_shortcuts_race(error) -> bool:
+    """JupyterLab's shortcuts plugin (in Notebook 7 too) reads its own settings' schema whenever
+    another plugin's settings load, also before its own have loaded (jupyter/notebook#7862): an
+    uncaught TypeError thrown from Jupyter's core bundle while the page starts, before any cell
+    runs. Every time in Notebook 7.6, in JupyterLab when its plugins load in that order; the
+    shortcuts load all the same. Only that error, thrown from that bundle, is Jupyter's own."""
+    frames = error.stack.splitlines()[1:2]
+    return (
+        error.message == SHORTCUTS_RACE
+        and bool(frames)
+        and re.search(r"/static/(lab|notebook)/(jlab|notebook)_core\.[0-9a-f]+\.js", frames[0]) is not None
+    )
+
+
 def run_cell(page, index: int) -> None:
-    """Run one cell; again if it was not queued (a Shift+Enter before the kernel is connected is lost)."""
+    """Run one cell with one Shift+Enter, once the notebook has its kernel and the kernel is idle.
+
+    A Shift+Enter before the notebook has a kernel (its toolbar says "No Kernel") is lost; once
+    it has one, JupyterLab queues the request until the kernel's connection is up. The toolbar's
+    execution indicator also says "idle" before there is a kernel, hence both. Never a second
+    press: a first one that was slow to show would run the cell twice."""
+    timeout = JUPYTER_TIMEOUT_MS  # expect() keeps its own default, not the page's
+    expect(page.locator(".jp-KernelName")).to_have_text(KERNEL_NAME, timeout=timeout)
+    expect(page.locator(".jp-Notebook-ExecutionIndicator")).to_have_attribute("data-status", "idle", timeout=timeout)
     cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
-    prompt = cell.locator(".jp-InputArea-prompt")
-
-    def queued() -> bool:
-        cell.locator(".jp-InputArea-editor").click()
-        page.keyboard.press("Shift+Enter")
-        try:
-            expect(prompt).not_to_have_text(re.compile(r"\[\s*\]"), timeout=5_000)
-        except AssertionError:
-            return False
-        return True
-
-    wait_until(queued, timeout=60, what=f"cell {index} to run")
+    cell.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+    expect(cell.locator(".jp-InputArea-prompt")).not_to_have_text(re.compile(r"\[\s*\]"), timeout=timeout)
 
 
 def test_the_inline_editor_renders_in_jupyter_and_an_edit_reaches_the_kernel(jupyter, page, tmp_path):
     page.set_default_timeout(JUPYTER_TIMEOUT_MS)
+    page.recorder.known_page_errors.append(jupyters_shortcuts_race)
     page.goto(f"{jupyter.url}/{APPS[jupyter.app]}/{NOTEBOOK}?token={jupyter.token}")
     run_cell(page, 0)
     hello = box(page, "Hello")
@@ -177,9 +192,6 @@ def test_the_inline_editor_renders_in_jupyter_and_an_edit_reaches_the_kernel(jup
     assert Path(download.value.path()).read_bytes().startswith(b"%PDF")
 
     page.close()  # before Jupyter stops, so its page logs no lost connection
-    if jupyter.app == "notebook":
-        # Notebook 7.6's shortcut settings fail on opening any notebook, one with `1+1` in it too.
-        page.recorder.errors[:] = [e for e in page.recorder.errors if e != NOTEBOOK7_OWN_ERROR]
     jupyter.stop()  # the kernel goes with it, and lets go of the data dir
     with workbench.connect(data_dir=tmp_path / "docbench-data") as wb:
         (design,) = wb.designs()

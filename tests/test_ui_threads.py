@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import weakref
 from types import SimpleNamespace
@@ -10,7 +11,7 @@ import pytest
 from bokeh.document import Document
 from panel.io.state import set_curdoc
 
-from workbench.ui_threads import PagesInOrder, page_tasks_write_through_the_loop
+from workbench.ui_threads import PagesInOrder, on_this_threads_loop, page_tasks_write_through_the_loop
 
 
 @pytest.fixture
@@ -146,3 +147,27 @@ def _lock_seen(page: Document) -> bool:
 
     with set_curdoc(page):
         return state._document_lock_held
+
+
+def test_a_notebook_pages_messages_run_on_the_loop_that_showed_it_in_the_order_they_came():
+    """A kernel subshell's thread hands each message to the loop of the thread that showed the
+    page, where the poll runs: one at a time, in the order the messages came."""
+    handled: list[tuple[int, str]] = []
+
+    async def kernel() -> None:
+        handler = on_this_threads_loop(lambda n: handled.append((n, threading.current_thread().name)))
+        subshell = threading.Thread(target=lambda: [handler(n) for n in range(50)], name="subshell")
+        subshell.start()
+        await asyncio.to_thread(subshell.join)
+        while len(handled) < 50:
+            await asyncio.sleep(0)
+
+    asyncio.run(asyncio.wait_for(kernel(), timeout=10))
+    assert handled == [(n, threading.current_thread().name) for n in range(50)]
+
+
+def test_outside_a_running_loop_the_handler_is_called_as_it_is():
+    def handler(message):
+        return message
+
+    assert on_this_threads_loop(handler) is handler

@@ -14,10 +14,14 @@ when Panel submits it, so a page's periodic work enters its lane through
 `pn.state.execute(..., schedule="thread")` (the editor's poll does). Tasks of no page
 (Bokeh's own offloading of its document-locked callbacks, HTTP handlers) run unordered.
 docs/editor-state.md explains why the lane lives here, in Panel's pool.
+
+In a notebook there is no pool: a page's lane is the event loop of the kernel thread that
+showed it (`on_this_threads_loop`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections import deque
 from collections.abc import Callable, Coroutine
@@ -156,8 +160,9 @@ def in_page_lane(callback: Callable[[], None]) -> Callable[[], Coroutine[Any, An
 
     Panel runs a plain periodic callback with no document, on any free thread, beside the
     page's other callbacks; handed over with `pn.state.execute` it names the page and joins
-    its lane (docs/editor-state.md). In a notebook there is no pool: the kernel's loop runs
-    every callback, one at a time, which is the lane by construction."""
+    its lane (docs/editor-state.md). In a notebook there is no pool: the tick runs the poll on
+    the kernel's loop, which is the lane there once the page's messages are handed to it too
+    (`on_this_threads_loop`)."""
 
     async def tick() -> None:
         import panel as pn
@@ -165,3 +170,33 @@ def in_page_lane(callback: Callable[[], None]) -> Callable[[], Coroutine[Any, An
         pn.state.execute(callback, schedule="thread" if pn.config.nthreads else False)
 
     return tick
+
+
+def on_this_threads_loop(handler: Callable[[Any], None]) -> Callable[[Any], None]:
+    """`handler`, called from any thread, run on the event loop of the thread that asks for it,
+    one call at a time, in the order of the calls: a notebook page's lane.
+
+    In a notebook Panel runs a page's callbacks where the page's comm messages arrive, and the
+    editor's poll on the loop of the kernel thread that showed it (the main one, running the
+    cells). Until ipykernel 7 every shell message came to that loop too. With subshells
+    (ipykernel 7; JupyterLab 4.6 and Notebook 7 send comm messages to them by default, its
+    `commsOverSubshells` setting) a comm's messages are handled on a subshell's own thread, some
+    on the main one (logged in one JupyterLab run: the page's first 3 on MainThread, the next 9
+    on the subshell's): a click then ran beside the poll and beside the cells, on the same Bokeh
+    document, whose holds and pending events are not thread-safe (once, under load, a Bokeh
+    message went out in pieces interleaved with another's). Handed to the loop, a message waits
+    while a cell runs, as every comm message did before subshells. (The test's more frequent
+    failure under load, a selected element's properties never showing, is not this: it was
+    seen as often with every message on the loop.)
+    Outside a running loop (no kernel) the handler is returned as it is."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return handler
+
+    def on_the_loop(message: Any) -> None:
+        # call_soon_threadsafe keeps the calls' order, and runs each in the caller's context:
+        # ipykernel's parent message, so a reply goes out as the reply to this message.
+        loop.call_soon_threadsafe(handler, message)
+
+    return on_the_loop
