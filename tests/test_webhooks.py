@@ -516,7 +516,9 @@ def test_close_keeps_the_claim_of_an_attempt_being_sent_and_lets_go_of_the_other
         assert claims == {sending: True, waiting: False}  # the one being sent keeps its claim
         assert trickler.connections == 1
     finally:
-        trickler.close()
+        trickler.close()  # the send that outlived close() ends now and records its attempt:
+        # waited for, so that the store is not closed under it
+        wait_until(lambda: sender.deliveries(sending), timeout=30, what="the last send to record its attempt")
 
 
 # --- What sends an event, what the event says (review 18 #6, #7) ----------------------------
