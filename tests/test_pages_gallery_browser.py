@@ -48,7 +48,7 @@ def test_an_added_page_is_shown_and_removing_one_with_elements_asks_first(api_se
     pages_tab(page)
     # The paper by its name, lengths to a tenth of a point, and the select on it.
     expect(page.locator(".dbk-paper")).to_contain_text("Paper: A4 landscape · 841.9 × 595.3 pt")
-    expect(page.locator(".bk-panel-models-widgets-Select select, select").first).to_have_value("A4")
+    expect(page.locator(".dbk-paper-size select")).to_have_value("A4")
 
     page.locator(".dbk-add-page button").click()
     wait_for(lambda: page_count(alpha_api, design_id) == 2, "the page added")

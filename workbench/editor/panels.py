@@ -78,7 +78,11 @@ def pages_panel(ctx: PanelContext) -> pn.Column:
     add.on_click(lambda e: ctx.add_page())
     paper = named_size(page.width, page.height)
     size = pn.widgets.Select(
-        label="Paper", options=["Custom", *PAPER_SIZES], value=paper[0] if paper else "Custom", **WIDE
+        label="Paper",
+        options=["Custom", *PAPER_SIZES],
+        value=paper[0] if paper else "Custom",
+        css_classes=["dbk-paper-size"],
+        **WIDE,
     )
     orientation = pn.widgets.RadioButtonGroup(
         options=["portrait", "landscape"], value=("landscape" if page.width > page.height else "portrait")
