@@ -35,6 +35,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	@scripts/provision.sh redis-server postgresql chromium
+	$(PY) -m pip install -q -e '.[bench]'
 	$(PY) -m benchmarks.render
 	$(PY) -m benchmarks.finishing
 	$(PY) -m benchmarks.api
