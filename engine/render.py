@@ -15,7 +15,7 @@ from typing import Any, Literal
 from reportlab import rl_config
 from reportlab.pdfgen.canvas import Canvas
 
-from . import fonts
+from . import compiled, fonts
 from .colors import parse_gradient, to_rl
 from .elements import ELEMENT_TYPES, DrawContext
 from .errors import EngineError, LimitExceeded
@@ -114,25 +114,25 @@ def _render(
     _set_metadata(canvas, filled)
     images = ImageLibrary(resolver)
     tags = Tagger() if profile != "standard" else Untagged()
+    # A document generated from values in the standard profile draws what every row shares
+    # from compiled forms (engine.compiled). The tagged profiles mark each element's content
+    # in the page itself, and a design drawn without values (a design-time preview) has
+    # nothing that varies and is drawn plainly, as it always was.
+    version = compiled.design_version(tree) if compiled.ENABLED and profile == "standard" and values else None
     for sheet, number in zip(sheets, numbers, strict=False):
         canvas.setPageSize((sheet.page.width, sheet.page.height))
         tags.start_page(canvas)
         ctx = DrawContext(
             canvas, sheet.page.height, images, tags, sheet=number, language=filled.metadata.language or ""
         )
-        with tags.artifact(canvas):
-            _draw_background(ctx, sheet)
-        # Reading order is paint order (README, "Tagged PDF").
-        for placement in sheet.placements:
-            node = placement.node
-            element = ELEMENT_TYPES[node.type]
-            block = nullcontext() if element.tags_itself else tags.figure(canvas, getattr(node.data, "alt", None))
-            if placement.repeated_copy:
-                block = tags.pagination(canvas)  # read once, where it is first drawn (extensions.md 4)
-            # _linked stays outside the pagination block: a copy's link annotation joins the
-            # Link element of the first drawing (OBJR) while its content is an artifact.
-            with _linked(ctx, placement, element.tags_itself), block:
-                element.draw(node, placement.box, ctx, placement.part)
+        if version is not None:
+            _draw_compiled(ctx, tree, sheet, version, base_face.name)
+        else:
+            with tags.artifact(canvas):
+                _draw_background(ctx, sheet)
+            # Reading order is paint order (README, "Tagged PDF").
+            for placement in sheet.placements:
+                _draw_placement(ctx, placement)
         if watermark is not None:
             with tags.artifact(canvas):
                 draw_watermark(canvas, sheet.page.width, sheet.page.height, watermark, base_face.name)
@@ -143,6 +143,50 @@ def _render(
 
         return finish(buffer.getvalue(), filled, tags, profile, finishing)
     return finishing.finish_untagged(buffer.getvalue())
+
+
+def _draw_placement(ctx: DrawContext, placement: Placement) -> None:
+    node, canvas, tags = placement.node, ctx.canvas, ctx.tags
+    element = ELEMENT_TYPES[node.type]
+    block = nullcontext() if element.tags_itself else tags.figure(canvas, getattr(node.data, "alt", None))
+    if placement.repeated_copy:
+        block = tags.pagination(canvas)  # read once, where it is first drawn (extensions.md 4)
+    # _linked stays outside the pagination block: a copy's link annotation joins the
+    # Link element of the first drawing (OBJR) while its content is an artifact.
+    with _linked(ctx, placement, element.tags_itself), block:
+        element.draw(node, placement.box, ctx, placement.part)
+
+
+def _draw_compiled(ctx: DrawContext, tree: DesignTree, sheet: LaidOutPage, version: str, base_font: str) -> None:
+    """Draw the sheet (standard profile) with each run of static drawing, in paint order,
+    placed as one compiled form, and the rest drawn as usual."""
+    run: list[compiled.Item] = [(("background", sheet.source), lambda c: _draw_background(c, sheet))]
+    for placement in sheet.placements:
+        if compiled.is_static(placement, tree):
+            box = tuple(placement.box)
+            run.append(((placement.node.id, box), lambda c, p=placement: _draw_placement(c, p)))
+            continue
+        _draw_run(ctx, run, sheet, version, base_font)
+        run = []
+        _draw_placement(ctx, placement)
+    _draw_run(ctx, run, sheet, version, base_font)
+
+
+def _draw_run(ctx: DrawContext, run: list[compiled.Item], sheet: LaidOutPage, version: str, base_font: str) -> None:
+    if not run:
+        return
+    size = (sheet.page.width, sheet.page.height)
+    key = (version, size, tuple(item_key for item_key, _ in run))
+
+    def scratch_context(canvas: Canvas) -> DrawContext:
+        return DrawContext(canvas, ctx.page_height, ctx.images, Untagged(), sheet=ctx.sheet, language=ctx.language)
+
+    form = compiled.FORMS.get_or_compile(key, lambda: compiled.compile_run(size, base_font, run, scratch_context, key))
+    if form is None:
+        for _, draw in run:
+            draw(ctx)
+    else:
+        form.place(ctx.canvas)
 
 
 @contextmanager

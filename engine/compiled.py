@@ -1,0 +1,318 @@
+"""Compiled designs (issue 20): what a design draws the same for every row is drawn once.
+
+A design is authored once and generated thousands of times, yet most of a page (a border, a
+title, a paragraph, a logo, the page background) looks the same in every document. In the
+standard profile each run of such static drawing on a sheet (consecutive in paint order, so the
+stacking with what varies is kept) becomes a Form XObject: drawn once on a scratch canvas, its
+operators compressed once, and per document only placed with one `Do`.
+
+What is static: an element whose node is the design's own (no value replaced it, no field of a
+variable was filled), that shows no {page}/{pages}, is not a share of a split element, carries
+no link (its annotation belongs to the page), plus the page background. Anything the form
+cannot carry makes its run draw the ordinary way, with the same result: characters outside the
+fonts' fixed ASCII codes (ReportLab assigns those in order of first use per document), shadings,
+annotations, or any other object the drawing adds to the document.
+
+A form is self-contained but for what a document holds once anyway: its fonts resolve to the
+document's own font subsets (ASCII has the same code in every document, so the form's text
+needs no glyphs of its own) and its images to the document's image XObjects (engine.images).
+
+Forms are kept per design version (a hash of the tree), in one process-wide cache bounded by
+size and evicted least recently used, shared by generate, batch rows and previews. An edit
+makes a new version: a form is never used for a tree it was not drawn from.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import io
+import threading
+import weakref
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from reportlab.pdfbase import pdfdoc, pdfmetrics
+from reportlab.pdfbase.pdfdoc import PDFArray, PDFDictionary, PDFName, PDFObject, PDFObjectReference
+from reportlab.pdfbase.ttfonts import TTFont
+from reportlab.pdfgen.canvas import Canvas
+
+from .elements import ELEMENT_TYPES
+from .layout import Placement
+from .tree import DesignTree
+
+# Off: every document draws everything itself (benchmarks compare the two; output reads the same).
+ENABLED = True
+# Forms of every design in the process together; a certificate's forms take a few KB.
+DEFAULT_CAPACITY_BYTES = 32 * 1024 * 1024
+# What a cached form costs beyond its compressed operators (its key, names, references).
+_ENTRY_OVERHEAD = 512
+_PROCSETS = ["PDF", "Text", "ImageB", "ImageC", "ImageI"]
+
+
+@dataclass(frozen=True)
+class _Image:
+    """An image XObject a form draws, as engine.images.place registers it in a document."""
+
+    name: str  # the name place() registered (canvas._formsinuse)
+    xobject: Any  # a copy of the prepared XObject
+    mask_name: str | None
+    mask: Any
+
+
+@dataclass(frozen=True)
+class StaticForm:
+    """One run of static drawing, compiled: its operators compressed once, and what it uses."""
+
+    name: str  # unique per content: one registration per document however often it is placed
+    stream: bytes  # the operators, Flate-compressed
+    bbox: tuple[float, float, float, float]
+    fonts: tuple[tuple[str, str], ...]  # (registered font name, the form's own resource name)
+    images: tuple[_Image, ...]
+    ext_g_states: Any  # the form's ExtGState resources (a PDFDictionary), or None
+
+    @property
+    def size(self) -> int:
+        return len(self.stream) + _ENTRY_OVERHEAD
+
+    def place(self, canvas: Canvas) -> None:
+        """Draw the form on the canvas's page: register it in the document once, then `Do`."""
+        doc = canvas._doc
+        registered = doc.getXObjectName(self.name)
+        if registered not in doc.idToObject:
+            doc.addForm(self.name, _FormObject(self, self._resources(canvas)))
+        if self.images:
+            canvas._currentPageHasImages = 1
+        canvas._code.append(f"/{registered} Do")
+        canvas._formsinuse.append(self.name)
+
+    def _resources(self, canvas: Canvas) -> PDFDictionary:
+        doc = canvas._doc
+        fonts = {}
+        for font_name, local in self.fonts:
+            font = pdfmetrics.getFont(font_name)
+            font._assignState(doc)  # ASCII in subset 0 at its own code, as on the scratch canvas
+            fonts[local] = PDFObjectReference(font.getSubsetInternalName(0, doc)[1:])
+        xobjects = {}
+        for image in self.images:
+            registered = doc.getXObjectName(image.name)
+            if registered not in doc.idToObject:  # as engine.images.place registers it
+                xobject = copy.copy(image.xobject)
+                canvas._setXObjects(xobject)
+                doc.Reference(xobject, registered)
+                doc.addForm(image.name, xobject)
+                if image.mask_name is not None:
+                    mask_registered = doc.getXObjectName(image.mask_name)
+                    if mask_registered not in doc.idToObject:
+                        mask = copy.copy(image.mask)
+                        canvas._setXObjects(mask)
+                        doc.Reference(mask, mask_registered)
+                    xobject.smask = PDFObjectReference(mask_registered)
+            xobjects[registered] = PDFObjectReference(registered)
+        resources: dict[str, Any] = {"ProcSet": PDFArray([PDFName(p) for p in _PROCSETS])}
+        if fonts:
+            resources["Font"] = PDFDictionary(fonts)
+        if xobjects:
+            resources["XObject"] = PDFDictionary(xobjects)
+        if self.ext_g_states is not None:
+            resources["ExtGState"] = self.ext_g_states
+        return PDFDictionary(resources)
+
+
+class _FormObject(PDFObject):
+    """A StaticForm in one document: its cached stream under a dictionary naming that
+    document's own fonts and images."""
+
+    __RefOnly__ = 1
+
+    def __init__(self, form: StaticForm, resources: PDFDictionary):
+        self.form = form
+        self.resources = resources
+
+    def format(self, document: Any) -> bytes:
+        stream = document.encrypt.encode(self.form.stream)
+        dictionary = PDFDictionary(
+            {
+                "Type": PDFName("XObject"),
+                "Subtype": PDFName("Form"),
+                "FormType": 1,
+                "BBox": PDFArray(list(self.form.bbox)),
+                "Matrix": PDFArray([1, 0, 0, 1, 0, 0]),
+                "Resources": self.resources,
+                "Filter": PDFArray([PDFName("FlateDecode")]),
+                "Length": len(stream),
+            }
+        )
+        return pdfdoc.format(dictionary, document) + b"\nstream\n" + stream + b"endstream\n"
+
+
+# --- Which drawing is static ------------------------------------------------------------
+
+
+def is_static(placement: Placement, design: DesignTree) -> bool:
+    """The placement draws the same in every document of this design version."""
+    node = placement.node
+    if placement.part is not None or design.nodes.get(node.id) is not node:
+        return False  # a share of a split element, or a node a value replaced
+    if getattr(node.data, "link", None) is not None:
+        return False  # its annotation belongs to the page
+    host = ELEMENT_TYPES[node.type].fields
+    return host is None or not host.shows_sheet(node)
+
+
+# --- Compiling a run ----------------------------------------------------------------------
+
+# One thing a run draws: its part of the form's key, and how to draw it on a scratch context.
+Item = tuple[Any, Callable[[Any], None]]
+
+
+def compile_run(
+    page_size: tuple[float, float],
+    base_font: str,
+    items: Sequence[Item],
+    make_context: Callable[[Canvas], Any],
+    key: Any,
+) -> StaticForm | None:
+    """Draw the items on a scratch canvas and keep what they drew as a form, or None when the
+    drawing needs something a form cannot carry (see the module's docstring)."""
+    buffer = io.BytesIO()
+    scratch = Canvas(buffer, pagesize=page_size, invariant=1, pageCompression=1, initialFontName=base_font)
+    doc = scratch._doc
+    objects_before = set(doc.idToObject)
+    ctx = make_context(scratch)
+    for _, draw in items:
+        draw(ctx)
+    if scratch._annotationrefs or scratch._colorsUsed or scratch._shadingUsed:
+        return None
+    fonts = _fonts(doc)
+    if fonts is None:
+        return None
+    images = _images(doc, scratch._formsinuse)
+    if images is None:
+        return None
+    expected = {doc.getXObjectName(i.name) for i in images} | {
+        doc.getXObjectName(i.mask_name) for i in images if i.mask_name
+    }
+    if set(doc.idToObject) - objects_before - expected:
+        return None  # the drawing made an object the form does not know how to carry
+    operators = pdfdoc.pdfdocEnc("\n".join(scratch._code))
+    digest = hashlib.blake2b(repr(key).encode() + operators, digest_size=12).hexdigest()
+    return StaticForm(
+        name=f"static{digest}",
+        stream=zlib.compress(operators),
+        bbox=(0.0, 0.0, page_size[0], page_size[1]),
+        fonts=fonts,
+        images=images,
+        ext_g_states=scratch._extgstate.getState(),
+    )
+
+
+def _fonts(doc: Any) -> tuple[tuple[str, str], ...] | None:
+    """The fonts the scratch drawing used, each with the resource name its operators use; None
+    when one has a character away from its fixed ASCII code (per document, in order of use)."""
+    out = []
+    for font_name, internal in doc.fontMapping.items():
+        font = pdfmetrics.getFont(font_name)
+        if not isinstance(font, TTFont):
+            return None
+        state = font.state.get(doc)
+        if state is not None:
+            if len(state.subsets) != 1 or any(char != code for char, code in state.assignments.items()):
+                return None
+        out.append((font_name, f"{internal.lstrip('/')}+0"))
+    return tuple(out)
+
+
+def _images(doc: Any, names: Sequence[str]) -> tuple[_Image, ...] | None:
+    images = []
+    for name in dict.fromkeys(names):
+        xobject = doc.idToObject.get(doc.getXObjectName(name))
+        if not isinstance(xobject, pdfdoc.PDFImageXObject):
+            return None
+        mask_ref = getattr(xobject, "smask", None)
+        mask_name = mask_ref.name if isinstance(mask_ref, PDFObjectReference) else None
+        if mask_ref is not None and mask_name is None:
+            return None
+        mask = doc.idToObject.get(mask_name) if mask_name else None
+        images.append(_Image(name, _unregistered(xobject), mask_name, mask and _unregistered(mask)))
+    return tuple(images)
+
+
+def _unregistered(obj: Any) -> Any:
+    """A copy of an object registered in the scratch document, free to register in another
+    (ReportLab marks a registered object with its name and refuses it elsewhere)."""
+    duplicate = copy.copy(obj)
+    vars(duplicate).pop(pdfdoc.__InternalName__, None)
+    return duplicate
+
+
+# --- The cache ----------------------------------------------------------------------------
+
+
+class FormCache:
+    """Compiled forms by (design version, run), least recently used out past a byte budget.
+    A run that cannot be a form is remembered too (as None), so it is not tried again."""
+
+    def __init__(self, capacity_bytes: int = DEFAULT_CAPACITY_BYTES):
+        self.capacity_bytes = capacity_bytes
+        self._entries: OrderedDict[Any, StaticForm | None] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    def get_or_compile(self, key: Any, compile_: Callable[[], StaticForm | None]) -> StaticForm | None:
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+                self.hits += 1
+                return self._entries[key]
+            self.misses += 1
+        form = compile_()  # outside the lock: two threads may compile one run; both agree
+        with self._lock:
+            if key not in self._entries:
+                self._entries[key] = form
+                self._bytes += form.size if form is not None else _ENTRY_OVERHEAD
+                while self._bytes > self.capacity_bytes and len(self._entries) > 1:
+                    _, evicted = self._entries.popitem(last=False)
+                    self._bytes -= evicted.size if evicted is not None else _ENTRY_OVERHEAD
+        return form
+
+    def stats(self) -> dict[str, int]:
+        with self._lock:
+            return {"forms": len(self._entries), "bytes": self._bytes, "hits": self.hits, "misses": self.misses}
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._bytes = 0
+            self.hits = self.misses = 0
+
+
+FORMS = FormCache()
+
+# By id(tree), with a weak reference: pydantic models are not hashable. An entry leaves when
+# its tree is freed, before the id can be reused.
+_VERSIONS: dict[int, tuple[weakref.ref, str]] = {}
+_VERSIONS_LOCK = threading.Lock()
+
+
+def design_version(tree: DesignTree) -> str:
+    """A hash of the design tree: the same for every copy of one version, new on any edit.
+    Worked out once per tree object (a batch renders every row from one)."""
+    key = id(tree)
+    with _VERSIONS_LOCK:
+        entry = _VERSIONS.get(key)
+    if entry is not None and entry[0]() is tree:
+        return entry[1]
+    version = hashlib.blake2b(tree.model_dump_json().encode(), digest_size=16).hexdigest()
+    with _VERSIONS_LOCK:
+        _VERSIONS[key] = (weakref.ref(tree, lambda _, key=key: _forget(key)), version)
+    return version
+
+
+def _forget(key: int) -> None:
+    with _VERSIONS_LOCK:
+        _VERSIONS.pop(key, None)
