@@ -59,7 +59,7 @@ class _Image:
 
     name: str  # the name place() registered (canvas._formsinuse)
     xobject: Any  # a copy of the prepared XObject
-    mask_name: str | None
+    mask_name: str | None  # the soft mask's registered name (masks are shared by alpha data)
     mask: Any
 
 
@@ -105,12 +105,11 @@ class StaticForm:
                 doc.Reference(xobject, registered)
                 doc.addForm(image.name, xobject)
                 if image.mask_name is not None:
-                    mask_registered = doc.getXObjectName(image.mask_name)
-                    if mask_registered not in doc.idToObject:
+                    if image.mask_name not in doc.idToObject:
                         mask = copy.copy(image.mask)
                         canvas._setXObjects(mask)
-                        doc.Reference(mask, mask_registered)
-                    xobject.smask = PDFObjectReference(mask_registered)
+                        doc.Reference(mask, image.mask_name)
+                    xobject.smask = PDFObjectReference(image.mask_name)
             xobjects[registered] = PDFObjectReference(registered)
         resources: dict[str, Any] = {"ProcSet": PDFArray([PDFName(p) for p in _PROCSETS])}
         if fonts:
@@ -174,7 +173,6 @@ def compile_run(
     base_font: str,
     items: Sequence[Item],
     make_context: Callable[[Canvas], Any],
-    key: Any,
 ) -> StaticForm | None:
     """Draw the items on a scratch canvas and keep what they drew as a form, or None when the
     drawing needs something a form cannot carry (see the module's docstring)."""
@@ -193,13 +191,13 @@ def compile_run(
     images = _images(doc, scratch._formsinuse)
     if images is None:
         return None
-    expected = {doc.getXObjectName(i.name) for i in images} | {
-        doc.getXObjectName(i.mask_name) for i in images if i.mask_name
-    }
+    expected = {doc.getXObjectName(i.name) for i in images} | {i.mask_name for i in images if i.mask_name}
     if set(doc.idToObject) - objects_before - expected:
         return None  # the drawing made an object the form does not know how to carry
     operators = pdfdoc.pdfdocEnc("\n".join(scratch._code))
-    digest = hashlib.blake2b(repr(key).encode() + operators, digest_size=12).hexdigest()
+    # Named by what it draws: the same bytes for the same drawing, whatever the nodes' ids.
+    uses = repr((fonts, [(i.name, i.mask_name) for i in images])).encode()
+    digest = hashlib.blake2b(operators + uses, digest_size=12).hexdigest()
     return StaticForm(
         name=f"static{digest}",
         stream=zlib.compress(operators),

@@ -181,7 +181,7 @@ def _draw_run(ctx: DrawContext, run: list[compiled.Item], sheet: LaidOutPage, ve
     def scratch_context(canvas: Canvas) -> DrawContext:
         return DrawContext(canvas, ctx.page_height, ctx.images, Untagged(), sheet=ctx.sheet, language=ctx.language)
 
-    form = compiled.FORMS.get_or_compile(key, lambda: compiled.compile_run(size, base_font, run, scratch_context, key))
+    form = compiled.FORMS.get_or_compile(key, lambda: compiled.compile_run(size, base_font, run, scratch_context))
     if form is None:
         for _, draw in run:
             draw(ctx)
