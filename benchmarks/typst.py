@@ -139,22 +139,23 @@ def _text_setup(family: str, size: float, weight: int, line_height: float, color
     )
 
 
+def _node(tree: DesignTree, name: str) -> Any:
+    return next(n for n in tree.nodes.values() if n.name == name)
+
+
 def _text(tree: DesignTree, name: str, content: str) -> str:
     """A text element placed at its position; `content` is Typst code (a variable or a literal)."""
-    node = next(n for n in tree.nodes.values() if n.name == name)
+    node = _node(tree, name)
     st, pos = node.styles, node.position
-    width = f"width: {_pt(pos.maxWidth)}, " if pos.maxWidth else ""
+    width = f"width: {_pt(pos.maxWidth)}" if pos.maxWidth else ""
     setup = _text_setup(st.fontFamily, st.fontSize, st.fontWeight, st.lineHeight, st.color)
     return f"#place(dx: {_pt(pos.x)}, dy: {_pt(pos.y)}, box({width})[#{{ {setup}; {content} }}])\n"
 
 
 def _static(tree: DesignTree, name: str) -> str:
-    node = next(n for n in tree.nodes.values() if n.name == name)
-    return _text(tree, name, json.dumps(node.data.content))
-
-
-def _node(tree: DesignTree, name: str) -> Any:
-    return next(n for n in tree.nodes.values() if n.name == name)
+    """A text element with its own content, as a Typst string literal (JSON's escapes are
+    Typst's too, once non-ASCII characters are left as they are)."""
+    return _text(tree, name, json.dumps(_node(tree, name).data.content, ensure_ascii=False))
 
 
 def _page(tree: DesignTree) -> str:
