@@ -37,6 +37,8 @@ bench: $(STAMP)
 	@scripts/provision.sh redis-server postgresql chromium
 	$(PY) -m pip install -q -e '.[bench]'
 	$(PY) -m benchmarks.render
+	$(PY) -m benchmarks.typst
+	$(PY) -m benchmarks.profile --quick
 	$(PY) -m benchmarks.finishing
 	$(PY) -m benchmarks.api
 	$(PY) -m benchmarks.batch
