@@ -81,8 +81,9 @@ def module_runs(content: str, level: ErrorCorrection) -> tuple[int, Runs]:
     image = _encode(content, level).to_image(scale=1, add_quiet_zones=False)
     dark = np.asarray(image) == 0
     # A run starts where a row steps from light to dark and ends where it steps back;
-    # padding each row with a light module on both sides closes runs at the edges.
-    steps = np.diff(np.pad(dark, ((0, 0), (1, 1))).view(np.int8), axis=1)
+    # a light module added at both ends of each row closes runs at the edges.
+    light = np.zeros((dark.shape[0], 1), dtype=bool)
+    steps = np.diff(np.hstack((light, dark, light)).view(np.int8), axis=1)
     rows, starts = np.nonzero(steps == 1)
     _, ends = np.nonzero(steps == -1)
     runs = (rows, starts, ends - starts)
@@ -110,19 +111,19 @@ def _modules_path(
     """The dark modules as PDF path operators ("n x y w h re ..."), numbers written by
     ReportLab's fp_str as PDFPathObject.rect writes them: one string per code and place,
     where hundreds of rect calls formatted each number on their own."""
-    _, (rows, starts, lengths) = module_runs(content, level)
-    # The same float operations, in the same order, as page_height - (top + (row + 1) * module).
-    corners = np.column_stack(
-        (
-            left + starts * module,
-            page_height - (top + (rows + 1) * module) - 0.0,
-            lengths * module,
-            np.full(len(rows), module),
-        )
+    count, (rows, starts, lengths) = module_runs(content, level)
+    # A run's x depends only on its column, its y on its row, its width on its length: format
+    # each of those `count` values once (fp_str took 0.3 ms over a code's thousand numbers),
+    # computed with the same float operations in the same order as the rect calls were.
+    steps = np.arange(count + 1)
+    xs = fp_str((left + steps * module).tolist()).split(" ")
+    ys = fp_str((page_height - (top + (steps + 1) * module) - 0.0).tolist()).split(" ")
+    widths = fp_str((steps * module).tolist()).split(" ")
+    height = fp_str(module)
+    return "n " + " ".join(
+        f"{xs[start]} {ys[row]} {widths[length]} {height} re"
+        for row, start, length in zip(rows.tolist(), starts.tolist(), lengths.tolist(), strict=True)
     )
-    numbers = fp_str(corners.ravel().tolist()).split(" ")
-    numbers[3::4] = [height + " re" for height in numbers[3::4]]
-    return "n " + " ".join(numbers)
 
 
 def measure(node: Any) -> tuple[float, float]:
