@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 import barcode as python_barcode
 from pydantic import Field, model_validator
+from reportlab.lib.rl_accel import fp_str
+from reportlab.pdfgen.pathobject import PDFPathObject
 
 from .. import fonts, typeset
 from ..colors import HexColor, to_rl
@@ -75,6 +77,18 @@ def bars(content: str, fmt: BarcodeFormat) -> tuple[str, tuple[tuple[int, int], 
     return text, runs, len(modules)
 
 
+@lru_cache(maxsize=1024)
+def _bars_path(content: str, fmt: BarcodeFormat, left: float, width: float, bottom: float, height: float) -> str:
+    """The bars as PDF path operators ("n x y w h re ..."), numbers written by ReportLab's
+    fp_str as PDFPathObject.rect writes them: one string per code and place, where a rect
+    call per bar formatted each number on its own."""
+    _, runs, count = bars(content, fmt)
+    module = width / count
+    return "n " + " ".join(
+        f"{fp_str(left + start * module, bottom, length * module, height)} re" for start, length in runs
+    )
+
+
 class BarcodeData(StrictModel):
     content: str = Field(description="The value to encode, checked against the format")
     format: BarcodeFormat = "CODE128"
@@ -95,7 +109,7 @@ class BarcodeStyles(StrictModel):
 
 
 def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
-    text, runs, count = bars(node.data.content, node.data.format)
+    text, _, _ = bars(node.data.content, node.data.format)
     styles = node.styles
     canvas = ctx.canvas
     canvas.saveState()
@@ -110,13 +124,9 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
             family=styles.fontFamily, size=size, line_height=1.15, color=styles.color, align="center"
         )
         bar_height = max(box.h - style.leading, box.h * 0.4)
-    module = box.w / count
-    path = canvas.beginPath()
-    bar_bottom = ctx.pdf_y(box.y, bar_height)
-    for start, length in runs:
-        path.rect(box.x + start * module, bar_bottom, length * module, bar_height)
+    path = _bars_path(node.data.content, node.data.format, box.x, box.w, ctx.pdf_y(box.y, bar_height), bar_height)
     canvas.setFillColor(to_rl(styles.color))
-    canvas.drawPath(path, stroke=0, fill=1)
+    canvas.drawPath(PDFPathObject(code=[path]), stroke=0, fill=1)
     if style is not None:
         line = typeset.Line(text, typeset.width_of(text, style), True)
         typeset.draw_lines(canvas, [line], style, box.x, box.y + bar_height, box.w, ctx.page_height)
