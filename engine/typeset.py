@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from reportlab.lib.rl_accel import escapePDF, fp_str
+from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 
 from . import fonts, shaping
@@ -170,7 +172,7 @@ def baseline_offset(style: TextStyle) -> float:
 
 def draw_lines(
     canvas: Canvas,
-    lines: list[Line],
+    lines: list[Line] | tuple[Line, ...],
     style: TextStyle,
     left: float,
     top: float,
@@ -179,6 +181,12 @@ def draw_lines(
 ) -> None:
     """Draw lines inside a box whose top-left corner is (left, top) on the page."""
     canvas.setFillColor(to_rl(style.color))
+    if DIRECT_TEXT and is_plain(lines, style):
+        writer = TextWriter(canvas)
+        writer.add(lines, style, left, top, box_width, page_height)
+        if writer.has_text:
+            canvas.addLiteral(writer.code())
+        return
     baseline = top + baseline_offset(style)
     for line in lines:
         y = page_height - baseline
@@ -194,6 +202,87 @@ def draw_lines(
         if style.strikethrough and line.text:
             _underline(canvas, style, left, y, box_width, line, rise=strike_rise(style))
         baseline += style.leading
+
+
+# The direct text path (TextWriter) on or off: a switch for A/B measurement and for tests
+# that compare its output with ReportLab's text objects.
+DIRECT_TEXT = True
+
+
+def is_plain(lines: list[Line] | tuple[Line, ...], style: TextStyle) -> bool:
+    """Lines TextWriter draws exactly as the general path does: unshaped, none justified
+    word by word, no letter spacing or decorations, an opaque colour (alpha is graphics state)."""
+    if style.letter_spacing or style.underline or style.strikethrough or len(style.color) not in (4, 7):
+        return False
+    if style.align == "justify" and any(not line.ends_paragraph and " " in line.text for line in lines):
+        return False
+    return not any(line.shaped for line in lines)
+
+
+@lru_cache(maxsize=256)
+def fill_operator(color: str) -> str:
+    """The fill-colour operator ReportLab writes for an opaque hex colour (Canvas.setFillColor)."""
+    rl = to_rl(color)
+    return f"{fp_str((rl.red, rl.green, rl.blue))} rg"
+
+
+class TextWriter:
+    """Plain lines written as PDF text operators into one text object (BT … ET).
+
+    ReportLab's PDFTextObject costs a text object, a font lookup and a width per line; a
+    table's cells are hundreds of lines per page. This writes what _draw_runs writes — the
+    same Tm origin, each run's subsets from the TTFont's own splitString and
+    getSubsetInternalName (so subset assignment and font names stay ReportLab's) — with Tf
+    only when the font changes and rg only when the colour does (text state persists
+    between lines of one text object, ISO 32000-1 9.3.1).
+    """
+
+    def __init__(self, canvas: Canvas) -> None:
+        self._doc = canvas._doc
+        self._operators: list[str] = []
+        self._font: tuple[str, str] | None = None
+        self._fill: str | None = None
+        self.has_text = False
+
+    def set_fill(self, color: str) -> None:
+        """Set an opaque fill colour inside the text object (only when it changes)."""
+        operator = fill_operator(color)
+        if operator != self._fill:
+            self._operators.append(operator)
+            self._fill = operator
+
+    def add(
+        self,
+        lines: list[Line] | tuple[Line, ...],
+        style: TextStyle,
+        left: float,
+        top: float,
+        box_width: float,
+        page_height: float,
+    ) -> None:
+        """Lines for which is_plain holds, placed as draw_lines places them."""
+        doc = self._doc
+        append = self._operators.append
+        size = fp_str(style.size)
+        baseline = top + baseline_offset(style)
+        for line in lines:
+            if line.text:
+                x = left + align_offset(style.align, box_width - line.width, line.rtl)
+                append(f"1 0 0 1 {fp_str(x, page_height - baseline)} Tm")
+                for run, face in fonts.runs(line.text, style.face):
+                    font = pdfmetrics.getFont(face.name)
+                    for subset, chunk in font.splitString(run, doc):
+                        name = font.getSubsetInternalName(subset, doc)
+                        if self._font != (name, size):
+                            append(f"{name} {size} Tf")
+                            self._font = (name, size)
+                        append(f"({escapePDF(chunk)}) Tj")
+                        self.has_text = True
+            baseline += style.leading
+
+    def code(self) -> str:
+        """The text object (check has_text first: an empty one is no use)."""
+        return f"BT {' '.join(self._operators)} ET"
 
 
 def align_offset(align: Align, slack: float, rtl: bool = False) -> float:

@@ -7,12 +7,14 @@ value, and `paginate` splits it across pages at row boundaries, repeating the he
 
 from __future__ import annotations
 
+import itertools
 from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
+from reportlab.lib.rl_accel import fp_str
 
 from .. import typeset
 from ..colors import HexColor, to_rl
@@ -306,20 +308,20 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: TablePart | None = None) -
     canvas = ctx.canvas
     tags = ctx.tags
     canvas.saveState()
-    top = box.y
-    row_tops: list[float] = []
+    # Each drawn row's top, then the table's bottom (summed in drawing order, as placed).
+    row_tops = list(itertools.accumulate((layout.row_heights[r] for r in rows), initial=box.y))
+    bottom = row_tops.pop()
+    batched = BATCHED_CELLS and not tags.tagged and _draw_cells_batched(ctx, node, layout, rows, row_tops, box.x)
     # One Table structure element however many pages the table runs over.
     with tags.group("Table", key=node.id):
-        for position, r in enumerate(rows):
-            row_tops.append(top)
+        for position, r in enumerate([] if batched else rows):
             # A header repeated on a continuation page is a visual aid, not content again.
             repeat = repeated_header and position == 0
             with tags.artifact(canvas) if repeat else tags.group("TR"):
-                _draw_row(ctx, node, layout, r, box.x, top, tagged=not repeat)
-            top += layout.row_heights[r]
+                _draw_row(ctx, node, layout, r, box.x, row_tops[position], tagged=not repeat)
     if styles.borderColor and styles.borderWidth > 0:
         with tags.artifact(canvas):
-            _draw_grid(ctx, box, layout, row_tops, top, styles)
+            _draw_grid(ctx, box, layout, row_tops, bottom, styles)
     canvas.restoreState()
 
 
@@ -343,16 +345,86 @@ def _draw_row(ctx: DrawContext, node: Any, layout: Grid, r: int, left: float, to
             if cell.text:
                 # Drawn in the style the cell was measured with: the design's language would choose
                 # other faces (Han) than the layout measured, so it only names the tagged /Lang.
-                style = cell.style
                 typeset.draw_lines(
                     canvas,
-                    list(cell.lines),
-                    style,
+                    cell.lines,
+                    cell.style,
                     left + styles.cellPadding,
                     top + styles.cellPadding,
                     width - 2 * styles.cellPadding,
                     ctx.page_height,
                 )
+
+
+# Untagged tables drawn as one background path per colour and one text object; off: cell by
+# cell, as the tagged profiles draw them (a switch for A/B measurement and for tests).
+BATCHED_CELLS = True
+
+
+# Ink may stray past a glyph's advance and the font's ascent (overhangs, accents): a cell's
+# text counts as inside it when its padding leaves this much room beyond the metrics.
+INK_MARGIN = 1.0
+
+
+def _stays_in_its_cell(cell: CellLayout, inner_width: float, padding: float) -> bool:
+    """No glyph of the cell reaches a neighbour's background: its lines fit the box and the
+    glyphs' height sticking out of the lines (Inter's ascent-to-descent is 1.21 em, more than
+    a 1.2 line) stays inside the padding."""
+    face = cell.style.face
+    glyph_height = (face.ascent - face.descent) * cell.style.size / 1000
+    sticking_out = max(glyph_height - cell.style.leading, 0.0) / 2
+    if padding < sticking_out + INK_MARGIN:
+        return False
+    return all(line.width <= inner_width + 0.01 for line in cell.lines)
+
+
+def _draw_cells_batched(
+    ctx: DrawContext, node: Any, layout: Grid, rows: list[int], row_tops: list[float], left: float
+) -> bool:
+    """An untagged table's cells: every background first, one path per colour, then the
+    texts in one text object (a cell that needs shaping drawn by the general path in its
+    place). What a reader sees is what cell-by-cell painting gives as long as no glyph leaves
+    its cell and every colour is opaque; otherwise nothing is drawn and False is returned."""
+    canvas = ctx.canvas
+    if canvas._enforceColorSpace is not None:
+        return False
+    padding = node.styles.cellPadding
+    lefts = column_lefts(layout.column_widths, left, node.styles.direction)
+    texts: list[tuple[CellLayout, float, float, float]] = []
+    fills: dict[str, list[str]] = {}
+    for r, top in zip(rows, row_tops, strict=True):
+        height = layout.row_heights[r]
+        bottom = ctx.pdf_y(top, height)
+        for c, cell in enumerate(layout.cells[r]):
+            width = layout.column_widths[c]
+            inner = width - 2 * padding
+            if cell.background:
+                if len(cell.background) not in (4, 7):
+                    return False
+                fills.setdefault(cell.background, []).append(f"{fp_str(lefts[c], bottom, width, height)} re")
+            if cell.text:
+                if len(cell.style.color) not in (4, 7) or not _stays_in_its_cell(cell, inner, padding):
+                    return False
+                texts.append((cell, lefts[c] + padding, top + padding, inner))
+    if fills or texts:
+        canvas.setFillAlpha(1)  # what setFillColor does for an opaque colour (nothing, unless it was not)
+    for color, rects in fills.items():
+        canvas.addLiteral(f"{typeset.fill_operator(color)} n {' '.join(rects)} f*")
+    writer = typeset.TextWriter(canvas)
+    for cell, cell_left, cell_top, inner in texts:
+        if typeset.DIRECT_TEXT and typeset.is_plain(cell.lines, cell.style):
+            writer.set_fill(cell.style.color)
+            writer.add(cell.lines, cell.style, cell_left, cell_top, inner, ctx.page_height)
+            continue
+        if writer.has_text:
+            canvas.addLiteral(writer.code())
+        writer = typeset.TextWriter(canvas)
+        typeset.draw_lines(canvas, cell.lines, cell.style, cell_left, cell_top, inner, ctx.page_height)
+    if writer.has_text:
+        canvas.addLiteral(writer.code())
+    if texts:
+        canvas._fillColorObj = to_rl(texts[-1][0].style.color)  # as if set by setFillColor
+    return True
 
 
 def _draw_grid(
