@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from reportlab.lib.rl_accel import escapePDF, fp_str
 from reportlab.pdfbase import pdfmetrics
@@ -65,7 +65,11 @@ class Line:
 def width_of(text: str, style: TextStyle) -> float:
     if shaping.needs_shaping(text):
         return shaping.width(text, style)  # shaped advances: a box measures as it draws
-    width = fonts.string_width(text, style.face, style.size)
+    face = style.face
+    if face.glyphs.issuperset(map(ord, text)):
+        width = pdfmetrics.stringWidth(text, face.name, style.size)  # one run: fonts.string_width's sum
+    else:
+        width = fonts.string_width(text, face, style.size)
     if style.letter_spacing:
         width += style.letter_spacing * len(text)
     return width
@@ -74,6 +78,33 @@ def width_of(text: str, style: TextStyle) -> float:
 def wrap(text: str, style: TextStyle, max_width: float | None) -> list[Line]:
     """Break text into lines no wider than max_width (None: only at newlines)."""
     return list(_wrap_cached(text, style, max_width))
+
+
+class LineBreaker:
+    """wrap for the texts of one style, remembered by text: a table asks it for each cell's
+    lines without hashing the style (twelve fields) for every cell as wrap's cache must."""
+
+    # Bounded per style; styles are bounded by breaker_for's cache.
+    REMEMBERED = 2048
+
+    def __init__(self, style: TextStyle) -> None:
+        self.style = style
+        self._known: dict[tuple[str, float | None], tuple[Line, ...]] = {}
+
+    def lines(self, text: str, max_width: float | None) -> tuple[Line, ...]:
+        """wrap's lines as a tuple, shared (not to be changed)."""
+        key = (text, max_width)
+        lines = self._known.get(key)
+        if lines is None:
+            if len(self._known) >= self.REMEMBERED:
+                self._known.clear()
+            lines = self._known[key] = _wrap_cached.__wrapped__(text, self.style, max_width)
+        return lines
+
+
+@lru_cache(maxsize=32)
+def breaker_for(style: TextStyle) -> LineBreaker:
+    return LineBreaker(style)
 
 
 @lru_cache(maxsize=8192)
@@ -219,6 +250,13 @@ def is_plain(lines: list[Line] | tuple[Line, ...], style: TextStyle) -> bool:
     return not any(line.shaped for line in lines)
 
 
+@lru_cache(maxsize=4096)
+def pdf_number(value: float) -> str:
+    """A number as ReportLab writes it (fp_str joins its arguments' forms with spaces),
+    remembered: cell edges and baselines repeat down a column and across a row."""
+    return fp_str(value)
+
+
 @lru_cache(maxsize=256)
 def fill_operator(color: str) -> str:
     """The fill-colour operator ReportLab writes for an opaque hex colour (Canvas.setFillColor)."""
@@ -243,6 +281,8 @@ class TextWriter:
         self._font: tuple[str, str] | None = None
         self._fill: str | None = None
         self.has_text = False
+        # What add needs of a style, by the style's id: a table's cells share four styles.
+        self._plans: dict[int, tuple[TextStyle, fonts.Face, Any, str, float]] = {}
 
     def set_fill(self, color: str) -> None:
         """Set an opaque fill colour inside the text object (only when it changes)."""
@@ -250,6 +290,14 @@ class TextWriter:
         if operator != self._fill:
             self._operators.append(operator)
             self._fill = operator
+
+    def _plan(self, style: TextStyle) -> tuple[TextStyle, fonts.Face, Any, str, float]:
+        plan = self._plans.get(id(style))
+        if plan is None or plan[0] is not style:
+            face = style.face
+            plan = (style, face, pdfmetrics.getFont(face.name), pdf_number(style.size), baseline_offset(style))
+            self._plans[id(style)] = plan
+        return plan
 
     def add(
         self,
@@ -263,14 +311,18 @@ class TextWriter:
         """Lines for which is_plain holds, placed as draw_lines places them."""
         doc = self._doc
         append = self._operators.append
-        size = fp_str(style.size)
-        baseline = top + baseline_offset(style)
+        _, primary, primary_font, size, offset = self._plan(style)
+        baseline = top + offset
         for line in lines:
-            if line.text:
+            text = line.text
+            if text:
                 x = left + align_offset(style.align, box_width - line.width, line.rtl)
-                append(f"1 0 0 1 {fp_str(x, page_height - baseline)} Tm")
-                for run, face in fonts.runs(line.text, style.face):
-                    font = pdfmetrics.getFont(face.name)
+                append(f"1 0 0 1 {pdf_number(x)} {pdf_number(page_height - baseline)} Tm")
+                if primary.glyphs.issuperset(map(ord, text)):
+                    runs: Any = ((text, primary_font),)  # fonts.runs' one run, without its per-character test
+                else:
+                    runs = ((run, pdfmetrics.getFont(face.name)) for run, face in fonts.runs(text, primary))
+                for run, font in runs:
                     for subset, chunk in font.splitString(run, doc):
                         name = font.getSubsetInternalName(subset, doc)
                         if self._font != (name, size):

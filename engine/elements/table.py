@@ -14,7 +14,6 @@ from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
-from reportlab.lib.rl_accel import fp_str
 
 from .. import typeset
 from ..colors import HexColor, to_rl
@@ -190,12 +189,14 @@ def column_widths(data: TableData) -> tuple[float, ...]:
     return (total / (data.columns or 1),) * (data.columns or 1)
 
 
-def _cell_layout(cell: str | Cell, styles: TableStyles, header: bool, body_index: int, width: float) -> CellLayout:
-    text, own = (cell, None) if isinstance(cell, str) else (cell.data.content, cell.styles)
+def _cell_style(
+    own: CellStyles | None, styles: TableStyles, header: bool, striped: bool
+) -> tuple[typeset.TextStyle, str | None]:
+    """A cell's text style and background: its own overrides, else the table's."""
     weight = styles.headerFontWeight if header else styles.fontWeight
     color = (styles.headerColor or styles.color) if header else styles.color
     background = styles.headerBackgroundColor if header else styles.backgroundColor
-    if not header and styles.stripeColor and body_index % 2 == 1:
+    if striped:
         background = styles.stripeColor
     style = typeset.TextStyle(
         family=(own and own.fontFamily) or styles.fontFamily,
@@ -207,7 +208,13 @@ def _cell_layout(cell: str | Cell, styles: TableStyles, header: bool, body_index
         align=_physical_align((own and own.align) or styles.align, styles.direction),
         direction=styles.direction,
     )
-    background = (own and own.backgroundColor) or background
+    return style, (own and own.backgroundColor) or background
+
+
+def _cell_layout(cell: str | Cell, styles: TableStyles, header: bool, body_index: int, width: float) -> CellLayout:
+    text, own = (cell, None) if isinstance(cell, str) else (cell.data.content, cell.styles)
+    striped = not header and bool(styles.stripeColor) and body_index % 2 == 1
+    style, background = _cell_style(own, styles, header, striped)
     inner = max(width - 2 * styles.cellPadding, 1.0)
     return CellLayout(text, style, background, tuple(typeset.wrap(text, style, inner)))
 
@@ -245,15 +252,26 @@ def _grid_cached(data_json: str, styles_json: str) -> Grid:
     data = ELEMENT.Data.model_validate_json(data_json)  # the declared model, with every element's data.link
     styles = TableStyles.model_validate_json(styles_json)
     widths = column_widths(data)
+    inner_widths = [max(width - 2 * styles.cellPadding, 1.0) for width in widths]
     header_rows = 1 if data.headerRow else 0
+    # A plain cell (a string) takes one of four styles: made once each, not once a cell.
+    plain_styles: dict[tuple[bool, bool], tuple[typeset.LineBreaker, str | None]] = {}
     rows: list[tuple[CellLayout, ...]] = []
     heights: list[float] = []
     for r, row in enumerate(data.cells or []):
-        laid = tuple(
-            _cell_layout(cell, styles, r < header_rows or (data.headerColumn and c == 0), r - header_rows, widths[c])
-            for c, cell in enumerate(row)
-        )
-        rows.append(laid)
+        laid: list[CellLayout] = []
+        for c, cell in enumerate(row):
+            header = r < header_rows or bool(data.headerColumn and c == 0)
+            if not isinstance(cell, str):
+                laid.append(_cell_layout(cell, styles, header, r - header_rows, widths[c]))
+                continue
+            striped = not header and bool(styles.stripeColor) and (r - header_rows) % 2 == 1
+            if (header, striped) not in plain_styles:
+                style, background = _cell_style(None, styles, header, striped)
+                plain_styles[header, striped] = typeset.breaker_for(style), background
+            breaker, background = plain_styles[header, striped]
+            laid.append(CellLayout(cell, breaker.style, background, breaker.lines(cell, inner_widths[c])))
+        rows.append(tuple(laid))
         tallest = max(len(cell.lines) * cell.style.leading for cell in laid)
         heights.append(tallest + 2 * styles.cellPadding)
     return Grid(widths, tuple(heights), tuple(rows))
@@ -366,16 +384,13 @@ BATCHED_CELLS = True
 INK_MARGIN = 1.0
 
 
-def _stays_in_its_cell(cell: CellLayout, inner_width: float, padding: float) -> bool:
-    """No glyph of the cell reaches a neighbour's background: its lines fit the box and the
-    glyphs' height sticking out of the lines (Inter's ascent-to-descent is 1.21 em, more than
-    a 1.2 line) stays inside the padding."""
-    face = cell.style.face
-    glyph_height = (face.ascent - face.descent) * cell.style.size / 1000
-    sticking_out = max(glyph_height - cell.style.leading, 0.0) / 2
-    if padding < sticking_out + INK_MARGIN:
-        return False
-    return all(line.width <= inner_width + 0.01 for line in cell.lines)
+def _stays_in_its_lines(style: typeset.TextStyle, padding: float) -> bool:
+    """The glyphs' height sticking out of their lines (Inter's ascent-to-descent is 1.21 em,
+    more than a 1.2 line) stays inside the cell's padding, and the colour is opaque."""
+    face = style.face
+    glyph_height = (face.ascent - face.descent) * style.size / 1000
+    sticking_out = max(glyph_height - style.leading, 0.0) / 2
+    return padding >= sticking_out + INK_MARGIN and len(style.color) in (4, 7)
 
 
 def _draw_cells_batched(
@@ -390,20 +405,27 @@ def _draw_cells_batched(
         return False
     padding = node.styles.cellPadding
     lefts = column_lefts(layout.column_widths, left, node.styles.direction)
+    number = typeset.pdf_number
     texts: list[tuple[CellLayout, float, float, float]] = []
     fills: dict[str, list[str]] = {}
+    fitting_styles: dict[int, bool] = {}  # by id: a table's cells share a few style objects
     for r, top in zip(rows, row_tops, strict=True):
         height = layout.row_heights[r]
-        bottom = ctx.pdf_y(top, height)
+        bottom = number(ctx.pdf_y(top, height))
         for c, cell in enumerate(layout.cells[r]):
             width = layout.column_widths[c]
             inner = width - 2 * padding
             if cell.background:
                 if len(cell.background) not in (4, 7):
                     return False
-                fills.setdefault(cell.background, []).append(f"{fp_str(lefts[c], bottom, width, height)} re")
+                rect = f"{number(lefts[c])} {bottom} {number(width)} {number(height)} re"
+                fills.setdefault(cell.background, []).append(rect)
             if cell.text:
-                if len(cell.style.color) not in (4, 7) or not _stays_in_its_cell(cell, inner, padding):
+                fits = fitting_styles.get(id(cell.style))
+                if fits is None:
+                    fits = fitting_styles[id(cell.style)] = _stays_in_its_lines(cell.style, padding)
+                # No glyph reaches a neighbour's background: its lines fit the box, its glyphs the rows.
+                if not fits or any(line.width > inner + 0.01 for line in cell.lines):
                     return False
                 texts.append((cell, lefts[c] + padding, top + padding, inner))
     if fills or texts:
