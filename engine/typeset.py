@@ -82,7 +82,8 @@ def wrap(text: str, style: TextStyle, max_width: float | None) -> list[Line]:
 
 class LineBreaker:
     """wrap for the texts of one style, remembered by text: a table asks it for each cell's
-    lines without hashing the style (twelve fields) for every cell as wrap's cache must."""
+    lines without hashing the style (twelve fields) for every cell as wrap's cache must, and
+    a new text that fits on one line costs a width per new word."""
 
     # Bounded per style; styles are bounded by breaker_for's cache.
     REMEMBERED = 2048
@@ -90,6 +91,7 @@ class LineBreaker:
     def __init__(self, style: TextStyle) -> None:
         self.style = style
         self._known: dict[tuple[str, float | None], tuple[Line, ...]] = {}
+        self._widths: dict[str, float] = {}
 
     def lines(self, text: str, max_width: float | None) -> tuple[Line, ...]:
         """wrap's lines as a tuple, shared (not to be changed)."""
@@ -98,8 +100,39 @@ class LineBreaker:
         if lines is None:
             if len(self._known) >= self.REMEMBERED:
                 self._known.clear()
-            lines = self._known[key] = _wrap_cached.__wrapped__(text, self.style, max_width)
+                self._widths.clear()
+            lines = self._one_line(text, max_width) or _wrap_cached.__wrapped__(text, self.style, max_width)
+            self._known[key] = lines
         return lines
+
+    def _width(self, word: str) -> float:
+        width = self._widths.get(word)
+        if width is None:
+            width = self._widths[word] = width_of(word, self.style)
+        return width
+
+    def _one_line(self, text: str, max_width: float | None) -> tuple[Line] | None:
+        """The line _wrap_paragraph makes of a paragraph that fits whole: its words' widths
+        and spaces summed in its order (the sum only grows, so the last sum fitting means
+        every one did). None for anything else, which wrap itself breaks."""
+        if (
+            max_width is None
+            or self.style.direction == "rtl"
+            or "\n" in text
+            or "\r" in text
+            or "\t" in text
+            or shaping.needs_shaping(text)
+        ):
+            return None
+        words = text.split(" ")
+        width = self._width(words[0])
+        if len(words) > 1:
+            space = self._width(" ")
+            for word in words[1:]:
+                width = width + space + self._width(word)
+        if width > max_width:
+            return None
+        return (Line(text, width, True),)
 
 
 @lru_cache(maxsize=32)

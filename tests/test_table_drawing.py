@@ -205,3 +205,25 @@ def test_the_same_row_gives_the_same_bytes(profile):
 def test_the_general_path_switch_draws_text_objects(general_path):
     pdf = render_pdf(samples.invoice(), samples.invoice_row(2), samples.resolver)
     assert text_objects(pdf) >= 84
+
+
+@pytest.mark.parametrize(
+    "style",
+    [
+        typeset.TextStyle(size=10),
+        typeset.TextStyle(family="Lora", size=13.3, weight=700),
+        typeset.TextStyle(size=9, direction="rtl"),
+        typeset.TextStyle(size=11, letter_spacing=0.7),
+    ],
+)
+def test_a_line_breaker_breaks_as_wrap_does(style):
+    words = ["Service", "3-1", "12.00", "", "a", "Ünïcode", "日本", "WWWWWWWW", "x", "long-word-here", "שלום"]
+    breaker = typeset.LineBreaker(style)
+    for i in range(1500):
+        text = " ".join(words[(i * 7 + k * 3) % len(words)] for k in range(1 + i % 5))
+        if i % 11 == 0:
+            text += "\n" + text
+        max_width = [None, 10.0, 30.0, 57.3, 80.0, 150.0, 400.0][i % 7]
+        assert breaker.lines(text, max_width) == tuple(typeset.wrap(text, style, max_width)), (text, max_width)
+        # Asked again, the remembered lines.
+        assert breaker.lines(text, max_width) == tuple(typeset.wrap(text, style, max_width))
