@@ -357,6 +357,8 @@ def _draw_row(ctx: DrawContext, node: Any, layout: Grid, r: int, left: float, to
         else:
             role, attributes = "TD", {}
         with ctx.tags.content(canvas, role, **attributes) if tagged else nullcontext():
+            if _draw_cell_directly(ctx, cell, left, top, width, height, styles.cellPadding):
+                continue
             if cell.background:
                 canvas.setFillColor(to_rl(cell.background))
                 canvas.rect(left, ctx.pdf_y(top, height), width, height, stroke=0, fill=1)
@@ -372,6 +374,35 @@ def _draw_row(ctx: DrawContext, node: Any, layout: Grid, r: int, left: float, to
                     width - 2 * styles.cellPadding,
                     ctx.page_height,
                 )
+
+
+def _draw_cell_directly(
+    ctx: DrawContext, cell: CellLayout, left: float, top: float, width: float, height: float, padding: float
+) -> bool:
+    """A plain cell with opaque colours as one literal: its background's path and its text
+    object (typeset.TextWriter), what the canvas calls below would write; False when it is
+    not such a cell and nothing was drawn."""
+    opaque = len(cell.style.color) in (4, 7) and (not cell.background or len(cell.background) in (4, 7))
+    if not (BATCHED_CELLS and typeset.DIRECT_TEXT and opaque and typeset.is_plain(cell.lines, cell.style)):
+        return False
+    if not cell.background and not cell.text:
+        return True
+    canvas = ctx.canvas
+    canvas.setFillAlpha(1)  # what setFillColor does for an opaque colour (nothing, unless it was not)
+    number = typeset.pdf_number
+    code = ""
+    if cell.background:
+        rect = f"{number(left)} {number(ctx.pdf_y(top, height))} {number(width)} {number(height)}"
+        code = f"{typeset.fill_operator(cell.background)} n {rect} re f*"
+    writer = typeset.TextWriter(canvas)
+    if cell.text:
+        writer.set_fill(cell.style.color)
+        writer.add(cell.lines, cell.style, left + padding, top + padding, width - 2 * padding, ctx.page_height)
+    if writer.has_text:
+        code = f"{code} {writer.code()}" if code else writer.code()
+    if code:
+        canvas.addLiteral(code)
+    return True
 
 
 # Untagged tables drawn as one background path per colour and one text object; off: cell by
