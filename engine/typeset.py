@@ -245,7 +245,7 @@ def draw_lines(
 ) -> None:
     """Draw lines inside a box whose top-left corner is (left, top) on the page."""
     canvas.setFillColor(to_rl(style.color))
-    if DIRECT_TEXT and is_plain(lines, style):
+    if writes_directly(canvas) and is_plain(lines, style):
         writer = TextWriter(canvas)
         writer.add(lines, style, left, top, box_width, page_height)
         if writer.has_text:
@@ -271,6 +271,12 @@ def draw_lines(
 # The direct text path (TextWriter) on or off: a switch for A/B measurement and for tests
 # that compare its output with ReportLab's text objects.
 DIRECT_TEXT = True
+
+
+def writes_directly(canvas: Canvas) -> bool:
+    """TextWriter may draw on this canvas: y grows upwards (its Tm is ReportLab's bottom-up
+    one) and no colour space is enforced (its rg is written as given)."""
+    return DIRECT_TEXT and canvas.bottomup and canvas._enforceColorSpace is None
 
 
 def is_plain(lines: list[Line] | tuple[Line, ...], style: TextStyle) -> bool:

@@ -11,7 +11,7 @@ import itertools
 from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import Field, model_validator
 
@@ -157,8 +157,10 @@ class TableStyles(StrictModel):
     headerFontWeight: FontWeight = 700
 
 
-@dataclass(frozen=True)
-class CellLayout:
+class CellLayout(NamedTuple):
+    """A cell as laid out (a tuple: made for every cell of every new row, where a frozen
+    dataclass's field-by-field __init__ shows in a table's profile)."""
+
     text: str
     style: typeset.TextStyle
     background: str | None
@@ -383,7 +385,9 @@ def _draw_cell_directly(
     object (typeset.TextWriter), what the canvas calls below would write; False when it is
     not such a cell and nothing was drawn."""
     opaque = len(cell.style.color) in (4, 7) and (not cell.background or len(cell.background) in (4, 7))
-    if not (BATCHED_CELLS and typeset.DIRECT_TEXT and opaque and typeset.is_plain(cell.lines, cell.style)):
+    if not (BATCHED_CELLS and opaque and typeset.writes_directly(ctx.canvas)):
+        return False
+    if not typeset.is_plain(cell.lines, cell.style):
         return False
     if not cell.background and not cell.text:
         return True
@@ -432,7 +436,7 @@ def _draw_cells_batched(
     place). What a reader sees is what cell-by-cell painting gives as long as no glyph leaves
     its cell and every colour is opaque; otherwise nothing is drawn and False is returned."""
     canvas = ctx.canvas
-    if canvas._enforceColorSpace is not None:
+    if not typeset.writes_directly(canvas):
         return False
     padding = node.styles.cellPadding
     lefts = column_lefts(layout.column_widths, left, node.styles.direction)
@@ -465,7 +469,7 @@ def _draw_cells_batched(
         canvas.addLiteral(f"{typeset.fill_operator(color)} n {' '.join(rects)} f*")
     writer = typeset.TextWriter(canvas)
     for cell, cell_left, cell_top, inner in texts:
-        if typeset.DIRECT_TEXT and typeset.is_plain(cell.lines, cell.style):
+        if typeset.is_plain(cell.lines, cell.style):
             writer.set_fill(cell.style.color)
             writer.add(cell.lines, cell.style, cell_left, cell_top, inner, ctx.page_height)
             continue
