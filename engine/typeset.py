@@ -375,6 +375,15 @@ class TextWriter:
         """The text object (check has_text first: an empty one is no use)."""
         return f"BT {' '.join(self._operators)} ET"
 
+    def take_code(self) -> str:
+        """The text object so far, the writer left ready for the next one (which sets its own
+        font and colour again, as a text object of its own would)."""
+        code = self.code()
+        self._operators = []
+        self._font = self._fill = None
+        self.has_text = False
+        return code
+
 
 def align_offset(align: Align, slack: float, rtl: bool = False) -> float:
     """Where a line of `slack` points less than its box starts. start and end are logical

@@ -347,6 +347,7 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: TablePart | None = None) -
 
 def _draw_row(ctx: DrawContext, node: Any, layout: Grid, r: int, left: float, top: float, tagged: bool) -> None:
     canvas = ctx.canvas
+    writer = typeset.TextWriter(canvas)
     styles = node.styles
     height = layout.row_heights[r]
     header_row = node.data.headerRow and r == 0
@@ -359,7 +360,7 @@ def _draw_row(ctx: DrawContext, node: Any, layout: Grid, r: int, left: float, to
         else:
             role, attributes = "TD", {}
         with ctx.tags.content(canvas, role, **attributes) if tagged else nullcontext():
-            if _draw_cell_directly(ctx, cell, left, top, width, height, styles.cellPadding):
+            if _draw_cell_directly(ctx, writer, cell, left, top, width, height, styles.cellPadding):
                 continue
             if cell.background:
                 canvas.setFillColor(to_rl(cell.background))
@@ -379,7 +380,14 @@ def _draw_row(ctx: DrawContext, node: Any, layout: Grid, r: int, left: float, to
 
 
 def _draw_cell_directly(
-    ctx: DrawContext, cell: CellLayout, left: float, top: float, width: float, height: float, padding: float
+    ctx: DrawContext,
+    writer: typeset.TextWriter,
+    cell: CellLayout,
+    left: float,
+    top: float,
+    width: float,
+    height: float,
+    padding: float,
 ) -> bool:
     """A plain cell with opaque colours as one literal: its background's path and its text
     object (typeset.TextWriter), what the canvas calls below would write; False when it is
@@ -398,12 +406,13 @@ def _draw_cell_directly(
     if cell.background:
         rect = f"{number(left)} {number(ctx.pdf_y(top, height))} {number(width)} {number(height)}"
         code = f"{typeset.fill_operator(cell.background)} n {rect} re f*"
-    writer = typeset.TextWriter(canvas)
     if cell.text:
         writer.set_fill(cell.style.color)
         writer.add(cell.lines, cell.style, left + padding, top + padding, width - 2 * padding, ctx.page_height)
-    if writer.has_text:
-        code = f"{code} {writer.code()}" if code else writer.code()
+    has_text = writer.has_text
+    text = writer.take_code()  # taken even when empty: the next cell starts a clean text object
+    if has_text:
+        code = f"{code} {text}" if code else text
     if code:
         canvas.addLiteral(code)
     return True
