@@ -20,6 +20,7 @@ from workbench import samples
 
 from .conftest import add, build, page_image, pdf_text
 from .pdf_checker import problems
+from .validators import assert_passes_outloud, assert_valid_pdf_a
 
 CharBox = tuple[str, tuple[float, float, float, float]]
 
@@ -229,3 +230,11 @@ def test_a_line_breaker_breaks_as_wrap_does(style):
         assert breaker.lines(text, max_width) == tuple(typeset.wrap(text, style, max_width)), (text, max_width)
         # Asked again, the remembered lines.
         assert breaker.lines(text, max_width) == tuple(typeset.wrap(text, style, max_width))
+
+
+def test_the_tagged_invoice_passes_the_outside_validators(tmp_path):
+    accessible, pdf_a = tmp_path / "accessible.pdf", tmp_path / "pdf-a.pdf"
+    accessible.write_bytes(render_pdf(samples.invoice(), samples.invoice_row(4), samples.resolver, "accessible"))
+    pdf_a.write_bytes(render_pdf(samples.invoice(), samples.invoice_row(4), samples.resolver, "pdf-a"))
+    assert_passes_outloud(accessible)
+    assert_valid_pdf_a(pdf_a)
