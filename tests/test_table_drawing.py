@@ -80,6 +80,14 @@ def test_invoice_glyphs_land_where_text_objects_put_them(profile):
     assert pdf_text(direct) == pdf_text(general)
 
 
+@pytest.mark.parametrize("profile", ["standard", "accessible"])
+def test_a_table_over_three_pages_lands_its_glyphs_as_text_objects_do(profile):
+    direct, general = render_both(samples.invoice(), samples.invoice_row(8, lines=70), profile, samples.resolver)
+    assert len(pdf_text(direct)) == 3  # the header repeated on each continuation page
+    assert_same_places(char_boxes(direct), char_boxes(general))
+    assert pdf_text(direct) == pdf_text(general)
+
+
 def test_an_untagged_table_is_one_text_object_and_one_path_per_background_colour():
     direct, general = render_both(samples.invoice(), samples.invoice_row(3), resolver=samples.resolver)
     # The general path: a text object per cell and per line of the other texts (84 + 7).
