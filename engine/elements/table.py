@@ -379,6 +379,12 @@ def _draw_row(ctx: DrawContext, node: Any, layout: Grid, r: int, left: float, to
                 )
 
 
+# On: an untagged table's cells drawn as one background path per colour and one text object,
+# a tagged table's plain cells each as one literal. Off: every cell through the canvas and
+# typeset.draw_lines, as before (a switch for A/B measurement and for tests).
+BATCHED_CELLS = True
+
+
 def _draw_cell_directly(
     ctx: DrawContext,
     writer: typeset.TextWriter,
@@ -416,11 +422,6 @@ def _draw_cell_directly(
     if code:
         canvas.addLiteral(code)
     return True
-
-
-# Untagged tables drawn as one background path per colour and one text object; off: cell by
-# cell, as the tagged profiles draw them (a switch for A/B measurement and for tests).
-BATCHED_CELLS = True
 
 
 # Ink may stray past a glyph's advance and the font's ascent (overhangs, accents): a cell's
