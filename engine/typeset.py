@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
+from reportlab.lib.rl_accel import escapePDF, fp_str
+from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 
 from . import fonts, shaping
@@ -63,7 +65,11 @@ class Line:
 def width_of(text: str, style: TextStyle) -> float:
     if shaping.needs_shaping(text):
         return shaping.width(text, style)  # shaped advances: a box measures as it draws
-    width = fonts.string_width(text, style.face, style.size)
+    face = style.face
+    if face.glyphs.issuperset(map(ord, text)):
+        width = pdfmetrics.stringWidth(text, face.name, style.size)  # one run: fonts.string_width's sum
+    else:
+        width = fonts.string_width(text, face, style.size)
     if style.letter_spacing:
         width += style.letter_spacing * len(text)
     return width
@@ -72,6 +78,66 @@ def width_of(text: str, style: TextStyle) -> float:
 def wrap(text: str, style: TextStyle, max_width: float | None) -> list[Line]:
     """Break text into lines no wider than max_width (None: only at newlines)."""
     return list(_wrap_cached(text, style, max_width))
+
+
+class LineBreaker:
+    """wrap for the texts of one style, remembered by text: a table asks it for each cell's
+    lines without hashing the style (twelve fields) for every cell as wrap's cache must, and
+    a new text that fits on one line costs a width per new word."""
+
+    # Bounded per style; styles are bounded by breaker_for's cache.
+    REMEMBERED = 2048
+
+    def __init__(self, style: TextStyle) -> None:
+        self.style = style
+        self._known: dict[tuple[str, float | None], tuple[Line, ...]] = {}
+        self._widths: dict[str, float] = {}
+
+    def lines(self, text: str, max_width: float | None) -> tuple[Line, ...]:
+        """wrap's lines as a tuple, shared (not to be changed)."""
+        key = (text, max_width)
+        lines = self._known.get(key)
+        if lines is None:
+            if len(self._known) >= self.REMEMBERED:
+                self._known.clear()
+                self._widths.clear()
+            lines = self._one_line(text, max_width) or _wrap_cached.__wrapped__(text, self.style, max_width)
+            self._known[key] = lines
+        return lines
+
+    def _width(self, word: str) -> float:
+        width = self._widths.get(word)
+        if width is None:
+            width = self._widths[word] = width_of(word, self.style)
+        return width
+
+    def _one_line(self, text: str, max_width: float | None) -> tuple[Line] | None:
+        """The line _wrap_paragraph makes of a paragraph that fits whole: its words' widths
+        and spaces summed in its order (the sum only grows, so the last sum fitting means
+        every one did). None for anything else, which wrap itself breaks."""
+        if (
+            max_width is None
+            or self.style.direction == "rtl"
+            or "\n" in text
+            or "\r" in text
+            or "\t" in text
+            or shaping.needs_shaping(text)
+        ):
+            return None
+        words = text.split(" ")
+        width = self._width(words[0])
+        if len(words) > 1:
+            space = self._width(" ")
+            for word in words[1:]:
+                width = width + space + self._width(word)
+        if width > max_width:
+            return None
+        return (Line(text, width, True),)
+
+
+@lru_cache(maxsize=32)
+def breaker_for(style: TextStyle) -> LineBreaker:
+    return LineBreaker(style)
 
 
 @lru_cache(maxsize=8192)
@@ -170,7 +236,7 @@ def baseline_offset(style: TextStyle) -> float:
 
 def draw_lines(
     canvas: Canvas,
-    lines: list[Line],
+    lines: list[Line] | tuple[Line, ...],
     style: TextStyle,
     left: float,
     top: float,
@@ -179,6 +245,12 @@ def draw_lines(
 ) -> None:
     """Draw lines inside a box whose top-left corner is (left, top) on the page."""
     canvas.setFillColor(to_rl(style.color))
+    if writes_directly(canvas) and is_plain(lines, style):
+        writer = TextWriter(canvas)
+        writer.add(lines, style, left, top, box_width, page_height)
+        if writer.has_text:
+            canvas.addLiteral(writer.code())
+        return
     baseline = top + baseline_offset(style)
     for line in lines:
         y = page_height - baseline
@@ -194,6 +266,123 @@ def draw_lines(
         if style.strikethrough and line.text:
             _underline(canvas, style, left, y, box_width, line, rise=strike_rise(style))
         baseline += style.leading
+
+
+# The direct text path (TextWriter) on or off: a switch for A/B measurement and for tests
+# that compare its output with ReportLab's text objects.
+DIRECT_TEXT = True
+
+
+def writes_directly(canvas: Canvas) -> bool:
+    """TextWriter may draw on this canvas: y grows upwards (its Tm is ReportLab's bottom-up
+    one) and no colour space is enforced (its rg is written as given)."""
+    return DIRECT_TEXT and canvas.bottomup and canvas._enforceColorSpace is None
+
+
+def is_plain(lines: list[Line] | tuple[Line, ...], style: TextStyle) -> bool:
+    """Lines TextWriter draws exactly as the general path does: unshaped, none justified
+    word by word, no letter spacing or decorations, an opaque colour (alpha is graphics state)."""
+    if style.letter_spacing or style.underline or style.strikethrough or len(style.color) not in (4, 7):
+        return False
+    if style.align == "justify" and any(not line.ends_paragraph and " " in line.text for line in lines):
+        return False
+    return not any(line.shaped for line in lines)
+
+
+@lru_cache(maxsize=4096)
+def pdf_number(value: float) -> str:
+    """A number as ReportLab writes it (fp_str joins its arguments' forms with spaces),
+    remembered: cell edges and baselines repeat down a column and across a row."""
+    return fp_str(value)
+
+
+@lru_cache(maxsize=256)
+def fill_operator(color: str) -> str:
+    """The fill-colour operator ReportLab writes for an opaque hex colour (Canvas.setFillColor)."""
+    rl = to_rl(color)
+    return f"{fp_str((rl.red, rl.green, rl.blue))} rg"
+
+
+class TextWriter:
+    """Plain lines written as PDF text operators into one text object (BT … ET).
+
+    ReportLab's PDFTextObject costs a text object, a font lookup and a width per line; a
+    table's cells are hundreds of lines per page. This writes what _draw_runs writes — the
+    same Tm origin, each run's subsets from the TTFont's own splitString and
+    getSubsetInternalName (so subset assignment and font names stay ReportLab's) — with Tf
+    only when the font changes and rg only when the colour does (text state persists
+    between lines of one text object, ISO 32000-1 9.3.1).
+    """
+
+    def __init__(self, canvas: Canvas) -> None:
+        self._doc = canvas._doc
+        self._operators: list[str] = []
+        self._font: tuple[str, str] | None = None
+        self._fill: str | None = None
+        self.has_text = False
+        # What add needs of a style, by the style's id: a table's cells share four styles.
+        self._plans: dict[int, tuple[TextStyle, fonts.Face, Any, str, float]] = {}
+
+    def set_fill(self, color: str) -> None:
+        """Set an opaque fill colour inside the text object (only when it changes)."""
+        operator = fill_operator(color)
+        if operator != self._fill:
+            self._operators.append(operator)
+            self._fill = operator
+
+    def _plan(self, style: TextStyle) -> tuple[TextStyle, fonts.Face, Any, str, float]:
+        plan = self._plans.get(id(style))
+        if plan is None or plan[0] is not style:
+            face = style.face
+            plan = (style, face, pdfmetrics.getFont(face.name), pdf_number(style.size), baseline_offset(style))
+            self._plans[id(style)] = plan
+        return plan
+
+    def add(
+        self,
+        lines: list[Line] | tuple[Line, ...],
+        style: TextStyle,
+        left: float,
+        top: float,
+        box_width: float,
+        page_height: float,
+    ) -> None:
+        """Lines for which is_plain holds, placed as draw_lines places them."""
+        doc = self._doc
+        append = self._operators.append
+        _, primary, primary_font, size, offset = self._plan(style)
+        baseline = top + offset
+        for line in lines:
+            text = line.text
+            if text:
+                x = left + align_offset(style.align, box_width - line.width, line.rtl)
+                append(f"1 0 0 1 {pdf_number(x)} {pdf_number(page_height - baseline)} Tm")
+                if primary.glyphs.issuperset(map(ord, text)):
+                    runs: Any = ((text, primary_font),)  # fonts.runs' one run, without its per-character test
+                else:
+                    runs = ((run, pdfmetrics.getFont(face.name)) for run, face in fonts.runs(text, primary))
+                for run, font in runs:
+                    for subset, chunk in font.splitString(run, doc):
+                        name = font.getSubsetInternalName(subset, doc)
+                        if self._font != (name, size):
+                            append(f"{name} {size} Tf")
+                            self._font = (name, size)
+                        append(f"({escapePDF(chunk)}) Tj")
+                        self.has_text = True
+            baseline += style.leading
+
+    def code(self) -> str:
+        """The text object (check has_text first: an empty one is no use)."""
+        return f"BT {' '.join(self._operators)} ET"
+
+    def take_code(self) -> str:
+        """The text object so far, the writer left ready for the next one (which sets its own
+        font and colour again, as a text object of its own would)."""
+        code = self.code()
+        self._operators = []
+        self._font = self._fill = None
+        self.has_text = False
+        return code
 
 
 def align_offset(align: Align, slack: float, rtl: bool = False) -> float:

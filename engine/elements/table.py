@@ -7,10 +7,11 @@ value, and `paginate` splits it across pages at row boundaries, repeating the he
 
 from __future__ import annotations
 
+import itertools
 from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import Field, model_validator
 
@@ -156,8 +157,10 @@ class TableStyles(StrictModel):
     headerFontWeight: FontWeight = 700
 
 
-@dataclass(frozen=True)
-class CellLayout:
+class CellLayout(NamedTuple):
+    """A cell as laid out (a tuple: made for every cell of every new row, where a frozen
+    dataclass's field-by-field __init__ shows in a table's profile)."""
+
     text: str
     style: typeset.TextStyle
     background: str | None
@@ -188,12 +191,14 @@ def column_widths(data: TableData) -> tuple[float, ...]:
     return (total / (data.columns or 1),) * (data.columns or 1)
 
 
-def _cell_layout(cell: str | Cell, styles: TableStyles, header: bool, body_index: int, width: float) -> CellLayout:
-    text, own = (cell, None) if isinstance(cell, str) else (cell.data.content, cell.styles)
+def _cell_style(
+    own: CellStyles | None, styles: TableStyles, header: bool, striped: bool
+) -> tuple[typeset.TextStyle, str | None]:
+    """A cell's text style and background: its own overrides, else the table's."""
     weight = styles.headerFontWeight if header else styles.fontWeight
     color = (styles.headerColor or styles.color) if header else styles.color
     background = styles.headerBackgroundColor if header else styles.backgroundColor
-    if not header and styles.stripeColor and body_index % 2 == 1:
+    if striped:
         background = styles.stripeColor
     style = typeset.TextStyle(
         family=(own and own.fontFamily) or styles.fontFamily,
@@ -205,7 +210,13 @@ def _cell_layout(cell: str | Cell, styles: TableStyles, header: bool, body_index
         align=_physical_align((own and own.align) or styles.align, styles.direction),
         direction=styles.direction,
     )
-    background = (own and own.backgroundColor) or background
+    return style, (own and own.backgroundColor) or background
+
+
+def _cell_layout(cell: str | Cell, styles: TableStyles, header: bool, body_index: int, width: float) -> CellLayout:
+    text, own = (cell, None) if isinstance(cell, str) else (cell.data.content, cell.styles)
+    striped = not header and bool(styles.stripeColor) and body_index % 2 == 1
+    style, background = _cell_style(own, styles, header, striped)
     inner = max(width - 2 * styles.cellPadding, 1.0)
     return CellLayout(text, style, background, tuple(typeset.wrap(text, style, inner)))
 
@@ -243,15 +254,26 @@ def _grid_cached(data_json: str, styles_json: str) -> Grid:
     data = ELEMENT.Data.model_validate_json(data_json)  # the declared model, with every element's data.link
     styles = TableStyles.model_validate_json(styles_json)
     widths = column_widths(data)
+    inner_widths = [max(width - 2 * styles.cellPadding, 1.0) for width in widths]
     header_rows = 1 if data.headerRow else 0
+    # A plain cell (a string) takes one of four styles: made once each, not once a cell.
+    plain_styles: dict[tuple[bool, bool], tuple[typeset.LineBreaker, str | None]] = {}
     rows: list[tuple[CellLayout, ...]] = []
     heights: list[float] = []
     for r, row in enumerate(data.cells or []):
-        laid = tuple(
-            _cell_layout(cell, styles, r < header_rows or (data.headerColumn and c == 0), r - header_rows, widths[c])
-            for c, cell in enumerate(row)
-        )
-        rows.append(laid)
+        laid: list[CellLayout] = []
+        for c, cell in enumerate(row):
+            header = r < header_rows or bool(data.headerColumn and c == 0)
+            if not isinstance(cell, str):
+                laid.append(_cell_layout(cell, styles, header, r - header_rows, widths[c]))
+                continue
+            striped = not header and bool(styles.stripeColor) and (r - header_rows) % 2 == 1
+            if (header, striped) not in plain_styles:
+                style, background = _cell_style(None, styles, header, striped)
+                plain_styles[header, striped] = typeset.breaker_for(style), background
+            breaker, background = plain_styles[header, striped]
+            laid.append(CellLayout(cell, breaker.style, background, breaker.lines(cell, inner_widths[c])))
+        rows.append(tuple(laid))
         tallest = max(len(cell.lines) * cell.style.leading for cell in laid)
         heights.append(tallest + 2 * styles.cellPadding)
     return Grid(widths, tuple(heights), tuple(rows))
@@ -306,25 +328,26 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: TablePart | None = None) -
     canvas = ctx.canvas
     tags = ctx.tags
     canvas.saveState()
-    top = box.y
-    row_tops: list[float] = []
+    # Each drawn row's top, then the table's bottom (summed in drawing order, as placed).
+    row_tops = list(itertools.accumulate((layout.row_heights[r] for r in rows), initial=box.y))
+    bottom = row_tops.pop()
+    batched = BATCHED_CELLS and not tags.tagged and _draw_cells_batched(ctx, node, layout, rows, row_tops, box.x)
     # One Table structure element however many pages the table runs over.
     with tags.group("Table", key=node.id):
-        for position, r in enumerate(rows):
-            row_tops.append(top)
+        for position, r in enumerate([] if batched else rows):
             # A header repeated on a continuation page is a visual aid, not content again.
             repeat = repeated_header and position == 0
             with tags.artifact(canvas) if repeat else tags.group("TR"):
-                _draw_row(ctx, node, layout, r, box.x, top, tagged=not repeat)
-            top += layout.row_heights[r]
+                _draw_row(ctx, node, layout, r, box.x, row_tops[position], tagged=not repeat)
     if styles.borderColor and styles.borderWidth > 0:
         with tags.artifact(canvas):
-            _draw_grid(ctx, box, layout, row_tops, top, styles)
+            _draw_grid(ctx, box, layout, row_tops, bottom, styles)
     canvas.restoreState()
 
 
 def _draw_row(ctx: DrawContext, node: Any, layout: Grid, r: int, left: float, top: float, tagged: bool) -> None:
     canvas = ctx.canvas
+    writer = typeset.TextWriter(canvas)
     styles = node.styles
     height = layout.row_heights[r]
     header_row = node.data.headerRow and r == 0
@@ -337,22 +360,138 @@ def _draw_row(ctx: DrawContext, node: Any, layout: Grid, r: int, left: float, to
         else:
             role, attributes = "TD", {}
         with ctx.tags.content(canvas, role, **attributes) if tagged else nullcontext():
+            if _draw_cell_directly(ctx, writer, cell, left, top, width, height, styles.cellPadding):
+                continue
             if cell.background:
                 canvas.setFillColor(to_rl(cell.background))
                 canvas.rect(left, ctx.pdf_y(top, height), width, height, stroke=0, fill=1)
             if cell.text:
                 # Drawn in the style the cell was measured with: the design's language would choose
                 # other faces (Han) than the layout measured, so it only names the tagged /Lang.
-                style = cell.style
                 typeset.draw_lines(
                     canvas,
-                    list(cell.lines),
-                    style,
+                    cell.lines,
+                    cell.style,
                     left + styles.cellPadding,
                     top + styles.cellPadding,
                     width - 2 * styles.cellPadding,
                     ctx.page_height,
                 )
+
+
+# On: an untagged table's cells drawn as one background path per colour and one text object,
+# a tagged table's plain cells each as one literal. Off: every cell through the canvas and
+# typeset.draw_lines, as before (a switch for A/B measurement and for tests).
+BATCHED_CELLS = True
+
+
+def _draw_cell_directly(
+    ctx: DrawContext,
+    writer: typeset.TextWriter,
+    cell: CellLayout,
+    left: float,
+    top: float,
+    width: float,
+    height: float,
+    padding: float,
+) -> bool:
+    """A plain cell with opaque colours as one literal: its background's path and its text
+    object (typeset.TextWriter), what the canvas calls below would write; False when it is
+    not such a cell and nothing was drawn."""
+    opaque = len(cell.style.color) in (4, 7) and (not cell.background or len(cell.background) in (4, 7))
+    if not (BATCHED_CELLS and opaque and typeset.writes_directly(ctx.canvas)):
+        return False
+    if not typeset.is_plain(cell.lines, cell.style):
+        return False
+    if not cell.background and not cell.text:
+        return True
+    canvas = ctx.canvas
+    canvas.setFillAlpha(1)  # what setFillColor does for an opaque colour (nothing, unless it was not)
+    number = typeset.pdf_number
+    code = ""
+    if cell.background:
+        rect = f"{number(left)} {number(ctx.pdf_y(top, height))} {number(width)} {number(height)}"
+        code = f"{typeset.fill_operator(cell.background)} n {rect} re f*"
+    if cell.text:
+        writer.set_fill(cell.style.color)
+        writer.add(cell.lines, cell.style, left + padding, top + padding, width - 2 * padding, ctx.page_height)
+    has_text = writer.has_text
+    text = writer.take_code()  # taken even when empty: the next cell starts a clean text object
+    if has_text:
+        code = f"{code} {text}" if code else text
+    if code:
+        canvas.addLiteral(code)
+    return True
+
+
+# Ink may stray past a glyph's advance and the font's ascent (overhangs, accents): a cell's
+# text counts as inside it when its padding leaves this much room beyond the metrics.
+INK_MARGIN = 1.0
+
+
+def _stays_in_its_lines(style: typeset.TextStyle, padding: float) -> bool:
+    """The glyphs' height sticking out of their lines (Inter's ascent-to-descent is 1.21 em,
+    more than a 1.2 line) stays inside the cell's padding, and the colour is opaque."""
+    face = style.face
+    glyph_height = (face.ascent - face.descent) * style.size / 1000
+    sticking_out = max(glyph_height - style.leading, 0.0) / 2
+    return padding >= sticking_out + INK_MARGIN and len(style.color) in (4, 7)
+
+
+def _draw_cells_batched(
+    ctx: DrawContext, node: Any, layout: Grid, rows: list[int], row_tops: list[float], left: float
+) -> bool:
+    """An untagged table's cells: every background first, one path per colour, then the
+    texts in one text object (a cell that needs shaping drawn by the general path in its
+    place). What a reader sees is what cell-by-cell painting gives as long as no glyph leaves
+    its cell and every colour is opaque; otherwise nothing is drawn and False is returned."""
+    canvas = ctx.canvas
+    if not typeset.writes_directly(canvas):
+        return False
+    padding = node.styles.cellPadding
+    lefts = column_lefts(layout.column_widths, left, node.styles.direction)
+    number = typeset.pdf_number
+    texts: list[tuple[CellLayout, float, float, float]] = []
+    fills: dict[str, list[str]] = {}
+    fitting_styles: dict[int, bool] = {}  # by id: a table's cells share a few style objects
+    for r, top in zip(rows, row_tops, strict=True):
+        height = layout.row_heights[r]
+        bottom = number(ctx.pdf_y(top, height))
+        for c, cell in enumerate(layout.cells[r]):
+            width = layout.column_widths[c]
+            inner = width - 2 * padding
+            if cell.background:
+                if len(cell.background) not in (4, 7):
+                    return False
+                rect = f"{number(lefts[c])} {bottom} {number(width)} {number(height)} re"
+                fills.setdefault(cell.background, []).append(rect)
+            if cell.text:
+                fits = fitting_styles.get(id(cell.style))
+                if fits is None:
+                    fits = fitting_styles[id(cell.style)] = _stays_in_its_lines(cell.style, padding)
+                # No glyph reaches a neighbour's background: its lines fit the box, its glyphs the rows.
+                if not fits or any(line.width > inner + 0.01 for line in cell.lines):
+                    return False
+                texts.append((cell, lefts[c] + padding, top + padding, inner))
+    if fills or texts:
+        canvas.setFillAlpha(1)  # what setFillColor does for an opaque colour (nothing, unless it was not)
+    for color, rects in fills.items():
+        canvas.addLiteral(f"{typeset.fill_operator(color)} n {' '.join(rects)} f*")
+    writer = typeset.TextWriter(canvas)
+    for cell, cell_left, cell_top, inner in texts:
+        if typeset.is_plain(cell.lines, cell.style):
+            writer.set_fill(cell.style.color)
+            writer.add(cell.lines, cell.style, cell_left, cell_top, inner, ctx.page_height)
+            continue
+        if writer.has_text:
+            canvas.addLiteral(writer.code())
+        writer = typeset.TextWriter(canvas)
+        typeset.draw_lines(canvas, cell.lines, cell.style, cell_left, cell_top, inner, ctx.page_height)
+    if writer.has_text:
+        canvas.addLiteral(writer.code())
+    if texts:
+        canvas._fillColorObj = to_rl(texts[-1][0].style.color)  # as if set by setFillColor
+    return True
 
 
 def _draw_grid(
