@@ -35,8 +35,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from reportlab.lib.rl_accel import fp_str
 from reportlab.pdfbase import pdfdoc, pdfmetrics
-from reportlab.pdfbase.pdfdoc import PDFArray, PDFDictionary, PDFName, PDFObject, PDFObjectReference
+from reportlab.pdfbase.pdfdoc import PDFObject, PDFObjectReference
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
@@ -50,7 +51,7 @@ ENABLED = True
 DEFAULT_CAPACITY_BYTES = 32 * 1024 * 1024
 # What a cached form costs beyond its compressed operators (its key, names, references).
 _ENTRY_OVERHEAD = 512
-_PROCSETS = ["PDF", "Text", "ImageB", "ImageC", "ImageI"]
+_PROCSET_ARRAY = "[/PDF /Text /ImageB /ImageC /ImageI]"
 
 
 @dataclass(frozen=True)
@@ -72,34 +73,45 @@ class StaticForm:
     bbox: tuple[float, float, float, float]
     fonts: tuple[tuple[str, str], ...]  # (registered font name, the form's own resource name)
     images: tuple[_Image, ...]
-    ext_g_states: Any  # the form's ExtGState resources (a PDFDictionary), or None
+    # The form's own ExtGState resources (opacity), written once: " /ExtGState <<…>>" or "".
+    ext_g_states: str
 
     @property
     def size(self) -> int:
         return len(self.stream) + _ENTRY_OVERHEAD
+
+    @property
+    def bbox_text(self) -> str:
+        return " ".join(fp_str(v) for v in self.bbox)
 
     def place(self, canvas: Canvas) -> None:
         """Draw the form on the canvas's page: register it in the document once, then `Do`."""
         doc = canvas._doc
         registered = doc.getXObjectName(self.name)
         if registered not in doc.idToObject:
-            doc.addForm(self.name, _FormObject(self, self._resources(canvas)))
+            doc.addForm(self.name, _FormObject(self, self._fonts_in(canvas), self._images_in(canvas)))
         if self.images:
             canvas._currentPageHasImages = 1
         canvas._code.append(f"/{registered} Do")
         canvas._formsinuse.append(self.name)
 
-    def _resources(self, canvas: Canvas) -> PDFDictionary:
+    def _fonts_in(self, canvas: Canvas) -> list[tuple[str, str]]:
+        """(the form's resource name, the document's font object) for each font it uses."""
         doc = canvas._doc
-        fonts = {}
+        fonts = []
         for font_name, local in self.fonts:
             font = pdfmetrics.getFont(font_name)
             font._assignState(doc)  # ASCII in subset 0 at its own code, as on the scratch canvas
-            fonts[local] = PDFObjectReference(font.getSubsetInternalName(0, doc)[1:])
-        xobjects = {}
+            fonts.append((local, font.getSubsetInternalName(0, doc)[1:]))
+        return fonts
+
+    def _images_in(self, canvas: Canvas) -> list[str]:
+        """The document's image XObjects the form draws, registered as engine.images.place does."""
+        doc = canvas._doc
+        names = []
         for image in self.images:
             registered = doc.getXObjectName(image.name)
-            if registered not in doc.idToObject:  # as engine.images.place registers it
+            if registered not in doc.idToObject:
                 xobject = copy.copy(image.xobject)
                 canvas._setXObjects(xobject)
                 doc.Reference(xobject, registered)
@@ -110,42 +122,41 @@ class StaticForm:
                         canvas._setXObjects(mask)
                         doc.Reference(mask, image.mask_name)
                     xobject.smask = PDFObjectReference(image.mask_name)
-            xobjects[registered] = PDFObjectReference(registered)
-        resources: dict[str, Any] = {"ProcSet": PDFArray([PDFName(p) for p in _PROCSETS])}
-        if fonts:
-            resources["Font"] = PDFDictionary(fonts)
-        if xobjects:
-            resources["XObject"] = PDFDictionary(xobjects)
-        if self.ext_g_states is not None:
-            resources["ExtGState"] = self.ext_g_states
-        return PDFDictionary(resources)
+            names.append(registered)
+        return names
 
 
 class _FormObject(PDFObject):
     """A StaticForm in one document: its cached stream under a dictionary naming that
-    document's own fonts and images."""
+    document's own fonts and images. Written directly: a few hundred documents a second
+    would spend more formatting ReportLab dictionaries than drawing the form saves."""
 
     __RefOnly__ = 1
 
-    def __init__(self, form: StaticForm, resources: PDFDictionary):
+    def __init__(self, form: StaticForm, fonts: list[tuple[str, str]], images: list[str]):
         self.form = form
-        self.resources = resources
+        self.fonts = fonts
+        self.images = images
 
     def format(self, document: Any) -> bytes:
+        numbers = document.idToObjectNumberAndVersion
+
+        def ref(name: str) -> str:
+            number, generation = numbers[name]
+            return f"{number} {generation} R"
+
+        resources = [f"/ProcSet {_PROCSET_ARRAY}"]
+        if self.fonts:
+            resources.append("/Font << " + " ".join(f"/{local} {ref(name)}" for local, name in self.fonts) + " >>")
+        if self.images:
+            resources.append("/XObject << " + " ".join(f"/{name} {ref(name)}" for name in self.images) + " >>")
         stream = document.encrypt.encode(self.form.stream)
-        dictionary = PDFDictionary(
-            {
-                "Type": PDFName("XObject"),
-                "Subtype": PDFName("Form"),
-                "FormType": 1,
-                "BBox": PDFArray(list(self.form.bbox)),
-                "Matrix": PDFArray([1, 0, 0, 1, 0, 0]),
-                "Resources": self.resources,
-                "Filter": PDFArray([PDFName("FlateDecode")]),
-                "Length": len(stream),
-            }
+        head = (
+            f"<< /Type /XObject /Subtype /Form /FormType 1 /BBox [{self.form.bbox_text}] /Matrix [1 0 0 1 0 0] "
+            f"/Resources << {' '.join(resources)}{self.form.ext_g_states} >> "
+            f"/Filter /FlateDecode /Length {len(stream)} >>"
         )
-        return pdfdoc.format(dictionary, document) + b"\nstream\n" + stream + b"endstream\n"
+        return head.encode("latin-1") + b"\nstream\n" + stream + b"endstream\n"
 
 
 # --- Which drawing is static ------------------------------------------------------------
@@ -204,8 +215,16 @@ def compile_run(
         bbox=(0.0, 0.0, page_size[0], page_size[1]),
         fonts=fonts,
         images=images,
-        ext_g_states=scratch._extgstate.getState(),
+        ext_g_states=_ext_g_states(scratch),
     )
+
+
+def _ext_g_states(scratch: Canvas) -> str:
+    """The scratch canvas's graphics states (direct dictionaries: no reference to resolve)."""
+    states = scratch._extgstate.getState()
+    if states is None:
+        return ""
+    return " /ExtGState " + pdfdoc.format(states, scratch._doc).decode("latin-1")
 
 
 def _fonts(doc: Any) -> tuple[tuple[str, str], ...] | None:
