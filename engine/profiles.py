@@ -1,10 +1,15 @@
 """The tagged profiles: `accessible` (PDF/UA-1) and `pdf-a` (PDF/A-3b, tagged, no UA claim).
 
-ReportLab draws the marked content (see `tagging.py`); this pikepdf pass adds what
-ReportLab cannot: the structure tree and its ParentTree, /StructParents on pages,
+ReportLab draws the marked content (see `tagging.py`); what ReportLab does not write
+is added here: the structure tree and its ParentTree, /StructParents on pages,
 /MarkInfo, /Lang, /ViewerPreferences, XMP metadata that agrees with the document
-info, and for PDF/A an sRGB OutputIntent. It also removes the empty /Trans ReportLab
-writes on every page.
+info, and for PDF/A an sRGB OutputIntent; the empty /Trans ReportLab writes on every
+page and the info's /Trapped (no XMP counterpart) are left out.
+
+`save_tagged` writes all of it into ReportLab's document before it is saved, so the
+file is serialised once (a pikepdf pass — parse, edit, write again — cost as much as
+drawing the document). A render whose finishing needs pikepdf anyway (attachments, a
+Factur-X e-invoice, encryption) takes the pikepdf pass, `finish`, which adds the same.
 """
 
 from __future__ import annotations
@@ -13,10 +18,14 @@ import io
 import re
 from functools import cache
 from pathlib import Path
+from typing import Any
 from xml.sax.saxutils import escape
 
 import pikepdf
 from pikepdf import Array, Dictionary, Name, String
+from reportlab.pdfbase import pdfdoc
+from reportlab.pdfbase.pdfdoc import PDFArray, PDFDictionary, PDFDocument, PDFName, PDFObjectReference, PDFString
+from reportlab.pdfgen.canvas import Canvas
 
 from .finishing import NO_FINISHING, FinishingPlan
 from .tagging import DEFAULT_LANGUAGE, AnnotationRef, StructNode, Tagger
@@ -30,6 +39,34 @@ _ATTRIBUTE_OWNERS = {"Scope": "Table", "ListNumbering": "List"}
 @cache
 def _icc_bytes() -> bytes:
     return ICC_PROFILE.read_bytes()
+
+
+# False: every tagged render takes the pikepdf pass (`finish`), as before `save_tagged`
+# wrote the tagged document directly; kept for comparing the two.
+WRITE_DIRECTLY = True
+
+
+def save_tagged(
+    canvas: Canvas,
+    buffer: io.BytesIO,
+    tree: DesignTree,
+    tagger: Tagger,
+    profile: str,
+    finishing: FinishingPlan = NO_FINISHING,
+) -> bytes:
+    """Save a drawn tagged document (instead of `canvas.save()`) and return its bytes.
+
+    The structure, metadata and output intent are written into ReportLab's document before
+    it is saved; finishing that pikepdf does (attachments, Factur-X, encryption) takes the
+    pikepdf pass, `finish`, instead."""
+    if not WRITE_DIRECTLY or finishing.needs_pdf_pass or finishing.xmp:
+        canvas.save()
+        return finish(buffer.getvalue(), tree, tagger, profile, finishing)
+    doc = canvas._doc
+    _write_tagged(doc, tree, tagger, profile)
+    canvas.save()
+    pdf = buffer.getvalue()
+    return _eol_before_endstream(pdf) if profile == "pdf-a" else pdf
 
 
 def finish(
@@ -134,6 +171,173 @@ def _xmp(info: pikepdf.Dictionary, title: str, language: str, profile: str, extr
         + extra
         + '</rdf:RDF></x:xmpmeta>\n<?xpacket end="w"?>'
     )
+
+
+class _UntrappedInfo(pdfdoc.PDFInfo):
+    """ReportLab's document info without /Trapped, which has no XMP counterpart (PDF/A
+    wants the info and the XMP to agree)."""
+
+    def format(self, document: PDFDocument) -> bytes:
+        date = pdfdoc.PDFDate(ts=document._timeStamp, dateFormatter=self._dateFormatter)
+        info = {
+            "Title": PDFString(self.title),
+            "Author": PDFString(self.author),
+            "ModDate": date,
+            "CreationDate": date,
+            "Producer": PDFString(self.producer),
+            "Creator": PDFString(self.creator),
+            "Subject": PDFString(self.subject),
+            "Keywords": PDFString(self.keywords),
+        }
+        return PDFDictionary(info).format(document)
+
+    def fields(self, document: PDFDocument) -> dict[str, str]:
+        """The info as a reader decodes it, keyed as in the PDF (what the XMP mirrors)."""
+        # The date as ReportLab writes it: "(D:…)", nothing in it escaped.
+        date = pdfdoc.PDFDate(ts=document._timeStamp, dateFormatter=self._dateFormatter).format(document)
+        date = date[1:-1].decode("latin-1")
+        return {
+            "/Title": self.title,
+            "/Author": self.author,
+            "/Subject": self.subject,
+            "/Keywords": self.keywords,
+            "/Producer": self.producer,
+            "/Creator": self.creator,
+            "/CreationDate": date,
+            "/ModDate": date,
+        }
+
+
+def _with_keys(obj: Any, *keys: str) -> None:
+    """Let a ReportLab catalog or page write entries its class does not list."""
+    obj.__NoDefault__ = [*type(obj).__NoDefault__, *keys]
+
+
+def _write_tagged(doc: PDFDocument, tree: DesignTree, tagger: Tagger, profile: str) -> None:
+    """What `finish` adds with pikepdf, written as ReportLab objects before the document is saved."""
+    title = tree.metadata.title or "Untitled document"
+    language = tree.metadata.language or DEFAULT_LANGUAGE
+    pages = doc.Pages.pages
+    page_refs = [doc.Reference(page) for page in pages]
+    for index, page in enumerate(pages):
+        _with_keys(page, "StructParents", "Tabs")
+        page.StructParents = index
+        page.Trans = None  # ReportLab writes an empty transition on every page
+    root = PDFDictionary({"Type": PDFName("StructTreeRoot")})
+    root_ref = doc.Reference(root)
+    owners: list[list[PDFObjectReference | None]] = [[None] * len(mcids) for mcids in tagger.pages]
+    annotation_owners: list[PDFObjectReference] = []  # by StructParent key, after the pages' keys
+
+    def element(node: StructNode, parent: PDFObjectReference) -> PDFObjectReference:
+        made = PDFDictionary({"Type": PDFName("StructElem"), "S": PDFName(node.role), "P": parent})
+        made_ref = doc.Reference(made)
+        kids: list = []
+        for child in node.children:
+            if isinstance(child, tuple):
+                page_index, mcid = child
+                made["Pg"] = page_refs[page_index]
+                owners[page_index][mcid] = made_ref
+                kids.append(mcid)
+            elif isinstance(child, AnnotationRef):
+                key = len(pages) + len(annotation_owners)
+                kids.append(_annotation_objr(doc, pages[child.page], page_refs[child.page], child.index, key))
+                annotation_owners.append(made_ref)
+            else:
+                kids.append(element(child, made_ref))
+        if kids:
+            made["K"] = kids[0] if len(kids) == 1 else PDFArray(kids)
+        for key, value in node.attributes.items():
+            if value is None:
+                continue
+            if key in _ATTRIBUTE_OWNERS:
+                made["A"] = PDFDictionary({"O": PDFName(_ATTRIBUTE_OWNERS[key]), key: PDFName(value)})
+            else:
+                made[key] = PDFString(value)
+        return made_ref
+
+    root["K"] = element(tagger.root, root_ref)
+    nums: list = []
+    for index in range(len(pages)):
+        nums += [index, PDFArray([owner for owner in owners[index] if owner is not None])]
+    for offset, owner in enumerate(annotation_owners):
+        nums += [len(pages) + offset, owner]
+    root["ParentTree"] = doc.Reference(PDFDictionary({"Nums": PDFArray(nums)}))
+    root["ParentTreeNextKey"] = len(pages) + len(annotation_owners)
+
+    info = _UntrappedInfo()
+    info.__dict__.update(doc.info.__dict__)
+    info.title = title
+    doc.info = info
+    catalog = doc.Catalog
+    catalog.StructTreeRoot = root_ref
+    catalog.MarkInfo = PDFDictionary({"Marked": "true"})
+    catalog.Lang = PDFString(language)
+    catalog.ViewerPreferences = PDFDictionary({"DisplayDocTitle": "true"})
+    xmp = _xmp(info.fields(doc), title, language, profile)
+    metadata = PDFDictionary({"Type": PDFName("Metadata"), "Subtype": PDFName("XML")})
+    # Unfiltered (PDF/A: the metadata stays readable without decoding).
+    catalog.Metadata = pdfdoc.PDFStream(metadata, xmp.encode())
+    if profile == "pdf-a":
+        icc = pdfdoc.PDFStream(PDFDictionary({"N": 3}), _icc_bytes())
+        intent = PDFDictionary(
+            {
+                "Type": PDFName("OutputIntent"),
+                "S": PDFName("GTS_PDFA1"),
+                "OutputConditionIdentifier": PDFString("sRGB"),
+                "Info": PDFString("sRGB IEC61966-2.1"),
+                "DestOutputProfile": doc.Reference(icc),
+            }
+        )
+        _with_keys(catalog, "OutputIntents")
+        catalog.OutputIntents = PDFArray([doc.Reference(intent)])
+    doc._pdfVersion = max(doc._pdfVersion, (1, 7))
+
+
+def _annotation_objr(
+    doc: PDFDocument, page: pdfdoc.PDFPage, page_ref: PDFObjectReference, index: int, key: int
+) -> PDFDictionary:
+    """The OBJR of a page's index-th annotation, which points back through /StructParent;
+    a page with annotations tabs through them in structure order (PDF/UA)."""
+    annotation_ref = page.Annots[index]
+    doc.idToObject[annotation_ref.name]["StructParent"] = key
+    page.Tabs = PDFName("S")
+    return PDFDictionary({"Type": PDFName("OBJR"), "Obj": annotation_ref, "Pg": page_ref})
+
+
+_ENDSTREAM = b"endstream\nendobj\n"
+_XREF_ENTRY = 20  # bytes: "0000012345 00000 n \n"
+
+
+def _eol_before_endstream(pdf: bytes) -> bytes:
+    """ReportLab's file with an end-of-line before every `endstream`, as ISO 19005-3
+    6.1.7.1 requires (the stream's /Length stops before it), and its cross-reference
+    table moved to match. ReportLab writes its objects in number order, one table."""
+    tail = pdf.rindex(b"startxref\n")
+    xref_at = int(pdf[tail + 10 :].split(b"\n", 1)[0])
+    header_end = pdf.index(b"\n", xref_at + 5)  # "xref\n0 <count>\n"
+    count = int(pdf[xref_at + 5 : header_end].split()[1])
+    entries_at = header_end + 1
+    offsets = [int(pdf[entries_at + _XREF_ENTRY * n : entries_at + _XREF_ENTRY * n + 10]) for n in range(1, count)]
+    bounds = [*offsets, xref_at]
+    if bounds != sorted(bounds):
+        raise ValueError("objects out of order: not a file as ReportLab writes it")
+    pieces = [pdf[: bounds[0]]]
+    moved = []
+    shift = 0
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        moved.append(start + shift)
+        obj = pdf[start:end]
+        if obj.endswith(_ENDSTREAM):
+            obj = obj[: -len(_ENDSTREAM)] + b"\n" + _ENDSTREAM
+            shift += 1
+        pieces.append(obj)
+    pieces.append(pdf[xref_at:entries_at])
+    pieces.append(pdf[entries_at : entries_at + _XREF_ENTRY])  # object 0, the free list's head
+    pieces.extend(b"%010d 00000 n \n" % offset for offset in moved)
+    trailer_at = entries_at + _XREF_ENTRY * count
+    pieces.append(pdf[trailer_at : tail + 10])
+    pieces.append(b"%d\n%%%%EOF\n" % (xref_at + shift))
+    return b"".join(pieces)
 
 
 def _structure(pdf: pikepdf.Pdf, pages: list[pikepdf.Dictionary], tagger: Tagger) -> None:
