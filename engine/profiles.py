@@ -24,7 +24,15 @@ from xml.sax.saxutils import escape
 import pikepdf
 from pikepdf import Array, Dictionary, Name, String
 from reportlab.pdfbase import pdfdoc
-from reportlab.pdfbase.pdfdoc import PDFArray, PDFDictionary, PDFDocument, PDFName, PDFObjectReference, PDFString
+from reportlab.pdfbase.pdfdoc import (
+    PDFArray,
+    PDFDictionary,
+    PDFDocument,
+    PDFName,
+    PDFObject,
+    PDFObjectReference,
+    PDFString,
+)
 from reportlab.pdfgen.canvas import Canvas
 
 from .finishing import NO_FINISHING, FinishingPlan
@@ -223,53 +231,79 @@ def _write_tagged(doc: PDFDocument, tree: DesignTree, tagger: Tagger, profile: s
         _with_keys(page, "StructParents", "Tabs")
         page.StructParents = index
         page.Trans = None  # ReportLab writes an empty transition on every page
-    root = PDFDictionary({"Type": PDFName("StructTreeRoot")})
-    root_ref = doc.Reference(root)
-    owners: list[list[PDFObjectReference | None]] = [[None] * len(mcids) for mcids in tagger.pages]
-    annotation_owners: list[PDFObjectReference] = []  # by StructParent key, after the pages' keys
+    root = _Written()
+    root_name = doc.Reference(root).name
+    page_names = [ref.name for ref in page_refs]
+    owners: list[list[str | None]] = [[None] * len(mcids) for mcids in tagger.pages]
+    annotation_owners: list[str] = []  # by StructParent key, after the pages' keys
 
-    def element(node: StructNode, parent: PDFObjectReference) -> PDFObjectReference:
-        made = PDFDictionary({"Type": PDFName("StructElem"), "S": PDFName(node.role), "P": parent})
-        made_ref = doc.Reference(made)
-        kids: list = []
+    def element(node: StructNode, parent: str) -> str:
+        made = _Written()
+        name = doc.Reference(made).name
+        kids: list[tuple[bytes | str, ...]] = []  # each kid's pieces
+        page_name = None
         for child in node.children:
             if isinstance(child, tuple):
                 page_index, mcid = child
-                made["Pg"] = page_refs[page_index]
-                owners[page_index][mcid] = made_ref
-                kids.append(mcid)
+                page_name = page_names[page_index]
+                owners[page_index][mcid] = name
+                kids.append((b"%d" % mcid,))
             elif isinstance(child, AnnotationRef):
                 key = len(pages) + len(annotation_owners)
-                kids.append(_annotation_objr(doc, pages[child.page], page_refs[child.page], child.index, key))
-                annotation_owners.append(made_ref)
+                kids.append(_annotation_objr(doc, pages[child.page], page_names[child.page], child.index, key))
+                annotation_owners.append(name)
             else:
-                kids.append(element(child, made_ref))
-        if kids:
-            made["K"] = kids[0] if len(kids) == 1 else PDFArray(kids)
+                kids.append((element(child, name),))
+        pieces = made.pieces
+        pieces += [b"<< /Type /StructElem /S " + _name(node.role) + b" /P ", parent]
+        if page_name is not None:
+            pieces += [b" /Pg ", page_name]
+        if len(kids) == 1:
+            pieces += [b" /K ", *kids[0]]
+        elif kids:
+            pieces.append(b" /K [")
+            for kid in kids:
+                pieces += [b" ", *kid]
+            pieces.append(b" ]")
         for key, value in node.attributes.items():
             if value is None:
                 continue
             if key in _ATTRIBUTE_OWNERS:
-                made["A"] = PDFDictionary({"O": PDFName(_ATTRIBUTE_OWNERS[key]), key: PDFName(value)})
+                pieces.append(
+                    b" /A << /O " + _name(_ATTRIBUTE_OWNERS[key]) + b" " + _name(key) + b" " + _name(value) + b" >>"
+                )
             else:
-                made[key] = PDFString(value)
-        return made_ref
+                pieces.append(b" " + _name(key) + b" " + PDFString(value).format(doc))
+        pieces.append(b" >>")
+        return name
 
-    root["K"] = element(tagger.root, root_ref)
-    nums: list = []
+    root_kid = element(tagger.root, root_name)
+    parent_tree = _Written()
+    nums = parent_tree.pieces
+    nums.append(b"<< /Nums [")
     for index in range(len(pages)):
-        nums += [index, PDFArray([owner for owner in owners[index] if owner is not None])]
+        nums.append(b" %d [" % index)
+        for owner in owners[index]:
+            if owner is not None:
+                nums += [b" ", owner]
+        nums.append(b" ]")
     for offset, owner in enumerate(annotation_owners):
-        nums += [len(pages) + offset, owner]
-    root["ParentTree"] = doc.Reference(PDFDictionary({"Nums": PDFArray(nums)}))
-    root["ParentTreeNextKey"] = len(pages) + len(annotation_owners)
+        nums += [b" %d " % (len(pages) + offset), owner]
+    nums.append(b" ] >>")
+    root.pieces += [
+        b"<< /Type /StructTreeRoot /K ",
+        root_kid,
+        b" /ParentTree ",
+        doc.Reference(parent_tree).name,
+        b" /ParentTreeNextKey %d >>" % (len(pages) + len(annotation_owners)),
+    ]
 
     info = _UntrappedInfo()
     info.__dict__.update(doc.info.__dict__)
     info.title = title
     doc.info = info
     catalog = doc.Catalog
-    catalog.StructTreeRoot = root_ref
+    catalog.StructTreeRoot = PDFObjectReference(root_name)
     catalog.MarkInfo = PDFDictionary({"Marked": "true"})
     catalog.Lang = PDFString(language)
     catalog.ViewerPreferences = PDFDictionary({"DisplayDocTitle": "true"})
@@ -294,14 +328,35 @@ def _write_tagged(doc: PDFDocument, tree: DesignTree, tagger: Tagger, profile: s
 
 
 def _annotation_objr(
-    doc: PDFDocument, page: pdfdoc.PDFPage, page_ref: PDFObjectReference, index: int, key: int
-) -> PDFDictionary:
-    """The OBJR of a page's index-th annotation, which points back through /StructParent;
-    a page with annotations tabs through them in structure order (PDF/UA)."""
-    annotation_ref = page.Annots[index]
-    doc.idToObject[annotation_ref.name]["StructParent"] = key
+    doc: PDFDocument, page: pdfdoc.PDFPage, page_name: str, index: int, key: int
+) -> tuple[bytes | str, ...]:
+    """The OBJR (as _Written pieces) of a page's index-th annotation, which points back
+    through /StructParent; a page with annotations tabs through them in structure order (PDF/UA)."""
+    annotation_name = page.Annots[index].name
+    doc.idToObject[annotation_name]["StructParent"] = key
     page.Tabs = PDFName("S")
-    return PDFDictionary({"Type": PDFName("OBJR"), "Obj": annotation_ref, "Pg": page_ref})
+    return (b"<< /Type /OBJR /Obj ", annotation_name, b" /Pg ", page_name, b" >>")
+
+
+class _Written(PDFObject):
+    """An object written directly as bytes (`pieces`), with the names of the objects it
+    refers to in between: formatting a structure tree of a hundred elements through
+    ReportLab's generic dictionaries cost more than the rest of the tagging."""
+
+    __RefOnly__ = 1
+
+    def __init__(self) -> None:
+        self.pieces: list[bytes | str] = []
+
+    def format(self, document: PDFDocument) -> bytes:
+        numbers = document.idToObjectNumberAndVersion
+        return b"".join(piece if type(piece) is bytes else b"%d 0 R" % numbers[piece][0] for piece in self.pieces)
+
+
+@cache
+def _name(value: str) -> bytes:
+    """A PDF name, escaped as ReportLab escapes names."""
+    return PDFName(value).encode("latin-1")
 
 
 _ENDSTREAM = b"endstream\nendobj\n"
