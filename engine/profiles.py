@@ -49,6 +49,17 @@ def _icc_bytes() -> bytes:
     return ICC_PROFILE.read_bytes()
 
 
+_ICC_STREAM: list[bytes] = []
+
+
+def _icc_stream(doc: PDFDocument) -> bytes:
+    """The sRGB profile's stream object as ReportLab formats it (unfiltered, as the pikepdf
+    pass wrote it): the same bytes in every document, formatted once."""
+    if not _ICC_STREAM:
+        _ICC_STREAM.append(pdfdoc.PDFStream(PDFDictionary({"N": 3}), _icc_bytes()).format(doc))
+    return _ICC_STREAM[0]
+
+
 # False: every tagged render takes the pikepdf pass (`finish`), as before `save_tagged`
 # wrote the tagged document directly; kept for comparing the two.
 WRITE_DIRECTLY = True
@@ -312,7 +323,8 @@ def _write_tagged(doc: PDFDocument, tree: DesignTree, tagger: Tagger, profile: s
     # Unfiltered (PDF/A: the metadata stays readable without decoding).
     catalog.Metadata = pdfdoc.PDFStream(metadata, xmp.encode())
     if profile == "pdf-a":
-        icc = pdfdoc.PDFStream(PDFDictionary({"N": 3}), _icc_bytes())
+        icc = _Written()
+        icc.pieces.append(_icc_stream(doc))
         intent = PDFDictionary(
             {
                 "Type": PDFName("OutputIntent"),

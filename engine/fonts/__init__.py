@@ -243,7 +243,7 @@ def runs(text: str, primary: Face, lang: str = "") -> tuple[tuple[str, Face], ..
     and slant follow the primary's (700 for weights from 600). Characters of no script
     (spaces, punctuation, digits, combining marks) stay in the current run when its face has
     them: an Arabic sentence in an Inter element is one run, spaces included."""
-    if all(primary.covers(c) for c in text):
+    if primary.glyphs.issuperset(map(ord, text)):  # every character the primary's (covers, at C speed)
         return ((text, primary),)
     han_lang = _han_language(text, lang)
     out: list[tuple[str, Face]] = []

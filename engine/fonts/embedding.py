@@ -148,8 +148,8 @@ class EmbeddedTTFont(ttfonts.TTFont):
             face.subfontNameX,
             number,
             codes,
-            tuple(glyphs.get(code) for code in codes),
-            tuple(_meaning(code) for code in codes if code > 0xFFFF),
+            tuple(map(glyphs.get, codes)),
+            tuple(_meaning(code) for code in codes if code > 0xFFFF) if max(codes) > 0xFFFF else (),
             bool(compression),
             rl_config.pdfMultiLine,
             # engine.shaping replaces ReportLab's ToUnicode builder; the one in force made the bytes.
