@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import re
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -82,10 +83,9 @@ def save_tagged(
         canvas.save()
         return finish(buffer.getvalue(), tree, tagger, profile, finishing)
     doc = canvas._doc
-    _write_tagged(doc, tree, tagger, profile)
+    structure = _write_tagged(doc, tree, tagger, profile)
     canvas.save()
-    pdf = buffer.getvalue()
-    return _eol_before_endstream(pdf) if profile == "pdf-a" else pdf
+    return _append_structure(buffer.getvalue(), doc, structure, eol_before_endstream=profile == "pdf-a")
 
 
 def finish(
@@ -232,8 +232,9 @@ def _with_keys(obj: Any, *keys: str) -> None:
     obj.__NoDefault__ = [*type(obj).__NoDefault__, *keys]
 
 
-def _write_tagged(doc: PDFDocument, tree: DesignTree, tagger: Tagger, profile: str) -> None:
-    """What `finish` adds with pikepdf, written as ReportLab objects before the document is saved."""
+def _write_tagged(doc: PDFDocument, tree: DesignTree, tagger: Tagger, profile: str) -> _Structure:
+    """What `finish` adds with pikepdf, written into ReportLab's document before it is saved;
+    the structure elements are returned, to be appended to the saved file."""
     title = tree.metadata.title or "Untitled document"
     language = tree.metadata.language or DEFAULT_LANGUAGE
     pages = doc.Pages.pages
@@ -242,30 +243,35 @@ def _write_tagged(doc: PDFDocument, tree: DesignTree, tagger: Tagger, profile: s
         _with_keys(page, "StructParents", "Tabs")
         page.StructParents = index
         page.Trans = None  # ReportLab writes an empty transition on every page
+    # The structure tree's root is ReportLab's object (the catalog refers to it), written as
+    # a blank placeholder; its elements are appended after ReportLab's objects, numbered on
+    # from them (_append_structure), which costs a fraction of ReportLab's work per object.
     root = _Written()
-    root_name = doc.Reference(root).name
+    root.pieces.append(_ROOT_PLACEHOLDER)
+    structure = _Structure(doc.Reference(root).name)
+    objects = structure.objects
     page_names = [ref.name for ref in page_refs]
-    owners: list[list[str | None]] = [[None] * len(mcids) for mcids in tagger.pages]
-    annotation_owners: list[str] = []  # by StructParent key, after the pages' keys
+    owners: list[list[int | None]] = [[None] * len(mcids) for mcids in tagger.pages]
+    annotation_owners: list[int] = []  # by StructParent key, after the pages' keys
 
-    def element(node: StructNode, parent: str) -> str:
-        made = _Written()
-        name = doc.Reference(made).name
-        kids: list[tuple[bytes | str, ...]] = []  # each kid's pieces
+    def element(node: StructNode, parent: int | str) -> int:
+        pieces: list[bytes | str | int] = []
+        number = len(objects)
+        objects.append(pieces)
+        kids: list[tuple[bytes | str | int, ...]] = []  # each kid's pieces
         page_name = None
         for child in node.children:
-            if isinstance(child, tuple):
+            if type(child) is tuple:
                 page_index, mcid = child
                 page_name = page_names[page_index]
-                owners[page_index][mcid] = name
+                owners[page_index][mcid] = number
                 kids.append((b"%d" % mcid,))
-            elif isinstance(child, AnnotationRef):
+            elif type(child) is AnnotationRef:
                 key = len(pages) + len(annotation_owners)
                 kids.append(_annotation_objr(doc, pages[child.page], page_names[child.page], child.index, key))
-                annotation_owners.append(name)
+                annotation_owners.append(number)
             else:
-                kids.append((element(child, name),))
-        pieces = made.pieces
+                kids.append((element(child, number),))
         pieces += [b"<< /Type /StructElem /S " + _name(node.role) + b" /P ", parent]
         if page_name is not None:
             pieces += [b" /Pg ", page_name]
@@ -286,12 +292,10 @@ def _write_tagged(doc: PDFDocument, tree: DesignTree, tagger: Tagger, profile: s
             else:
                 pieces.append(b" " + _name(key) + b" " + PDFString(value).format(doc))
         pieces.append(b" >>")
-        return name
+        return number
 
-    root_kid = element(tagger.root, root_name)
-    parent_tree = _Written()
-    nums = parent_tree.pieces
-    nums.append(b"<< /Nums [")
+    document_element = element(tagger.root, structure.root_name)
+    nums: list[bytes | str | int] = [b"<< /Nums ["]
     for index in range(len(pages)):
         nums.append(b" %d [" % index)
         for owner in owners[index]:
@@ -301,11 +305,12 @@ def _write_tagged(doc: PDFDocument, tree: DesignTree, tagger: Tagger, profile: s
     for offset, owner in enumerate(annotation_owners):
         nums += [b" %d " % (len(pages) + offset), owner]
     nums.append(b" ] >>")
-    root.pieces += [
+    objects.append(nums)
+    structure.root = [
         b"<< /Type /StructTreeRoot /K ",
-        root_kid,
+        document_element,
         b" /ParentTree ",
-        doc.Reference(parent_tree).name,
+        len(objects) - 1,
         b" /ParentTreeNextKey %d >>" % (len(pages) + len(annotation_owners)),
     ]
 
@@ -314,7 +319,7 @@ def _write_tagged(doc: PDFDocument, tree: DesignTree, tagger: Tagger, profile: s
     info.title = title
     doc.info = info
     catalog = doc.Catalog
-    catalog.StructTreeRoot = PDFObjectReference(root_name)
+    catalog.StructTreeRoot = PDFObjectReference(structure.root_name)
     catalog.MarkInfo = PDFDictionary({"Marked": "true"})
     catalog.Lang = PDFString(language)
     catalog.ViewerPreferences = PDFDictionary({"DisplayDocTitle": "true"})
@@ -337,6 +342,7 @@ def _write_tagged(doc: PDFDocument, tree: DesignTree, tagger: Tagger, profile: s
         _with_keys(catalog, "OutputIntents")
         catalog.OutputIntents = PDFArray([doc.Reference(intent)])
     doc._pdfVersion = max(doc._pdfVersion, (1, 7))
+    return structure
 
 
 def _annotation_objr(
@@ -371,39 +377,84 @@ def _name(value: str) -> bytes:
     return PDFName(value).encode("latin-1")
 
 
+@dataclass
+class _Structure:
+    """The structure elements and the ParentTree, to be appended to ReportLab's file. Each
+    object is pieces: bytes, an int (one of these objects, by index) or a str (the name of
+    one of ReportLab's objects) for a reference."""
+
+    root_name: str  # ReportLab's name of the StructTreeRoot, a placeholder until appended
+    objects: list[list[bytes | str | int]] = field(default_factory=list)
+    root: list[bytes | str | int] = field(default_factory=list)
+
+
+# Blank, and long enough for any root: its content is written over it, padded with spaces.
+_ROOT_PLACEHOLDER = b"<<" + b" " * 156 + b">>"
 _ENDSTREAM = b"endstream\nendobj\n"
 _XREF_ENTRY = 20  # bytes: "0000012345 00000 n \n"
 
 
-def _eol_before_endstream(pdf: bytes) -> bytes:
-    """ReportLab's file with an end-of-line before every `endstream`, as ISO 19005-3
-    6.1.7.1 requires (the stream's /Length stops before it), and its cross-reference
-    table moved to match. ReportLab writes its objects in number order, one table."""
+def _append_structure(pdf: bytes, doc: PDFDocument, structure: _Structure, eol_before_endstream: bool) -> bytes:
+    """ReportLab's file with the structure tree's root written over its placeholder, the
+    structure elements appended after its objects and its cross-reference table and trailer
+    extended to them. For PDF/A, an end-of-line before every `endstream` (ISO 19005-3 6.1.7.1:
+    the stream's /Length stops before it), which ReportLab does not write. ReportLab writes
+    its objects in number order, then one table."""
     tail = pdf.rindex(b"startxref\n")
     xref_at = int(pdf[tail + 10 :].split(b"\n", 1)[0])
     header_end = pdf.index(b"\n", xref_at + 5)  # "xref\n0 <count>\n"
     count = int(pdf[xref_at + 5 : header_end].split()[1])
     entries_at = header_end + 1
-    offsets = [int(pdf[entries_at + _XREF_ENTRY * n : entries_at + _XREF_ENTRY * n + 10]) for n in range(1, count)]
-    bounds = [*offsets, xref_at]
-    if bounds != sorted(bounds):
-        raise ValueError("objects out of order: not a file as ReportLab writes it")
-    pieces = [pdf[: bounds[0]]]
-    moved = []
-    shift = 0
-    for start, end in zip(bounds, bounds[1:], strict=False):
-        moved.append(start + shift)
-        obj = pdf[start:end]
-        if obj.endswith(_ENDSTREAM):
-            obj = obj[: -len(_ENDSTREAM)] + b"\n" + _ENDSTREAM
-            shift += 1
-        pieces.append(obj)
-    pieces.append(pdf[xref_at:entries_at])
-    pieces.append(pdf[entries_at : entries_at + _XREF_ENTRY])  # object 0, the free list's head
-    pieces.extend(b"%010d 00000 n \n" % offset for offset in moved)
     trailer_at = entries_at + _XREF_ENTRY * count
-    pieces.append(pdf[trailer_at : tail + 10])
-    pieces.append(b"%d\n%%%%EOF\n" % (xref_at + shift))
+    ours = count  # the first number after ReportLab's objects
+    numbers = doc.idToObjectNumberAndVersion
+
+    def written(pieces: list[bytes | str | int]) -> bytes:
+        return b"".join(
+            piece if type(piece) is bytes else b"%d 0 R" % (ours + piece if type(piece) is int else numbers[piece][0])
+            for piece in pieces
+        )
+
+    root = written(structure.root)
+    if len(root) > len(_ROOT_PLACEHOLDER):
+        raise ValueError("the structure tree's root outgrew its placeholder")
+    root_number = numbers[structure.root_name][0]
+    root_at = int(pdf[entries_at + _XREF_ENTRY * root_number : entries_at + _XREF_ENTRY * root_number + 10])
+    placeholder_at = pdf.index(_ROOT_PLACEHOLDER, root_at)
+    pieces = [
+        pdf[:placeholder_at],
+        root.ljust(len(_ROOT_PLACEHOLDER)),
+        pdf[placeholder_at + len(_ROOT_PLACEHOLDER) : xref_at],
+    ]
+    entries = pdf[entries_at:trailer_at]
+    if eol_before_endstream:
+        offsets = [int(pdf[entries_at + _XREF_ENTRY * n : entries_at + _XREF_ENTRY * n + 10]) for n in range(1, count)]
+        bounds = [*offsets, xref_at]
+        if bounds != sorted(bounds):
+            raise ValueError("objects out of order: not a file as ReportLab writes it")
+        body = b"".join(pieces)
+        pieces = [body[: bounds[0]]]
+        moved = [entries[:_XREF_ENTRY]]  # object 0, the free list's head
+        shift = 0
+        for start, end in zip(bounds, bounds[1:], strict=False):
+            moved.append(b"%010d 00000 n \n" % (start + shift))
+            obj = body[start:end]
+            if obj.endswith(_ENDSTREAM):
+                obj = obj[: -len(_ENDSTREAM)] + b"\n" + _ENDSTREAM
+                shift += 1
+            pieces.append(obj)
+        entries = b"".join(moved)
+        at = xref_at + shift
+    else:
+        at = xref_at
+    for index, obj in enumerate(structure.objects):
+        written_obj = b"%d 0 obj\n" % (ours + index) + written(obj) + b"\nendobj\n"
+        entries += b"%010d 00000 n \n" % at
+        at += len(written_obj)
+        pieces.append(written_obj)
+    total = count + len(structure.objects)
+    trailer = pdf[trailer_at : tail + 10].replace(b"/Size %d\n" % count, b"/Size %d\n" % total, 1)
+    pieces += [b"xref\n0 %d\n" % total, entries, trailer, b"%d\n%%%%EOF\n" % at]
     return b"".join(pieces)
 
 
