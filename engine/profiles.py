@@ -6,10 +6,11 @@ is added here: the structure tree and its ParentTree, /StructParents on pages,
 info, and for PDF/A an sRGB OutputIntent; the empty /Trans ReportLab writes on every
 page and the info's /Trapped (no XMP counterpart) are left out.
 
-`save_tagged` writes all of it into ReportLab's document before it is saved, so the
-file is serialised once (a pikepdf pass — parse, edit, write again — cost as much as
-drawing the document). A render whose finishing needs pikepdf anyway (attachments, a
-Factur-X e-invoice, encryption) takes the pikepdf pass, `finish`, which adds the same.
+`save_tagged` writes all of it into ReportLab's document before it is saved, and the
+structure elements straight after ReportLab's objects, so the file is serialised once (a
+pikepdf pass — parse, edit, write again — cost as much as drawing the document). A
+render whose finishing needs pikepdf anyway (attachments, a Factur-X e-invoice,
+encryption) takes the pikepdf pass, `finish`, which adds the same.
 """
 
 from __future__ import annotations
@@ -357,9 +358,9 @@ def _annotation_objr(
 
 
 class _Written(PDFObject):
-    """An object written directly as bytes (`pieces`), with the names of the objects it
-    refers to in between: formatting a structure tree of a hundred elements through
-    ReportLab's generic dictionaries cost more than the rest of the tagging."""
+    """A ReportLab object written directly as bytes (`pieces`), with the names of the
+    objects it refers to in between: the structure tree's root (a placeholder until the
+    elements are appended) and the sRGB profile (the same bytes in every document)."""
 
     __RefOnly__ = 1
 
