@@ -302,12 +302,6 @@ def _to_unicode_cmap(fontname: str, subset: list[int]) -> str:
     return "\n".join(lines)
 
 
-def private_code_text(code: int) -> str | None:
-    """The characters a private code stands for in the /ToUnicode maps; None for any other
-    code (it stands for itself). Font embedding keys its cache of finished subsets by it."""
-    return _SPOKEN.get(code)
-
-
 _reportlab_to_unicode_cmap = ttfonts.makeToUnicodeCMap
 ttfonts.makeToUnicodeCMap = _to_unicode_cmap
 

@@ -9,8 +9,9 @@ next, so that work is the same too.
 
 `EmbeddedTTFont` keeps the finished bytes of those objects in a process-wide cache, bounded
 by size (LRU), keyed by what decides them: the font file, the subset's number and its
-codes, the glyph each code draws and — for the private codes engine.shaping gives glyphs no
-character maps to — the text each code stands for in the ToUnicode map. A document gets
+codes, the glyph each code draws and — where a code may be one of the private codes
+engine.shaping gives glyphs no character maps to — the ToUnicode map, which says what
+text each code stands for. A document gets
 objects that write the cached bytes, registered under the names and in the order ReportLab
 uses, so the file is byte for byte what ReportLab writes (tests/test_font_embedding.py).
 """
@@ -115,14 +116,6 @@ class _SubsetCache:
 SUBSETS = _SubsetCache(CACHE_BYTES)
 
 
-def _meaning(code: int) -> str | None:
-    """What a private code stands for in the ToUnicode map (engine.shaping registers them),
-    None for a character that stands for itself."""
-    from .. import shaping  # shaping imports this package: imported when first needed
-
-    return shaping.private_code_text(code)
-
-
 # Markers put where a document's own values go (the subset's /Name, references), to split
 # a formatted object around them: PDF name characters, which PDFName leaves as they are.
 _HOLES = ("docbench-hole-0", "docbench-hole-1", "docbench-hole-2")
@@ -139,7 +132,7 @@ def _split(formatted: bytes, holes: tuple[str, ...]) -> tuple[bytes, ...]:
 class EmbeddedTTFont(ttfonts.TTFont):
     """A TrueType font whose subsets are built once per process and embedded from cache."""
 
-    def _subset_key(self, number: int, subset: list[int], compression: int) -> Hashable:
+    def _subset_key(self, number: int, base_font_name: str, subset: list[int], compression: int) -> Hashable:
         face = self.face
         glyphs = face.charToGlyph
         codes = tuple(subset)
@@ -149,7 +142,10 @@ class EmbeddedTTFont(ttfonts.TTFont):
             number,
             codes,
             tuple(map(glyphs.get, codes)),
-            tuple(_meaning(code) for code in codes if code > 0xFFFF) if max(codes) > 0xFFFF else (),
+            # A code beyond the BMP may be one of engine.shaping's private codes, which stand
+            # for the text of the cluster their glyph was drawn for: the ToUnicode map itself
+            # is then part of the key (a Latin subset, the usual one, never pays for it).
+            ttfonts.makeToUnicodeCMap(base_font_name, subset) if max(codes) > 0xFFFF else None,
             bool(compression),
             rl_config.pdfMultiLine,
             # engine.shaping replaces ReportLab's ToUnicode builder; the one in force made the bytes.
@@ -219,7 +215,7 @@ class EmbeddedTTFont(ttfonts.TTFont):
         for number, subset in enumerate(state.subsets):
             internal_name = self.getSubsetInternalName(number, doc)[1:]
             base_font_name = b"".join((ttfonts.SUBSETN(number), b"+", face.name, face.subfontNameX)).decode("pdfdoc")
-            key = self._subset_key(number, subset, doc.compression)
+            key = self._subset_key(number, base_font_name, subset, doc.compression)
             embedded = SUBSETS.get(key)
             if embedded is None:
                 embedded = self._build(doc, base_font_name, subset)
