@@ -410,10 +410,22 @@ def _append_structure(pdf: bytes, doc: PDFDocument, structure: _Structure, eol_b
     ours = count  # the first number after ReportLab's objects
     numbers = doc.idToObjectNumberAndVersion
 
+    # Each reference formatted once: a page is referred to by every element on it.
+    own = [b"%d 0 R" % number for number in range(ours, ours + len(structure.objects))]
+    theirs: dict[str, bytes] = {}
+
+    def reference(name: str) -> bytes:
+        found = theirs.get(name)
+        if found is None:
+            found = theirs[name] = b"%d 0 R" % numbers[name][0]
+        return found
+
     def written(pieces: list[bytes | str | int]) -> bytes:
         return b"".join(
-            piece if type(piece) is bytes else b"%d 0 R" % (ours + piece if type(piece) is int else numbers[piece][0])
-            for piece in pieces
+            [
+                piece if type(piece) is bytes else own[piece] if type(piece) is int else reference(piece)
+                for piece in pieces
+            ]
         )
 
     root = written(structure.root)
@@ -448,11 +460,13 @@ def _append_structure(pdf: bytes, doc: PDFDocument, structure: _Structure, eol_b
         at = xref_at + shift
     else:
         at = xref_at
-    for index, obj in enumerate(structure.objects):
-        written_obj = b"%d 0 obj\n" % (ours + index) + written(obj) + b"\nendobj\n"
-        entries += b"%010d 00000 n \n" % at
+    appended = [entries]
+    for number, obj in enumerate(structure.objects, start=ours):
+        written_obj = b"%d 0 obj\n%b\nendobj\n" % (number, written(obj))
+        appended.append(b"%010d 00000 n \n" % at)
         at += len(written_obj)
         pieces.append(written_obj)
+    entries = b"".join(appended)
     total = count + len(structure.objects)
     trailer = pdf[trailer_at : tail + 10].replace(b"/Size %d\n" % count, b"/Size %d\n" % total, 1)
     pieces += [b"xref\n0 %d\n" % total, entries, trailer, b"%d\n%%%%EOF\n" % at]
