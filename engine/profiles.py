@@ -1,22 +1,41 @@
 """The tagged profiles: `accessible` (PDF/UA-1) and `pdf-a` (PDF/A-3b, tagged, no UA claim).
 
-ReportLab draws the marked content (see `tagging.py`); this pikepdf pass adds what
-ReportLab cannot: the structure tree and its ParentTree, /StructParents on pages,
+ReportLab draws the marked content (see `tagging.py`); what ReportLab does not write
+is added here: the structure tree and its ParentTree, /StructParents on pages,
 /MarkInfo, /Lang, /ViewerPreferences, XMP metadata that agrees with the document
-info, and for PDF/A an sRGB OutputIntent. It also removes the empty /Trans ReportLab
-writes on every page.
+info, and for PDF/A an sRGB OutputIntent; the empty /Trans ReportLab writes on every
+page and the info's /Trapped (no XMP counterpart) are left out.
+
+`save_tagged` writes all of it into ReportLab's document before it is saved, and the
+structure elements straight after ReportLab's objects, so the file is serialised once (a
+pikepdf pass — parse, edit, write again — cost as much as drawing the document). A
+render whose finishing needs pikepdf anyway (attachments, a Factur-X e-invoice,
+encryption) takes the pikepdf pass, `finish`, which adds the same.
 """
 
 from __future__ import annotations
 
 import io
 import re
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 from xml.sax.saxutils import escape
 
 import pikepdf
 from pikepdf import Array, Dictionary, Name, String
+from reportlab.pdfbase import pdfdoc
+from reportlab.pdfbase.pdfdoc import (
+    PDFArray,
+    PDFDictionary,
+    PDFDocument,
+    PDFName,
+    PDFObject,
+    PDFObjectReference,
+    PDFString,
+)
+from reportlab.pdfgen.canvas import Canvas
 
 from .finishing import NO_FINISHING, FinishingPlan
 from .tagging import DEFAULT_LANGUAGE, AnnotationRef, StructNode, Tagger
@@ -30,6 +49,44 @@ _ATTRIBUTE_OWNERS = {"Scope": "Table", "ListNumbering": "List"}
 @cache
 def _icc_bytes() -> bytes:
     return ICC_PROFILE.read_bytes()
+
+
+_ICC_STREAM: list[bytes] = []
+
+
+def _icc_stream(doc: PDFDocument) -> bytes:
+    """The sRGB profile's stream object as ReportLab formats it (unfiltered, as the pikepdf
+    pass wrote it): the same bytes in every document, formatted once."""
+    if not _ICC_STREAM:
+        _ICC_STREAM.append(pdfdoc.PDFStream(PDFDictionary({"N": 3}), _icc_bytes()).format(doc))
+    return _ICC_STREAM[0]
+
+
+# False: every tagged render takes the pikepdf pass (`finish`), as before `save_tagged`
+# wrote the tagged document directly; kept for comparing the two.
+WRITE_DIRECTLY = True
+
+
+def save_tagged(
+    canvas: Canvas,
+    buffer: io.BytesIO,
+    tree: DesignTree,
+    tagger: Tagger,
+    profile: str,
+    finishing: FinishingPlan = NO_FINISHING,
+) -> bytes:
+    """Save a drawn tagged document (instead of `canvas.save()`) and return its bytes.
+
+    The structure, metadata and output intent are written into ReportLab's document before
+    it is saved; finishing that pikepdf does (attachments, Factur-X, encryption) takes the
+    pikepdf pass, `finish`, instead."""
+    if not WRITE_DIRECTLY or finishing.needs_pdf_pass or finishing.xmp:
+        canvas.save()
+        return finish(buffer.getvalue(), tree, tagger, profile, finishing)
+    doc = canvas._doc
+    structure = _write_tagged(doc, tree, tagger, profile)
+    canvas.save()
+    return _append_structure(buffer.getvalue(), doc, structure, eol_before_endstream=profile == "pdf-a")
 
 
 def finish(
@@ -134,6 +191,286 @@ def _xmp(info: pikepdf.Dictionary, title: str, language: str, profile: str, extr
         + extra
         + '</rdf:RDF></x:xmpmeta>\n<?xpacket end="w"?>'
     )
+
+
+class _UntrappedInfo(pdfdoc.PDFInfo):
+    """ReportLab's document info without /Trapped, which has no XMP counterpart (PDF/A
+    wants the info and the XMP to agree)."""
+
+    def format(self, document: PDFDocument) -> bytes:
+        date = pdfdoc.PDFDate(ts=document._timeStamp, dateFormatter=self._dateFormatter)
+        info = {
+            "Title": PDFString(self.title),
+            "Author": PDFString(self.author),
+            "ModDate": date,
+            "CreationDate": date,
+            "Producer": PDFString(self.producer),
+            "Creator": PDFString(self.creator),
+            "Subject": PDFString(self.subject),
+            "Keywords": PDFString(self.keywords),
+        }
+        return PDFDictionary(info).format(document)
+
+    def fields(self, document: PDFDocument) -> dict[str, str]:
+        """The info as a reader decodes it, keyed as in the PDF (what the XMP mirrors)."""
+        # The date as ReportLab writes it: "(D:…)", nothing in it escaped.
+        date = pdfdoc.PDFDate(ts=document._timeStamp, dateFormatter=self._dateFormatter).format(document)
+        date = date[1:-1].decode("latin-1")
+        return {
+            "/Title": self.title,
+            "/Author": self.author,
+            "/Subject": self.subject,
+            "/Keywords": self.keywords,
+            "/Producer": self.producer,
+            "/Creator": self.creator,
+            "/CreationDate": date,
+            "/ModDate": date,
+        }
+
+
+def _with_keys(obj: Any, *keys: str) -> None:
+    """Let a ReportLab catalog or page write entries its class does not list."""
+    obj.__NoDefault__ = [*type(obj).__NoDefault__, *keys]
+
+
+def _write_tagged(doc: PDFDocument, tree: DesignTree, tagger: Tagger, profile: str) -> _Structure:
+    """What `finish` adds with pikepdf, written into ReportLab's document before it is saved;
+    the structure elements are returned, to be appended to the saved file."""
+    title = tree.metadata.title or "Untitled document"
+    language = tree.metadata.language or DEFAULT_LANGUAGE
+    pages = doc.Pages.pages
+    page_refs = [doc.Reference(page) for page in pages]
+    for index, page in enumerate(pages):
+        _with_keys(page, "StructParents", "Tabs")
+        page.StructParents = index
+        page.Trans = None  # ReportLab writes an empty transition on every page
+    # The structure tree's root is ReportLab's object (the catalog refers to it), written as
+    # a blank placeholder; its elements are appended after ReportLab's objects, numbered on
+    # from them (_append_structure), which costs a fraction of ReportLab's work per object.
+    root = _Written()
+    root.pieces.append(_ROOT_PLACEHOLDER)
+    structure = _Structure(doc.Reference(root).name)
+    objects = structure.objects
+    page_names = [ref.name for ref in page_refs]
+    owners: list[list[int | None]] = [[None] * len(mcids) for mcids in tagger.pages]
+    annotation_owners: list[int] = []  # by StructParent key, after the pages' keys
+
+    def element(node: StructNode, parent: int | str) -> int:
+        pieces: list[bytes | str | int] = []
+        number = len(objects)
+        objects.append(pieces)
+        kids: list[tuple[bytes | str | int, ...]] = []  # each kid's pieces
+        page_name = None
+        for child in node.children:
+            if type(child) is tuple:
+                page_index, mcid = child
+                page_name = page_names[page_index]
+                owners[page_index][mcid] = number
+                kids.append((b"%d" % mcid,))
+            elif type(child) is AnnotationRef:
+                key = len(pages) + len(annotation_owners)
+                kids.append(_annotation_objr(doc, pages[child.page], page_names[child.page], child.index, key))
+                annotation_owners.append(number)
+            else:
+                kids.append((element(child, number),))
+        pieces += [b"<< /Type /StructElem /S " + _name(node.role) + b" /P ", parent]
+        if page_name is not None:
+            pieces += [b" /Pg ", page_name]
+        if len(kids) == 1:
+            pieces += [b" /K ", *kids[0]]
+        elif kids:
+            pieces.append(b" /K [")
+            for kid in kids:
+                pieces += [b" ", *kid]
+            pieces.append(b" ]")
+        for key, value in node.attributes.items():
+            if value is None:
+                continue
+            if key in _ATTRIBUTE_OWNERS:
+                pieces.append(
+                    b" /A << /O " + _name(_ATTRIBUTE_OWNERS[key]) + b" " + _name(key) + b" " + _name(value) + b" >>"
+                )
+            else:
+                pieces.append(b" " + _name(key) + b" " + PDFString(value).format(doc))
+        pieces.append(b" >>")
+        return number
+
+    document_element = element(tagger.root, structure.root_name)
+    nums: list[bytes | str | int] = [b"<< /Nums ["]
+    for index in range(len(pages)):
+        nums.append(b" %d [" % index)
+        for owner in owners[index]:
+            if owner is not None:
+                nums += [b" ", owner]
+        nums.append(b" ]")
+    for offset, owner in enumerate(annotation_owners):
+        nums += [b" %d " % (len(pages) + offset), owner]
+    nums.append(b" ] >>")
+    objects.append(nums)
+    structure.root = [
+        b"<< /Type /StructTreeRoot /K ",
+        document_element,
+        b" /ParentTree ",
+        len(objects) - 1,
+        b" /ParentTreeNextKey %d >>" % (len(pages) + len(annotation_owners)),
+    ]
+
+    info = _UntrappedInfo()
+    info.__dict__.update(doc.info.__dict__)
+    info.title = title
+    doc.info = info
+    catalog = doc.Catalog
+    catalog.StructTreeRoot = PDFObjectReference(structure.root_name)
+    catalog.MarkInfo = PDFDictionary({"Marked": "true"})
+    catalog.Lang = PDFString(language)
+    catalog.ViewerPreferences = PDFDictionary({"DisplayDocTitle": "true"})
+    xmp = _xmp(info.fields(doc), title, language, profile)
+    metadata = PDFDictionary({"Type": PDFName("Metadata"), "Subtype": PDFName("XML")})
+    # Unfiltered (PDF/A: the metadata stays readable without decoding).
+    catalog.Metadata = pdfdoc.PDFStream(metadata, xmp.encode())
+    if profile == "pdf-a":
+        icc = _Written()
+        icc.pieces.append(_icc_stream(doc))
+        intent = PDFDictionary(
+            {
+                "Type": PDFName("OutputIntent"),
+                "S": PDFName("GTS_PDFA1"),
+                "OutputConditionIdentifier": PDFString("sRGB"),
+                "Info": PDFString("sRGB IEC61966-2.1"),
+                "DestOutputProfile": doc.Reference(icc),
+            }
+        )
+        _with_keys(catalog, "OutputIntents")
+        catalog.OutputIntents = PDFArray([doc.Reference(intent)])
+    doc._pdfVersion = max(doc._pdfVersion, (1, 7))
+    return structure
+
+
+def _annotation_objr(
+    doc: PDFDocument, page: pdfdoc.PDFPage, page_name: str, index: int, key: int
+) -> tuple[bytes | str, ...]:
+    """The OBJR (as _Written pieces) of a page's index-th annotation, which points back
+    through /StructParent; a page with annotations tabs through them in structure order (PDF/UA)."""
+    annotation_name = page.Annots[index].name
+    doc.idToObject[annotation_name]["StructParent"] = key
+    page.Tabs = PDFName("S")
+    return (b"<< /Type /OBJR /Obj ", annotation_name, b" /Pg ", page_name, b" >>")
+
+
+class _Written(PDFObject):
+    """A ReportLab object written directly as bytes (`pieces`), with the names of the
+    objects it refers to in between: the structure tree's root (a placeholder until the
+    elements are appended) and the sRGB profile (the same bytes in every document)."""
+
+    __RefOnly__ = 1
+
+    def __init__(self) -> None:
+        self.pieces: list[bytes | str] = []
+
+    def format(self, document: PDFDocument) -> bytes:
+        numbers = document.idToObjectNumberAndVersion
+        return b"".join(piece if type(piece) is bytes else b"%d 0 R" % numbers[piece][0] for piece in self.pieces)
+
+
+@cache
+def _name(value: str) -> bytes:
+    """A PDF name, escaped as ReportLab escapes names."""
+    return PDFName(value).encode("latin-1")
+
+
+@dataclass
+class _Structure:
+    """The structure elements and the ParentTree, to be appended to ReportLab's file. Each
+    object is pieces: bytes, an int (one of these objects, by index) or a str (the name of
+    one of ReportLab's objects) for a reference."""
+
+    root_name: str  # ReportLab's name of the StructTreeRoot, a placeholder until appended
+    objects: list[list[bytes | str | int]] = field(default_factory=list)
+    root: list[bytes | str | int] = field(default_factory=list)
+
+
+# Blank, and long enough for any root: its content is written over it, padded with spaces.
+_ROOT_PLACEHOLDER = b"<<" + b" " * 156 + b">>"
+_ENDSTREAM = b"endstream\nendobj\n"
+_XREF_ENTRY = 20  # bytes: "0000012345 00000 n \n"
+
+
+def _append_structure(pdf: bytes, doc: PDFDocument, structure: _Structure, eol_before_endstream: bool) -> bytes:
+    """ReportLab's file with the structure tree's root written over its placeholder, the
+    structure elements appended after its objects and its cross-reference table and trailer
+    extended to them. For PDF/A, an end-of-line before every `endstream` (ISO 19005-3 6.1.7.1:
+    the stream's /Length stops before it), which ReportLab does not write. ReportLab writes
+    its objects in number order, then one table."""
+    tail = pdf.rindex(b"startxref\n")
+    xref_at = int(pdf[tail + 10 :].split(b"\n", 1)[0])
+    header_end = pdf.index(b"\n", xref_at + 5)  # "xref\n0 <count>\n"
+    count = int(pdf[xref_at + 5 : header_end].split()[1])
+    entries_at = header_end + 1
+    trailer_at = entries_at + _XREF_ENTRY * count
+    ours = count  # the first number after ReportLab's objects
+    numbers = doc.idToObjectNumberAndVersion
+
+    # Each reference formatted once: a page is referred to by every element on it.
+    own = [b"%d 0 R" % number for number in range(ours, ours + len(structure.objects))]
+    theirs: dict[str, bytes] = {}
+
+    def reference(name: str) -> bytes:
+        found = theirs.get(name)
+        if found is None:
+            found = theirs[name] = b"%d 0 R" % numbers[name][0]
+        return found
+
+    def written(pieces: list[bytes | str | int]) -> bytes:
+        return b"".join(
+            [
+                piece if type(piece) is bytes else own[piece] if type(piece) is int else reference(piece)
+                for piece in pieces
+            ]
+        )
+
+    root = written(structure.root)
+    if len(root) > len(_ROOT_PLACEHOLDER):
+        raise ValueError("the structure tree's root outgrew its placeholder")
+    root_number = numbers[structure.root_name][0]
+    root_at = int(pdf[entries_at + _XREF_ENTRY * root_number : entries_at + _XREF_ENTRY * root_number + 10])
+    placeholder_at = pdf.index(_ROOT_PLACEHOLDER, root_at)
+    pieces = [
+        pdf[:placeholder_at],
+        root.ljust(len(_ROOT_PLACEHOLDER)),
+        pdf[placeholder_at + len(_ROOT_PLACEHOLDER) : xref_at],
+    ]
+    entries = pdf[entries_at:trailer_at]
+    if eol_before_endstream:
+        offsets = [int(pdf[entries_at + _XREF_ENTRY * n : entries_at + _XREF_ENTRY * n + 10]) for n in range(1, count)]
+        bounds = [*offsets, xref_at]
+        if bounds != sorted(bounds):
+            raise ValueError("objects out of order: not a file as ReportLab writes it")
+        body = b"".join(pieces)
+        pieces = [body[: bounds[0]]]
+        moved = [entries[:_XREF_ENTRY]]  # object 0, the free list's head
+        shift = 0
+        for start, end in zip(bounds, bounds[1:], strict=False):
+            moved.append(b"%010d 00000 n \n" % (start + shift))
+            obj = body[start:end]
+            if obj.endswith(_ENDSTREAM):
+                obj = obj[: -len(_ENDSTREAM)] + b"\n" + _ENDSTREAM
+                shift += 1
+            pieces.append(obj)
+        entries = b"".join(moved)
+        at = xref_at + shift
+    else:
+        at = xref_at
+    appended = [entries]
+    for number, obj in enumerate(structure.objects, start=ours):
+        written_obj = b"%d 0 obj\n%b\nendobj\n" % (number, written(obj))
+        appended.append(b"%010d 00000 n \n" % at)
+        at += len(written_obj)
+        pieces.append(written_obj)
+    entries = b"".join(appended)
+    total = count + len(structure.objects)
+    trailer = pdf[trailer_at : tail + 10].replace(b"/Size %d\n" % count, b"/Size %d\n" % total, 1)
+    pieces += [b"xref\n0 %d\n" % total, entries, trailer, b"%d\n%%%%EOF\n" % at]
+    return b"".join(pieces)
 
 
 def _structure(pdf: pikepdf.Pdf, pages: list[pikepdf.Dictionary], tagger: Tagger) -> None:

@@ -137,11 +137,11 @@ def _render(
             with tags.artifact(canvas):
                 draw_watermark(canvas, sheet.page.width, sheet.page.height, watermark, base_face.name)
         canvas.showPage()
-    canvas.save()
     if isinstance(tags, Tagger):
-        from .profiles import finish
+        from .profiles import save_tagged
 
-        return finish(buffer.getvalue(), filled, tags, profile, finishing)
+        return save_tagged(canvas, buffer, filled, tags, profile, finishing)
+    canvas.save()
     return finishing.finish_untagged(buffer.getvalue())
 
 

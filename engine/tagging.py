@@ -10,8 +10,7 @@ profile. `profiles.py` turns what was collected into the PDF's structure tree.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,32 +55,144 @@ class Untagged:
     def start_page(self, canvas: Canvas) -> None:
         pass
 
-    @contextmanager
-    def artifact(self, canvas: Canvas) -> Iterator[None]:
-        yield
+    def artifact(self, canvas: Canvas) -> AbstractContextManager[None]:
+        return _NOTHING
 
-    @contextmanager
-    def group(self, role: str, key: str | None = None, **attributes: Any) -> Iterator[None]:
-        yield
+    def group(self, role: str, key: str | None = None, **attributes: Any) -> AbstractContextManager[None]:
+        return _NOTHING
 
-    @contextmanager
-    def content(self, canvas: Canvas, role: str, **attributes: Any) -> Iterator[None]:
-        yield
+    def content(self, canvas: Canvas, role: str, **attributes: Any) -> AbstractContextManager[None]:
+        return _NOTHING
 
-    @contextmanager
-    def figure(self, canvas: Canvas, alt: str | None) -> Iterator[None]:
-        yield
+    def figure(self, canvas: Canvas, alt: str | None) -> AbstractContextManager[None]:
+        return _NOTHING
 
-    @contextmanager
-    def pagination(self, canvas: Canvas) -> Iterator[None]:
-        yield
+    def pagination(self, canvas: Canvas) -> AbstractContextManager[None]:
+        return _NOTHING
 
-    @contextmanager
-    def marked(self, canvas: Canvas, actual_text: str | None = None) -> Iterator[None]:
-        yield
+    def marked(self, canvas: Canvas, actual_text: str | None = None) -> AbstractContextManager[None]:
+        return _NOTHING
 
     def annotated(self) -> None:
         pass
+
+
+# The blocks below are classes rather than @contextmanager generators: a table opens a few
+# hundred of them per document, and a generator's setup cost several times the block's work.
+# Each does its work when entered, not when made: a block may be made and then dropped (a
+# repeated copy's figure) or entered inside another one made after it (a Link group).
+_NOTHING = nullcontext()
+
+
+class _Artifact:
+    __slots__ = ("_tagger", "_canvas", "_literal", "_open")
+
+    def __init__(self, tagger: Tagger, canvas: Canvas, literal: str = "/Artifact <</Type /Layout>> BDC") -> None:
+        self._tagger = tagger
+        self._canvas = canvas
+        self._literal = literal
+        self._open = False
+
+    def __enter__(self) -> None:
+        if not self._tagger._in_pagination:
+            self._canvas.addLiteral(self._literal)
+            self._open = True
+
+    def __exit__(self, *exc: object) -> None:
+        if self._open:
+            self._canvas.addLiteral("EMC")
+
+
+class _Group:
+    __slots__ = ("_tagger", "_role", "_key", "_attributes", "_pushed")
+
+    def __init__(self, tagger: Tagger, role: str, key: str | None, attributes: dict[str, Any]) -> None:
+        self._tagger = tagger
+        self._role = role
+        self._key = key
+        self._attributes = attributes
+        self._pushed = False
+
+    def __enter__(self) -> None:
+        tagger = self._tagger
+        key = self._key
+        node = tagger._groups.get(key) if key else None
+        if tagger._in_pagination:
+            # A repeated copy adds no structure; a keyed group it drew the first time still
+            # takes the copy's link annotations (annotated), so each is in a Link element.
+            if node is not None:
+                tagger._stack.append(node)
+                self._pushed = True
+            return
+        if node is None:
+            node = StructNode(self._role, self._attributes)
+            tagger._stack[-1].children.append(node)
+            if key:
+                tagger._groups[key] = node
+        tagger._stack.append(node)
+        self._pushed = True
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pushed:
+            self._tagger._stack.pop()
+
+
+class _Content:
+    """Marked content with an MCID: a new element (`role`), or more of the innermost group's
+    (`role` None: `marked`)."""
+
+    __slots__ = ("_tagger", "_canvas", "_role", "_attributes", "_spoken", "_open")
+
+    def __init__(
+        self, tagger: Tagger, canvas: Canvas, role: str | None, attributes: dict[str, Any], spoken: str = ""
+    ) -> None:
+        self._tagger = tagger
+        self._canvas = canvas
+        self._role = role
+        self._attributes = attributes
+        self._spoken = spoken
+        self._open = False
+
+    def __enter__(self) -> None:
+        tagger = self._tagger
+        if tagger._in_pagination:
+            return
+        if self._role is None:
+            node = tagger._stack[-1]
+        else:
+            node = StructNode(self._role, self._attributes)
+            tagger._stack[-1].children.append(node)
+        page = len(tagger.pages) - 1
+        owners = tagger.pages[page]
+        mcid = len(owners)
+        owners.append(node)
+        node.children.append((page, mcid))
+        self._canvas.addLiteral(f"/{node.role} <</MCID {mcid}{self._spoken}>> BDC")
+        self._open = True
+
+    def __exit__(self, *exc: object) -> None:
+        if self._open:
+            self._canvas.addLiteral("EMC")
+
+
+class _Pagination:
+    __slots__ = ("_tagger", "_canvas", "_open")
+
+    def __init__(self, tagger: Tagger, canvas: Canvas) -> None:
+        self._tagger = tagger
+        self._canvas = canvas
+        self._open = False
+
+    def __enter__(self) -> None:
+        if not self._tagger._in_pagination:
+            self._canvas.addLiteral("/Artifact <</Type /Pagination>> BDC")
+            self._tagger._in_pagination = True
+            self._open = True
+
+    def __exit__(self, *exc: object) -> None:
+        if self._open:
+            self._tagger._in_pagination = False
+            self._canvas.addLiteral("EMC")
 
 
 class Tagger(Untagged):
@@ -100,105 +211,35 @@ class Tagger(Untagged):
     def start_page(self, canvas: Canvas) -> None:
         self.pages.append([])
 
-    @contextmanager
-    def artifact(self, canvas: Canvas) -> Iterator[None]:
-        if self._in_pagination:
-            yield
-            return
-        canvas.addLiteral("/Artifact <</Type /Layout>> BDC")
-        try:
-            yield
-        finally:
-            canvas.addLiteral("EMC")
+    def artifact(self, canvas: Canvas) -> AbstractContextManager[None]:
+        return _Artifact(self, canvas)
 
-    @contextmanager
-    def group(self, role: str, key: str | None = None, **attributes: Any) -> Iterator[None]:
+    def group(self, role: str, key: str | None = None, **attributes: Any) -> AbstractContextManager[None]:
         """A structure element holding other elements (Table, TR, L, LI).
 
         With a key, drawing the same group again (a table continued on the next page)
         adds to the element made the first time instead of starting a second one.
         """
-        node = self._groups.get(key) if key else None
-        if self._in_pagination:
-            # A repeated copy adds no structure; a keyed group it drew the first time still
-            # takes the copy's link annotations (annotated), so each is in a Link element.
-            if node is not None:
-                self._stack.append(node)
-            try:
-                yield
-            finally:
-                if node is not None:
-                    self._stack.pop()
-            return
-        if node is None:
-            node = StructNode(role, attributes)
-            self._stack[-1].children.append(node)
-            if key:
-                self._groups[key] = node
-        self._stack.append(node)
-        try:
-            yield
-        finally:
-            self._stack.pop()
+        return _Group(self, role, key, attributes)
 
-    @contextmanager
-    def content(self, canvas: Canvas, role: str, **attributes: Any) -> Iterator[None]:
+    def content(self, canvas: Canvas, role: str, **attributes: Any) -> AbstractContextManager[None]:
         """A structure element whose content is what is drawn inside the block."""
-        if self._in_pagination:
-            yield
-            return
-        node = StructNode(role, attributes)
-        self._stack[-1].children.append(node)
-        page = len(self.pages) - 1
-        mcid = len(self.pages[page])
-        self.pages[page].append(node)
-        node.children.append((page, mcid))
-        canvas.addLiteral(f"/{role} <</MCID {mcid}>> BDC")
-        try:
-            yield
-        finally:
-            canvas.addLiteral("EMC")
+        return _Content(self, canvas, role, attributes)
 
-    @contextmanager
-    def figure(self, canvas: Canvas, alt: str | None) -> Iterator[None]:
+    def figure(self, canvas: Canvas, alt: str | None) -> AbstractContextManager[None]:
         """A picture: a Figure with its alternative text, or decoration when it has none."""
-        block = self.content(canvas, "Figure", Alt=alt) if alt else self.artifact(canvas)
-        with block:
-            yield
+        return self.content(canvas, "Figure", Alt=alt) if alt else self.artifact(canvas)
 
-    @contextmanager
-    def pagination(self, canvas: Canvas) -> Iterator[None]:
+    def pagination(self, canvas: Canvas) -> AbstractContextManager[None]:
         """A repeated element drawn again on a later sheet (extensions.md 4): one pagination
         artifact around all of it, and none of it in the structure tree (it was read once)."""
-        if self._in_pagination:
-            yield
-            return
-        canvas.addLiteral("/Artifact <</Type /Pagination>> BDC")
-        self._in_pagination = True
-        try:
-            yield
-        finally:
-            self._in_pagination = False
-            canvas.addLiteral("EMC")
+        return _Pagination(self, canvas)
 
-    @contextmanager
-    def marked(self, canvas: Canvas, actual_text: str | None = None) -> Iterator[None]:
+    def marked(self, canvas: Canvas, actual_text: str | None = None) -> AbstractContextManager[None]:
         """More content of the innermost group (a P holding Link elements, a Link's label),
         with the text it stands for when that differs from what is drawn."""
-        if self._in_pagination:
-            yield
-            return
-        node = self._stack[-1]
-        page = len(self.pages) - 1
-        mcid = len(self.pages[page])
-        self.pages[page].append(node)
-        node.children.append((page, mcid))
         spoken = f" /ActualText <{(chr(0xFEFF) + actual_text).encode('utf-16-be').hex()}>" if actual_text else ""
-        canvas.addLiteral(f"/{node.role} <</MCID {mcid}{spoken}>> BDC")
-        try:
-            yield
-        finally:
-            canvas.addLiteral("EMC")
+        return _Content(self, canvas, None, {}, spoken)
 
     def annotated(self) -> None:
         """The annotation just added to the page belongs to the innermost group (a Link).

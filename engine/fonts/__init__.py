@@ -1,7 +1,8 @@
 """The closed font catalog (spec 2.10): bundled TTFs, weight fallback, glyph fallback.
 
 Fonts are registered with ReportLab lazily, once per process, the first time a face
-is asked for; after that a face costs a dictionary lookup.
+is asked for; after that a face costs a dictionary lookup. Their subsets are embedded
+in a document from a process-wide cache (engine.fonts.embedding).
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from fontTools import unicodedata
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from reportlab import rl_config
 from reportlab.pdfbase import pdfmetrics
-from reportlab.pdfbase.ttfonts import TTFont
 
 from ..editing import FONT, Widget
+from .embedding import EmbeddedTTFont
 
 FONT_DIR = Path(__file__).parent
 DEFAULT_FAMILY = "Inter"
@@ -121,7 +122,8 @@ def face(family: str = DEFAULT_FAMILY, weight: int = 400, italic: bool = False) 
     path, resolved, use_italic = face_file(family, weight, italic)
     name = f"{family.replace(' ', '')}-{resolved}{'i' if use_italic else ''}"
     if name not in pdfmetrics.getRegisteredFontNames():
-        pdfmetrics.registerFont(TTFont(name, str(path)))
+        # Its subsets are embedded from a process-wide cache (engine.fonts.embedding).
+        pdfmetrics.registerFont(EmbeddedTTFont(name, str(path)))
     ttf = pdfmetrics.getFont(name)
     return Face(
         name=name,
@@ -241,7 +243,7 @@ def runs(text: str, primary: Face, lang: str = "") -> tuple[tuple[str, Face], ..
     and slant follow the primary's (700 for weights from 600). Characters of no script
     (spaces, punctuation, digits, combining marks) stay in the current run when its face has
     them: an Arabic sentence in an Inter element is one run, spaces included."""
-    if all(primary.covers(c) for c in text):
+    if primary.glyphs.issuperset(map(ord, text)):  # every character the primary's (covers, at C speed)
         return ((text, primary),)
     han_lang = _han_language(text, lang)
     out: list[tuple[str, Face]] = []

@@ -1,0 +1,142 @@
+"""Font subsets embedded from the process-wide cache (engine.fonts.embedding): the bytes are
+ReportLab's own, whether the cache is cold, warm, or not used at all."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pikepdf
+import pytest
+from reportlab.pdfbase import pdfmetrics, ttfonts
+
+from engine import render_pdf
+from engine.fonts import embedding
+from engine.fonts.embedding import EmbeddedSubset, EmbeddedTTFont
+from workbench import samples
+
+from .conftest import add, build, pdf_text
+
+LANGUAGES = {
+    entry["lang"]: entry["text"]
+    for entry in json.loads((Path(__file__).parent / "data" / "udhr_article1.json").read_text())["languages"]
+}
+# Arabic (joined forms: glyphs no character maps to, drawn with engine.shaping's private
+# codes), Chinese and Japanese (subsets past the first). engine.shaping keeps one
+# process-wide table of what each private code stands for — the cluster its glyph was first
+# drawn in — so this text is the one tests/test_scripts.py draws (no marks, one face with
+# private codes): a different first cluster would change what later documents' codes say.
+LANGUAGES["ar"] = "مرحبا بالعالم 123 مرحبا"
+NON_LATIN = ("ar", "zh-Hans", "ja")
+
+
+def _non_latin_design(first: int = 0):
+    """One text element per language, the first `first` characters cut off each (so the
+    subsets' code lists differ from one document to the next)."""
+    actions = [
+        add(
+            "text",
+            f"T{index}",
+            {"x": 30, "y": 30 + 110 * index, "maxWidth": 520},
+            {"content": LANGUAGES[lang][first:]},
+            {"fontSize": 12},
+        )
+        for index, lang in enumerate(NON_LATIN)
+    ]
+    return build(actions, title="Every script")
+
+
+@contextlib.contextmanager
+def reportlab_embedding() -> Iterator[None]:
+    """The registered fonts embed as ReportLab's TTFont does, without the cache."""
+    ours = [font for font in pdfmetrics._fonts.values() if type(font) is EmbeddedTTFont]
+    for font in ours:
+        font.__class__ = ttfonts.TTFont
+    try:
+        yield
+    finally:
+        for font in ours:
+            font.__class__ = EmbeddedTTFont
+
+
+def _three_ways(render) -> tuple[bytes, bytes, bytes]:
+    """(cache cold, cache warm, ReportLab's uncached path) for the same render."""
+    embedding.SUBSETS.clear()
+    cold = render()
+    warm = render()
+    with reportlab_embedding():
+        reportlab = render()
+    return cold, warm, reportlab
+
+
+def _font_objects(pdf: bytes) -> int:
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        return sum(1 for obj in document.objects if isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") == "/Font")
+
+
+@pytest.mark.parametrize("profile", ["standard", "pdf-a"])
+@pytest.mark.parametrize("document", ["certificate", "invoice"])
+def test_reference_documents_are_byte_identical_cold_warm_and_uncached(document, profile):
+    tree = getattr(samples, document)()
+    row = getattr(samples, f"{document}_row")
+    for index in (0, 7):
+        cold, warm, reportlab = _three_ways(lambda: render_pdf(tree, row(index), samples.resolver, profile))  # noqa: B023
+        assert cold == warm == reportlab
+        assert _font_objects(cold) >= 2
+
+
+def test_warm_render_takes_every_subset_from_the_cache():
+    tree = samples.certificate()
+    embedding.SUBSETS.clear()
+    render_pdf(tree, samples.certificate_row(1), samples.resolver)
+    built = embedding.SUBSETS.misses
+    assert built >= 2 and embedding.SUBSETS.hits == 0
+    # Another row, the same characters outside ASCII (none): the same subsets.
+    render_pdf(tree, samples.certificate_row(2), samples.resolver)
+    assert embedding.SUBSETS.misses == built
+    assert embedding.SUBSETS.hits == built
+
+
+def test_non_latin_document_is_byte_identical_and_reads_back():
+    tree = _non_latin_design()
+    cold, warm, reportlab = _three_ways(lambda: render_pdf(tree))
+    assert cold == warm == reportlab
+    text = "".join(pdf_text(cold)).replace("\r\n", " ").replace(" ", "")
+    assert LANGUAGES["ja"][:12].replace(" ", "") in text
+    assert LANGUAGES["ar"].split()[0] in text
+
+
+def test_different_text_gets_its_own_subsets_not_a_stale_one():
+    # The same design with other text: other code lists, other glyphs, other ToUnicode maps.
+    first, second = _non_latin_design(), _non_latin_design(first=5)
+    embedding.SUBSETS.clear()
+    render_pdf(first)
+    cached_second = render_pdf(second)
+    with reportlab_embedding():
+        assert render_pdf(second) == cached_second
+
+
+def test_tagged_non_latin_document_is_byte_identical():
+    tree = _non_latin_design()
+    cold, warm, reportlab = _three_ways(lambda: render_pdf(tree, profile="accessible"))
+    assert cold == warm == reportlab
+
+
+def _entry(size: int) -> EmbeddedSubset:
+    return EmbeddedSubset(font=(b"x" * size,), to_unicode=b"", font_file=b"", descriptor=(b"",))
+
+
+def test_cache_is_bounded_by_bytes_and_drops_the_least_recently_used():
+    cache = embedding._SubsetCache(capacity=1000)
+    cache.put("a", _entry(400))
+    cache.put("b", _entry(400))
+    assert cache.get("a") is not None  # a is now the most recently used
+    cache.put("c", _entry(400))
+    assert cache.get("b") is None
+    assert cache.get("a") is not None and cache.get("c") is not None
+    assert cache.size == 800 <= cache.capacity
+    cache.put("huge", _entry(5000))  # larger than the whole cache: not kept
+    assert cache.get("huge") is None and len(cache) == 2
