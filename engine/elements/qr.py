@@ -93,9 +93,18 @@ def module_runs(content: str, level: ErrorCorrection) -> tuple[int, Runs]:
     return dark.shape[0], runs
 
 
+# Bytes a version-40 code holds in byte mode, per level (ISO/IEC 18004 table 7). Every text
+# fits in byte mode, so content within these (less room for the UTF-8 ECI header) is encodable.
+_BYTE_CAPACITY: dict[str, int] = {"L": 2953, "M": 2331, "Q": 1663, "H": 1273}
+_ECI_ROOM = 2  # the ECI header's 12 bits, rounded up
+
+
 def check_encodable(content: str, level: ErrorCorrection) -> None:
-    """Refuses, where a value is received, what draw could not encode: the same encoder,
-    whose matrix is then cached for the draw (0.1 ms for a URL; a refusal takes 0.06 ms)."""
+    """Refuses, where a value is received, what draw could not encode. Content within byte
+    mode's capacity is accepted at once (a batch's web process checks every row's value);
+    longer content is tried with the encoder itself, which may pack digits or letters tighter."""
+    if len(content.encode()) <= _BYTE_CAPACITY[level] - _ECI_ROOM:
+        return
     try:
         module_runs(content, level)
     except ValueError:
