@@ -148,3 +148,23 @@ def test_barcode_bars_span_the_box_and_read_back():
     # CODE128 starts and ends with a bar: ink from the box's left edge to its right edge.
     assert dark[0] == round(4 * dpi / 72) and dark[-1] == round(304 * dpi / 72) - 1
     assert [r.text for r in zxingcpp.read_barcodes(page_image(pdf, dpi=200))] == ["ROW-7"]
+
+
+@pytest.mark.parametrize("level", ["L", "M", "Q", "H"])
+def test_the_quick_capacity_check_accepts_only_what_the_encoder_can_encode(level):
+    """A value within byte mode's capacity is accepted without encoding it; around that edge
+    the answer must be the encoder's, in ASCII and in UTF-8 (whose ECI header takes room)."""
+    capacity = qr._BYTE_CAPACITY[level]
+    for length in range(capacity - 4, capacity + 2):
+        for text in ("a" * length, "é" * (length // 2)):
+            try:
+                qr.module_runs(text, level)
+                encodable = True
+            except ValueError:
+                encodable = False
+            try:
+                qr.check_encodable(text, level)
+                accepted = True
+            except ValueError:
+                accepted = False
+            assert accepted == encodable, (level, length, text[0])
