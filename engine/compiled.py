@@ -24,7 +24,6 @@ makes a new version: a form is never used for a tree it was not drawn from.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import io
 import threading
@@ -37,11 +36,13 @@ from typing import Any
 
 from reportlab.lib.rl_accel import fp_str
 from reportlab.pdfbase import pdfdoc, pdfmetrics
-from reportlab.pdfbase.pdfdoc import PDFObject, PDFObjectReference
+from reportlab.pdfbase.pdfdoc import PDFObject
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
 from .elements import ELEMENT_TYPES
+from .images import PreparedImage, prepared_named
+from .images import register as register_image
 from .layout import Placement
 from .tree import DesignTree
 
@@ -55,16 +56,6 @@ _PROCSET_ARRAY = "[/PDF /Text /ImageB /ImageC /ImageI]"
 
 
 @dataclass(frozen=True)
-class _Image:
-    """An image XObject a form draws, as engine.images.place registers it in a document."""
-
-    name: str  # the name place() registered (canvas._formsinuse)
-    xobject: Any  # a copy of the prepared XObject
-    mask_name: str | None  # the soft mask's registered name (masks are shared by alpha data)
-    mask: Any
-
-
-@dataclass(frozen=True)
 class StaticForm:
     """One run of static drawing, compiled: its operators compressed once, and what it uses."""
 
@@ -72,7 +63,7 @@ class StaticForm:
     stream: bytes  # the operators, Flate-compressed
     bbox: tuple[float, float, float, float]
     fonts: tuple[tuple[str, str], ...]  # (registered font name, the form's own resource name)
-    images: tuple[_Image, ...]
+    images: tuple[PreparedImage, ...]
     # The form's own ExtGState resources (opacity), written once: " /ExtGState <<…>>" or "".
     ext_g_states: str
 
@@ -106,24 +97,8 @@ class StaticForm:
         return fonts
 
     def _images_in(self, canvas: Canvas) -> list[str]:
-        """The document's image XObjects the form draws, registered as engine.images.place does."""
-        doc = canvas._doc
-        names = []
-        for image in self.images:
-            registered = doc.getXObjectName(image.name)
-            if registered not in doc.idToObject:
-                xobject = copy.copy(image.xobject)
-                canvas._setXObjects(xobject)
-                doc.Reference(xobject, registered)
-                doc.addForm(image.name, xobject)
-                if image.mask_name is not None:
-                    if image.mask_name not in doc.idToObject:
-                        mask = copy.copy(image.mask)
-                        canvas._setXObjects(mask)
-                        doc.Reference(mask, image.mask_name)
-                    xobject.smask = PDFObjectReference(image.mask_name)
-            names.append(registered)
-        return names
+        """The document's image XObjects the form draws, registered as any image is."""
+        return [register_image(canvas, image) for image in self.images]
 
 
 class _FormObject(PDFObject):
@@ -199,15 +174,17 @@ def compile_run(
     fonts = _fonts(doc)
     if fonts is None:
         return None
-    images = _images(doc, scratch._formsinuse)
+    images = _images(scratch._formsinuse)
     if images is None:
         return None
-    expected = {doc.getXObjectName(i.name) for i in images} | {i.mask_name for i in images if i.mask_name}
+    expected = {doc.getXObjectName(i.digest) for i in images} | {
+        doc.getXObjectName(i.smask.name) for i in images if i.smask is not None
+    }
     if set(doc.idToObject) - objects_before - expected:
         return None  # the drawing made an object the form does not know how to carry
     operators = pdfdoc.pdfdocEnc("\n".join(scratch._code))
     # Named by what it draws: the same bytes for the same drawing, whatever the nodes' ids.
-    uses = repr((fonts, [(i.name, i.mask_name) for i in images])).encode()
+    uses = repr((fonts, [i.digest for i in images])).encode()
     digest = hashlib.blake2b(operators + uses, digest_size=12).hexdigest()
     return StaticForm(
         name=f"static{digest}",
@@ -243,27 +220,11 @@ def _fonts(doc: Any) -> tuple[tuple[str, str], ...] | None:
     return tuple(out)
 
 
-def _images(doc: Any, names: Sequence[str]) -> tuple[_Image, ...] | None:
-    images = []
-    for name in dict.fromkeys(names):
-        xobject = doc.idToObject.get(doc.getXObjectName(name))
-        if not isinstance(xobject, pdfdoc.PDFImageXObject):
-            return None
-        mask_ref = getattr(xobject, "smask", None)
-        mask_name = mask_ref.name if isinstance(mask_ref, PDFObjectReference) else None
-        if mask_ref is not None and mask_name is None:
-            return None
-        mask = doc.idToObject.get(mask_name) if mask_name else None
-        images.append(_Image(name, _unregistered(xobject), mask_name, mask and _unregistered(mask)))
-    return tuple(images)
-
-
-def _unregistered(obj: Any) -> Any:
-    """A copy of an object registered in the scratch document, free to register in another
-    (ReportLab marks a registered object with its name and refuses it elsewhere)."""
-    duplicate = copy.copy(obj)
-    vars(duplicate).pop(pdfdoc.__InternalName__, None)
-    return duplicate
+def _images(names: Sequence[str]) -> tuple[PreparedImage, ...] | None:
+    """The prepared images the scratch drawing placed; None when it placed another kind of
+    XObject (or an image the process no longer holds)."""
+    images = [prepared_named(name) for name in dict.fromkeys(names)]
+    return None if None in images else tuple(images)  # type: ignore[arg-type]
 
 
 # --- The cache ----------------------------------------------------------------------------

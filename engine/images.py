@@ -211,6 +211,19 @@ def place(canvas: Canvas, image: PreparedImage, x: float, y: float, w: float, h:
     compressed stream was built once: drawImage would hash and re-compress the pixels
     for every document, which dominates the cost of an image-heavy batch.
     """
+    reg_name = register(canvas, image)
+    canvas._currentPageHasImages = 1
+    canvas.saveState()
+    canvas.translate(x, y)
+    canvas.scale(w, h)
+    canvas._code.append(f"/{reg_name} Do")
+    canvas.restoreState()
+    canvas._formsinuse.append(image.digest)
+
+
+def register(canvas: Canvas, image: PreparedImage) -> str:
+    """The image's XObject (and soft mask) in the canvas's document, added once; its name there.
+    Compiled forms (engine.compiled) register the images they draw this way too."""
     doc = canvas._doc
     reg_name = doc.getXObjectName(image.digest)
     if reg_name not in doc.idToObject:
@@ -227,10 +240,10 @@ def place(canvas: Canvas, image: PreparedImage, x: float, y: float, w: float, h:
                 smask = copy.copy(image.smask)
                 canvas._setXObjects(smask)
                 xobject.smask = doc.Reference(smask, mask_name)
-    canvas._currentPageHasImages = 1
-    canvas.saveState()
-    canvas.translate(x, y)
-    canvas.scale(w, h)
-    canvas._code.append(f"/{reg_name} Do")
-    canvas.restoreState()
-    canvas._formsinuse.append(image.digest)
+    return reg_name
+
+
+def prepared_named(name: str) -> PreparedImage | None:
+    """The prepared image a document names `name` (its digest), if the process still holds it."""
+    with ImageLibrary._lock:
+        return next((image for image in ImageLibrary._shared.values() if image.digest == name), None)
