@@ -27,7 +27,6 @@ from __future__ import annotations
 import hashlib
 import io
 import threading
-import weakref
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -69,7 +68,10 @@ class StaticForm:
 
     @property
     def size(self) -> int:
-        return len(self.stream) + _ENTRY_OVERHEAD
+        """Bytes the form keeps alive: its operators, and the image streams it holds (they stay
+        with the form after the image library lets them go)."""
+        held = sum(_stream_size(image.xobject) + _stream_size(image.smask) for image in self.images)
+        return len(self.stream) + held + _ENTRY_OVERHEAD
 
     @property
     def bbox_text(self) -> str:
@@ -134,6 +136,14 @@ class _FormObject(PDFObject):
         return head.encode("latin-1") + b"\nstream\n" + stream + b"endstream\n"
 
 
+class NotNow(Exception):
+    """This run cannot be compiled at the moment, though it may be next time."""
+
+
+def _stream_size(xobject: Any) -> int:
+    return len(getattr(xobject, "streamContent", b"") or b"") if xobject is not None else 0
+
+
 # --- Which drawing is static ------------------------------------------------------------
 
 
@@ -175,16 +185,15 @@ def compile_run(
     if fonts is None:
         return None
     images = _images(scratch._formsinuse)
-    if images is None:
-        return None
     expected = {doc.getXObjectName(i.digest) for i in images} | {
         doc.getXObjectName(i.smask.name) for i in images if i.smask is not None
     }
     if set(doc.idToObject) - objects_before - expected:
         return None  # the drawing made an object the form does not know how to carry
+    ext_g_states = _ext_g_states(scratch)
     operators = pdfdoc.pdfdocEnc("\n".join(scratch._code))
     # Named by what it draws: the same bytes for the same drawing, whatever the nodes' ids.
-    uses = repr((fonts, [i.digest for i in images])).encode()
+    uses = repr((fonts, [i.digest for i in images], ext_g_states, page_size)).encode()
     digest = hashlib.blake2b(operators + uses, digest_size=12).hexdigest()
     return StaticForm(
         name=f"static{digest}",
@@ -192,7 +201,7 @@ def compile_run(
         bbox=(0.0, 0.0, page_size[0], page_size[1]),
         fonts=fonts,
         images=images,
-        ext_g_states=_ext_g_states(scratch),
+        ext_g_states=ext_g_states,
     )
 
 
@@ -220,11 +229,17 @@ def _fonts(doc: Any) -> tuple[tuple[str, str], ...] | None:
     return tuple(out)
 
 
-def _images(names: Sequence[str]) -> tuple[PreparedImage, ...] | None:
-    """The prepared images the scratch drawing placed; None when it placed another kind of
-    XObject (or an image the process no longer holds)."""
-    images = [prepared_named(name) for name in dict.fromkeys(names)]
-    return None if None in images else tuple(images)  # type: ignore[arg-type]
+def _images(names: Sequence[str]) -> tuple[PreparedImage, ...]:
+    """The prepared images the scratch drawing placed."""
+    images = []
+    for name in dict.fromkeys(names):
+        image = prepared_named(name)
+        if image is None:
+            # Another kind of XObject, or an image another render just let go of: not kept as
+            # "no form" for good, the next document tries again.
+            raise NotNow()
+        images.append(image)
+    return tuple(images)
 
 
 # --- The cache ----------------------------------------------------------------------------
@@ -248,7 +263,10 @@ class FormCache:
                 self.hits += 1
                 return self._entries[key]
             self.misses += 1
-        form = compile_()  # outside the lock: two threads may compile one run; both agree
+        try:
+            form = compile_()  # outside the lock: two threads may compile one run; both agree
+        except NotNow:
+            return None
         with self._lock:
             if key not in self._entries:
                 self._entries[key] = form
@@ -271,26 +289,8 @@ class FormCache:
 
 FORMS = FormCache()
 
-# By id(tree), with a weak reference: pydantic models are not hashable. An entry leaves when
-# its tree is freed, before the id can be reused.
-_VERSIONS: dict[int, tuple[weakref.ref, str]] = {}
-_VERSIONS_LOCK = threading.Lock()
-
 
 def design_version(tree: DesignTree) -> str:
-    """A hash of the design tree: the same for every copy of one version, new on any edit.
-    Worked out once per tree object (a batch renders every row from one)."""
-    key = id(tree)
-    with _VERSIONS_LOCK:
-        entry = _VERSIONS.get(key)
-    if entry is not None and entry[0]() is tree:
-        return entry[1]
-    version = hashlib.blake2b(tree.model_dump_json().encode(), digest_size=16).hexdigest()
-    with _VERSIONS_LOCK:
-        _VERSIONS[key] = (weakref.ref(tree, lambda _, key=key: _forget(key)), version)
-    return version
-
-
-def _forget(key: int) -> None:
-    with _VERSIONS_LOCK:
-        _VERSIONS.pop(key, None)
+    """A hash of the design tree: the same for every copy of one version, new on any edit, an
+    edit in place included (a tree is a mutable model). Worked out for every render: 0.1 ms."""
+    return hashlib.blake2b(tree.model_dump_json().encode(), digest_size=16).hexdigest()

@@ -153,6 +153,7 @@ class ImageLibrary:
     def __init__(self, resolver: Resolver | None = None):
         self._resolver = resolver
         self._bytes: dict[str, bytes] = {}
+        self._digests: dict[str, str] = {}
 
     def load_bytes(self, ref: str) -> bytes:
         if ref not in self._bytes:
@@ -172,9 +173,16 @@ class ImageLibrary:
                     raise RenderError(f"image '{ref}' could not be loaded: {exc}") from exc
         return self._bytes[ref]
 
+    def digest(self, ref: str) -> str:
+        """The SHA-256 of the ref's bytes, worked out once per library (a render)."""
+        digest = self._digests.get(ref)
+        if digest is None:
+            digest = self._digests[ref] = hashlib.sha256(self.load_bytes(ref)).hexdigest()
+        return digest
+
     def prepared(self, ref: str, crop: Crop | None = None) -> PreparedImage:
         data = self.load_bytes(ref)
-        digest = hashlib.sha256(data).hexdigest()
+        digest = self.digest(ref)
         key = (digest, crop)
         with self._lock:
             hit = self._shared.get(key)

@@ -160,11 +160,17 @@ def _draw_placement(ctx: DrawContext, placement: Placement) -> None:
 def _draw_compiled(ctx: DrawContext, tree: DesignTree, sheet: LaidOutPage, version: str, base_font: str) -> None:
     """Draw the sheet (standard profile) with each run of static drawing, in paint order,
     placed as one compiled form, and the rest drawn as usual."""
-    run: list[compiled.Item] = [(("background", sheet.source), lambda c: _draw_background(c, sheet))]
+    # Each item's key holds the digest of every image it draws: an image ref's bytes may change
+    # under the same design (an asset replaced, another resolver), its form with them.
+    images = ctx.images
+    background_ref = sheet.background.backgroundImage
+    background_key = ("background", sheet.source, images.digest(background_ref) if background_ref else None)
+    run: list[compiled.Item] = [(background_key, lambda c: _draw_background(c, sheet))]
     for placement in sheet.placements:
+        node = placement.node
         if compiled.is_static(placement, tree):
-            box = tuple(placement.box)
-            run.append(((placement.node.id, box), lambda c, p=placement: _draw_placement(c, p)))
+            drawn = tuple(images.digest(ref) for ref in ELEMENT_TYPES[node.type].image_refs(node))
+            run.append(((node.id, tuple(placement.box), drawn), lambda c, p=placement: _draw_placement(c, p)))
             continue
         _draw_run(ctx, run, sheet, version, base_font)
         run = []

@@ -182,18 +182,64 @@ def test_transparency_and_a_link_keep_their_place_and_look():
 
 
 def test_the_cache_keeps_to_its_size_dropping_the_least_recently_used():
-    cache = compiled.FormCache(capacity_bytes=4000)
+    cache = compiled.FormCache(capacity_bytes=20_000)
     tree = samples.certificate()
     original = compiled.FORMS
     compiled.FORMS = cache
     try:
         render_pdf(tree, samples.certificate_row(1), samples.resolver)
         first = cache.stats()
-        assert first["forms"] == 2 and first["bytes"] <= 4000
+        assert first["forms"] == 2 and first["bytes"] <= 20_000
         for k in range(3):  # other versions push the first out
             render_pdf(retitled(tree, f"Award {k}"), samples.certificate_row(1), samples.resolver)
-            assert cache.stats()["bytes"] <= 4000
+            assert cache.stats()["bytes"] <= 20_000
         render_pdf(tree, samples.certificate_row(2), samples.resolver)
         assert cache.stats()["misses"] == first["misses"] + 2 * 3 + 2  # the first version compiled again
     finally:
         compiled.FORMS = original
+
+
+def _logo(colour: tuple[int, int, int]) -> bytes:
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (40, 40), colour).save(out, format="PNG")
+    return out.getvalue()
+
+
+def test_an_image_whose_bytes_change_under_the_same_ref_is_drawn_anew():
+    """An asset replaced under its ref (or another resolver) must not find the old form."""
+    tree = _design_with(
+        {
+            "type": "image",
+            "name": "logo",
+            "position": {"x": 20, "y": 20, "w": 80, "h": 80},
+            "data": {"src": "assets:logo"},
+        },
+        NAME,
+    )
+    for colour in ((255, 0, 0), (0, 0, 255)):
+        data = _logo(colour)
+        pdf = render_pdf(tree, {"name": "Ada"}, lambda ref, data=data: data)
+        pixel = pages(pdf)[0][1][60, 60]
+        assert tuple(pixel) == colour
+
+
+def test_two_runs_alike_but_for_their_opacity_keep_their_own():
+    veil = {"position": {"x": 20, "y": 20, "w": 200, "h": 100}, "data": {"shapeType": "rectangle"}}
+    tree = _design_with(
+        {"type": "shape", "name": "light", **veil, "styles": {"fill": "#000000", "opacity": 0.2}},
+        NAME,
+        {"type": "shape", "name": "dark", **veil, "styles": {"fill": "#000000", "opacity": 0.7}},
+    )
+    plain, with_forms = plain_and_compiled(tree, {"name": "Ada"})
+    assert len(form_texts(with_forms)) == 2
+    assert_same_document(plain, with_forms)
+
+
+def test_a_tree_changed_in_place_draws_its_change():
+    tree = samples.certificate()
+    render_pdf(tree, samples.certificate_row(1), samples.resolver)
+    tree.node_by_name("title").styles.color = "#ff0000"
+    pdf = render_pdf(tree, samples.certificate_row(1), samples.resolver)
+    assert b"1 0 0 rg" in b"\n".join(form_texts(pdf))
