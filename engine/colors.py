@@ -38,6 +38,11 @@ HexColor = Annotated[str, AfterValidator(check_hex), Widget(COLOR)]
 Fill = Annotated[str, AfterValidator(check_fill)]
 
 
+def is_opaque(value: str) -> bool:
+    """A hex colour without an alpha part (#rgb or #rrggbb): painted with no transparency state."""
+    return len(value) in (4, 7)
+
+
 @lru_cache(maxsize=1024)
 def to_rl(value: str) -> RLColor:
     """A hex string as a ReportLab colour (alpha from the #rrggbbaa form)."""

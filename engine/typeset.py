@@ -15,7 +15,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 
 from . import fonts, shaping
-from .colors import to_rl
+from .colors import is_opaque, to_rl
 
 Align = Literal["left", "center", "right", "justify", "start", "end"]
 # extensions.md 6: auto takes each paragraph's direction from its first strong character.
@@ -282,7 +282,7 @@ def writes_directly(canvas: Canvas) -> bool:
 def is_plain(lines: list[Line] | tuple[Line, ...], style: TextStyle) -> bool:
     """Lines TextWriter draws exactly as the general path does: unshaped, none justified
     word by word, no letter spacing or decorations, an opaque colour (alpha is graphics state)."""
-    if style.letter_spacing or style.underline or style.strikethrough or len(style.color) not in (4, 7):
+    if style.letter_spacing or style.underline or style.strikethrough or not is_opaque(style.color):
         return False
     if style.align == "justify" and any(not line.ends_paragraph and " " in line.text for line in lines):
         return False
