@@ -333,27 +333,46 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: TablePart | None = None) -
     batched = BATCHED_CELLS and not tags.tagged and _draw_cells_batched(ctx, node, layout, rows, row_tops, box.x)
     # One Table structure element however many pages the table runs over.
     with tags.group("Table", key=node.id):
+        if not batched:
+            # Made once for the rows: the writer keeps what it looked up for each style.
+            lefts = column_lefts(layout.column_widths, box.x, styles.direction)
+            writer = typeset.TextWriter(canvas)
+            direct = BATCHED_CELLS and typeset.writes_directly(canvas)
         for position, r in enumerate([] if batched else rows):
             # A header repeated on a continuation page is a visual aid, not content again.
             repeat = repeated_header and position == 0
             with tags.artifact(canvas) if repeat else tags.group("TR"):
-                _draw_row(ctx, node, layout, r, box.x, row_tops[position], tagged=not repeat)
+                _draw_row(ctx, node, layout, r, lefts, row_tops[position], writer, direct, tagged=not repeat)
     if styles.borderColor and styles.borderWidth > 0:
         with tags.artifact(canvas):
             _draw_grid(ctx, box, layout, row_tops, bottom, styles)
     canvas.restoreState()
 
 
-def _draw_row(ctx: DrawContext, node: Any, layout: Grid, r: int, left: float, top: float, tagged: bool) -> None:
+def _draw_row(
+    ctx: DrawContext,
+    node: Any,
+    layout: Grid,
+    r: int,
+    lefts: tuple[float, ...],
+    top: float,
+    writer: typeset.TextWriter,
+    direct: bool,
+    tagged: bool,
+) -> None:
+    """A row's cells, each in its TD/TH element when tagged; `direct`: plain cells may be
+    written as literals (_direct_cell_code)."""
     canvas = ctx.canvas
-    writer = typeset.TextWriter(canvas)
     styles = node.styles
+    padding = styles.cellPadding
     height = layout.row_heights[r]
     header_row = node.data.headerRow and r == 0
-    lefts = column_lefts(layout.column_widths, left, styles.direction)
     begin_content = ctx.tags.begin_content
     literal_cells = LITERAL_TAGGED_CELLS or not tagged
     alpha_is_one = False  # set before the row's first direct cell; a canvas-drawn cell may change it
+    # The row's literals, added to the canvas as one (joined by the newline that separates
+    # literals) before anything is drawn through the canvas, and at the end.
+    pending: list[str] = []
     for c, cell in enumerate(layout.cells[r]):
         width, left = layout.column_widths[c], lefts[c]
         header_column = node.data.headerColumn and c == 0
@@ -363,35 +382,39 @@ def _draw_row(ctx: DrawContext, node: Any, layout: Grid, r: int, left: float, to
             role, attributes = "TD", {}
         if not literal_cells:
             with ctx.tags.content(canvas, role, **attributes):
-                if _draw_cell_directly(ctx, writer, cell, left, top, width, height, styles.cellPadding):
+                if _draw_cell_directly(ctx, writer, cell, left, top, width, height, padding):
                     continue
-                _draw_cell_on_canvas(ctx, cell, left, top, width, height, styles.cellPadding)
+                _draw_cell_on_canvas(ctx, cell, left, top, width, height, padding)
             continue
         # The cell's marked content (its TD/TH element and MCID) opened, its drawing and the EMC
-        # written as one literal: the lines the block and the canvas calls would write.
+        # written as literals: the lines the block and the canvas calls would write.
         opening = begin_content(role, attributes) if tagged else None
-        code = _direct_cell_code(ctx, writer, cell, left, top, width, height, styles.cellPadding)
+        code = _direct_cell_code(ctx, writer, cell, left, top, width, height, padding) if direct else None
         if code is None:
             if opening:
-                canvas.addLiteral(opening)
-            _draw_cell_on_canvas(ctx, cell, left, top, width, height, styles.cellPadding)
+                pending.append(opening)
+            if pending:
+                canvas.addLiteral("\n".join(pending))
+                pending = []
+            _draw_cell_on_canvas(ctx, cell, left, top, width, height, padding)
             if opening:
-                canvas.addLiteral("EMC")
+                pending.append("EMC")
             alpha_is_one = False
             continue
-        lines = [opening] if opening else []
+        if opening:
+            pending.append(opening)
         if not alpha_is_one and (cell.background or cell.text):
-            if lines:
-                canvas.addLiteral(opening)
-                lines = []
+            if pending:
+                canvas.addLiteral("\n".join(pending))
+                pending = []
             canvas.setFillAlpha(1)  # what setFillColor does for an opaque colour (nothing, unless it was not)
             alpha_is_one = True
         if code:
-            lines.append(code)
+            pending.append(code)
         if opening:
-            lines.append("EMC")
-        if lines:
-            canvas.addLiteral("\n".join(lines))
+            pending.append("EMC")
+    if pending:
+        canvas.addLiteral("\n".join(pending))
 
 
 def _draw_cell_on_canvas(
@@ -431,6 +454,8 @@ def _draw_cell_directly(
     padding: float,
 ) -> bool:
     """_direct_cell_code's cell written to the canvas; False when it is not such a cell."""
+    if not (BATCHED_CELLS and typeset.writes_directly(ctx.canvas)):
+        return False
     code = _direct_cell_code(ctx, writer, cell, left, top, width, height, padding)
     if code is None:
         return False
@@ -454,11 +479,11 @@ def _direct_cell_code(
     """A plain cell with opaque colours as one literal: its background's path and its text
     object (typeset.TextWriter), what the canvas calls of _draw_cell_on_canvas would write
     (but for the fill alpha, which the caller sets to 1 when the cell has a background or
-    text); None when it is not such a cell."""
-    opaque = len(cell.style.color) in (4, 7) and (not cell.background or len(cell.background) in (4, 7))
-    if not (BATCHED_CELLS and opaque and typeset.writes_directly(ctx.canvas)):
+    text); None when it is not such a cell. The caller has checked that the table's cells may
+    be written directly (BATCHED_CELLS, typeset.writes_directly)."""
+    if cell.background and len(cell.background) not in (4, 7):
         return None
-    if not typeset.is_plain(cell.lines, cell.style):
+    if not typeset.is_plain(cell.lines, cell.style):  # which also asks for an opaque text colour
         return None
     if not cell.background and not cell.text:
         return ""
