@@ -445,21 +445,25 @@ def _append_structure(pdf: bytes, doc: PDFDocument, structure: _Structure, eol_b
     ]
     entries = pdf[entries_at:trailer_at]
     if eol_before_endstream:
-        offsets = [int(pdf[entries_at + _XREF_ENTRY * n : entries_at + _XREF_ENTRY * n + 10]) for n in range(1, count)]
+        # Each object's end checked where the next one starts (no object copied): a stream's
+        # object gets its newline, and every later object moves on by one.
+        offsets = [int(entries[n : n + 10]) for n in range(_XREF_ENTRY, len(entries), _XREF_ENTRY)]
         bounds = [*offsets, xref_at]
         if bounds != sorted(bounds):
             raise ValueError("objects out of order: not a file as ReportLab writes it")
         body = b"".join(pieces)
-        pieces = [body[: bounds[0]]]
+        pieces = []
         moved = [entries[:_XREF_ENTRY]]  # object 0, the free list's head
         shift = 0
+        copied = 0  # body[:copied] is in pieces
         for start, end in zip(bounds, bounds[1:], strict=False):
             moved.append(b"%010d 00000 n \n" % (start + shift))
-            obj = body[start:end]
-            if obj.endswith(_ENDSTREAM):
-                obj = obj[: -len(_ENDSTREAM)] + b"\n" + _ENDSTREAM
+            stream_end = end - len(_ENDSTREAM)
+            if stream_end >= start and body.startswith(_ENDSTREAM, stream_end):
+                pieces += [body[copied:stream_end], b"\n"]
+                copied = stream_end
                 shift += 1
-            pieces.append(obj)
+        pieces.append(body[copied:xref_at])
         entries = b"".join(moved)
         at = xref_at + shift
     else:
