@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
@@ -60,6 +61,59 @@ def _icc_stream(doc: PDFDocument) -> bytes:
     if not _ICC_STREAM:
         _ICC_STREAM.append(pdfdoc.PDFStream(PDFDictionary({"N": 3}), _icc_bytes()).format(doc))
     return _ICC_STREAM[0]
+
+
+# Formatted objects, by what they are made from (_formatted_once); bounded: a design's
+# metadata is one entry.
+_FORMATTED: dict[Hashable, bytes] = {}
+_FORMATTED_MAX = 256
+
+
+def _formatted_once(doc: PDFDocument, key: Hashable, make: Callable[[], PDFObject]) -> _Written:
+    """An object that `make` gives for `key`, formatted by ReportLab the first time and then
+    written as those bytes. Only for objects that refer to no other object, in a document
+    that is not encrypted (an encrypted one takes the pikepdf pass)."""
+    formatted = _FORMATTED.get(key)
+    if formatted is None:
+        if len(_FORMATTED) >= _FORMATTED_MAX:
+            _FORMATTED.clear()
+        formatted = _FORMATTED[key] = pdfdoc.format(make(), doc, toplevel=1)
+    written = _Written()
+    written.pieces.append(formatted)
+    return written
+
+
+_HOLE = "docbench-hole"
+
+
+_OUTPUT_INTENT: list[tuple[bytes, bytes]] = []
+
+
+def _output_intent(doc: PDFDocument) -> list[bytes]:
+    """The sRGB output intent's dictionary, before and after its reference to the profile
+    (formatted once: the same in every document)."""
+    if not _OUTPUT_INTENT:
+        parts = pdfdoc.format(
+            PDFDictionary(
+                {
+                    "Type": PDFName("OutputIntent"),
+                    "S": PDFName("GTS_PDFA1"),
+                    "OutputConditionIdentifier": PDFString("sRGB"),
+                    "Info": PDFString("sRGB IEC61966-2.1"),
+                    "DestOutputProfile": _HOLE,
+                }
+            ),
+            doc,
+            toplevel=1,
+        ).split(_HOLE.encode())
+        _OUTPUT_INTENT.append((parts[0], parts[1]))
+    return list(_OUTPUT_INTENT[0])
+
+
+@lru_cache(maxsize=64)
+def _xmp_of(info: tuple[tuple[str, str], ...], title: str, language: str, profile: str) -> str:
+    """_xmp of the document info's fields, remembered: a design's documents share them."""
+    return _xmp(dict(info), title, language, profile)
 
 
 # False: every tagged render takes the pikepdf pass (`finish`), as before `save_tagged`
@@ -336,25 +390,26 @@ def _write_tagged(doc: PDFDocument, tree: DesignTree, tagger: Tagger, profile: s
     doc.info = info
     catalog = doc.Catalog
     catalog.StructTreeRoot = PDFObjectReference(structure.root_name)
-    catalog.MarkInfo = PDFDictionary({"Marked": "true"})
+    # The objects below are the same for every document of a design (and the first two for
+    # every document): formatted once, then written as those bytes (_Written).
+    catalog.MarkInfo = _formatted_once(doc, "MarkInfo", lambda: PDFDictionary({"Marked": "true"}))
     catalog.Lang = PDFString(language)
-    catalog.ViewerPreferences = PDFDictionary({"DisplayDocTitle": "true"})
-    xmp = _xmp(info.fields(doc), title, language, profile)
-    metadata = PDFDictionary({"Type": PDFName("Metadata"), "Subtype": PDFName("XML")})
+    catalog.ViewerPreferences = _formatted_once(
+        doc, "ViewerPreferences", lambda: PDFDictionary({"DisplayDocTitle": "true"})
+    )
+    xmp = _xmp_of(tuple(info.fields(doc).items()), title, language, profile)
     # Unfiltered (PDF/A: the metadata stays readable without decoding).
-    catalog.Metadata = pdfdoc.PDFStream(metadata, xmp.encode())
+    catalog.Metadata = _formatted_once(
+        doc,
+        ("Metadata", xmp, tuple(doc.defaultStreamFilters or ())),
+        lambda: pdfdoc.PDFStream(PDFDictionary({"Type": PDFName("Metadata"), "Subtype": PDFName("XML")}), xmp.encode()),
+    )
     if profile == "pdf-a":
         icc = _Written()
         icc.pieces.append(_icc_stream(doc))
-        intent = PDFDictionary(
-            {
-                "Type": PDFName("OutputIntent"),
-                "S": PDFName("GTS_PDFA1"),
-                "OutputConditionIdentifier": PDFString("sRGB"),
-                "Info": PDFString("sRGB IEC61966-2.1"),
-                "DestOutputProfile": doc.Reference(icc),
-            }
-        )
+        intent = _Written()
+        intent.pieces += _output_intent(doc)
+        intent.pieces.insert(1, doc.Reference(icc).name)
         _with_keys(catalog, "OutputIntents")
         catalog.OutputIntents = PDFArray([doc.Reference(intent)])
     doc._pdfVersion = max(doc._pdfVersion, (1, 7))
