@@ -16,6 +16,7 @@ encryption) takes the pikepdf pass, `finish`, which adds the same.
 from __future__ import annotations
 
 import io
+import itertools
 import re
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
@@ -345,7 +346,20 @@ def _write_tagged(doc: PDFDocument, tree: DesignTree, tagger: Tagger, profile: s
                 kids.append(_annotation_objr(doc, pages[child.page], page_refs[child.page], child.index, key))
                 annotation_owners.append(index)
             else:
-                refs.append(element(child, index))
+                grandchildren = child.children
+                if len(grandchildren) == 1 and not child.attributes and type(grandchildren[0]) is tuple:
+                    # A cell or paragraph, written here rather than by a call of its own.
+                    leaf = len(objects)
+                    page_index, mcid = grandchildren[0]
+                    owners[page_index][mcid] = leaf
+                    start = starts.get(child.role)
+                    if start is None:
+                        start = starts[child.role] = _OBJECT_START + _name(child.role).replace(b"%", b"%%") + b" /P "
+                    end = page_entries[page_index] + b" /K %d >>" % mcid + _OBJECT_END
+                    objects.append((start + _OWN_REF + end, [leaf, index]))
+                    refs.append(leaf)
+                else:
+                    refs.append(element(child, index))
                 kids.append(_OWN_REF)
         template = [_OBJECT_START, _name(node.role).replace(b"%", b"%%"), b" /P ", parent_ref, page_entry]
         if len(kids) == 1:
@@ -523,13 +537,11 @@ def _append_structure(pdf: bytes, doc: PDFDocument, structure: _Structure, eol_b
         at = xref_at + shift
     else:
         at = xref_at
-    appended = [entries]
-    for template, refs in structure.objects:
-        written_obj = template % tuple([ours + ref for ref in refs])
-        appended.append(b"%010d 00000 n \n" % at)
-        at += len(written_obj)
-        pieces.append(written_obj)
-    entries = b"".join(appended)
+    written = [template % tuple([ours + ref for ref in refs]) for template, refs in structure.objects]
+    starts = list(itertools.accumulate(map(len, written), initial=at))
+    at = starts.pop()
+    entries = b"".join([entries, *[b"%010d 00000 n \n" % start for start in starts]])
+    pieces += written
     total = count + len(structure.objects)
     trailer = pdf[trailer_at : tail + 10].replace(b"/Size %d\n" % count, b"/Size %d\n" % total, 1)
     pieces += [b"xref\n0 %d\n" % total, entries, trailer, b"%d\n%%%%EOF\n" % at]

@@ -242,12 +242,11 @@ class Tagger(Untagged):
         where a block object per cell showed in its profile)."""
         if self._in_pagination:
             return None
-        node = StructNode(role, attributes)
-        self._stack[-1].children.append(node)
         owners = self.pages[-1]
         mcid = len(owners)
+        node = StructNode(role, attributes, [(len(self.pages) - 1, mcid)])
+        self._stack[-1].children.append(node)
         owners.append(node)
-        node.children.append((len(self.pages) - 1, mcid))
         return f"/{role} <</MCID {mcid}>> BDC"
 
     def pagination(self, canvas: Canvas) -> AbstractContextManager[None]:
