@@ -338,11 +338,14 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: TablePart | None = None) -
             lefts = column_lefts(layout.column_widths, box.x, styles.direction)
             writer = typeset.TextWriter(canvas)
             direct = BATCHED_CELLS and typeset.writes_directly(canvas)
+            alpha_is_one = False  # set before the first direct cell; a canvas-drawn cell may change it
         for position, r in enumerate([] if batched else rows):
             # A header repeated on a continuation page is a visual aid, not content again.
             repeat = repeated_header and position == 0
             with tags.artifact(canvas) if repeat else tags.group("TR"):
-                _draw_row(ctx, node, layout, r, lefts, row_tops[position], writer, direct, tagged=not repeat)
+                alpha_is_one = _draw_row(
+                    ctx, node, layout, r, lefts, row_tops[position], writer, direct, alpha_is_one, tagged=not repeat
+                )
     if styles.borderColor and styles.borderWidth > 0:
         with tags.artifact(canvas):
             _draw_grid(ctx, box, layout, row_tops, bottom, styles)
@@ -358,10 +361,12 @@ def _draw_row(
     top: float,
     writer: typeset.TextWriter,
     direct: bool,
+    alpha_is_one: bool,
     tagged: bool,
-) -> None:
+) -> bool:
     """A row's cells, each in its TD/TH element when tagged; `direct`: plain cells may be
-    written as literals (_direct_cell_code)."""
+    written as literals (_direct_cell_code). `alpha_is_one`: the fill alpha is known to be 1
+    (set by an earlier row), and is returned as the row leaves it."""
     canvas = ctx.canvas
     styles = node.styles
     padding = styles.cellPadding
@@ -369,7 +374,6 @@ def _draw_row(
     header_row = node.data.headerRow and r == 0
     begin_content = ctx.tags.begin_content
     literal_cells = LITERAL_TAGGED_CELLS or not tagged
-    alpha_is_one = False  # set before the row's first direct cell; a canvas-drawn cell may change it
     # The row's literals, added to the canvas as one (joined by the newline that separates
     # literals) before anything is drawn through the canvas, and at the end.
     pending: list[str] = []
@@ -377,9 +381,9 @@ def _draw_row(
         width, left = layout.column_widths[c], lefts[c]
         header_column = node.data.headerColumn and c == 0
         if header_row or header_column:
-            role, attributes = "TH", {"Scope": "Column" if header_row else "Row"}
+            role, attributes = "TH", _COLUMN_HEADER if header_row else _ROW_HEADER
         else:
-            role, attributes = "TD", {}
+            role, attributes = "TD", _NO_ATTRIBUTES
         if not literal_cells:
             with ctx.tags.content(canvas, role, **attributes):
                 if _draw_cell_directly(ctx, writer, cell, left, top, width, height, padding):
@@ -415,6 +419,13 @@ def _draw_row(
             pending.append("EMC")
     if pending:
         canvas.addLiteral("\n".join(pending))
+    return alpha_is_one
+
+
+# A cell's structure attributes, shared by its table's cells (never changed once made).
+_COLUMN_HEADER = {"Scope": "Column"}
+_ROW_HEADER = {"Scope": "Row"}
+_NO_ATTRIBUTES: dict[str, str] = {}
 
 
 def _draw_cell_on_canvas(
