@@ -356,7 +356,7 @@ def _write_tagged(doc: PDFDocument, tree: DesignTree, tagger: Tagger, profile: s
                     if start is None:
                         start = starts[child.role] = _OBJECT_START + _name(child.role).replace(b"%", b"%%") + b" /P "
                     end = page_entries[page_index] + b" /K %d >>" % mcid + _OBJECT_END
-                    objects.append((start + _OWN_REF + end, [leaf, index]))
+                    objects.append((start + _OWN_REF + end, (leaf, index)))
                     refs.append(leaf)
                 else:
                     refs.append(element(child, index))
@@ -469,14 +469,14 @@ class _Structure:
     object it refers to (the indexes' order), `%%` for a % of its own."""
 
     root_name: str  # ReportLab's name of the StructTreeRoot, a placeholder until appended
-    objects: list[tuple[bytes, list[int]]] = field(default_factory=list)
+    objects: list[tuple[bytes, list[int] | tuple[int, ...]]] = field(default_factory=list)
     root: tuple[bytes, list[int]] = (b"", [])  # the root's dictionary: a template and its references
 
 
 _OWN_REF = b"%d 0 R"  # in a template: a reference to an appended object
 _OBJECT_START = b"%d 0 obj\n<< /Type /StructElem /S "
 _OBJECT_END = b"\nendobj\n"
-_NO_OBJECT: tuple[bytes, list[int]] = (b"", [])  # an element's place while its children are made
+_NO_OBJECT: tuple[bytes, tuple[int, ...]] = (b"", ())  # an element's place while its children are made
 
 
 # Blank, and long enough for any root: its content is written over it, padded with spaces.

@@ -35,11 +35,12 @@ class AnnotationRef:
     index: int
 
 
-@dataclass
+@dataclass(slots=True)
 class StructNode:
     """A structure element: a role (P, H1, Table, TD, Figure…) and its children.
 
-    Children are other nodes or marked-content references (page index, MCID).
+    Children are other nodes or marked-content references (page index, MCID). Slotted: a
+    table makes one per cell.
     """
 
     role: str
