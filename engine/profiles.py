@@ -16,9 +16,11 @@ encryption) takes the pikepdf pass, `finish`, which adds the same.
 from __future__ import annotations
 
 import io
+import itertools
 import re
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
@@ -60,6 +62,59 @@ def _icc_stream(doc: PDFDocument) -> bytes:
     if not _ICC_STREAM:
         _ICC_STREAM.append(pdfdoc.PDFStream(PDFDictionary({"N": 3}), _icc_bytes()).format(doc))
     return _ICC_STREAM[0]
+
+
+# Formatted objects, by what they are made from (_formatted_once); bounded: a design's
+# metadata is one entry.
+_FORMATTED: dict[Hashable, bytes] = {}
+_FORMATTED_MAX = 256
+
+
+def _formatted_once(doc: PDFDocument, key: Hashable, make: Callable[[], PDFObject]) -> _Written:
+    """An object that `make` gives for `key`, formatted by ReportLab the first time and then
+    written as those bytes. Only for objects that refer to no other object, in a document
+    that is not encrypted (an encrypted one takes the pikepdf pass)."""
+    formatted = _FORMATTED.get(key)
+    if formatted is None:
+        if len(_FORMATTED) >= _FORMATTED_MAX:
+            _FORMATTED.clear()
+        formatted = _FORMATTED[key] = pdfdoc.format(make(), doc, toplevel=1)
+    written = _Written()
+    written.pieces.append(formatted)
+    return written
+
+
+_HOLE = "docbench-hole"
+
+
+_OUTPUT_INTENT: list[tuple[bytes, bytes]] = []
+
+
+def _output_intent(doc: PDFDocument) -> list[bytes]:
+    """The sRGB output intent's dictionary, before and after its reference to the profile
+    (formatted once: the same in every document)."""
+    if not _OUTPUT_INTENT:
+        parts = pdfdoc.format(
+            PDFDictionary(
+                {
+                    "Type": PDFName("OutputIntent"),
+                    "S": PDFName("GTS_PDFA1"),
+                    "OutputConditionIdentifier": PDFString("sRGB"),
+                    "Info": PDFString("sRGB IEC61966-2.1"),
+                    "DestOutputProfile": _HOLE,
+                }
+            ),
+            doc,
+            toplevel=1,
+        ).split(_HOLE.encode())
+        _OUTPUT_INTENT.append((parts[0], parts[1]))
+    return list(_OUTPUT_INTENT[0])
+
+
+@lru_cache(maxsize=64)
+def _xmp_of(info: tuple[tuple[str, str], ...], title: str, language: str, profile: str) -> str:
+    """_xmp of the document info's fields, remembered: a design's documents share them."""
+    return _xmp(dict(info), title, language, profile)
 
 
 # False: every tagged render takes the pikepdf pass (`finish`), as before `save_tagged`
@@ -247,73 +302,101 @@ def _write_tagged(doc: PDFDocument, tree: DesignTree, tagger: Tagger, profile: s
     # The structure tree's root is ReportLab's object (the catalog refers to it), written as
     # a blank placeholder; its elements are appended after ReportLab's objects, numbered on
     # from them (_append_structure), which costs a fraction of ReportLab's work per object.
+    # ReportLab's objects referred to (the root, pages, annotations) have their numbers
+    # already: each element is written here but for the references to the appended ones.
     root = _Written()
     root.pieces.append(_ROOT_PLACEHOLDER)
-    structure = _Structure(doc.Reference(root).name)
+    root_ref = doc.Reference(root)
+    numbers = doc.idToObjectNumberAndVersion
+    structure = _Structure(root_ref.name)
     objects = structure.objects
-    page_names = [ref.name for ref in page_refs]
+    page_refs = [b"%d 0 R" % numbers[ref.name][0] for ref in page_refs]
+    page_entries = [b" /Pg " + ref for ref in page_refs]
     owners: list[list[int | None]] = [[None] * len(mcids) for mcids in tagger.pages]
     annotation_owners: list[int] = []  # by StructParent key, after the pages' keys
+    # An element whose one child is marked content and which has no attributes (a cell, a
+    # paragraph): its template's start by role, and its end by page and MCID.
+    starts: dict[str, bytes] = {}
 
-    def element(node: StructNode, parent: int | str) -> int:
-        pieces: list[bytes | str | int] = []
-        number = len(objects)
-        objects.append(pieces)
-        kids: list[tuple[bytes | str | int, ...]] = []  # each kid's pieces
-        page_name = None
-        for child in node.children:
+    def element(node: StructNode, parent: int | None) -> int:
+        """The element's object (index in objects); parent None: the structure tree's root."""
+        index = len(objects)
+        objects.append(_NO_OBJECT)
+        parent_ref = _OWN_REF if parent is not None else b"%d 0 R" % numbers[structure.root_name][0]
+        refs = [index] if parent is None else [index, parent]
+        children = node.children
+        if len(children) == 1 and not node.attributes and type(children[0]) is tuple:
+            page_index, mcid = children[0]
+            owners[page_index][mcid] = index
+            start = starts.get(node.role)
+            if start is None:
+                start = starts[node.role] = _OBJECT_START + _name(node.role).replace(b"%", b"%%") + b" /P "
+            objects[index] = (start + parent_ref + page_entries[page_index] + b" /K %d >>" % mcid + _OBJECT_END, refs)
+            return index
+        kids: list[bytes] = []
+        page_entry = b""
+        for child in children:
             if type(child) is tuple:
                 page_index, mcid = child
-                page_name = page_names[page_index]
-                owners[page_index][mcid] = number
-                kids.append((b"%d" % mcid,))
+                page_entry = page_entries[page_index]
+                owners[page_index][mcid] = index
+                kids.append(b"%d" % mcid)
             elif type(child) is AnnotationRef:
                 key = len(pages) + len(annotation_owners)
-                kids.append(_annotation_objr(doc, pages[child.page], page_names[child.page], child.index, key))
-                annotation_owners.append(number)
+                kids.append(_annotation_objr(doc, pages[child.page], page_refs[child.page], child.index, key))
+                annotation_owners.append(index)
             else:
-                kids.append((element(child, number),))
-        pieces += [b"<< /Type /StructElem /S " + _name(node.role) + b" /P ", parent]
-        if page_name is not None:
-            pieces += [b" /Pg ", page_name]
+                grandchildren = child.children
+                if len(grandchildren) == 1 and not child.attributes and type(grandchildren[0]) is tuple:
+                    # A cell or paragraph, written here rather than by a call of its own.
+                    leaf = len(objects)
+                    page_index, mcid = grandchildren[0]
+                    owners[page_index][mcid] = leaf
+                    start = starts.get(child.role)
+                    if start is None:
+                        start = starts[child.role] = _OBJECT_START + _name(child.role).replace(b"%", b"%%") + b" /P "
+                    end = page_entries[page_index] + b" /K %d >>" % mcid + _OBJECT_END
+                    objects.append((start + _OWN_REF + end, (leaf, index)))
+                    refs.append(leaf)
+                else:
+                    refs.append(element(child, index))
+                kids.append(_OWN_REF)
+        template = [_OBJECT_START, _name(node.role).replace(b"%", b"%%"), b" /P ", parent_ref, page_entry]
         if len(kids) == 1:
-            pieces += [b" /K ", *kids[0]]
+            template += [b" /K ", kids[0]]
         elif kids:
-            pieces.append(b" /K [")
-            for kid in kids:
-                pieces += [b" ", *kid]
-            pieces.append(b" ]")
+            template += [b" /K [ ", b" ".join(kids), b" ]"]
         for key, value in node.attributes.items():
             if value is None:
                 continue
             if key in _ATTRIBUTE_OWNERS:
-                pieces.append(
+                template.append(
                     b" /A << /O " + _name(_ATTRIBUTE_OWNERS[key]) + b" " + _name(key) + b" " + _name(value) + b" >>"
                 )
             else:
-                pieces.append(b" " + _name(key) + b" " + PDFString(value).format(doc))
-        pieces.append(b" >>")
-        return number
+                template.append(b" " + _name(key) + b" " + PDFString(value).format(doc))
+            template[-1] = template[-1].replace(b"%", b"%%")
+        template.append(b" >>" + _OBJECT_END)
+        objects[index] = (b"".join(template), refs)
+        return index
 
-    document_element = element(tagger.root, structure.root_name)
-    nums: list[bytes | str | int] = [b"<< /Nums ["]
+    document_element = element(tagger.root, None)
+    nums: list[bytes] = [b"%d 0 obj\n<< /Nums ["]
+    nums_refs = [len(objects)]
     for index in range(len(pages)):
-        nums.append(b" %d [" % index)
-        for owner in owners[index]:
-            if owner is not None:
-                nums += [b" ", owner]
-        nums.append(b" ]")
+        page_owners = [owner for owner in owners[index] if owner is not None]
+        nums.append(b" %d [" % index + b" %d 0 R" * len(page_owners) + b" ]")
+        nums_refs += page_owners
     for offset, owner in enumerate(annotation_owners):
-        nums += [b" %d " % (len(pages) + offset), owner]
-    nums.append(b" ] >>")
-    objects.append(nums)
-    structure.root = [
-        b"<< /Type /StructTreeRoot /K ",
-        document_element,
-        b" /ParentTree ",
-        len(objects) - 1,
-        b" /ParentTreeNextKey %d >>" % (len(pages) + len(annotation_owners)),
-    ]
+        nums.append(b" %d %%d 0 R" % (len(pages) + offset))
+        nums_refs.append(owner)
+    nums.append(b" ] >>" + _OBJECT_END)
+    objects.append((b"".join(nums), nums_refs))
+    structure.root = (
+        b"<< /Type /StructTreeRoot /K %%d 0 R /ParentTree %%d 0 R /ParentTreeNextKey %d >>"
+        % (len(pages) + len(annotation_owners)),
+        [document_element, len(objects) - 1],
+    )
 
     info = _UntrappedInfo()
     info.__dict__.update(doc.info.__dict__)
@@ -321,40 +404,40 @@ def _write_tagged(doc: PDFDocument, tree: DesignTree, tagger: Tagger, profile: s
     doc.info = info
     catalog = doc.Catalog
     catalog.StructTreeRoot = PDFObjectReference(structure.root_name)
-    catalog.MarkInfo = PDFDictionary({"Marked": "true"})
+    # The objects below are the same for every document of a design (and the first two for
+    # every document): formatted once, then written as those bytes (_Written).
+    catalog.MarkInfo = _formatted_once(doc, "MarkInfo", lambda: PDFDictionary({"Marked": "true"}))
     catalog.Lang = PDFString(language)
-    catalog.ViewerPreferences = PDFDictionary({"DisplayDocTitle": "true"})
-    xmp = _xmp(info.fields(doc), title, language, profile)
-    metadata = PDFDictionary({"Type": PDFName("Metadata"), "Subtype": PDFName("XML")})
+    catalog.ViewerPreferences = _formatted_once(
+        doc, "ViewerPreferences", lambda: PDFDictionary({"DisplayDocTitle": "true"})
+    )
+    xmp = _xmp_of(tuple(info.fields(doc).items()), title, language, profile)
     # Unfiltered (PDF/A: the metadata stays readable without decoding).
-    catalog.Metadata = pdfdoc.PDFStream(metadata, xmp.encode())
+    catalog.Metadata = _formatted_once(
+        doc,
+        ("Metadata", xmp, tuple(doc.defaultStreamFilters or ())),
+        lambda: pdfdoc.PDFStream(PDFDictionary({"Type": PDFName("Metadata"), "Subtype": PDFName("XML")}), xmp.encode()),
+    )
     if profile == "pdf-a":
         icc = _Written()
         icc.pieces.append(_icc_stream(doc))
-        intent = PDFDictionary(
-            {
-                "Type": PDFName("OutputIntent"),
-                "S": PDFName("GTS_PDFA1"),
-                "OutputConditionIdentifier": PDFString("sRGB"),
-                "Info": PDFString("sRGB IEC61966-2.1"),
-                "DestOutputProfile": doc.Reference(icc),
-            }
-        )
+        intent = _Written()
+        intent.pieces += _output_intent(doc)
+        intent.pieces.insert(1, doc.Reference(icc).name)
         _with_keys(catalog, "OutputIntents")
         catalog.OutputIntents = PDFArray([doc.Reference(intent)])
     doc._pdfVersion = max(doc._pdfVersion, (1, 7))
     return structure
 
 
-def _annotation_objr(
-    doc: PDFDocument, page: pdfdoc.PDFPage, page_name: str, index: int, key: int
-) -> tuple[bytes | str, ...]:
-    """The OBJR (as _Written pieces) of a page's index-th annotation, which points back
-    through /StructParent; a page with annotations tabs through them in structure order (PDF/UA)."""
+def _annotation_objr(doc: PDFDocument, page: pdfdoc.PDFPage, page_ref: bytes, index: int, key: int) -> bytes:
+    """The OBJR of a page's index-th annotation, which points back through /StructParent; a
+    page with annotations tabs through them in structure order (PDF/UA)."""
     annotation_name = page.Annots[index].name
     doc.idToObject[annotation_name]["StructParent"] = key
     page.Tabs = PDFName("S")
-    return (b"<< /Type /OBJR /Obj ", annotation_name, b" /Pg ", page_name, b" >>")
+    annotation_ref = b"%d 0 R" % doc.idToObjectNumberAndVersion[annotation_name][0]
+    return b"<< /Type /OBJR /Obj " + annotation_ref + b" /Pg " + page_ref + b" >>"
 
 
 class _Written(PDFObject):
@@ -381,12 +464,19 @@ def _name(value: str) -> bytes:
 @dataclass
 class _Structure:
     """The structure elements and the ParentTree, to be appended to ReportLab's file. Each
-    object is pieces: bytes, an int (one of these objects, by index) or a str (the name of
-    one of ReportLab's objects) for a reference."""
+    object is a template and the indexes of the objects it refers to: the template is the
+    whole indirect object (`%d 0 obj` … `endobj`), `%d` for its own number and each appended
+    object it refers to (the indexes' order), `%%` for a % of its own."""
 
     root_name: str  # ReportLab's name of the StructTreeRoot, a placeholder until appended
-    objects: list[list[bytes | str | int]] = field(default_factory=list)
-    root: list[bytes | str | int] = field(default_factory=list)
+    objects: list[tuple[bytes, list[int] | tuple[int, ...]]] = field(default_factory=list)
+    root: tuple[bytes, list[int]] = (b"", [])  # the root's dictionary: a template and its references
+
+
+_OWN_REF = b"%d 0 R"  # in a template: a reference to an appended object
+_OBJECT_START = b"%d 0 obj\n<< /Type /StructElem /S "
+_OBJECT_END = b"\nendobj\n"
+_NO_OBJECT: tuple[bytes, tuple[int, ...]] = (b"", ())  # an element's place while its children are made
 
 
 # Blank, and long enough for any root: its content is written over it, padded with spaces.
@@ -410,25 +500,8 @@ def _append_structure(pdf: bytes, doc: PDFDocument, structure: _Structure, eol_b
     ours = count  # the first number after ReportLab's objects
     numbers = doc.idToObjectNumberAndVersion
 
-    # Each reference formatted once: a page is referred to by every element on it.
-    own = [b"%d 0 R" % number for number in range(ours, ours + len(structure.objects))]
-    theirs: dict[str, bytes] = {}
-
-    def reference(name: str) -> bytes:
-        found = theirs.get(name)
-        if found is None:
-            found = theirs[name] = b"%d 0 R" % numbers[name][0]
-        return found
-
-    def written(pieces: list[bytes | str | int]) -> bytes:
-        return b"".join(
-            [
-                piece if type(piece) is bytes else own[piece] if type(piece) is int else reference(piece)
-                for piece in pieces
-            ]
-        )
-
-    root = written(structure.root)
+    template, refs = structure.root
+    root = template % tuple([ours + ref for ref in refs])
     if len(root) > len(_ROOT_PLACEHOLDER):
         raise ValueError("the structure tree's root outgrew its placeholder")
     root_number = numbers[structure.root_name][0]
@@ -441,32 +514,34 @@ def _append_structure(pdf: bytes, doc: PDFDocument, structure: _Structure, eol_b
     ]
     entries = pdf[entries_at:trailer_at]
     if eol_before_endstream:
-        offsets = [int(pdf[entries_at + _XREF_ENTRY * n : entries_at + _XREF_ENTRY * n + 10]) for n in range(1, count)]
+        # Each object's end checked where the next one starts (no object copied): a stream's
+        # object gets its newline, and every later object moves on by one.
+        offsets = [int(entries[n : n + 10]) for n in range(_XREF_ENTRY, len(entries), _XREF_ENTRY)]
         bounds = [*offsets, xref_at]
         if bounds != sorted(bounds):
             raise ValueError("objects out of order: not a file as ReportLab writes it")
         body = b"".join(pieces)
-        pieces = [body[: bounds[0]]]
+        pieces = []
         moved = [entries[:_XREF_ENTRY]]  # object 0, the free list's head
         shift = 0
+        copied = 0  # body[:copied] is in pieces
         for start, end in zip(bounds, bounds[1:], strict=False):
             moved.append(b"%010d 00000 n \n" % (start + shift))
-            obj = body[start:end]
-            if obj.endswith(_ENDSTREAM):
-                obj = obj[: -len(_ENDSTREAM)] + b"\n" + _ENDSTREAM
+            stream_end = end - len(_ENDSTREAM)
+            if stream_end >= start and body.startswith(_ENDSTREAM, stream_end):
+                pieces += [body[copied:stream_end], b"\n"]
+                copied = stream_end
                 shift += 1
-            pieces.append(obj)
+        pieces.append(body[copied:xref_at])
         entries = b"".join(moved)
         at = xref_at + shift
     else:
         at = xref_at
-    appended = [entries]
-    for number, obj in enumerate(structure.objects, start=ours):
-        written_obj = b"%d 0 obj\n%b\nendobj\n" % (number, written(obj))
-        appended.append(b"%010d 00000 n \n" % at)
-        at += len(written_obj)
-        pieces.append(written_obj)
-    entries = b"".join(appended)
+    written = [template % tuple([ours + ref for ref in refs]) for template, refs in structure.objects]
+    starts = list(itertools.accumulate(map(len, written), initial=at))
+    at = starts.pop()
+    entries = b"".join([entries, *[b"%010d 00000 n \n" % start for start in starts]])
+    pieces += written
     total = count + len(structure.objects)
     trailer = pdf[trailer_at : tail + 10].replace(b"/Size %d\n" % count, b"/Size %d\n" % total, 1)
     pieces += [b"xref\n0 %d\n" % total, entries, trailer, b"%d\n%%%%EOF\n" % at]

@@ -35,11 +35,12 @@ class AnnotationRef:
     index: int
 
 
-@dataclass
+@dataclass(slots=True)
 class StructNode:
     """A structure element: a role (P, H1, Table, TD, Figure…) and its children.
 
-    Children are other nodes or marked-content references (page index, MCID).
+    Children are other nodes or marked-content references (page index, MCID). Slotted: a
+    table makes one per cell.
     """
 
     role: str
@@ -75,6 +76,9 @@ class Untagged:
 
     def annotated(self) -> None:
         pass
+
+    def begin_content(self, role: str, attributes: dict[str, Any]) -> str | None:
+        return None
 
 
 # The blocks below are classes rather than @contextmanager generators: a table opens a few
@@ -229,6 +233,22 @@ class Tagger(Untagged):
     def figure(self, canvas: Canvas, alt: str | None) -> AbstractContextManager[None]:
         """A picture: a Figure with its alternative text, or decoration when it has none."""
         return self.content(canvas, "Figure", Alt=alt) if alt else self.artifact(canvas)
+
+    def begin_content(self, role: str, attributes: dict[str, Any]) -> str | None:
+        """What `content` does on entering, for a caller that writes the marked content itself:
+        a new element (`role`, `attributes` kept as given) in the innermost group, and the
+        literal that opens its content (`/TD <</MCID 7>> BDC`), which the caller closes with EMC
+        — or None inside a pagination artifact, where nothing is marked. A table writes each of
+        its cells as one literal, opening, drawing and EMC together (hundreds per document,
+        where a block object per cell showed in its profile)."""
+        if self._in_pagination:
+            return None
+        owners = self.pages[-1]
+        mcid = len(owners)
+        node = StructNode(role, attributes, [(len(self.pages) - 1, mcid)])
+        self._stack[-1].children.append(node)
+        owners.append(node)
+        return f"/{role} <</MCID {mcid}>> BDC"
 
     def pagination(self, canvas: Canvas) -> AbstractContextManager[None]:
         """A repeated element drawn again on a later sheet (extensions.md 4): one pagination

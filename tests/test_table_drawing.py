@@ -249,3 +249,25 @@ def test_the_tagged_invoice_passes_the_outside_validators(tmp_path):
     pdf_a.write_bytes(render_pdf(samples.invoice(), samples.invoice_row(4), samples.resolver, "pdf-a"))
     assert_passes_outloud(accessible)
     assert_valid_pdf_a(pdf_a)
+
+
+@pytest.mark.parametrize(
+    ("tree", "values"),
+    [
+        (samples.invoice(), samples.invoice_row(8, lines=70)),  # over three pages, the header repeated
+        (mixed_table(), None),  # a shaped cell among plain ones
+        (mixed_table(cellPadding=0), None),
+    ],
+    ids=["three-pages", "shaped-cell", "no-padding"],
+)
+def test_tagged_cells_written_as_literals_give_the_bytes_of_content_blocks(tree, values):
+    """Tagger.begin_content and one literal per cell write what a Tagger.content block
+    around each cell wrote: the same MCIDs, elements and bytes."""
+    literal = render_pdf(tree, values, samples.resolver, "pdf-a")
+    table.LITERAL_TAGGED_CELLS = False
+    try:
+        blocks = render_pdf(tree, values, samples.resolver, "pdf-a")
+    finally:
+        table.LITERAL_TAGGED_CELLS = True
+    assert literal == blocks
+    assert len(re.findall(r"/T[DH] <</MCID \d+>> BDC", page_content(literal))) > 4

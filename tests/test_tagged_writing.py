@@ -195,3 +195,24 @@ def test_directly_written_documents_pass_the_validators(document, tmp_path: Path
 def test_direct_writing_is_deterministic():
     tree = linked_design()
     assert render_pdf(tree, profile="pdf-a") == render_pdf(tree, profile="pdf-a")
+
+
+def test_documents_of_other_designs_get_their_own_metadata_after_one_is_remembered():
+    """The catalog's metadata and output intent are formatted once and remembered: a second
+    design's document still says its own title and language, as the pikepdf pass does."""
+    first = linked_design()
+    second = build(
+        [
+            action("set_metadata", title="Another (title) ü", language="de"),
+            add("text", "t", {"x": 40, "y": 30}, {"content": "Hallo"}),
+        ]
+    )
+    for tree in (first, second, first):
+        direct = render_pdf(tree, profile="pdf-a")
+        with through_pikepdf():
+            passed = render_pdf(tree, profile="pdf-a")
+        assert tagged_summary(direct) == tagged_summary(passed)
+        assert problems(direct) == []
+    with pikepdf.open(io.BytesIO(render_pdf(second, profile="pdf-a"))) as document:
+        assert "Another (title) ü" in document.Root.Metadata.read_bytes().decode()
+        assert str(document.Root.Lang) == "de"

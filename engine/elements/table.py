@@ -8,7 +8,6 @@ value, and `paginate` splits it across pages at row boundaries, repeating the he
 from __future__ import annotations
 
 import itertools
-from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Annotated, Any, Literal, NamedTuple
@@ -334,55 +333,125 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: TablePart | None = None) -
     batched = BATCHED_CELLS and not tags.tagged and _draw_cells_batched(ctx, node, layout, rows, row_tops, box.x)
     # One Table structure element however many pages the table runs over.
     with tags.group("Table", key=node.id):
+        if not batched:
+            # Made once for the rows: the writer keeps what it looked up for each style.
+            lefts = column_lefts(layout.column_widths, box.x, styles.direction)
+            writer = typeset.TextWriter(canvas)
+            direct = BATCHED_CELLS and typeset.writes_directly(canvas)
+            alpha_is_one = False  # set before the first direct cell; a canvas-drawn cell may change it
         for position, r in enumerate([] if batched else rows):
             # A header repeated on a continuation page is a visual aid, not content again.
             repeat = repeated_header and position == 0
             with tags.artifact(canvas) if repeat else tags.group("TR"):
-                _draw_row(ctx, node, layout, r, box.x, row_tops[position], tagged=not repeat)
+                alpha_is_one = _draw_row(
+                    ctx, node, layout, r, lefts, row_tops[position], writer, direct, alpha_is_one, tagged=not repeat
+                )
     if styles.borderColor and styles.borderWidth > 0:
         with tags.artifact(canvas):
             _draw_grid(ctx, box, layout, row_tops, bottom, styles)
     canvas.restoreState()
 
 
-def _draw_row(ctx: DrawContext, node: Any, layout: Grid, r: int, left: float, top: float, tagged: bool) -> None:
+def _draw_row(
+    ctx: DrawContext,
+    node: Any,
+    layout: Grid,
+    r: int,
+    lefts: tuple[float, ...],
+    top: float,
+    writer: typeset.TextWriter,
+    direct: bool,
+    alpha_is_one: bool,
+    tagged: bool,
+) -> bool:
+    """A row's cells, each in its TD/TH element when tagged; `direct`: plain cells may be
+    written as literals (_direct_cell_code). `alpha_is_one`: the fill alpha is known to be 1
+    (set by an earlier row), and is returned as the row leaves it."""
     canvas = ctx.canvas
-    writer = typeset.TextWriter(canvas)
     styles = node.styles
+    padding = styles.cellPadding
     height = layout.row_heights[r]
     header_row = node.data.headerRow and r == 0
-    lefts = column_lefts(layout.column_widths, left, styles.direction)
+    begin_content = ctx.tags.begin_content
+    literal_cells = LITERAL_TAGGED_CELLS or not tagged
+    # The row's literals, added to the canvas as one (joined by the newline that separates
+    # literals) before anything is drawn through the canvas, and at the end.
+    pending: list[str] = []
     for c, cell in enumerate(layout.cells[r]):
         width, left = layout.column_widths[c], lefts[c]
         header_column = node.data.headerColumn and c == 0
         if header_row or header_column:
-            role, attributes = "TH", {"Scope": "Column" if header_row else "Row"}
+            role, attributes = "TH", _COLUMN_HEADER if header_row else _ROW_HEADER
         else:
-            role, attributes = "TD", {}
-        with ctx.tags.content(canvas, role, **attributes) if tagged else nullcontext():
-            if _draw_cell_directly(ctx, writer, cell, left, top, width, height, styles.cellPadding):
-                continue
-            if cell.background:
-                canvas.setFillColor(to_rl(cell.background))
-                canvas.rect(left, ctx.pdf_y(top, height), width, height, stroke=0, fill=1)
-            if cell.text:
-                # Drawn in the style the cell was measured with: the design's language would choose
-                # other faces (Han) than the layout measured, so it only names the tagged /Lang.
-                typeset.draw_lines(
-                    canvas,
-                    cell.lines,
-                    cell.style,
-                    left + styles.cellPadding,
-                    top + styles.cellPadding,
-                    width - 2 * styles.cellPadding,
-                    ctx.page_height,
-                )
+            role, attributes = "TD", _NO_ATTRIBUTES
+        if not literal_cells:
+            with ctx.tags.content(canvas, role, **attributes):
+                if _draw_cell_directly(ctx, writer, cell, left, top, width, height, padding):
+                    continue
+                _draw_cell_on_canvas(ctx, cell, left, top, width, height, padding)
+            continue
+        # The cell's marked content (its TD/TH element and MCID) opened, its drawing and the EMC
+        # written as literals: the lines the block and the canvas calls would write.
+        opening = begin_content(role, attributes) if tagged else None
+        code = _direct_cell_code(ctx, writer, cell, left, top, width, height, padding) if direct else None
+        if code is None:
+            if opening:
+                pending.append(opening)
+            if pending:
+                canvas.addLiteral("\n".join(pending))
+                pending = []
+            _draw_cell_on_canvas(ctx, cell, left, top, width, height, padding)
+            if opening:
+                pending.append("EMC")
+            alpha_is_one = False
+            continue
+        if opening:
+            pending.append(opening)
+        if not alpha_is_one and (cell.background or cell.text):
+            if pending:
+                canvas.addLiteral("\n".join(pending))
+                pending = []
+            canvas.setFillAlpha(1)  # what setFillColor does for an opaque colour (nothing, unless it was not)
+            alpha_is_one = True
+        if code:
+            pending.append(code)
+        if opening:
+            pending.append("EMC")
+    if pending:
+        canvas.addLiteral("\n".join(pending))
+    return alpha_is_one
+
+
+# A cell's structure attributes, shared by its table's cells (never changed once made).
+_COLUMN_HEADER = {"Scope": "Column"}
+_ROW_HEADER = {"Scope": "Row"}
+_NO_ATTRIBUTES: dict[str, str] = {}
+
+
+def _draw_cell_on_canvas(
+    ctx: DrawContext, cell: CellLayout, left: float, top: float, width: float, height: float, padding: float
+) -> None:
+    """A cell through the canvas and typeset.draw_lines (shaped text, translucent colours)."""
+    canvas = ctx.canvas
+    if cell.background:
+        canvas.setFillColor(to_rl(cell.background))
+        canvas.rect(left, ctx.pdf_y(top, height), width, height, stroke=0, fill=1)
+    if cell.text:
+        # Drawn in the style the cell was measured with: the design's language would choose
+        # other faces (Han) than the layout measured, so it only names the tagged /Lang.
+        typeset.draw_lines(
+            canvas, cell.lines, cell.style, left + padding, top + padding, width - 2 * padding, ctx.page_height
+        )
 
 
 # On: an untagged table's cells drawn as one background path per colour and one text object,
 # a tagged table's plain cells each as one literal. Off: every cell through the canvas and
 # typeset.draw_lines, as before (a switch for A/B measurement and for tests).
 BATCHED_CELLS = True
+# On: a tagged table's cell written as one literal with its marked content's BDC and EMC
+# (Tagger.begin_content); off: each cell in a Tagger.content block (a switch for A/B
+# measurement; the bytes are the same).
+LITERAL_TAGGED_CELLS = True
 
 
 def _draw_cell_directly(
@@ -395,18 +464,40 @@ def _draw_cell_directly(
     height: float,
     padding: float,
 ) -> bool:
+    """_direct_cell_code's cell written to the canvas; False when it is not such a cell."""
+    if not (BATCHED_CELLS and typeset.writes_directly(ctx.canvas)):
+        return False
+    code = _direct_cell_code(ctx, writer, cell, left, top, width, height, padding)
+    if code is None:
+        return False
+    if cell.background or cell.text:
+        ctx.canvas.setFillAlpha(1)  # what setFillColor does for an opaque colour (nothing, unless it was not)
+    if code:
+        ctx.canvas.addLiteral(code)
+    return True
+
+
+def _direct_cell_code(
+    ctx: DrawContext,
+    writer: typeset.TextWriter,
+    cell: CellLayout,
+    left: float,
+    top: float,
+    width: float,
+    height: float,
+    padding: float,
+) -> str | None:
     """A plain cell with opaque colours as one literal: its background's path and its text
-    object (typeset.TextWriter), what the canvas calls below would write; False when it is
-    not such a cell and nothing was drawn."""
-    opaque = len(cell.style.color) in (4, 7) and (not cell.background or len(cell.background) in (4, 7))
-    if not (BATCHED_CELLS and opaque and typeset.writes_directly(ctx.canvas)):
-        return False
-    if not typeset.is_plain(cell.lines, cell.style):
-        return False
+    object (typeset.TextWriter), what the canvas calls of _draw_cell_on_canvas would write
+    (but for the fill alpha, which the caller sets to 1 when the cell has a background or
+    text); None when it is not such a cell. The caller has checked that the table's cells may
+    be written directly (BATCHED_CELLS, typeset.writes_directly)."""
+    if cell.background and len(cell.background) not in (4, 7):
+        return None
+    if not typeset.is_plain(cell.lines, cell.style):  # which also asks for an opaque text colour
+        return None
     if not cell.background and not cell.text:
-        return True
-    canvas = ctx.canvas
-    canvas.setFillAlpha(1)  # what setFillColor does for an opaque colour (nothing, unless it was not)
+        return ""
     number = typeset.pdf_number
     code = ""
     if cell.background:
@@ -419,9 +510,7 @@ def _draw_cell_directly(
     text = writer.take_code()  # taken even when empty: the next cell starts a clean text object
     if has_text:
         code = f"{code} {text}" if code else text
-    if code:
-        canvas.addLiteral(code)
-    return True
+    return code
 
 
 # Ink may stray past a glyph's advance and the font's ascent (overhangs, accents): a cell's
