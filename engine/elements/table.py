@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal, NamedTuple
 from pydantic import Field, model_validator
 
 from .. import typeset
-from ..colors import HexColor, to_rl
+from ..colors import HexColor, is_opaque, to_rl
 from ..editing import CELLS, Widget
 from ..fonts import DEFAULT_FAMILY, FontFamily
 from .base import (
@@ -492,7 +492,7 @@ def _direct_cell_code(
     (but for the fill alpha, which the caller sets to 1 when the cell has a background or
     text); None when it is not such a cell. The caller has checked that the table's cells may
     be written directly (BATCHED_CELLS, typeset.writes_directly)."""
-    if cell.background and len(cell.background) not in (4, 7):
+    if cell.background and not is_opaque(cell.background):
         return None
     if not typeset.is_plain(cell.lines, cell.style):  # which also asks for an opaque text colour
         return None
@@ -524,7 +524,7 @@ def _stays_in_its_lines(style: typeset.TextStyle, padding: float) -> bool:
     face = style.face
     glyph_height = (face.ascent - face.descent) * style.size / 1000
     sticking_out = max(glyph_height - style.leading, 0.0) / 2
-    return padding >= sticking_out + INK_MARGIN and len(style.color) in (4, 7)
+    return padding >= sticking_out + INK_MARGIN and is_opaque(style.color)
 
 
 def _draw_cells_batched(
@@ -550,7 +550,7 @@ def _draw_cells_batched(
             width = layout.column_widths[c]
             inner = width - 2 * padding
             if cell.background:
-                if len(cell.background) not in (4, 7):
+                if not is_opaque(cell.background):
                     return False
                 rect = f"{number(lefts[c])} {bottom} {number(width)} {number(height)} re"
                 fills.setdefault(cell.background, []).append(rect)
