@@ -543,7 +543,10 @@ def _append_structure(pdf: bytes, doc: PDFDocument, structure: _Structure, eol_b
     entries = b"".join([entries, *[b"%010d 00000 n \n" % start for start in starts]])
     pieces += written
     total = count + len(structure.objects)
-    trailer = pdf[trailer_at : tail + 10].replace(b"/Size %d\n" % count, b"/Size %d\n" % total, 1)
+    old_trailer = pdf[trailer_at : tail + 10]
+    trailer = old_trailer.replace(b"/Size %d\n" % count, b"/Size %d\n" % total, 1)
+    if trailer == old_trailer:
+        raise ValueError("no /Size in the trailer: not a file as ReportLab writes it")
     pieces += [b"xref\n0 %d\n" % total, entries, trailer, b"%d\n%%%%EOF\n" % at]
     return b"".join(pieces)
 
