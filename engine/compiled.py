@@ -17,9 +17,10 @@ A form is self-contained but for what a document holds once anyway: its fonts re
 document's own font subsets (ASCII has the same code in every document, so the form's text
 needs no glyphs of its own) and its images to the document's image XObjects (engine.images).
 
-Forms are kept per design version (a hash of the tree), in one process-wide cache bounded by
-size and evicted least recently used, shared by generate, batch rows and previews. An edit
-makes a new version: a form is never used for a tree it was not drawn from.
+Forms are kept by what they draw (each static node's content as the design holds it now, its
+box, the digests of its images, the page and the language), in one process-wide cache bounded
+by size and evicted least recently used, shared by generate, batch rows and previews. An edit,
+made in place or not, changes the key: a form is never used for content it was not drawn from.
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ from .tree import DesignTree
 
 # Off: every document draws everything itself (benchmarks compare the two; output reads the same).
 ENABLED = True
+# Operators below this many bytes cost less to write again than a form costs to place (an
+# image alone is one `Do` of an XObject every document shares already; a one-line heading).
+WORTH_A_FORM = 256
 # Forms of every design in the process together; a certificate's forms take a few KB.
 DEFAULT_CAPACITY_BYTES = 32 * 1024 * 1024
 # What a cached form costs beyond its compressed operators (its key, names, references).
@@ -148,7 +152,7 @@ def _stream_size(xobject: Any) -> int:
 
 
 def is_static(placement: Placement, design: DesignTree) -> bool:
-    """The placement draws the same in every document of this design version."""
+    """The placement draws the same in every document generated from this design."""
     node = placement.node
     if placement.part is not None or design.nodes.get(node.id) is not node:
         return False  # a share of a split element, or a node a value replaced
@@ -192,6 +196,8 @@ def compile_run(
         return None  # the drawing made an object the form does not know how to carry
     ext_g_states = _ext_g_states(scratch)
     operators = pdfdoc.pdfdocEnc("\n".join(scratch._code))
+    if len(operators) < WORTH_A_FORM:
+        return None
     # Named by what it draws: the same bytes for the same drawing, whatever the nodes' ids.
     uses = repr((fonts, [i.digest for i in images], ext_g_states, page_size)).encode()
     digest = hashlib.blake2b(operators + uses, digest_size=12).hexdigest()
@@ -246,12 +252,13 @@ def _images(names: Sequence[str]) -> tuple[PreparedImage, ...]:
 
 
 class FormCache:
-    """Compiled forms by (design version, run), least recently used out past a byte budget.
-    A run that cannot be a form is remembered too (as None), so it is not tried again."""
+    """Compiled forms by what their run draws, least recently used out past a byte budget (the
+    forms and their keys). A run that cannot be a form is remembered too (as None), so it is
+    not tried again."""
 
     def __init__(self, capacity_bytes: int = DEFAULT_CAPACITY_BYTES):
         self.capacity_bytes = capacity_bytes
-        self._entries: OrderedDict[Any, StaticForm | None] = OrderedDict()
+        self._entries: OrderedDict[Any, tuple[StaticForm | None, int]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
         self.hits = self.misses = 0
@@ -261,7 +268,7 @@ class FormCache:
             if key in self._entries:
                 self._entries.move_to_end(key)
                 self.hits += 1
-                return self._entries[key]
+                return self._entries[key][0]
             self.misses += 1
         try:
             form = compile_()  # outside the lock: two threads may compile one run; both agree
@@ -269,11 +276,12 @@ class FormCache:
             return None
         with self._lock:
             if key not in self._entries:
-                self._entries[key] = form
-                self._bytes += form.size if form is not None else _ENTRY_OVERHEAD
+                size = len(repr(key)) + (form.size if form is not None else _ENTRY_OVERHEAD)
+                self._entries[key] = (form, size)
+                self._bytes += size
                 while self._bytes > self.capacity_bytes and len(self._entries) > 1:
-                    _, evicted = self._entries.popitem(last=False)
-                    self._bytes -= evicted.size if evicted is not None else _ENTRY_OVERHEAD
+                    _, (_, evicted) = self._entries.popitem(last=False)
+                    self._bytes -= evicted
         return form
 
     def stats(self) -> dict[str, int]:
@@ -288,9 +296,3 @@ class FormCache:
 
 
 FORMS = FormCache()
-
-
-def design_version(tree: DesignTree) -> str:
-    """A hash of the design tree: the same for every copy of one version, new on any edit, an
-    edit in place included (a tree is a mutable model). Worked out for every render: 0.1 ms."""
-    return hashlib.blake2b(tree.model_dump_json().encode(), digest_size=16).hexdigest()

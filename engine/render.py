@@ -118,15 +118,15 @@ def _render(
     # from compiled forms (engine.compiled). The tagged profiles mark each element's content
     # in the page itself, and a design drawn without values (a design-time preview) has
     # nothing that varies and is drawn plainly, as it always was.
-    version = compiled.design_version(tree) if compiled.ENABLED and profile == "standard" and values else None
+    use_forms = compiled.ENABLED and profile == "standard" and bool(values)
     for sheet, number in zip(sheets, numbers, strict=False):
         canvas.setPageSize((sheet.page.width, sheet.page.height))
         tags.start_page(canvas)
         ctx = DrawContext(
             canvas, sheet.page.height, images, tags, sheet=number, language=filled.metadata.language or ""
         )
-        if version is not None:
-            _draw_compiled(ctx, tree, sheet, version, base_face.name)
+        if use_forms:
+            _draw_compiled(ctx, tree, sheet, base_face.name)
         else:
             with tags.artifact(canvas):
                 _draw_background(ctx, sheet)
@@ -157,32 +157,35 @@ def _draw_placement(ctx: DrawContext, placement: Placement) -> None:
         element.draw(node, placement.box, ctx, placement.part)
 
 
-def _draw_compiled(ctx: DrawContext, tree: DesignTree, sheet: LaidOutPage, version: str, base_font: str) -> None:
+def _draw_compiled(ctx: DrawContext, tree: DesignTree, sheet: LaidOutPage, base_font: str) -> None:
     """Draw the sheet (standard profile) with each run of static drawing, in paint order,
     placed as one compiled form, and the rest drawn as usual."""
-    # Each item's key holds the digest of every image it draws: an image ref's bytes may change
-    # under the same design (an asset replaced, another resolver), its form with them.
+    # Each item is keyed by all its drawing depends on: what it is (the node or the background
+    # as the design has it now: an edit, in place or not, is a new key), where it goes, and the
+    # digest of every image it draws (an image ref's bytes may change under the same design).
     images = ctx.images
-    background_ref = sheet.background.backgroundImage
-    background_key = ("background", sheet.source, images.digest(background_ref) if background_ref else None)
+    background = sheet.background
+    background_ref = background.backgroundImage
+    background_key = (background.model_dump_json(), images.digest(background_ref) if background_ref else None)
     run: list[compiled.Item] = [(background_key, lambda c: _draw_background(c, sheet))]
     for placement in sheet.placements:
         node = placement.node
         if compiled.is_static(placement, tree):
             drawn = tuple(images.digest(ref) for ref in ELEMENT_TYPES[node.type].image_refs(node))
-            run.append(((node.id, tuple(placement.box), drawn), lambda c, p=placement: _draw_placement(c, p)))
+            item_key = (node.model_dump_json(), tuple(placement.box), drawn)
+            run.append((item_key, lambda c, p=placement: _draw_placement(c, p)))
             continue
-        _draw_run(ctx, run, sheet, version, base_font)
+        _draw_run(ctx, run, sheet, base_font)
         run = []
         _draw_placement(ctx, placement)
-    _draw_run(ctx, run, sheet, version, base_font)
+    _draw_run(ctx, run, sheet, base_font)
 
 
-def _draw_run(ctx: DrawContext, run: list[compiled.Item], sheet: LaidOutPage, version: str, base_font: str) -> None:
+def _draw_run(ctx: DrawContext, run: list[compiled.Item], sheet: LaidOutPage, base_font: str) -> None:
     if not run:
         return
     size = (sheet.page.width, sheet.page.height)
-    key = (version, size, tuple(item_key for item_key, _ in run))
+    key = (size, ctx.language, tuple(item_key for item_key, _ in run))
 
     def scratch_context(canvas: Canvas) -> DrawContext:
         return DrawContext(canvas, ctx.page_height, ctx.images, Untagged(), sheet=ctx.sheet, language=ctx.language)
