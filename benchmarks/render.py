@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import copy
 import datetime as dt
+import gc
 import io
 import json
 import math
@@ -239,21 +240,31 @@ def throughput(doc: Document, runs: int) -> dict[str, float]:
 
 
 PROFILES = get_args(Profile)
-PROFILE_TARGET = 0.7  # tagged profiles at least 0.7 x the standard rate
+PROFILE_TARGET = 0.8  # tagged profiles at least 0.8 x the standard rate (issue 20)
 
 
 def profile_rates(doc: Document, runs: int) -> dict[str, float]:
     """PDFs/s per profile. Each profile renders its own fresh rows (no QR matrix or text
     layout from another profile's cache), interleaved row by row so load is shared."""
     for profile in PROFILES:
-        render_pdf(doc.tree, doc.row(WARMUP_ROW), samples.resolver, profile)
+        for k in range(WARMUP):
+            render_pdf(doc.tree, doc.row(WARMUP_ROW + k), samples.resolver, profile)
+    # The warm heap frozen out of the collector's sight (as a render process's start does,
+    # api.jobs.runner.tune_for_rendering): a full collection lands on whichever profile
+    # allocates past the threshold, and made single figures swing by a third.
+    gc.collect()
+    gc.freeze()
     spent = dict.fromkeys(PROFILES, 0.0)
-    for i in range(runs):
-        for k, profile in enumerate(PROFILES):
-            row = doc.row(100_000 + k * 10_000 + i)
-            start = time.perf_counter()
-            render_pdf(doc.tree, row, samples.resolver, profile)
-            spent[profile] += time.perf_counter() - start
+    try:
+        for i in range(runs):
+            shift = i % len(PROFILES)  # the order rotates: no profile always goes first
+            for profile in PROFILES[shift:] + PROFILES[:shift]:
+                row = doc.row(100_000 + PROFILES.index(profile) * 10_000 + i)
+                start = time.perf_counter()
+                render_pdf(doc.tree, row, samples.resolver, profile)
+                spent[profile] += time.perf_counter() - start
+    finally:
+        gc.unfreeze()
     return {profile: runs / spent[profile] for profile in PROFILES}
 
 
@@ -426,7 +437,7 @@ def main() -> None:
     print(cols("document", "runs", *PROFILES, "acc/std", "pdf-a/std"))
     profiles = {}
     for doc in docs:
-        runs_here = max(3, round(PDF_RUNS[doc.name] * scale / 2))
+        runs_here = max(3, round(PDF_RUNS[doc.name] * scale * 2))  # ratios of a few %: many rows
         rates = profile_rates(doc, runs_here)
         profiles[doc.name] = rates
         ratios = [rates[p] / rates["standard"] for p in PROFILES[1:]]
