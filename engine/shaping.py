@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
@@ -311,7 +312,13 @@ class _Codes:
     """Per face: the character each glyph is drawn with (ReportLab subsets fonts by character)."""
 
     by_glyph: dict[int, int]
-    next_private: int = PRIVATE_START
+
+
+# The next private code, for every face at once: what a code stands for (_SPOKEN) is one table,
+# so two faces must never hand out the same code (Arabic's lam-alef and a Bengali conjunct would
+# both be U+F0000, and whichever was drawn last would be what the other's text extracts as).
+_next_private = PRIVATE_START
+_PRIVATE_LOCK = threading.Lock()  # previews render on threads
 
 
 @cache
@@ -327,20 +334,26 @@ def _codes(face: fonts.Face) -> _Codes:
 def _code(face: fonts.Face, glyph: int, spoken: str) -> int:
     """The character drawing `glyph`: the cmap's own, else a private-use one registered once,
     which extracted text reads as `spoken` (the characters of the cluster it was first drawn in)."""
+    global _next_private
     codes = _codes(face)
     char = codes.by_glyph.get(glyph)
-    if char is None:
+    if char is not None:
+        return char
+    with _PRIVATE_LOCK:
+        char = codes.by_glyph.get(glyph)  # another thread may have registered it meanwhile
+        if char is not None:
+            return char
         ttf_face = pdfmetrics.getFont(face.name).face
-        while codes.next_private in ttf_face.charToGlyph:
-            codes.next_private += 1
-        char = codes.next_private
-        codes.next_private += 1
+        while _next_private in ttf_face.charToGlyph:
+            _next_private += 1
+        char = _next_private
+        _next_private += 1
         font, scale = _hb_font(face)
         ttf_face.charToGlyph[char] = glyph
         ttf_face.glyphToChar.setdefault(glyph, []).append(char)
         ttf_face.charWidths[char] = font.get_glyph_h_advance(glyph) * scale
-        codes.by_glyph[glyph] = char
         _SPOKEN[char] = spoken
+        codes.by_glyph[glyph] = char  # last: a reader without the lock sees a code once it is complete
     return char
 
 

@@ -401,3 +401,24 @@ def test_table_cells_are_shaped_and_start_aligned_on_the_right():
     # In the 200-point first column the Arabic header sits at the right (its start), the
     # Latin one in the second column at the left (its start).
     assert arabic.x > 40 + 100 and latin.x < 240 + 20
+
+
+def test_private_codes_of_two_faces_never_share_a_meaning():
+    """A glyph no character maps to (a joined form, a conjunct) is drawn with a private code,
+    which the font's ToUnicode map reads as the characters it stands for. Every face takes its
+    codes from one sequence: were two faces to use one code, whichever was drawn last would be
+    what the other's text extracts as, and a document's bytes would depend on what the process
+    drew before it."""
+    arabic = text("سلام لا", styles={"fontFamily": ARABIC, "fontSize": 24})
+    first = render(arabic)
+    render(text("क्ष कि", styles={"fontFamily": DEVANAGARI, "fontSize": 24}))
+    assert render(arabic) == first
+    codes = {
+        family: {c for c in shaping._codes(typeset.TextStyle(family=family).face).by_glyph.values()}
+        for family in (ARABIC, DEVANAGARI)
+    }
+    private = {family: {c for c in found if c >= shaping.PRIVATE_START} for family, found in codes.items()}
+    assert private[ARABIC] and private[DEVANAGARI]
+    assert not private[ARABIC] & private[DEVANAGARI]
+    [drawn] = shown(first)  # its glyphs read as Arabic (presentation forms fold to the letters)
+    assert set(unicodedata.normalize("NFKC", drawn.chars)) <= set("سلام لا")
