@@ -395,8 +395,10 @@ OPERATIONS += [
         multipart=Multipart(CERTIFICATE_LIMIT, ("password",), file="PKCS#12 (.p12 / .pfx)", secrets=("password",)),
         response=m.SigningCertificate,
         description="The PKCS#12 and its password are kept encrypted with the server's secret and never returned. "
-        "Refused (400) when the file is not a PKCS#12, the password does not open it, it holds no private key or "
-        "one that cannot sign PDFs, or the certificate has expired or is not valid yet.",
+        "Refused (400) when the file is over 256 KB, asks for more than 1,000,000 key-derivation iterations (or "
+        "3,000,000 in all), is not a PKCS#12, the password does not open it, it holds no private key or one that "
+        "cannot sign PDFs, or the certificate has expired or is not valid yet.",
+        renders=True,  # opened in a render process (README, "Limits")
     ),
     Operation(
         "get_signing_certificate",

@@ -56,11 +56,14 @@ class CertificateSeal:
 @dataclass(frozen=True)
 class SigningMaterial:
     """What a render process needs to open the workspace's key itself (in memory, never
-    stored): the version keys its `KeyCache`. The PKCS#12 and password stay out of repr."""
+    stored): the version keys its `KeyCache`. The PKCS#12 and password stay out of repr.
+    `key_type` (engine.signing.SigningKey.key_type) is what the upload found; None in one
+    sealed before uploads kept it."""
 
     version: str
     pkcs12: bytes = field(repr=False)
     password: str | None = field(repr=False)
+    key_type: str | None = None
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,9 @@ def open_sealed(secret: bytes, certificate: SealedCertificate) -> SigningMateria
             "sign: the workspace's signing certificate does not open with this server's secret (was it kept "
             f"by a server with another --secret?); {UPLOAD_HINT} again"
         ) from None
-    return SigningMaterial(certificate.version, base64.b64decode(opened["pkcs12"]), opened["password"])
+    return SigningMaterial(
+        certificate.version, base64.b64decode(opened["pkcs12"]), opened["password"], opened.get("keyType")
+    )
 
 
 def seal_context(workspace_id: str, version: str) -> bytes:

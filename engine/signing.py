@@ -29,7 +29,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from asn1crypto import algos as asn1_algos
 from asn1crypto import keys as asn1_keys
+from asn1crypto import pkcs12 as asn1_pkcs12
 from asn1crypto import x509 as asn1_x509
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes
@@ -63,18 +65,50 @@ _DER = Encoding.DER
 _TRIAL_TIME = dt.datetime(2025, 1, 1, tzinfo=dt.UTC)
 _SPKI = PublicFormat.SubjectPublicKeyInfo
 # Key types pyHanko's in-memory signer signs with (pdf_cms.SimpleSigner.sign_raw); their sizes
-# are then held to what pyHanko's validation accepts (DEFAULT_ALGORITHM_USAGE_POLICY).
-SIGNING_KEY_TYPES = (
-    rsa.RSAPrivateKey,
-    dsa.DSAPrivateKey,
-    ec.EllipticCurvePrivateKey,
-    ed25519.Ed25519PrivateKey,
-    ed448.Ed448PrivateKey,
-)
+# are then held to what pyHanko's validation accepts (DEFAULT_ALGORITHM_USAGE_POLICY). Each
+# has the name SigningKey.key_type answers.
+SIGNING_KEY_TYPES = {
+    rsa.RSAPrivateKey: "rsa",
+    dsa.DSAPrivateKey: "dsa",
+    ec.EllipticCurvePrivateKey: "ec",
+    ed25519.Ed25519PrivateKey: "ed25519",
+    ed448.Ed448PrivateKey: "ed448",
+}
+
+
+# The work a PKCS#12 may ask of whoever opens it (issue 31: one whose MAC asked for 200,000,000
+# iterations held a server for 12.8 s). Each key derivation (the MAC's, each encrypted safe's,
+# each shrouded key's) runs its iteration count; opening costs 0.13-0.18 s per million iterations
+# (measured: a file at 1,000,000 for MAC, certificates and key opens in 0.31 s with PBKDF2 and
+# SHA-256, 0.54 s with PKCS#12's own KDF and 3DES, which derives key and IV apart). Real exports
+# ask for 2,048 (OpenSSL), 2,000-10,000 (Windows, Java's keytool), 20,000 (cryptography).
+MAX_KDF_ITERATIONS = 1_000_000
+MAX_TOTAL_KDF_ITERATIONS = 3_000_000
+# Safe contents inside safe contents (a safeContentsBag): real exports have none.
+MAX_BAG_NESTING = 8
+_REEXPORT = "re-export it with fewer: `openssl pkcs12 -export -iter 2048 …` (OpenSSL's default, for its MAC too)"
+_KDF_NAMES = {"1.3.6.1.4.1.11591.4.11": "scrypt"}
+_PBMAC1 = "1.2.840.113549.1.5.14"  # RFC 9579: a MAC keyed by PBKDF2 (OpenSSL 3.4's -pbmac1_pbkdf2)
 
 
 class SigningKeyError(EngineError):
     """A PKCS#12 that cannot sign: the message says what is wrong and how to fix it."""
+
+
+def check_key_signs(key_type: str, profile: str) -> None:
+    """SigningKeyError unless a key of `key_type` (SigningKey.key_type) signs `profile`.
+    PDF/A-3b keeps PDF 1.7; pyHanko marks an EC or EdDSA signature (ISO 32002) by raising
+    the file to PDF 2.0, which PDF/A-3 forbids (6.1.2): only RSA keys sign pdf-a."""
+    if profile == "pdf-a" and key_type != "rsa":
+        raise SigningKeyError(
+            "sign with pdfProfile pdf-a needs a certificate with an RSA key (an EC or EdDSA signature makes "
+            "the file PDF 2.0, which PDF/A-3b forbids): upload one with an RSA key of 2048 bits or more, "
+            'or sign with pdfProfile "standard" or "accessible"'
+        )
+
+
+def _key_type(private_key: Any) -> str:
+    return next(name for kind, name in SIGNING_KEY_TYPES.items() if isinstance(private_key, kind))
 
 
 @dataclass(frozen=True)
@@ -144,15 +178,14 @@ class SigningKey:
         self._bytes_reserved: int | None = None
         self._private_key = private_key
 
+    @property
+    def key_type(self) -> str:
+        """The key's type, "rsa", "dsa", "ec", "ed25519" or "ed448": what `check_key_signs` needs, kept by the
+        service beside the sealed certificate so that it checks without opening it."""
+        return _key_type(self._private_key)
+
     def check_profile(self, profile: str) -> None:
-        """PDF/A-3b keeps PDF 1.7; pyHanko marks an EC or EdDSA signature (ISO 32002) by
-        raising the file to PDF 2.0, which PDF/A-3 forbids (6.1.2): only RSA keys sign pdf-a."""
-        if profile == "pdf-a" and not isinstance(self._private_key, rsa.RSAPrivateKey):
-            raise SigningKeyError(
-                "sign with pdfProfile pdf-a needs a certificate with an RSA key (an EC or EdDSA signature makes "
-                "the file PDF 2.0, which PDF/A-3b forbids): upload one with an RSA key of 2048 bits or more, "
-                'or sign with pdfProfile "standard" or "accessible"'
-            )
+        check_key_signs(self.key_type, profile)
 
     @classmethod
     def from_pkcs12(cls, data: bytes, password: str | bytes | None, at: dt.datetime | None = None) -> SigningKey:
@@ -161,6 +194,13 @@ class SigningKey:
         `at` (aware) is when the certificate must be valid; None skips that check (a key
         kept by the service was checked when it was uploaded)."""
         secret = password.encode() if isinstance(password, str) else password
+        if secret and b"\x00" in secret:
+            # cryptography panics on it (a BaseException that ends the thread, not a ValueError).
+            raise SigningKeyError(
+                "the password holds a NUL character (U+0000), which no PKCS#12 password can; "
+                "send the password the file was exported with"
+            )
+        check_pkcs12_work(data)
         try:
             private_key, certificate, chain = pkcs12.load_key_and_certificates(data, secret or None)
         except ValueError as exc:
@@ -172,7 +212,7 @@ class SigningKey:
             )
         if certificate is None:
             raise SigningKeyError("the PKCS#12 holds no certificate; export the certificate with its private key")
-        if not isinstance(private_key, SIGNING_KEY_TYPES):
+        if not isinstance(private_key, tuple(SIGNING_KEY_TYPES)):
             raise SigningKeyError(
                 f"the private key is {type(private_key).__name__.removeprefix('_')}, which cannot sign PDFs here; "
                 "use an RSA, EC, Ed25519, Ed448 or DSA key"
@@ -278,6 +318,99 @@ class KeyCache:
             self._keys.pop(version, None)
 
 
+def check_pkcs12_work(data: bytes) -> None:
+    """SigningKeyError when opening `data` would run more key-derivation iterations than
+    MAX_KDF_ITERATIONS in one derivation or MAX_TOTAL_KDF_ITERATIONS in all, or a key derivation
+    other than PBKDF2 and PKCS#12's own, read from its DER before any is run. The bags inside an
+    encrypted safe are out of sight until it is decrypted: their work is bounded by the time
+    limit of the process that opens the file (a render process, api.renderers)."""
+    try:
+        counts = _kdf_iterations(data)
+    except SigningKeyError:
+        raise
+    except Exception:  # asn1crypto parses lazily and raises ValueError, TypeError, KeyError… on bad DER
+        raise SigningKeyError(_NOT_PKCS12) from None
+    for what, count in counts:
+        if count > MAX_KDF_ITERATIONS:
+            raise SigningKeyError(
+                f"the PKCS#12's {what} asks for {count:,} key-derivation iterations; at most "
+                f"{MAX_KDF_ITERATIONS:,} are accepted: {_REEXPORT}"
+            )
+    total = sum(count for _, count in counts)
+    if total > MAX_TOTAL_KDF_ITERATIONS:
+        raise SigningKeyError(
+            f"the PKCS#12's {len(counts)} key derivations ask for {total:,} iterations in all; at most "
+            f"{MAX_TOTAL_KDF_ITERATIONS:,} are accepted: {_REEXPORT}"
+        )
+
+
+def _kdf_iterations(data: bytes) -> list[tuple[str, int]]:
+    """(what, iteration count) of each key derivation opening `data` runs that its DER shows."""
+    pfx = asn1_pkcs12.Pfx.load(data)  # trailing bytes are ignored, as OpenSSL does
+    counts: list[tuple[str, int]] = []
+    mac_data = pfx["mac_data"]
+    if mac_data.native is not None:
+        algorithm = mac_data["mac"]["digest_algorithm"]
+        if algorithm["algorithm"].dotted == _PBMAC1:  # its MacData iterations are not used
+            params = asn1_algos.Pbmac1Params.load(algorithm["parameters"].dump())
+            counts.append(("MAC", _pbkdf2_iterations(params["key_derivation_func"], "MAC")))
+        else:
+            counts.append(("MAC", mac_data["iterations"].native))
+    for content in pfx.authenticated_safe:
+        kind = content["content_type"].native
+        if kind == "data":
+            counts += _bag_iterations(asn1_pkcs12.SafeContents.load(content["content"].native), 1)
+        elif kind == "encrypted_data":
+            algorithm = content["content"]["encrypted_content_info"]["content_encryption_algorithm"]
+            counts.append(("encrypted safe", _encryption_iterations(algorithm, "encrypted safe")))
+        # envelopedData (public-key encryption) runs no password KDF
+    return counts
+
+
+def _bag_iterations(bags: asn1_pkcs12.SafeContents, depth: int) -> list[tuple[str, int]]:
+    if depth > MAX_BAG_NESTING:
+        raise SigningKeyError(
+            f"the PKCS#12 nests its bags more than {MAX_BAG_NESTING} deep; export the certificate with its key again"
+        )
+    counts: list[tuple[str, int]] = []
+    for bag in bags:
+        kind = bag["bag_id"].native
+        if kind == "pkcs8_shrouded_key_bag":
+            algorithm = bag["bag_value"]["encryption_algorithm"]
+            counts.append(("key bag", _encryption_iterations(algorithm, "key bag")))
+        elif kind == "safe_contents":
+            counts += _bag_iterations(bag["bag_value"], depth + 1)
+    return counts
+
+
+def _encryption_iterations(algorithm: asn1_algos.EncryptionAlgorithm, what: str) -> int:
+    name = algorithm["algorithm"].native
+    if name == "pbes2":
+        return _pbkdf2_iterations(algorithm["parameters"]["key_derivation_func"], what)
+    if name.startswith(("pbes1_", "pkcs12_")):  # PKCS#5 v1 and PKCS#12's own PBE schemes
+        return algorithm["parameters"]["iterations"].native
+    raise SigningKeyError(
+        f"the PKCS#12's {what} is encrypted with {name}, not a password-based scheme it can be opened with; "
+        "export it with PBES2 (OpenSSL's default)"
+    )
+
+
+def _pbkdf2_iterations(kdf: asn1_algos.KdfAlgorithm, what: str) -> int:
+    name = kdf["algorithm"].native
+    if name != "pbkdf2":  # scrypt's cost is memory as well as time: no real export uses it
+        raise SigningKeyError(
+            f"the PKCS#12's {what} derives its key with {_KDF_NAMES.get(name, name)}, not PBKDF2; "
+            "export it with PBES2 and PBKDF2 (OpenSSL's default)"
+        )
+    return kdf["parameters"]["iteration_count"].native
+
+
+_NOT_PKCS12 = (
+    "the file is not a PKCS#12 (.p12 / .pfx) holding a certificate and its private key; "
+    "export one from your certificate store"
+)
+
+
 def _pkcs12_problem(secret: bytes | None, exc: ValueError) -> str:
     """Why cryptography refused a PKCS#12: not one at all, or the wrong password."""
     text = str(exc).lower()
@@ -285,10 +418,7 @@ def _pkcs12_problem(secret: bytes | None, exc: ValueError) -> str:
         if not secret:
             return "the PKCS#12 is protected by a password; send it as the password field"
         return "the password does not open this PKCS#12; check the password it was exported with"
-    return (
-        "the file is not a PKCS#12 (.p12 / .pfx) holding a certificate and its private key; "
-        "export one from your certificate store"
-    )
+    return _NOT_PKCS12
 
 
 def _check_key_usage(certificate: x509.Certificate) -> None:

@@ -11,11 +11,16 @@ import base64
 import datetime as dt
 import io
 import json
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import pikepdf
 import pytest
+from asn1crypto import algos as asn1_algos
+from asn1crypto import cms as asn1_cms
+from asn1crypto import core as asn1_core
+from asn1crypto import pkcs12 as asn1_pkcs12
 from asn1crypto import x509 as asn1_x509
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -31,7 +36,15 @@ from pyhanko_certvalidator import ValidationContext
 
 from engine import render_pdf
 from engine.errors import EngineError
-from engine.signing import FIELD_DESCRIPTION, KeyCache, SigningKey, SigningKeyError, sign_pdf
+from engine.signing import (
+    FIELD_DESCRIPTION,
+    MAX_KDF_ITERATIONS,
+    MAX_TOTAL_KDF_ITERATIONS,
+    KeyCache,
+    SigningKey,
+    SigningKeyError,
+    sign_pdf,
+)
 from workbench import samples
 
 from .conftest import pdf_text, store_database_url
@@ -441,13 +454,107 @@ def test_a_pkcs12_that_cannot_sign_is_refused_saying_why(case, pki, credential):
         assert phrase in refused.value.message, refused.value.message
 
 
+# The work a PKCS#12 asks of whoever opens it (issue 31), read from its DER before any is done
+
+SCRYPT = "1.3.6.1.4.1.11591.4.11"
+
+
+def exported(credential: Credential, rounds: int, scheme: pkcs12.PBES = pkcs12.PBES.PBESv2SHA256AndAES256CBC) -> bytes:
+    """The credential exported with `rounds` iterations for its certificates and its key (the MAC keeps 2,048)."""
+    protection = (
+        serialization.PrivateFormat.PKCS12.encryption_builder()
+        .kdf_rounds(rounds)
+        .key_cert_algorithm(scheme)
+        .build(PASSWORD.encode())
+    )
+    return pkcs12.serialize_key_and_certificates(b"signer", credential.key, credential.certificate, None, protection)
+
+
+def reworked(
+    data: bytes,
+    mac_iterations: int | None = None,
+    drop_mac: bool = False,
+    repeat_safes: int = 1,
+    safe_kdf: str | None = None,
+) -> bytes:
+    """`data` with its MAC's iteration count changed, or its MAC left out, its encrypted safes
+    repeated, or their key derivation changed. A MAC left stale does not matter: the work is
+    refused before the MAC is checked. Without a MAC, the file opens with nothing to check."""
+    pfx = asn1_pkcs12.Pfx.load(data)
+    safes = []
+    for safe in pfx.authenticated_safe:
+        if safe["content_type"].native == "encrypted_data":
+            safe = safe.copy()
+            if safe_kdf is not None:
+                algorithm = safe["content"]["encrypted_content_info"]["content_encryption_algorithm"]
+                algorithm["parameters"]["key_derivation_func"] = asn1_algos.KdfAlgorithm(
+                    {"algorithm": safe_kdf, "parameters": asn1_core.Sequence.load(b"\x30\x00")}
+                )
+            safes += [safe] * repeat_safes
+        else:
+            safes.append(safe)
+    content = asn1_cms.ContentInfo({"content_type": "data", "content": asn1_pkcs12.AuthenticatedSafe(safes).dump()})
+    fields = {"version": "v3", "auth_safe": content}
+    if not drop_mac:
+        mac_data = pfx["mac_data"].copy()
+        if mac_iterations is not None:
+            mac_data["iterations"] = mac_iterations
+        fields["mac_data"] = mac_data
+    return asn1_pkcs12.Pfx(fields).dump(force=True)
+
+
+def _too_much_work(credential: Credential, case: str) -> tuple[bytes, list[str]]:
+    """A PKCS#12 that asks for more work than is allowed, and what its refusal must say."""
+    over = MAX_KDF_ITERATIONS + 1
+    if case == "MAC":
+        return reworked(exported(credential, 2048), mac_iterations=200_000_000), [
+            "MAC asks for 200,000,000 key-derivation iterations",
+            f"at most {MAX_KDF_ITERATIONS:,}",
+            "-iter 2048",
+        ]
+    if case == "encrypted safe and key bag":
+        return exported(credential, over), [f"encrypted safe asks for {over:,} key-derivation iterations", "-iter 2048"]
+    if case == "in all":
+        return reworked(exported(credential, MAX_KDF_ITERATIONS), repeat_safes=2), [
+            f"4 key derivations ask for {3 * MAX_KDF_ITERATIONS + 2048:,} iterations in all",
+            f"at most {MAX_TOTAL_KDF_ITERATIONS:,}",
+            "-iter 2048",
+        ]
+    assert case == "scrypt"
+    return reworked(exported(credential, 2048), safe_kdf=SCRYPT), ["with scrypt, not PBKDF2"]
+
+
+@pytest.mark.parametrize("case", ["MAC", "encrypted safe and key bag", "in all", "scrypt"])
+def test_a_pkcs12_asking_for_more_key_derivation_than_allowed_is_refused_before_any_runs(case, credential):
+    data, phrases = _too_much_work(credential, case)
+    started = time.process_time()
+    with pytest.raises(SigningKeyError) as refused:
+        SigningKey.from_pkcs12(data, PASSWORD, at=dt.datetime.now(dt.UTC))
+    # CPU time, which other processes do not inflate: opening the lightest of these runs over 2M iterations (≥ 0.2 s).
+    assert time.process_time() - started < 0.1
+    for phrase in phrases:
+        assert phrase in refused.value.message, refused.value.message
+
+
+def test_a_pkcs12_at_the_bound_opens(credential):
+    key = SigningKey.from_pkcs12(exported(credential, MAX_KDF_ITERATIONS), PASSWORD)
+    assert key.info.subject == credential.certificate.subject.rfc4514_string()
+
+
+def test_a_nul_in_the_password_is_refused_saying_so(credential):
+    # cryptography panics on it (PanicException, a BaseException): the request it served never answered.
+    with pytest.raises(SigningKeyError) as refused:
+        SigningKey.from_pkcs12(credential.p12, "Tr0ub\x00dor")
+    assert "NUL character (U+0000)" in refused.value.message
+
+
 # The certificate store, over real HTTP on each store
 
 
 class SigningServer:
     """A real `docbench serve` with a pro and a starter workspace; every answer it gives is kept."""
 
-    def __init__(self, tmp_path_factory, database_url: str | None):
+    def __init__(self, tmp_path_factory, database_url: str | None, env: dict[str, str] | None = None):
         from api.service import Service, Settings
 
         self.data_dir = tmp_path_factory.mktemp("signing")
@@ -456,7 +563,7 @@ class SigningServer:
         self.workspace, self.key = service.accounts.create_workspace("signs", "pro", 100)
         self.starter_key = service.accounts.create_workspace("starts", "starter", 100)[1]
         service.close()
-        self.server = Server(self.data_dir, env={"DOCBENCH_DATABASE_URL": database_url or ""}).start()
+        self.server = Server(self.data_dir, env={"DOCBENCH_DATABASE_URL": database_url or "", **(env or {})}).start()
         self.answers: list[bytes] = []
 
     def client(self, key: str | None = None):
@@ -540,6 +647,75 @@ def test_mcp_tools_upload_and_answer_the_same_certificate(signing, credential):
     assert ok(kept) == ok(answered) == certificate_fields(credential.certificate)
     for result in (wrong, kept, answered):
         signing.answers.append(json.dumps([c.model_dump() for c in result.content]).encode())
+
+
+def test_a_pkcs12_asking_for_200_million_iterations_is_a_prompt_400_over_rest_and_mcp(signing, credential):
+    """Issue 31: its MAC held the server for 12.8 s, and every other workspace with it."""
+    data, phrases = _too_much_work(credential, "MAC")
+    started = time.monotonic()
+    with signing.client() as client:
+        message = client.error(upload(client, data), 400, "VALIDATION_ERROR")
+    assert time.monotonic() - started < 10  # a render process's round trip; the KDF alone took 12.8 s
+    assert message.startswith("file: the PKCS#12's MAC")
+    for phrase in phrases:
+        assert phrase in message, message
+
+    async def script(session):
+        arguments = {"file": base64.b64encode(data).decode(), "password": PASSWORD}
+        return await session.call_tool("upload_signing_certificate", arguments)
+
+    message = failed(run(signing.server, signing.key, script), "VALIDATION_ERROR")
+    assert message.startswith("file: the PKCS#12's MAC") and "-iter 2048" in message
+
+
+def test_a_nul_in_the_password_is_a_400_saying_so(signing, credential):
+    with signing.client() as client:
+        message = client.error(upload(client, credential.p12, "Tr0ub\x00dor"), 400, "VALIDATION_ERROR")
+    assert message.startswith("password: ") and "NUL character (U+0000)" in message
+
+
+def test_a_pkcs12_over_256_kb_is_refused_over_rest_and_mcp(signing, pki, credential):
+    # A real one, its chain padded with copies of the CA to 280 KB: under the body limit's slack
+    # for the multipart framing, so the service's own check is the one that answers.
+    protection = serialization.BestAvailableEncryption(PASSWORD.encode())
+
+    def exported_with(copies: int) -> bytes:
+        chain = [pki.ca] * copies
+        return pkcs12.serialize_key_and_certificates(b"big", credential.key, credential.certificate, chain, protection)
+
+    one = len(exported_with(1))
+    data = exported_with((280 * 1024 - one) // (len(exported_with(2)) - one) + 1)
+    assert 256 * 1024 < len(data) < 310 * 1024
+    with signing.client() as client:
+        message = client.error(upload(client, data), 400, "VALIDATION_ERROR")
+    assert message == f"file: the file is {len(data):,} bytes; a PKCS#12 may be at most 256 KB " + (
+        "(a certificate, its key and its chain take a few): export only those"
+    )
+
+    async def script(session):
+        arguments = {"file": base64.b64encode(data).decode(), "password": PASSWORD}
+        return await session.call_tool("upload_signing_certificate", arguments)
+
+    assert "at most 256 KB" in failed(run(signing.server, signing.key, script), "VALIDATION_ERROR")
+
+
+def test_an_upload_is_opened_in_a_render_process_under_its_time_limit(tmp_path_factory, credential):
+    """Opened on a web thread, a PKCS#12's key derivations held every request behind them
+    (issue 31). In a render process, the certificate time limit stops one that takes longer:
+    this one asks for 2,000,000 iterations (allowed; ≥ 0.25 s of CPU), the limit is 0.1 s."""
+    env = SigningServer(tmp_path_factory, None, env={"DOCBENCH_CERTIFICATE_SECONDS": "0.1"})
+    try:
+        slow = reworked(
+            exported(credential, MAX_KDF_ITERATIONS, pkcs12.PBES.PBESv1SHA1And3KeyTripleDESCBC), drop_mac=True
+        )
+        assert SigningKey.from_pkcs12(slow, PASSWORD).info.subject == credential.certificate.subject.rfc4514_string()
+        with env.client() as client:
+            message = client.error(upload(client, slow), 400, "VALIDATION_ERROR")
+            assert message.startswith("file: the certificate took longer than the 0.1 s of time")
+            assert "re-export the PKCS#12 with fewer key-derivation iterations" in message
+            client.error(client.get("/signing-certificate"), 404, "SIGNING_CERTIFICATE_NOT_FOUND")
+    finally:
+        env.server.stop()
 
 
 def test_delete_removes_the_certificate_then_get_is_404(signing, credential):
@@ -673,7 +849,7 @@ def _certificate_row(signing: SigningServer):
         store.close()
 
 
-# The service: signer_for, what generation will sign with
+# The service: material_for, what a render process signs with
 
 
 @pytest.fixture
@@ -683,25 +859,38 @@ def service_settings(tmp_path, database_url):
     return Settings(data_dir=tmp_path / "data", database_url=database_url, secret="the servers' shared secret")
 
 
-def test_signer_for_opens_the_kept_key_once_per_version(service_settings, pki, credential):
+def opened(material) -> SigningKey:  # noqa: ANN001 (an api.sealing.SigningMaterial)
+    """The key as a render process opens it from what the service hands it."""
+    return KeyCache().get(material.version, material.pkcs12, material.password)
+
+
+def test_material_for_is_the_kept_certificate_by_version_with_its_key_type(service_settings, pki, credential):
     from api.service import Service
 
     service = Service(service_settings)
     try:
         ws, _ = service.accounts.create_workspace("signs", "pro", 10)
         service.signing.upload(ws, credential.p12, PASSWORD)
-        service.signing.keys = KeyCache()  # as in a process that did not take the upload
-        key = service.signing.signer_for(ws)
-        assert service.signing.signer_for(ws) is key
+        material = service.signing.material_for(ws, "pdf-a")
+        assert material.key_type == "rsa"
         unsigned = invoice("standard")
-        assert_intact_and_trusted(sign_pdf(unsigned, key, "standard"), pki, unsigned)
+        assert_intact_and_trusted(sign_pdf(unsigned, opened(material), "standard"), pki, unsigned)
         other_key = ec.generate_private_key(ec.SECP256R1())
         service.signing.upload(ws, pki.pkcs12(other_key, pki.issue(other_key, "Renewed signer")), PASSWORD)
-        renewed = service.signing.signer_for(ws)
-        assert renewed is not key and "Renewed signer" in renewed.info.subject
+        renewed = service.signing.material_for(ws, "standard")
+        assert renewed.version != material.version and renewed.key_type == "ec"
+        assert "Renewed signer" in opened(renewed).info.subject
+        # An EC key cannot sign pdf-a: refused from the kept type, before anything renders or is queued.
+        for ask in (lambda: service.signing.material_for(ws, "pdf-a"), lambda: service.signing.sealed_for(ws, "pdf-a")):
+            with pytest.raises(Exception) as refused:
+                ask()
+            assert (
+                refused.value.code == "VALIDATION_ERROR"
+                and "needs a certificate with an RSA key" in refused.value.message
+            )
         service.signing.delete(ws)
         with pytest.raises(Exception) as refused:
-            service.signing.signer_for(ws)
+            service.signing.material_for(ws, "standard")
         assert refused.value.code == "VALIDATION_ERROR" and "no signing certificate" in refused.value.message
     finally:
         service.close()
@@ -721,13 +910,14 @@ def test_a_certificate_sealed_under_another_secret_is_refused_until_uploaded_aga
     )
     try:
         with pytest.raises(Exception) as refused:
-            other.signing.signer_for(ws)
+            other.signing.material_for(ws, "standard")
         assert (
             refused.value.code == "VALIDATION_ERROR"
             and "does not open with this server's secret" in refused.value.message
         )
         other.signing.upload(ws, credential.p12, PASSWORD)
-        assert other.signing.signer_for(ws).info.subject == credential.certificate.subject.rfc4514_string()
+        material = other.signing.material_for(ws, "standard")
+        assert opened(material).info.subject == credential.certificate.subject.rfc4514_string()
     finally:
         other.close()
 
@@ -776,10 +966,31 @@ def test_the_sealed_value_does_not_open_in_another_workspaces_row(service_settin
                 "created_at FROM signing_certificates WHERE workspace_id = ?",
                 [thief.id, owner.id],
             )
-        service.signing.keys = KeyCache()
         with pytest.raises(Exception) as refused:
-            service.signing.signer_for(thief)
+            service.signing.material_for(thief, "standard")
         assert "does not open with this server's secret" in refused.value.message
-        assert service.signing.signer_for(owner).info.subject == credential.certificate.subject.rfc4514_string()
+        material = service.signing.material_for(owner, "standard")
+        assert opened(material).info.subject == credential.certificate.subject.rfc4514_string()
+    finally:
+        service.close()
+
+
+def test_a_certificate_sealed_before_key_types_were_kept_is_still_handed_to_sign(service_settings, credential):
+    """Sealed without its key's type (uploaded before issue 31): no profile is refused ahead,
+    and the render process that opens it to sign decides (engine.signing.sign_pdf)."""
+    from api.sealing import CertificateSeal, seal_context, server_secret
+    from api.service import Service
+
+    service = Service(service_settings)
+    try:
+        ws, _ = service.accounts.create_workspace("signs", "pro", 10)
+        service.signing.upload(ws, credential.p12, PASSWORD)
+        version = service.store.one("SELECT version FROM signing_certificates WHERE workspace_id = ?", [ws.id])[0]
+        secret = json.dumps({"pkcs12": base64.b64encode(credential.p12).decode(), "password": PASSWORD}).encode()
+        sealed = CertificateSeal(server_secret(service_settings)).seal(secret, seal_context(ws.id, version))
+        with service.store.transaction() as cursor:
+            cursor.execute("UPDATE signing_certificates SET sealed = ? WHERE workspace_id = ?", [sealed, ws.id])
+        material = service.signing.material_for(ws, "pdf-a")
+        assert material.key_type is None and opened(material).key_type == "rsa"
     finally:
         service.close()

@@ -43,9 +43,9 @@ GUIDANCE = {
     "submit_batch": "Queues 1-100 PDFs, one per row of values (1 credit per row, taken now; failed rows are "
     "refunded). Poll get_batch until completed, then get_batch_download; or give a webhookUrl (https) to be "
     "POSTed a signed batch.completed or batch.failed event when it ends.",
-    "upload_signing_certificate": "Give the PKCS#12 (a certificate with its private key) as base64 in file, and "
-    "its password. It is kept encrypted and never returned; generate_pdf and submit_batch with sign: true then sign "
-    "with it (PAdES B-B). Answers the certificate's subject, issuer and validity.",
+    "upload_signing_certificate": "Give the PKCS#12 (a certificate with its private key; at most 256 KB) as base64 "
+    "in file, and its password. It is kept encrypted and never returned; generate_pdf and submit_batch with sign: "
+    "true then sign with it (PAdES B-B). Answers the certificate's subject, issuer and validity.",
     "get_design_tree": "The full design tree: pages, nodes (elements by id) and variables.",
     "list_variables": "What generate_pdf and submit_batch take: each variable's name, kind (text, image, table, "
     "code, icon, color, or field: a {name} placeholder inside a text), what a value must be and its sample.",

@@ -7,8 +7,9 @@ The limits are the service's, stated once here and in the README:
   included), checked after layout and before drawing;
 - a PDF is at most `max_pdf_bytes`;
 - a render (PDF or preview) gets `render_seconds` of wall-clock time and about as much
-  CPU time, an uploaded image `image_seconds`; past either its process is killed and
-  the request answered 400 with the limit;
+  CPU time, an uploaded image `image_seconds`, an uploaded signing certificate
+  `certificate_seconds`; past either its process is killed and the request answered 400
+  with the limit;
 - each render process may use `memory_bytes` of address space.
 
 A render nobody waits for any more (the client disconnected, the browser tab closed) is
@@ -36,6 +37,17 @@ from .pool import (
     TaskRefused,
 )
 
+# What to do past a limit: (past the time, past the memory).
+RENDER_ADVICE = (
+    "simplify it (fewer or shorter table rows, smaller images) or split the data over several documents",
+    "use fewer or smaller images, or split the data over several documents",
+)
+_REEXPORT = (
+    "re-export the PKCS#12 with fewer key-derivation iterations (`openssl pkcs12 -export -iter 2048 …`, "
+    "OpenSSL's default) and only the certificate, its key and its chain"
+)
+CERTIFICATE_ADVICE = (_REEXPORT, _REEXPORT)
+
 
 def _env_number(name: str, default: float) -> float:
     value = os.environ.get(name)
@@ -48,6 +60,7 @@ class RenderLimits:
     max_pdf_bytes: int = 50 * 1000 * 1000
     render_seconds: float = 60.0
     image_seconds: float = 10.0
+    certificate_seconds: float = 10.0
     memory_bytes: int = 2 * 1024**3
 
     @classmethod
@@ -59,6 +72,7 @@ class RenderLimits:
             max_pdf_bytes=int(_env_number("DOCBENCH_MAX_PDF_MB", defaults.max_pdf_bytes / 1e6) * 1e6),
             render_seconds=_env_number("DOCBENCH_RENDER_SECONDS", defaults.render_seconds),
             image_seconds=_env_number("DOCBENCH_IMAGE_SECONDS", defaults.image_seconds),
+            certificate_seconds=_env_number("DOCBENCH_CERTIFICATE_SECONDS", defaults.certificate_seconds),
             memory_bytes=int(_env_number("DOCBENCH_RENDER_MEMORY_MB", defaults.memory_bytes / 1024**2) * 1024**2),
         )
 
@@ -127,15 +141,41 @@ class Renderers:
         """An upload checked and (SVG) rasterised in a render process: an api.images.processing.ProcessedImage."""
         return self._call("process_image", (data, max_bytes), owner, self.limits.image_seconds, None, "the image")
 
-    def _call(self, task: str, args: tuple, owner: str, seconds: float, cancel: Cancellation | None, what: str) -> Any:
+    def certificate(self, owner: str, data: bytes, password: str | None, at: Any) -> Any:
+        """An uploaded PKCS#12 opened and checked in a render process (its key derivations hold
+        the interpreter lock): (engine.signing.CertificateInfo, its key's type), or 400 saying
+        why it cannot sign, each message starting "file: "."""
+        return self._call(
+            "open_certificate",
+            (data, password, at),
+            owner,
+            self.limits.certificate_seconds,
+            None,
+            "the certificate",
+            prefix="file: ",
+            advice=CERTIFICATE_ADVICE,
+        )
+
+    def _call(
+        self,
+        task: str,
+        args: tuple,
+        owner: str,
+        seconds: float,
+        cancel: Cancellation | None,
+        what: str,
+        prefix: str = "",
+        advice: tuple[str, str] = RENDER_ADVICE,
+    ) -> Any:
         with self._tasks_guard:
             self.tasks[task] += 1
         try:
             return self.pool.call(task, args, seconds=seconds, owner=owner, cancel=cancel)
         except TaskRefused as exc:
-            raise validation(exc.message) from None
+            raise validation(prefix + exc.message) from None
         except TaskLimitExceeded as exc:
-            raise validation(_limit_message(what, exc.limit, seconds, self.limits.memory_bytes)) from None
+            message = _limit_message(what, exc.limit, seconds, self.limits.memory_bytes, advice)
+            raise validation(prefix + message) from None
         except PoolClosed:
             raise ApiError("SERVICE_UNAVAILABLE", "the server is restarting; try again shortly") from None
         except TaskProcessDied:
@@ -153,17 +193,11 @@ class Renderers:
         self.pool.close()
 
 
-def _limit_message(what: str, limit: str, seconds: float, memory: int) -> str:
+def _limit_message(what: str, limit: str, seconds: float, memory: int, advice: tuple[str, str] = RENDER_ADVICE) -> str:
     if limit == "memory":
-        return (
-            f"{what} needed more than the {memory / 1024**3:g} GB of memory a render may use: "
-            "use fewer or smaller images, or split the data over several documents"
-        )
+        return f"{what} needed more than the {memory / 1024**3:g} GB of memory a render may use: {advice[1]}"
     kind = "CPU time" if limit == "cpu" else "time"
-    return (
-        f"{what} took longer than the {seconds:g} s of {kind} a render may use and was stopped: "
-        "simplify it (fewer or shorter table rows, smaller images) or split the data over several documents"
-    )
+    return f"{what} took longer than the {seconds:g} s of {kind} a render may use and was stopped: {advice[0]}"
 
 
 __all__ = ["Cancellation", "RenderLimits", "Renderers", "TaskCancelled"]

@@ -83,6 +83,16 @@ def process_image(data: bytes, max_bytes: int):  # noqa: ANN201
     return process(data, max_bytes)
 
 
+def open_certificate(data: bytes, password: str | None, at):  # noqa: ANN001, ANN201 (an aware datetime)
+    """An uploaded PKCS#12 opened and checked as signing will open it (engine.signing, its work
+    bounded first): (engine.signing.CertificateInfo, the key's type). Opened here, not in the
+    web process: OpenSSL's key derivations hold the interpreter lock while they run."""
+    from engine.signing import SigningKey
+
+    key = SigningKey.from_pkcs12(data, password, at=at)
+    return key.info, key.key_type
+
+
 def render_row(payload, blob_root: str, secret: bytes | None = None):  # noqa: ANN001, ANN201
     """A batch's row (a JobPayload holding that one row) into the blob store: an api.jobs.runner.RowResult
     (a row that fails is a result, not an error; the caller puts its index back). `secret` opens
@@ -92,7 +102,13 @@ def render_row(payload, blob_root: str, secret: bytes | None = None):  # noqa: A
     return render(payload, 0, blob_root, secret)  # a location: a directory or s3://bucket/prefix
 
 
-TASKS = {"render_pdf": render_pdf, "render_png": render_png, "process_image": process_image, "render_row": render_row}
+TASKS = {
+    "render_pdf": render_pdf,
+    "render_png": render_png,
+    "process_image": process_image,
+    "open_certificate": open_certificate,
+    "render_row": render_row,
+}
 
 
 def _resolver(blobs, images: dict[str, str]):  # noqa: ANN001, ANN202

@@ -31,8 +31,9 @@ MAX_BODY_SIZE = max(ASSET_LIMIT, UPLOAD_LIMIT, JSON_LIMIT) * HARD_LIMIT_FACTOR +
 
 def _too_large(operation: Operation, size: int) -> ApiError:
     if operation.multipart is not None:
-        megabytes = operation.multipart.limit / (1024 * 1024)
-        return validation(f"the file is larger than the {megabytes:g} MB this endpoint accepts")
+        limit = operation.multipart.limit
+        shown = f"{limit / (1024 * 1024):g} MB" if limit >= 1024 * 1024 else f"{limit // 1024} KB"
+        return validation(f"the file is larger than the {shown} this endpoint accepts")
     return ApiError("PAYLOAD_TOO_LARGE", f"the request body is {size} bytes; JSON bodies are limited to 10 MB")
 
 

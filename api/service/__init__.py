@@ -41,7 +41,7 @@ class Service:
         self.media = Media(self.store, self.blobs, self.signer, settings, self.renderers)
         self.designs = Designs(self.store, self.media)
         # Signing certificates, sealed with a key derived from the same secret as file URLs.
-        self.signing = Signing(self.store, settings)
+        self.signing = Signing(self.store, settings, self.renderers)
         self.generation = Generation(
             self.store,
             self.blobs,

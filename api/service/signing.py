@@ -1,8 +1,9 @@
 """Each workspace's signing certificate (extensions.md 9): kept sealed, never shown, opened to sign.
 
-`PUT /signing-certificate` takes a PKCS#12 and its password, checks that it can sign now
-(engine.signing says why not: not a PKCS#12, the wrong password, no private key, a key
-type pyHanko cannot sign with, a certificate expired or not valid yet) and keeps the two
+`PUT /signing-certificate` takes a PKCS#12 (at most 256 KB) and its password, checks in a
+render process that it can sign now (engine.signing says why not: more key-derivation work
+than it allows, not a PKCS#12, the wrong password, no private key, a key type pyHanko
+cannot sign with, a certificate expired or not valid yet) and keeps the two
 sealed together in the workspace's row of `signing_certificates` (migration 12): AES-GCM
 under a key derived with HKDF-SHA256 from the server's secret (the one that signs file
 URLs: `--secret`, or the data dir's `url-secret` file), a fresh nonce per upload, and the
@@ -10,22 +11,21 @@ workspace's id and the upload's version as associated data, so a sealed value co
 another row does not open. What GET answers (subject, issuer, the validity dates) is the
 certificate's public part, kept beside it in clear.
 
-The PKCS#12 and its password are never answered, logged or written as a blob; they exist
-in clear only in the memory of the process that signs, where `signer_for` keeps the opened
-key by version (a new upload is a new version), so a batch opens it once, not per row.
+The PKCS#12 and its password are never answered, logged or written as a blob; they are
+opened only in the processes that render (never on a web process's threads), each keeping
+the opened key by version (engine.signing.KeyCache; a new upload is a new version), so a
+batch opens it once, not per row. The key's type is sealed with them: the web process
+checks a profile against it (pdf-a signs with RSA only) without opening anything.
 """
 
 from __future__ import annotations
 
 import base64
 import datetime as dt
-import functools
 import json
-from typing import TYPE_CHECKING
-
-from engine.errors import EngineError
 
 from ..errors import ApiError, validation
+from ..renderers import Renderers
 from ..sealing import (
     UPLOAD_HINT,
     CertificateSeal,
@@ -35,12 +35,9 @@ from ..sealing import (
     seal_context,
     server_secret,
 )
-from ..settings import Settings
+from ..settings import CERTIFICATE_LIMIT, Settings
 from ..store import Store
 from .common import Workspace, iso, new_id, now
-
-if TYPE_CHECKING:
-    from engine.signing import KeyCache, SigningKey
 
 PASSWORD_MAX_LENGTH = 1024
 
@@ -50,37 +47,38 @@ def _aware(moment: dt.datetime) -> dt.datetime:
 
 
 class Signing:
-    def __init__(self, store: Store, settings: Settings):
+    def __init__(self, store: Store, settings: Settings, renderers: Renderers):
         self.store = store
+        self.renderers = renderers
         self._secret = server_secret(settings)
         self._seal = CertificateSeal(self._secret)
-
-    @functools.cached_property
-    def keys(self) -> KeyCache:
-        """This process's opened keys. pyHanko is imported on first use: a process that never
-        signs (a CLI command, a server whose workspaces keep no certificate) never loads it."""
-        from engine.signing import KeyCache
-
-        return KeyCache()
 
     # The endpoints
 
     def upload(self, ws: Workspace, data: bytes, password: str | None) -> dict:
         """PUT /signing-certificate: check the PKCS#12 can sign now, keep it sealed, answer its public part."""
-        from engine.signing import SigningKey, SigningKeyError
-
         if not data:
             raise validation("file: the file is empty; send the PKCS#12 (.p12 / .pfx) as multipart field 'file'")
+        if len(data) > CERTIFICATE_LIMIT:
+            raise validation(
+                f"file: the file is {len(data):,} bytes; a PKCS#12 may be at most {CERTIFICATE_LIMIT // 1024} KB "
+                "(a certificate, its key and its chain take a few): export only those"
+            )
         if password is not None and len(password) > PASSWORD_MAX_LENGTH:
             raise validation(f"password: at most {PASSWORD_MAX_LENGTH} characters")
-        try:
-            key = SigningKey.from_pkcs12(data, password, at=dt.datetime.now(dt.UTC))
-        except SigningKeyError as exc:
-            raise validation(f"file: {exc.message}") from None
+        if password is not None and "\x00" in password:
+            raise validation(
+                "password: it holds a NUL character (U+0000), which no PKCS#12 password can; "
+                "send the password the file was exported with"
+            )
+        # Opened in a render process, under its time and memory limits: OpenSSL's key derivations
+        # hold the interpreter lock while they run, which on a web thread stalls every request.
+        info, key_type = self.renderers.certificate(ws.id, data, password, dt.datetime.now(dt.UTC))
         version = new_id("crt")
-        secret = json.dumps({"pkcs12": base64.b64encode(data).decode(), "password": password}).encode()
+        secret = json.dumps(
+            {"pkcs12": base64.b64encode(data).decode(), "password": password, "keyType": key_type}
+        ).encode()
         sealed = self._seal.seal(secret, seal_context(ws.id, version))
-        info = key.info
         row = [
             version,
             sealed,
@@ -106,7 +104,6 @@ class Signing:
                     "created_at, workspace_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     [*row, ws.id],
                 )
-        self.keys.put(version, key)  # the first signature after an upload opens nothing
         return _public(row[2], row[3], row[4], row[5])
 
     def get(self, ws: Workspace) -> dict:
@@ -126,33 +123,17 @@ class Signing:
             if row is None:
                 raise _none()
             cursor.execute("DELETE FROM signing_certificates WHERE workspace_id = ?", [ws.id])
-        self.keys.forget(row[0])
         return {"deleted": True}
 
     # For generation (`sign: true`)
 
-    def signer_for(self, ws: Workspace) -> SigningKey:
-        """The workspace's opened key, kept by this process per certificate version; 400 when
-        the workspace has none or it is no longer valid (`sign: true` asks for it)."""
-        key = self.keys.lookup(version := self._current(ws))
-        if key is not None:
-            return key
-        material = self._material(ws, version)  # a newer version, if it was replaced meanwhile
-        return self.keys.get(material.version, material.pkcs12, material.password)
-
     def material_for(self, ws: Workspace, profile: str) -> SigningMaterial:
         """What a render process opens the key from (`KeyCache.get(version, pkcs12, password)`),
-        for renders that sign outside this process. Pass it in memory, never in a stored job."""
-        self.check_profile(ws, profile)
-        return self._material(ws, self._current(ws))
-
-    def check_profile(self, ws: Workspace, profile: str) -> None:
-        """400 when the workspace's key cannot sign this profile (pdf-a signs with RSA only),
-        asked before anything renders or is queued; the key is opened once per version."""
-        try:
-            self.signer_for(ws).check_profile(profile)
-        except EngineError as exc:
-            raise validation(f"sign: {exc.message}") from None
+        for renders that sign; 400 when the workspace has none, it is no longer valid, or its key
+        cannot sign `profile`, asked before anything renders. Pass it in memory, never in a stored job."""
+        material = self._material(ws, self._current(ws))
+        _check_profile(material, profile)
+        return material
 
     def _current(self, ws: Workspace) -> str:
         """The version of the workspace's certificate, if it is one that signs now."""
@@ -174,11 +155,12 @@ class Signing:
 
     def sealed_for(self, ws: Workspace, profile: str | None = None) -> SealedCertificate:
         """The certificate still sealed, for a job queued to workers on other machines (400 as
-        `signer_for`, and for a `profile` it cannot sign); they open it with
-        `open_sealed(server_secret(settings), ...)`."""
+        `material_for`, and for a `profile` it cannot sign, asked before anything is queued);
+        they open it with `open_sealed(server_secret(settings), ...)`."""
+        sealed = self._sealed(ws, self._current(ws))
         if profile is not None:
-            self.check_profile(ws, profile)
-        return self._sealed(ws, self._current(ws))
+            _check_profile(open_sealed(self._secret, sealed), profile)
+        return sealed
 
     def _sealed(self, ws: Workspace, version: str) -> SealedCertificate:
         row = self.store.one(
@@ -190,6 +172,20 @@ class Signing:
 
     def _material(self, ws: Workspace, version: str) -> SigningMaterial:
         return open_sealed(self._secret, self._sealed(ws, version))
+
+
+def _check_profile(material: SigningMaterial, profile: str) -> None:
+    """400 when the kept key cannot sign `profile` (pdf-a signs with RSA only), read from the key's
+    type the upload kept: the web process never opens a certificate. One sealed before uploads
+    kept it is checked where it is opened to sign, and refused there."""
+    if material.key_type is None:
+        return
+    from engine.signing import SigningKeyError, check_key_signs
+
+    try:
+        check_key_signs(material.key_type, profile)
+    except SigningKeyError as exc:
+        raise validation(f"sign: {exc.message}") from None
 
 
 def _none() -> ApiError:
