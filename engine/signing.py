@@ -281,8 +281,8 @@ class SigningKey:
 
 class KeyCache:
     """Opened keys by version (a certificate's upload), so that each process opens a PKCS#12
-    once however many documents it signs: the service's web processes and each render
-    process keep one. Bounded: the least recently used key is let go."""
+    once however many documents it signs: each render process and batch worker keeps one
+    (a web process opens none). Bounded: the least recently used key is let go."""
 
     def __init__(self, size: int = 64):
         self._size = size
