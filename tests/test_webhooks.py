@@ -73,7 +73,8 @@ class Listener:
 
 
 class HookEnv:
-    """A server that allows private webhook targets (--webhook-allow-private), with one workspace."""
+    """A server that allows private webhook targets (--webhook-allow-private), with the workspace
+    `hooks` (`key`) and the `others` (`keys`)."""
 
     def __init__(
         self,
@@ -81,18 +82,20 @@ class HookEnv:
         database_url: str | None,
         retry_scale: str = RETRY_ENV[SCALE],
         env: dict[str, str] | None = None,
+        others: tuple[str, ...] = (),
     ):
         from api.service import Service, Settings
 
         self.data_dir = tmp_path_factory.mktemp("webhooks")
         service = Service(Settings(data_dir=self.data_dir, database_url=database_url))
         self.key = service.accounts.create_workspace("hooks", "pro", 10_000)[1]
+        self.keys = {name: service.accounts.create_workspace(name, "pro", 10_000)[1] for name in others}
         service.close()
         env = {SCALE: retry_scale, "DOCBENCH_DATABASE_URL": database_url or "", **(env or {})}
         self.server = Server(self.data_dir, env=env, args=("--webhook-allow-private",)).start()
 
-    def client(self):
-        return self.server.client(self.key)
+    def client(self, key: str | None = None):
+        return self.server.client(key or self.key)
 
 
 @pytest.fixture(scope="module")
@@ -674,3 +677,102 @@ def test_delivery_outcomes_and_durations_are_counted_in_metrics(hooks):
         assert value(after, "docbench_webhook_delivery_seconds_sum") > 0
     finally:
         receiver.close()
+
+
+# --- Workspaces take turns at the senders (issue 31 #4) ---------------------------------------
+
+
+class Hanger:
+    """A receiver on loopback that reads each request and then answers nothing (until released
+    or the sender gives up): counts the requests it got and the most it held open at once."""
+
+    ANSWER = Trickler.ANSWER
+
+    def __init__(self):
+        self.listening = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listening.getsockname()[1]}/hang"
+        self.received: list[dict] = []  # {"event": Docbench-Event-Id, "at": time.time()}
+        self.open = self.most_open = 0
+        self.lock = threading.Lock()
+        self.released = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.listening.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._hold, args=(conn,), daemon=True).start()
+
+    def _hold(self, conn: socket.socket):
+        with conn:
+            received = b""
+            while b"\r\n\r\n" not in received:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                received += chunk
+            head = received.partition(b"\r\n\r\n")[0].decode()
+            event = next(line.split(":", 1)[1].strip() for line in head.split("\r\n") if line.startswith("Docbench-Ev"))
+            with self.lock:
+                self.received.append({"event": event, "at": time.time()})
+                self.open += 1
+                self.most_open = max(self.most_open, self.open)
+            conn.settimeout(0.05)
+            try:
+                while not self.released.is_set():
+                    try:
+                        if not conn.recv(65536):
+                            break  # the sender gave up (its 10 s) and closed the connection
+                    except TimeoutError:
+                        continue
+                else:
+                    conn.sendall(self.ANSWER)
+            except OSError:
+                pass
+            finally:
+                with self.lock:
+                    self.open -= 1
+
+    def close(self):
+        self.released.set()
+        self.listening.close()
+
+
+def test_a_workspace_whose_receivers_hang_does_not_delay_another_workspaces_event(request, tmp_path_factory, store):
+    from api.service.webhooks import PER_WORKSPACE, SENDERS
+
+    env = HookEnv(tmp_path_factory, store_database_url(request, store), others=("other",))
+    hanger, listener = Hanger(), Listener()
+    hanging = 12  # three times the senders: before, they took all 4 for 10 s, three rounds in a row
+    try:
+        with env.client() as client:
+            design_id = design(client)
+            jobs = [
+                client.data(
+                    client.post(f"/designs/{design_id}/batch", json={"rows": rows(1), "webhookUrl": hanger.url}), 202
+                )["jobId"]
+                for _ in range(hanging)
+            ]
+            for job_id in jobs:
+                wait_for_end(client, job_id)
+            wait_until(lambda: hanger.open >= PER_WORKSPACE, what="the hanging receivers to be sent to")
+        with env.client(env.keys["other"]) as other:
+            job_id = submit(other, listener.url)
+            wait_until(listener.count, timeout=60, what="the other workspace's webhook")
+        [sent] = listener.received
+        made = dt.datetime.fromisoformat(json.loads(sent["body"])["createdAt"]).timestamp()
+        with hanger.lock:
+            reached_before = {r["event"] for r in hanger.received if r["at"] <= sent["at"]}
+        # The hanging workspace's backlog was still there (most of its events not sent even
+        # once), and the other's event went out at once, not after them (before: 20 s or more).
+        assert len(reached_before) <= SENDERS and hanging - len(reached_before) >= 8
+        assert sent["at"] - made < 5, f"the other workspace's event waited {sent['at'] - made:.1f} s"
+        # Half the senders at most: the rest stay free for the other workspaces.
+        assert hanger.most_open <= PER_WORKSPACE < SENDERS
+    finally:
+        hanger.close()  # the held attempts are answered: the server stops without waiting 10 s
+        env.server.stop()
+        listener.close()
+
