@@ -364,6 +364,13 @@ class Me(BaseModel):
     webhookSecret: str = Field(description="Keys the HMAC-SHA256 in Docbench-Signature of this workspace's webhooks")
 
 
+class WebhookSecret(BaseModel):
+    webhookSecret: str = Field(
+        description="The workspace's new webhook secret: every webhook sent from now on is signed with it, retries "
+        "of earlier events included; the previous secret signs nothing any more"
+    )
+
+
 class SigningCertificate(BaseModel):
     """The public part of a workspace's signing certificate (extensions.md 9)."""
 

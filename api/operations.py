@@ -144,6 +144,16 @@ OPERATIONS: list[Operation] = [
         response=m.Me,
     ),
     Operation(
+        "rotate_webhook_secret",
+        "POST",
+        "/me/webhook-secret",
+        "Replace the workspace's webhook secret with a new one, answered once here (and in GET /me)",
+        lambda s, ws, c: s.accounts.rotate_webhook_secret(ws.id),
+        response=m.WebhookSecret,
+        description="The previous secret stops signing at once: every webhook attempt made afterwards, retries of "
+        "events from before included, is signed with the new one. No body.",
+    ),
+    Operation(
         "create_design",
         "POST",
         "/designs",

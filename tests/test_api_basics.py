@@ -7,6 +7,7 @@ from .server import Client
 
 API_KEY_ROUTES = [
     ("GET", "/me"),
+    ("POST", "/me/webhook-secret"),
     ("GET", "/designs"),
     ("POST", "/designs"),
     ("GET", "/designs/dsg_x"),

@@ -46,6 +46,7 @@ TOOLS = {
     "get_signing_certificate",
     "delete_signing_certificate",
     "me",
+    "rotate_webhook_secret",
 }
 
 

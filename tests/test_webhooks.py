@@ -12,6 +12,7 @@ import socket
 import ssl
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -31,7 +32,13 @@ RETRY_ENV = {SCALE: "0.02"}
 class Listener:
     """A webhook receiver on loopback: answers the next of `answers` (then 200), keeps every request."""
 
-    def __init__(self, answers: list[int] | None = None, tls: tuple[Path, Path] | None = None):
+    def __init__(
+        self,
+        answers: list[int] | None = None,
+        tls: tuple[Path, Path] | None = None,
+        on_request: Callable[[], None] | None = None,
+    ):
+        """`on_request` runs for each request before it is answered (the sender waits for it)."""
         self.answers = list(answers or [])
         self.received: list[dict] = []
         self.lock = threading.Lock()
@@ -40,6 +47,8 @@ class Listener:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):  # noqa: N802 (http.server's name)
                 body = self.rfile.read(int(self.headers["Content-Length"]))
+                if on_request is not None:
+                    on_request()
                 with listener.lock:
                     status = listener.answers.pop(0) if listener.answers else 200
                     listener.received.append(
@@ -73,7 +82,8 @@ class Listener:
 
 
 class HookEnv:
-    """A server that allows private webhook targets (--webhook-allow-private), with one workspace."""
+    """A server that allows private webhook targets (--webhook-allow-private), with the workspace
+    `hooks` (`key`) and the `others` (`keys`)."""
 
     def __init__(
         self,
@@ -81,18 +91,21 @@ class HookEnv:
         database_url: str | None,
         retry_scale: str = RETRY_ENV[SCALE],
         env: dict[str, str] | None = None,
+        others: tuple[str, ...] = (),
     ):
         from api.service import Service, Settings
 
         self.data_dir = tmp_path_factory.mktemp("webhooks")
+        self.database_url = database_url
         service = Service(Settings(data_dir=self.data_dir, database_url=database_url))
         self.key = service.accounts.create_workspace("hooks", "pro", 10_000)[1]
+        self.keys = {name: service.accounts.create_workspace(name, "pro", 10_000)[1] for name in others}
         service.close()
         env = {SCALE: retry_scale, "DOCBENCH_DATABASE_URL": database_url or "", **(env or {})}
         self.server = Server(self.data_dir, env=env, args=("--webhook-allow-private",)).start()
 
-    def client(self):
-        return self.server.client(self.key)
+    def client(self, key: str | None = None):
+        return self.server.client(key or self.key)
 
 
 @pytest.fixture(scope="module")
@@ -673,4 +686,201 @@ def test_delivery_outcomes_and_durations_are_counted_in_metrics(hooks):
         assert value(after, "docbench_webhook_delivery_seconds_bucket", le="+Inf") == timed + 2
         assert value(after, "docbench_webhook_delivery_seconds_sum") > 0
     finally:
+        receiver.close()
+
+
+# --- Workspaces take turns at the senders (issue 31 #4) ---------------------------------------
+
+
+class Hanger:
+    """A receiver on loopback that reads each request and then answers nothing (until released
+    or the sender gives up): counts the requests it got and the most it held open at once."""
+
+    ANSWER = Trickler.ANSWER
+
+    def __init__(self):
+        self.listening = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listening.getsockname()[1]}/hang"
+        self.received: list[dict] = []  # {"event": Docbench-Event-Id, "at": time.time()}
+        self.open = self.most_open = 0
+        self.lock = threading.Lock()
+        self.released = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.listening.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._hold, args=(conn,), daemon=True).start()
+
+    def _hold(self, conn: socket.socket):
+        with conn:
+            received = b""
+            while b"\r\n\r\n" not in received:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                received += chunk
+            head = received.partition(b"\r\n\r\n")[0].decode()
+            event = next(line.split(":", 1)[1].strip() for line in head.split("\r\n") if line.startswith("Docbench-Ev"))
+            with self.lock:
+                self.received.append({"event": event, "at": time.time()})
+                self.open += 1
+                self.most_open = max(self.most_open, self.open)
+            conn.settimeout(0.05)
+            try:
+                while not self.released.is_set():
+                    try:
+                        if not conn.recv(65536):
+                            break  # the sender gave up (its 10 s) and closed the connection
+                    except TimeoutError:
+                        continue
+                else:
+                    conn.sendall(self.ANSWER)
+            except OSError:
+                pass
+            finally:
+                with self.lock:
+                    self.open -= 1
+
+    def close(self):
+        self.released.set()
+        self.listening.close()
+
+
+def test_a_workspace_whose_receivers_hang_does_not_delay_another_workspaces_event(request, tmp_path_factory, store):
+    from api.service.webhooks import PER_WORKSPACE, SENDERS
+
+    env = HookEnv(tmp_path_factory, store_database_url(request, store), others=("other",))
+    hanger, listener = Hanger(), Listener()
+    hanging = 12  # three times the senders: before, they took all 4 for 10 s, three rounds in a row
+    try:
+        with env.client() as client:
+            design_id = design(client)
+            jobs = [
+                client.data(
+                    client.post(f"/designs/{design_id}/batch", json={"rows": rows(1), "webhookUrl": hanger.url}), 202
+                )["jobId"]
+                for _ in range(hanging)
+            ]
+            for job_id in jobs:
+                wait_for_end(client, job_id)
+            wait_until(lambda: hanger.open >= PER_WORKSPACE, what="the hanging receivers to be sent to")
+        with env.client(env.keys["other"]) as other:
+            job_id = submit(other, listener.url)
+            wait_until(listener.count, timeout=60, what="the other workspace's webhook")
+        [sent] = listener.received
+        made = dt.datetime.fromisoformat(json.loads(sent["body"])["createdAt"]).timestamp()
+        with hanger.lock:
+            reached_before = {r["event"] for r in hanger.received if r["at"] <= sent["at"]}
+        # The hanging workspace's backlog was still there (most of its events not sent even
+        # once), and the other's event went out at once, not after them (before: 20 s or more).
+        assert len(reached_before) <= SENDERS and hanging - len(reached_before) >= 8
+        assert sent["at"] - made < 5, f"the other workspace's event waited {sent['at'] - made:.1f} s"
+        # Half the senders at most: the rest stay free for the other workspaces.
+        assert hanger.most_open <= PER_WORKSPACE < SENDERS
+    finally:
+        hanger.close()  # the held attempts are answered: the server stops without waiting 10 s
+        env.server.stop()
+        listener.close()
+
+
+# --- Rotating the webhook secret (issue 31 #6) -------------------------------------------------
+
+
+def test_rotating_the_secret_over_rest_signs_the_retry_of_an_earlier_event_with_the_new_one(hooks):
+    with hooks.client() as client:
+        old = client.data(client.get("/me"), 200)["webhookSecret"]
+        rotated: list[dict] = []
+
+        def rotate_during_the_first_attempt():
+            # While the first attempt waits for its answer: the retry is made after this.
+            if not rotated:
+                with hooks.client() as rotating:
+                    answer = rotating.post("/me/webhook-secret", headers={"Idempotency-Key": "rotate-1"})
+                    rotated.append(rotating.data(answer, 200))
+
+        receiver = Listener(answers=[500], on_request=rotate_during_the_first_attempt)
+        try:
+            job_id = submit(client, receiver.url)
+            first, second = deliveries_once(client, job_id, 2)
+            assert (first["status"], second["status"]) == (500, 200)
+            new = rotated[0]["webhookSecret"]
+            assert rotated == [{"webhookSecret": new}] and new.startswith("whsec_") and len(new) == 70
+            assert new != old and client.data(client.get("/me"), 200)["webhookSecret"] == new
+            before, after = receiver.received
+            assert verify(old, before)["id"] == verify(new, after)["id"]  # the same event, signed anew
+            with pytest.raises(AssertionError):
+                verify(old, after)  # the old secret stopped signing at once
+            # Idempotency-Key: the same key answers the same secret again and rotates nothing.
+            replay = client.post("/me/webhook-secret", headers={"Idempotency-Key": "rotate-1"})
+            assert client.data(replay, 200) == {"webhookSecret": new}
+            assert replay.headers["Idempotent-Replayed"] == "true"
+            assert client.data(client.get("/me"), 200)["webhookSecret"] == new
+        finally:
+            receiver.close()
+
+
+def test_rotate_webhook_secret_over_mcp(hooks, listener):
+    from .test_mcp import ok, run
+
+    with hooks.client() as client:
+        old = client.data(client.get("/me"), 200)["webhookSecret"]
+
+    async def script(session):
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        return tools["rotate_webhook_secret"], await session.call_tool("rotate_webhook_secret", {})
+
+    tool, result = run(hooks.server, hooks.key, script)
+    assert "idempotencyKey" in tool.input_schema["properties"] and "stops signing" in tool.description
+    new = ok(result)["webhookSecret"]
+    with hooks.client() as client:
+        assert new != old and client.data(client.get("/me"), 200)["webhookSecret"] == new
+        job_id = submit(client, listener.url)
+        wait_for_end(client, job_id)
+        wait_until(listener.count, what="the webhook")
+    [request] = listener.received
+    assert verify(new, request)["data"]["jobId"] == job_id
+    with pytest.raises(AssertionError):
+        verify(old, request)
+
+
+def test_docbench_webhook_secret_rotate(request, tmp_path_factory, store):
+    from .server import docbench
+
+    # The first retry 3 s after the first attempt: the server is stopped before it, as a rule.
+    env = HookEnv(tmp_path_factory, store_database_url(request, store), retry_scale="0.3")
+    receiver = Listener(answers=[500] * 1000)  # fails until the secret was rotated
+    database = ("--database-url", env.database_url) if env.database_url else ()
+    try:
+        with env.client() as client:
+            me = client.data(client.get("/me"), 200)
+            job_id = submit(client, receiver.url)
+            wait_until(receiver.count, what="the first attempt")
+        env.server.stop()  # DuckDB admits one process: the command runs while the server is stopped
+        with receiver.lock:
+            signed_before = list(receiver.received)
+            receiver.answers.clear()  # from now on: 200
+        printed = docbench("webhook-secret", "rotate", me["workspaceId"], *database, data_dir=env.data_dir)
+        rotated = json.loads(printed.stdout)
+        new = rotated["webhookSecret"]
+        assert rotated == {"workspaceId": me["workspaceId"], "webhookSecret": new} and new != me["webhookSecret"]
+        unknown = docbench("webhook-secret", "rotate", "ws_nowhere", *database, data_dir=env.data_dir, check=False)
+        assert unknown.returncode == 2 and "no workspace 'ws_nowhere'" in unknown.stderr
+        env.server.start()
+        with env.client() as client:
+            assert client.data(client.get("/me"), 200)["webhookSecret"] == new
+            wait_until(lambda: delivered(client, job_id), timeout=60, what="the retry after the rotation")
+        retry = receiver.received[len(signed_before)]
+        event = verify(new, retry)
+        assert event["id"] == verify(me["webhookSecret"], signed_before[0])["id"]
+        with pytest.raises(AssertionError):
+            verify(me["webhookSecret"], retry)
+        if not database:  # the running server holds the DuckDB file: the command says how else to rotate
+            locked = docbench("webhook-secret", "rotate", me["workspaceId"], data_dir=env.data_dir, check=False)
+            assert locked.returncode == 2 and "POST /api/v1/me/webhook-secret" in locked.stderr
+    finally:
+        env.server.stop()
         receiver.close()

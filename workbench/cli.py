@@ -314,6 +314,22 @@ def key_create(args: argparse.Namespace) -> int:
     return 0
 
 
+def webhook_secret_rotate(args: argparse.Namespace) -> int:
+    try:
+        with _service(args) as service:
+            rotated = service.accounts.rotate_webhook_secret(args.workspace_id)
+    except DatabaseLocked as exc:
+        # No need to stop the server: it rotates the secret itself, asked with the workspace's key.
+        print(
+            f"docbench: {exc}; or, with the server running, rotate with the workspace's API key: "
+            "POST /api/v1/me/webhook-secret",
+            file=sys.stderr,
+        )
+        return 2
+    print(json.dumps({"workspaceId": args.workspace_id, **rotated}))
+    return 0
+
+
 def key_revoke(args: argparse.Namespace) -> int:
     try:
         with _service(args) as service:
@@ -463,6 +479,21 @@ def build_parser() -> argparse.ArgumentParser:
     _data_dir(p)
     _database_url(p)
     p.set_defaults(func=key_revoke)
+
+    webhook_secret = commands.add_parser("webhook-secret", help="manage the key that signs webhooks").add_subparsers(
+        dest="action", required=True
+    )
+    p = webhook_secret.add_parser(
+        "rotate",
+        help="give a workspace a new webhook secret (printed); the old one stops signing at once",
+        description="Every webhook sent afterwards, retries of earlier events included, is signed with the new "
+        "secret. While `docbench serve` holds a DuckDB data dir, rotate with the workspace's key instead: "
+        "POST /api/v1/me/webhook-secret.",
+    )
+    p.add_argument("workspace_id")
+    _data_dir(p)
+    _database_url(p)
+    p.set_defaults(func=webhook_secret_rotate)
     return parser
 
 

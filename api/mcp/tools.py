@@ -46,6 +46,8 @@ GUIDANCE = {
     "upload_signing_certificate": "Give the PKCS#12 (a certificate with its private key; at most 256 KB) as base64 "
     "in file, and its password. It is kept encrypted and never returned; generate_pdf and submit_batch with sign: "
     "true then sign with it (PAdES B-B). Answers the certificate's subject, issuer and validity.",
+    "rotate_webhook_secret": "Answers the new webhookSecret. The previous one stops signing at once: every webhook "
+    "sent afterwards, retries of earlier events included, is signed with the new one.",
     "get_design_tree": "The full design tree: pages, nodes (elements by id) and variables.",
     "list_variables": "What generate_pdf and submit_batch take: each variable's name, kind (text, image, table, "
     "code, icon, color, or field: a {name} placeholder inside a text), what a value must be and its sample.",

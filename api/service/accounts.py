@@ -378,6 +378,17 @@ class Accounts:
             )
             return cursor.execute("SELECT webhook_secret FROM workspaces WHERE id = ?", [workspace_id]).fetchone()[0]
 
+    def rotate_webhook_secret(self, workspace_id: str) -> dict:
+        """A new webhook secret for the workspace (POST /me/webhook-secret, `docbench webhook-secret
+        rotate`). The old one signs nothing from now on: every attempt reads the secret as it is
+        sent (api/service/webhooks.py), so retries of events made before the rotation are signed
+        with the new one too."""
+        self.get_workspace(workspace_id)
+        secret = new_webhook_secret()
+        with self.store.transaction() as cursor:
+            cursor.execute("UPDATE workspaces SET webhook_secret = ? WHERE id = ?", [secret, workspace_id])
+        return {"webhookSecret": secret}
+
 
 def new_webhook_secret() -> str:
     return "whsec_" + secrets.token_hex(32)

@@ -11,6 +11,10 @@ claim (an UPDATE that must still find it this process's), and the attempt as a w
 the connect to the answer's status, has ATTEMPT_SECONDS: a receiver that trickles its answer
 is cut off then, well within CLAIM_SECONDS, so no other process can take the attempt over
 while it is being sent, and one slow receiver holds one sender, not the others' events.
+Workspaces take turns, as they do for render processes (api/renderers/pool.py): a claim takes
+each workspace's first due attempt before any workspace's second, and a workspace holds at
+most PER_WORKSPACE of a process's senders, so one whose receivers all hang delays another's
+event by nothing (the other senders are free for it), not by its whole backlog.
 A process that died leaves its claims to lapse; one that stops cleanly lets go of those it
 is not sending. Each attempt's outcome is written on its row; a failure (no answer in 10 s,
 a refused connection, a non-2xx answer) adds the next attempt's row, due after 10 s, 1 min,
@@ -37,6 +41,7 @@ import secrets
 import ssl
 import threading
 import time
+from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 from urllib.parse import urlsplit
@@ -60,6 +65,9 @@ ATTEMPT_SECONDS = 10.0  # one attempt in all: connect, TLS, the request, the ans
 # that by far means its process died.
 CLAIM_SECONDS = 60.0
 SENDERS = 4  # attempts one process sends at once: a slow receiver holds one of them
+# At most this many of a process's attempts in flight are one workspace's: half its senders
+# (rounded up, never 0), the other half always left to the other workspaces' events.
+PER_WORKSPACE = -(-SENDERS // 2)
 POLL_SECONDS = 1.0
 USER_AGENT = "docbench-webhooks/1"
 NOUN = "webhook URL"
@@ -99,7 +107,8 @@ class Webhooks:
         self._cafile = settings.fetch_cafile
         self._tls: ssl.SSLContext | None = None
         self._guard = threading.Lock()
-        self._sending: dict[str, Future] = {}  # delivery id -> its attempt, claimed and handed to a sender
+        # delivery id -> its workspace and its attempt, claimed and handed to a sender
+        self._sending: dict[str, tuple[str, Future]] = {}
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._claimer: threading.Thread | None = None
@@ -168,31 +177,47 @@ class Webhooks:
 
     def send_due(self) -> int:
         """Claim as many due attempts (no live process holds them) as there are idle senders,
-        and hand each to one; how many were handed over."""
+        workspaces in turn and none past PER_WORKSPACE, and hand each to one; how many were
+        handed over."""
         assert self._senders is not None, "start() first"
         with self._guard:
-            idle = SENDERS - len(self._sending)
+            busy = Counter(workspace_id for workspace_id, _ in self._sending.values())
+        idle = SENDERS - busy.total()
         if idle <= 0:
             return 0  # a sender that finishes wakes the loop
         moment = now()
         due = "state = 'pending' AND due_at <= ? AND (claim_until IS NULL OR claim_until < ?)"
-        row = self.store.one(f"SELECT count(*) FROM webhook_deliveries WHERE {due}", [moment, moment])
-        if not row or not row[0]:  # the common case, a read: no write lock taken every poll
+        # Each workspace's due attempts numbered by `turn` (first due first): ordered by turn, the
+        # list goes round the workspaces. Past PER_WORKSPACE turns none could be taken; of those
+        # before, a workspace with attempts in flight here skips as many as it has in flight, so
+        # `idle` + those is enough to find `idle` takeable ones. A read: no write lock every poll.
+        candidates = self.store.all(
+            "SELECT id, workspace_id FROM (SELECT id, workspace_id, due_at, attempt, row_number() OVER "
+            f"(PARTITION BY workspace_id ORDER BY due_at, attempt) AS turn FROM webhook_deliveries WHERE {due}) "
+            "AS ranked WHERE turn <= ? ORDER BY turn, due_at, attempt LIMIT ?",
+            [moment, moment, PER_WORKSPACE, idle + busy.total()],
+        )
+        chosen: list[str] = []
+        for delivery_id, workspace_id in candidates:
+            if len(chosen) < idle and busy[workspace_id] < PER_WORKSPACE:
+                chosen.append(delivery_id)
+                busy[workspace_id] += 1
+        if not chosen:
             return 0
+        marks = ", ".join("?" for _ in chosen)
         with self.store.transaction() as cursor:
-            # The outer WHERE repeats the test: of two processes picking the same rows, the
-            # second finds them claimed once the first commits, and gets none of them.
+            # The WHERE repeats the test: of two processes choosing the same rows, the second
+            # finds them claimed once the first commits, and gets none of them.
             claimed = cursor.execute(
-                f"UPDATE webhook_deliveries SET claimed_by = ?, claim_until = ? WHERE id IN "
-                f"(SELECT id FROM webhook_deliveries WHERE {due} ORDER BY due_at, attempt LIMIT ?) AND {due} "
+                f"UPDATE webhook_deliveries SET claimed_by = ?, claim_until = ? WHERE id IN ({marks}) AND {due} "
                 "RETURNING id, event_id, workspace_id, url, body, attempt",
-                [self.runner, moment + dt.timedelta(seconds=CLAIM_SECONDS), moment, moment, idle, moment, moment],
+                [self.runner, moment + dt.timedelta(seconds=CLAIM_SECONDS), *chosen, moment, moment],
             ).fetchall()
         for delivery in claimed:
-            delivery_id = delivery[0]
+            delivery_id, workspace_id = delivery[0], delivery[2]
             with self._guard:
                 future = self._senders.submit(self._attempt, *delivery)
-                self._sending[delivery_id] = future
+                self._sending[delivery_id] = (workspace_id, future)
             future.add_done_callback(lambda _, delivery_id=delivery_id: self._sent(delivery_id))
         return len(claimed)
 
@@ -336,7 +361,7 @@ class Webhooks:
         self._claimer.join(timeout=5)
         assert self._senders is not None
         with self._guard:
-            running = list(self._sending.values())
+            running = [future for _, future in self._sending.values()]
         wait(running, timeout=ATTEMPT_SECONDS + 5)
         self._senders.shutdown(wait=False, cancel_futures=True)
         with self._guard:
