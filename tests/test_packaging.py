@@ -237,7 +237,7 @@ def installed_server(venv, tmp_path_factory) -> Iterator[InstalledServer]:
             return False
 
     try:
-        wait_until(healthy, timeout=90, what="the installed docbench serve's health check")
+        wait_until(healthy, timeout=120, what="the installed docbench serve's health check")
         printed = wait_until(lambda: re.search(r"dbk_live_\S+", log_path.read_text()), what="the first-start API key")
         yield InstalledServer(url, f"{url}/api/v1", printed.group(0))
     finally:
