@@ -2,7 +2,14 @@
 SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | md5sum | cut -c1-12)
+# One stamp per set of extras, named after pyproject.toml's hash: running installs the project
+# alone (its runtime dependencies), testing and linting add the test extras, benchmarking
+# also the bench extras (the benchmarks start the tests' servers and browsers).
+HASH := $(shell md5sum < pyproject.toml | cut -c1-12)
+EXTRAS_run :=
+EXTRAS_test := [test]
+EXTRAS_bench := [test,bench]
+installed = $(VENV)/.installed-$(1)-$(HASH)
 # The lint step syntax-checks the workbench's JavaScript with Node: Debian's nodejs when no
 # node is on the PATH (one installed otherwise, nvm's say, is used as it is).
 NODE_PACKAGE := $(if $(shell command -v node),,nodejs)
@@ -12,19 +19,19 @@ NODE_PACKAGE := $(if $(shell command -v node),,nodejs)
 $(PY):
 	@PYTHON=$${PYTHON:-$$(scripts/find_python.sh)} && echo "creating $(VENV) with $$PYTHON" && "$$PYTHON" -m venv $(VENV)
 
-$(STAMP): pyproject.toml | $(PY)
+$(VENV)/.installed-%-$(HASH): pyproject.toml | $(PY)
 	@scripts/provision.sh
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
-	@rm -f $(VENV)/.installed-* && touch $@
+	$(PY) -m pip install -q -e '.$(EXTRAS_$*)'
+	@rm -f $(VENV)/.installed-$*-* && touch $@
 
-run: $(STAMP)
+run: $(call installed,run)
 	$(VENV)/bin/docbench serve $(if $(PORT),--port $(PORT))
 
-samples: $(STAMP)
+samples: $(call installed,run)
 	$(PY) -m workbench.samples --out out
 
-test: $(STAMP)
+test: $(call installed,test)
 	@scripts/provision.sh redis-server postgresql chromium $(NODE_PACKAGE)
 	$(VENV)/bin/ruff check engine api workbench tests benchmarks
 	scripts/check_js.sh
@@ -33,9 +40,8 @@ test: $(STAMP)
 	$(PY) -m pytest -n 2 --dist loadfile -m "not alone"
 	$(PY) -m pytest -m alone
 
-bench: $(STAMP)
+bench: $(call installed,bench)
 	@scripts/provision.sh redis-server postgresql chromium
-	$(PY) -m pip install -q -e '.[bench]'
 	$(PY) -m benchmarks.render
 	$(PY) -m benchmarks.typst
 	$(PY) -m benchmarks.profile --quick
@@ -45,7 +51,7 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.editor
 	$(PY) -m benchmarks.notebook
 
-lint: $(STAMP)
+lint: $(call installed,test)
 	@scripts/provision.sh $(NODE_PACKAGE)
 	$(VENV)/bin/ruff check engine api workbench tests benchmarks
 	scripts/check_js.sh
