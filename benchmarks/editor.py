@@ -33,7 +33,7 @@ from .api import Server, author_certificate
 EDITS = 30
 WARM_UP = 2  # edits before the measured ones: the first ones warm the path up
 
-# Marks the canvas when Enter commits a value in the text toolbar, as canvas.js marks it when
+# Marks the canvas when Enter commits a value in the text toolbar, as the canvas (canvas/boxes.js) marks it when
 # a drag ends (keydown crosses the shadow roots; the input's own change event does not).
 MARK_TOOLBAR_ENTER = """([canvas]) => document.addEventListener("keydown", (e) => {
   const inToolbar = e.composedPath().some((n) => n.classList && n.classList.contains("dbk-text-toolbar-row"));

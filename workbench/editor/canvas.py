@@ -12,6 +12,7 @@ import param
 
 import engine.fonts
 
+from .esm import joined_module
 from .style import STYLESHEET
 
 
@@ -54,7 +55,10 @@ class Canvas(GestureMessages, pn.custom.JSComponent):
         default=[], doc="[x, y] in points: the middle of the page's visible part, written by the browser; [] unknown"
     )
 
-    _esm = Path(__file__).with_name("canvas.js")
+    # One module per concern in canvas/ (boxes, gestures, snap, hits, live drag, keys, text
+    # overlay, menus, view, rulers), joined into the one module Panel loads: it loads `_esm`
+    # from a blob: URL, where their relative imports would resolve to nothing (esm.py).
+    _esm = joined_module(Path(__file__).with_name("canvas") / "render.js")
     _stylesheets = [STYLESHEET]
 
     def _handle_msg(self, msg: Any) -> None:
