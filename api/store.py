@@ -114,7 +114,7 @@ MIGRATIONS: list[str] = [
         id VARCHAR PRIMARY KEY, workspace_id VARCHAR NOT NULL, last_used TIMESTAMP NOT NULL
     );
     """,
-    # 6: the one-time sign-in links `docbench serve` prints (workbench/signin_links.py), so
+    # 6: the one-time sign-in links `docbench serve` prints (workbench/server/signin_links.py), so
     # any web process redeems a link another printed. Only the token's SHA-256 is kept.
     """
     CREATE TABLE signin_links (

@@ -6,7 +6,7 @@ plain render of the reference invoice in the same run.
 Every case renders the invoice of workbench.samples from rows of its own (none drawn
 before), interleaved with the others so a busy machine slows them alike; only
 `render_pdf` is timed. The e-invoice
-is an EN 16931 Factur-X XML of 20 lines built once by workbench.einvoice (its schema
+is an EN 16931 Factur-X XML of 20 lines built once by workbench.notebook.einvoice (its schema
 check and embedding are timed; building it is not). "+ signature" renders and then signs
 as a render process does (engine.signing.sign_pdf, PAdES B-B) with an RSA-2048 key of a
 self-signed certificate made here, opened once as the render processes' key cache does.
@@ -22,7 +22,7 @@ import time
 from engine import Finishing, render_pdf
 from engine.signing import SigningKey, sign_pdf
 from workbench import samples
-from workbench.einvoice import factur_x_xml
+from workbench.notebook.einvoice import factur_x_xml
 
 RUNS = 60
 WARMUP_ROW = 1_000_000  # far from the timed rows: no timed render finds its row cached

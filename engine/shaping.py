@@ -47,7 +47,7 @@ from . import fonts
 if TYPE_CHECKING:
     from reportlab.pdfgen.canvas import Canvas
 
-    from .typeset import TextStyle
+    from .text_style import TextStyle
 
 FIRST_COMPLEX = "\u0590"  # Hebrew: the first block that needs bidi or shaping
 # Above it, what Latin text uses and no script needs shaped: Latin and Greek extended,

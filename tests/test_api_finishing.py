@@ -12,7 +12,7 @@ import facturx
 import httpx
 import pikepdf
 
-from workbench.einvoice import factur_x_xml
+from workbench.notebook.einvoice import factur_x_xml
 
 from .conftest import pdf_text
 from .test_api_batches import design, rows, wait_for_end, zip_of

@@ -8,7 +8,7 @@ from urllib.parse import urlparse
 import pytest
 
 from api.service import Service, Settings
-from workbench.client import LocalClient
+from workbench.client.api import LocalClient
 
 from .conftest import action, add, store_database_url
 

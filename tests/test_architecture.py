@@ -1,8 +1,9 @@
 """The import graph of engine/, api/ and workbench/ keeps the architecture's shape (README,
 "Project layout"): engine → api → workbench, no cycles, faces independent of each other.
 
-Every import counts, module-level or inside a function (a lazy import is still a
-dependency), except under `if TYPE_CHECKING:` (never executed). `from pkg import name` is an
+Every import counts, module-level, inside a function (a lazy import is still a dependency)
+or under `if TYPE_CHECKING:` (a type-only import is still a dependency of the reader, and a
+cycle through one is a type living on the wrong side). `from pkg import name` is an
 edge to `pkg.name` when that is a module, else to `pkg`. Importing `a.b.c` also runs `a` and
 `a.b`'s `__init__`, but that implicit import is not an edge of the importer: otherwise every
 package whose `__init__` re-exports a submodule would be a cycle.
@@ -28,12 +29,12 @@ FACES = {
     "MCP": ("api.mcp.*",),
     "web workbench": ("workbench.web.*",),
     # `import workbench` is the notebook API (workbench/__init__.py re-exports it).
-    "notebook": ("workbench", "workbench.notebook", "workbench.authoring", "workbench.inline"),
-    "CLI": ("workbench.cli",),
+    "notebook": ("workbench", "workbench.notebook.*"),
+    "CLI": ("workbench.cli.*",),
 }
 # Where the faces are composed into one server: the only module that may import a face
 # without being one.
-COMPOSITION_ROOTS = {"workbench.server"}
+COMPOSITION_ROOTS = {"workbench.server.app"}
 
 
 def module_name(path: Path) -> str:
@@ -64,25 +65,12 @@ def known(name: str) -> str | None:
     return None
 
 
-def is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
 class Imports(ast.NodeVisitor):
     """Every module of ours that one module imports, with the line of the import."""
 
     def __init__(self, importer: str):
         self.importer = importer
         self.found: dict[str, int] = {}
-
-    def visit_If(self, node: ast.If) -> None:  # noqa: N802 (ast's name)
-        if is_type_checking(node.test):
-            for child in node.orelse:  # only the `else:` of `if TYPE_CHECKING:` runs
-                self.visit(child)
-            return
-        self.generic_visit(node)
 
     def visit_Import(self, node: ast.Import) -> None:  # noqa: N802
         for alias in node.names:
@@ -213,18 +201,18 @@ def test_every_layer_and_face_has_modules():
     assert all(any(name.startswith(layer + ".") for name in modules()) for layer in LAYERS)
 
 
-def test_the_graph_sees_lazy_imports_and_skips_type_checking_ones():
-    """The collector itself: a function-level import is an edge, a TYPE_CHECKING one is not."""
-    visitor = Imports("workbench.notebook")
+def test_the_graph_sees_lazy_and_type_only_imports():
+    """The collector itself: a function-level import is an edge, and so is a TYPE_CHECKING one."""
+    visitor = Imports("workbench.notebook.workspace")
     visitor.visit(
         ast.parse(
             "from typing import TYPE_CHECKING\n"
             "if TYPE_CHECKING:\n    from api.rest import base\n"
             "def later():\n    from . import inline\n    import engine.fonts\n"
-            "from .editor import Editor\n"
+            "from ..editor import Editor\n"
         )
     )
-    assert set(visitor.found) == {"workbench.inline", "engine.fonts", "workbench.editor"}
+    assert set(visitor.found) == {"api.rest", "workbench.notebook.inline", "engine.fonts", "workbench.editor"}
 
 
 def test_no_import_cycles():

@@ -199,7 +199,7 @@ def test_a_preview_drawn_by_one_process_is_found_by_the_next(where, tmp_path, re
     """Previews are shared through the blobs: a restarted (or another) web process with the same
     blobs and database answers a page it has never drawn without drawing it."""
     from api.service import Service, Settings
-    from workbench.client import LocalClient
+    from workbench.client.api import LocalClient
 
     from .conftest import add
 

@@ -13,7 +13,7 @@ from engine import apply, new_design
 from engine.elements import ELEMENT_TYPES
 from engine.layout import page_digest, page_without
 from workbench import samples
-from workbench.client import LocalClient
+from workbench.client.api import LocalClient
 from workbench.editor import geometry
 from workbench.editor.session import DesignSession, page_content
 

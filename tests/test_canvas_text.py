@@ -11,7 +11,7 @@ from api.service import Service, Settings
 from engine import apply, new_design
 from engine.elements import ELEMENT_TYPES, ElementType, InlineText
 from engine.elements.base import BoxPosition, StrictModel, box_size
-from workbench.client import LocalClient
+from workbench.client.api import LocalClient
 from workbench.editor import geometry
 from workbench.editor.editor import Editor
 

@@ -8,7 +8,7 @@ from api.errors import ApiError
 from api.models import BatchBody
 from api.operations import UploadedFile
 from api.service import Service, Settings
-from workbench.client import LocalClient, RestClient
+from workbench.client.api import LocalClient, RestClient
 
 from .conftest import add, png, store_database_url
 

@@ -1,4 +1,4 @@
-"""The REST client's retries (workbench/client.py): an Idempotency-Key on every write, the same on
+"""The REST client's retries (workbench/client/api.py): an Idempotency-Key on every write, the same on
 each attempt, so a generate whose answer was lost is replayed by the server and charged once;
 429 waits for Retry-After; 5xx and lost connections back off exponentially, a bounded number of times.
 
@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from api.errors import ApiError
-from workbench.client import RestClient
+from workbench.client.api import RestClient
 
 from .conftest import add
 

@@ -22,7 +22,7 @@ from api.renderers import RenderLimits
 from api.rest import MAX_BODY_SIZE, PREFIX
 from api.rest.operation import MULTIPART_SLACK
 from api.settings import JSON_LIMIT, Settings
-from workbench.cli import build_parser, serve, worker
+from workbench.cli.commands import build_parser, serve, worker
 from workbench.web.signin import COOKIE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -243,7 +243,7 @@ def site(nginx) -> Directive:
 
 
 def bokeh_websocket_path() -> str:
-    """Bokeh's websocket route under Panel's app at `/` (workbench/server.py serves it there).
+    """Bokeh's websocket route under Panel's app at `/` (workbench/server/app.py serves it there).
     Once Panel is imported the route's handler is Panel's subclass of Bokeh's."""
     (path,) = [pattern for pattern, handler in per_app_patterns if issubclass(handler, WSHandler)]
     return path

@@ -8,7 +8,7 @@ import pytest
 
 from api.service import Service, Settings
 from engine.diff import changes
-from workbench.client import LocalClient
+from workbench.client.api import LocalClient
 from workbench.editor.geometry import boxes, new_element, placement_patch, resize_mode
 from workbench.editor.session import DesignSession
 
@@ -108,7 +108,7 @@ def lanes():
     """Panel's pool with one lane per page, as `docbench serve` installs it; Panel's default after."""
     import panel as pn
 
-    from workbench import ui_threads
+    from workbench.editor import lanes as ui_threads
 
     ui_threads.install(4)
     yield

@@ -1,4 +1,4 @@
-"""workbench.einvoice: a Factur-X XML from a dict or a DataFrame row, for people who have
+"""workbench.notebook.einvoice: a Factur-X XML from a dict or a DataFrame row, for people who have
 none, checked by the factur-x library against the schema of the level it declares."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from lxml import etree
 
-from workbench.einvoice import factur_x_xml
+from workbench.notebook.einvoice import factur_x_xml
 
 NS = {
     "ram": "urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100",

@@ -21,7 +21,7 @@ from engine import EngineError, Finishing, Watermark, render_pdf
 from engine.attachments import Attachment
 from engine.einvoice import EInvoice
 from workbench import samples
-from workbench.einvoice import factur_x_xml
+from workbench.notebook.einvoice import factur_x_xml
 
 from .conftest import pdf_text
 from .pdf_checker import problems

@@ -375,7 +375,7 @@ def test_generate_and_generate_many_carry_e_invoices_watermarks_and_passwords(wb
     import facturx
     import pikepdf
 
-    from workbench.einvoice import factur_x_xml
+    from workbench.notebook.einvoice import factur_x_xml
 
     from .test_finishing import INVOICE
 

@@ -419,7 +419,7 @@ def test_a_render_process_killed_while_idle_is_replaced_before_the_next_render(b
 
 def test_a_closed_gallery_renders_no_more_thumbnails(service):
     from api.models import CreateDesignBody
-    from workbench.client import LocalClient
+    from workbench.client.api import LocalClient
     from workbench.web.gallery import Gallery
 
     service, workspace = service

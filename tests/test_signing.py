@@ -247,7 +247,7 @@ def test_a_signed_factur_x_invoice_stays_pdf_a_3b_and_readable(pki, signing_key,
     import facturx
 
     from engine import Finishing
-    from workbench.einvoice import factur_x_xml
+    from workbench.notebook.einvoice import factur_x_xml
 
     from .test_finishing import INVOICE
 

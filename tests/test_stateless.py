@@ -112,7 +112,7 @@ def test_a_sign_in_link_printed_by_one_server_signs_in_once_on_the_other_and_its
 def test_a_sign_in_link_works_once_even_when_redeemed_twice_at_once(database_url, tmp_path):
     import threading
 
-    from workbench.signin_links import SignInTokens
+    from workbench.server.signin_links import SignInTokens
 
     store = open_store(Settings(data_dir=tmp_path, database_url=database_url))
     try:

@@ -10,7 +10,7 @@ import pytest
 from api.service import Service, Settings
 from engine import render_pdf
 from workbench import samples
-from workbench.client import LocalClient
+from workbench.client.api import LocalClient
 from workbench.samples import TEMPLATES
 from workbench.templates import LOGO_NAME, create_from_template
 

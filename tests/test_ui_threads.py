@@ -11,7 +11,7 @@ import pytest
 from bokeh.document import Document
 from panel.io.state import set_curdoc
 
-from workbench.ui_threads import PagesInOrder, on_this_threads_loop, page_tasks_write_through_the_loop
+from workbench.editor.lanes import PagesInOrder, on_this_threads_loop, page_tasks_write_through_the_loop
 
 
 @pytest.fixture

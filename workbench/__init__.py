@@ -6,7 +6,7 @@ design = wb.design("Certificate")
 design.generate_many(df, out="certificates/")
 """
 
-from .batches import BatchRefused, BatchResult
-from .notebook import Design, Preview, Workbench, connect
+from .client.batches import BatchRefused, BatchResult
+from .notebook.workspace import Design, Preview, Workbench, connect
 
 __all__ = ["BatchRefused", "BatchResult", "Design", "Preview", "Workbench", "connect"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from api.operations import UploadedFile
 
-from .client import Client
+from .client.api import Client
 from .samples import TEMPLATES, logo_png
 
 LOGO_NAME = "Sample logo"

@@ -204,7 +204,7 @@ def _cpu_deadline(seconds: float) -> Iterator[None]:
 
 
 # The batch ZIP's layout (spec 4.13), defined here and read by every client of it
-# (workbench.batches writes the same layout for runs of any size).
+# (workbench.client.batches writes the same layout for runs of any size).
 ERRORS_FILE = "errors.json"
 
 

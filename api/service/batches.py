@@ -41,7 +41,7 @@ from .designs import Designs
 from .finishing import checked_rows as finishing_checked_rows
 from .media import Media
 from .signing import Signing
-from .values import checked_values, present_images
+from .values import checked_values
 from .webhooks import Webhooks, check_webhook_url
 
 log = logging.getLogger("docbench.batches")
@@ -88,7 +88,7 @@ class Batches:
         row = self.designs.row_for_render(ws, design_id)
         tree = engine.DesignTree.model_validate_json(row["tree"])
         rows = [checked_values(tree, values, f"rows[{i}]") for i, values in enumerate(body.rows)]
-        present = present_images(self.media, ws, tree, rows)  # a missing ref fails its row alone
+        present = self.media.present_images(ws, tree, rows)  # a missing ref fails its row alone
         profile = body.pdfProfile or DEFAULT_PDF_PROFILE
         finishing, row_options = finishing_checked_rows(body, profile)
         webhook_url = body.webhookUrl

@@ -26,7 +26,7 @@ from .designs import Designs
 from .finishing import checked as checked_finishing
 from .media import Media
 from .signing import Signing
-from .values import checked_values, require_images
+from .values import checked_values
 
 # A free picture with values must never pass for a paid PDF (issue 14, "Try values").
 PREVIEW_WATERMARK = engine.Watermark(text="PREVIEW", opacity=0.25)
@@ -149,7 +149,7 @@ class Generation:
         row = self.designs.row_for_render(ws, design_id)
         tree = self.revisions.of(design_id, row).tree
         values = checked_values(tree, body.data)
-        require_images(self.media, ws, tree, values)
+        self.media.require_images(ws, tree, values)
         self.accounts.require_credits(1, row["credits"])
         profile = body.pdfProfile or DEFAULT_PDF_PROFILE
         finishing = checked_finishing(body.finishing(), profile)
@@ -232,7 +232,7 @@ class Generation:
         _require_page(revision, body.page)
         tree = revision.tree
         values = checked_values(tree, body.data)
-        require_images(self.media, ws, tree, values)
+        self.media.require_images(ws, tree, values)
         images = self.media.design_keys(ws, tree, values)
         watermark = PREVIEW_WATERMARK.model_dump()
         key = self.renderers.png(ws.id, row["tree"], body.page, images, cancel, values=values, watermark=watermark)

@@ -246,6 +246,20 @@ class Media:
     def ref_exists(self, ws: Workspace, ref: str) -> bool:
         return self._render_key(ws, ref) is not None
 
+    def require_images(self, ws: Workspace, tree: DesignTree, values: dict[str, Any]) -> None:
+        """Rule 3 for one PDF: a ref that is not in the workspace refuses the generation (before
+        any credit is taken)."""
+        for name, ref in image_values(tree, values).items():
+            if not self.ref_exists(ws, ref):
+                raise validation(f"variable '{name}': no image {ref} in this workspace (upload it first)")
+
+    def present_images(self, ws: Workspace, tree: DesignTree, rows: list[dict[str, Any]]) -> set[str]:
+        """Rule 3 for a batch: the rows' refs that are in the workspace. A well-formed ref that is
+        not is no submission error; the worker is not given it and cannot resolve it, so that row
+        fails alone (refunded, listed in errors.json) and the others render."""
+        refs = {ref for values in rows for ref in image_values(tree, values).values()}
+        return {ref for ref in refs if self.ref_exists(ws, ref)}
+
     # Sources inside tree patches
 
     def inline_sources(self, ws: Workspace, actions: list[dict]) -> tuple[list[dict], list[PendingUpload]]:

@@ -5,23 +5,19 @@ single generation and for every batch row (spec 4.11, 4.13; decisions.md "Genera
    are uploaded first and passed by ref, so a value never carries megabytes of base64.
 2. Every other value must fit its variable (engine.check_values).
 3. An image value is a ref that must name an image of the workspace: a single generation
-   with a missing one is refused (require_images); a batch row with one fails alone
-   (present_images).
+   with a missing one is refused (Media.require_images); a batch row with one fails alone
+   (Media.present_images).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import engine
 from engine.errors import EngineError
 from engine.variables import image_variable_names
 
 from ..errors import validation
-from .common import Workspace
-
-if TYPE_CHECKING:
-    from .media import Media
 
 
 def checked_values(tree: engine.DesignTree, values: Any, where: str = "") -> dict[str, Any]:
@@ -48,19 +44,3 @@ def image_values(tree: engine.DesignTree, values: dict[str, Any]) -> dict[str, s
     """The refs among checked values (rule 3): variable name -> ref."""
     images = image_variable_names(tree)
     return {name: value for name, value in values.items() if name in images and isinstance(value, str)}
-
-
-def require_images(media: Media, ws: Workspace, tree: engine.DesignTree, values: dict[str, Any]) -> None:
-    """Rule 3 for one PDF: a ref that is not in the workspace refuses the generation (before
-    any credit is taken)."""
-    for name, ref in image_values(tree, values).items():
-        if not media.ref_exists(ws, ref):
-            raise validation(f"variable '{name}': no image {ref} in this workspace (upload it first)")
-
-
-def present_images(media: Media, ws: Workspace, tree: engine.DesignTree, rows: list[dict[str, Any]]) -> set[str]:
-    """Rule 3 for a batch: the rows' refs that are in the workspace. A well-formed ref that is
-    not is no submission error; the worker is not given it and cannot resolve it, so that row
-    fails alone (refunded, listed in errors.json) and the others render."""
-    refs = {ref for values in rows for ref in image_values(tree, values).values()}
-    return {ref for ref in refs if media.ref_exists(ws, ref)}

@@ -23,11 +23,11 @@ from api.images.processing import fitted_png
 from api.models import PREVIEW_WITHOUT_MAX_LENGTH
 from api.renderers import TaskCancelled
 
-from ..client import Client
-from ..ui_threads import in_page_lane
+from ..client.api import Client
 from . import arrange, geometry
 from .canvas import Canvas
 from .colour_picker import design_colours
+from .lanes import in_page_lane
 from .panels import SIDE_PANELS, PanelContext, image_field
 from .pdf_options import PdfOptions
 from .pickers import LayerList

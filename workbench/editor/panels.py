@@ -1,15 +1,13 @@
 """The editor's side panels: pages, images, variables, document.
 
-Each is built from a `PanelContext` (the tree, the page shown, the selection and what a
+Each is built from a `PanelContext` (panel_context.py: the tree, the page shown, the selection and what a
 panel may do) when its tab is shown and after every save; every change goes out as an
 action batch through `apply`. `SIDE_PANELS` declares the tabs with their builders.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import panel as pn
@@ -21,33 +19,14 @@ from engine.field_variables import field_value, placeholder_nodes
 from engine.paper import PAPER_SIZES, named_size, shown_points
 from engine.tree import Metadata
 
-from ..client import Client
 from .colour_picker import ColourPicker, design_colours
+from .panel_context import PanelContext
 from .properties import variable_widget
 from .style import TYPED_TEXT
 from .text import text
 from .try_values import try_values_panel
 
 WIDE = {"sizing_mode": "stretch_width"}
-
-
-@dataclass(frozen=True)
-class PanelContext:
-    """What a side panel sees of the editor, and all it may do."""
-
-    tree: DesignTree
-    page: int  # the index of the page shown on the canvas
-    selection: tuple[str, ...]  # the selected element ids
-    client: Client
-    apply: Callable[[list[dict]], None]  # save one action batch; a refusal is shown to the user
-    run: Callable[[Callable[[], Any]], None]  # any other call (an upload); the panel is rebuilt after it
-    add: Callable[..., None]  # add an element of a type to the page shown, and select it; refusals shown
-    show_page: Callable[[int], None]  # show another page on the canvas
-    thumbnail: Callable[[int], bytes]  # a page's preview, small; made again only when the page changed
-    design_id: str = ""  # the design's id, for the client's operations on it
-    show_try: Callable[[bytes | None], None] = lambda png: None  # a tried PNG on the canvas; None: the page again
-    kept: dict = dataclasses.field(default_factory=dict)  # what panels keep across rebuilds (unsaved input)
-    add_page: Callable[[], None] = lambda: None  # add a page after the last and show it; refusals shown
 
 
 def image_field(element_type: str) -> str | None:

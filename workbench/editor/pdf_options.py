@@ -8,7 +8,7 @@ from typing import Any
 
 import panel as pn
 
-from ..finishing import finishing_keys
+from ..client.finishing import finishing_keys
 
 PROFILES = {"Standard": "standard", "Accessible (PDF/UA)": "accessible", "Archival (PDF/A-3b)": "pdf-a"}
 

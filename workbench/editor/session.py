@@ -20,7 +20,7 @@ from engine.actions import apply as apply_actions
 from engine.diff import changes
 from engine.layout import page_digest, page_without
 
-from ..client import Client
+from ..client.api import Client
 
 HISTORY_LIMIT = 100
 PREVIEWS_KEPT = 64

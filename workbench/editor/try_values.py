@@ -12,17 +12,15 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import panel as pn
 
 from engine import describe_variables
 
+from .panel_context import PanelContext
 from .style import TYPED_TEXT
 from .text import text
-
-if TYPE_CHECKING:
-    from .panels import PanelContext
 
 WIDE = {"sizing_mode": "stretch_width"}
 

@@ -12,7 +12,7 @@ from api.errors import ApiError
 from api.images.processing import fitted_png
 from api.renderers import TaskCancelled
 
-from ..client import Client
+from ..client.api import Client
 from ..editor.text import text
 from ..templates import create_from_template, template_choices
 from .new_design import NewDesignForm

@@ -23,11 +23,11 @@ from api.service import Service
 from api.service.accounts import BrowserSession
 from api.service.common import Workspace
 
-from ..client import LocalClient
+from ..client.api import LocalClient
 from ..editor import Editor
+from ..editor.lanes import in_page_lane
 from ..editor.style import STYLESHEET
 from ..editor.text import text
-from ..ui_threads import in_page_lane
 from .gallery import Gallery
 from .signin import SIGNIN_CSS, session_of_page, sign_out_form
 

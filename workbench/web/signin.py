@@ -28,7 +28,7 @@ from api.errors import ApiError
 from api.service import Service
 from api.service.accounts import BROWSER_SESSION_DAYS, BrowserSession
 
-from ..signin_links import SignInTokens
+from ..server.signin_links import SignInTokens
 
 COOKIE = "dbk"
 XSRF_COOKIE = "_xsrf"

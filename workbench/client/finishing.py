@@ -26,7 +26,8 @@ def finishing_keys(
     """The body keys for these options (none for options not given).
 
     - `attachments`: paths of files, or dicts `{name, content (bytes), mimeType?, relationship?, description?}`;
-    - `e_invoice`: a Factur-X XML (bytes or text; `workbench.einvoice.factur_x_xml` makes one), needs profile "pdf-a";
+    - `e_invoice`: a Factur-X XML (bytes or text; `workbench.notebook.einvoice.factur_x_xml` makes one),
+      needs profile "pdf-a";
     - `watermark`: its text, or `{text, opacity?, angle?, color?}`;
     - `password`: opening the PDF asks for it (AES-256, everything allowed to whoever opens it; the owner
       password, which could change that, is random and forgotten);

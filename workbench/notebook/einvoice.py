@@ -1,7 +1,7 @@
 """A Factur-X invoice XML from a dict or a DataFrame row, for people who have none
 (extensions.md 9: `eInvoice`), built with drafthorse.
 
-    from workbench.einvoice import factur_x_xml
+    from workbench.notebook.einvoice import factur_x_xml
     xml = factur_x_xml({
         "number": "INV-2026-001", "issue_date": "2026-03-31", "currency": "EUR",
         "seller": {"name": "Acme GmbH", "country": "DE", "vat_id": "DE123456789"},

@@ -26,7 +26,7 @@ from api.jobs.runner import ERRORS_FILE, errors_document, row_name
 from api.models import JOB_ENDED, BatchBody, DesignInfo
 
 from . import rows as row_values
-from .client import Client
+from .api import Client
 from .progress import follow
 
 if TYPE_CHECKING:
@@ -149,7 +149,7 @@ def generate_from_data(
     row_options: list[dict[str, Any]] | None = None,
 ) -> BatchResult:
     """One PDF per row of a DataFrame or list of dicts, its columns filling the design's variables
-    (`workbench.rows.rows_for`), in batches of at most the API's limit (`generate_many`)."""
+    (`workbench.client.rows.rows_for`), in batches of at most the API's limit (`generate_many`)."""
     tree = engine.DesignTree.model_validate(client.call("get_design_tree", {"designId": design.designId}))
     values = row_values.rows_for(data, list(tree.variables), row_values.header_rows(tree), columns)
     return generate_many(

@@ -6,7 +6,7 @@
     design = wb.design("Certificate")
     design.generate_many(df, columns={"recipient": "name"}, out="certificates/")
 
-Everything goes through a `workbench.client.Client`, so both transports behave alike and
+Everything goes through a `workbench.client.api.Client`, so both transports behave alike and
 raise `ApiError` with the same codes; the rules (credits, plans, limits, values) are the
 service's. Results are the API's own pydantic models (`api.models`).
 """
@@ -24,14 +24,14 @@ from api import models as m
 from api.operations import UploadedFile
 from api.service import Service
 
-from . import rows
+from ..client import rows
+from ..client.api import Client, LocalClient
+from ..client.batches import BatchResult, generate_from_data
+from ..client.connection import DEFAULT_URL as DEFAULT_URL  # where connect's docs send a held data dir
+from ..client.connection import PAGE_SIZE as LARGEST_PAGE
+from ..client.connection import find_design, list_designs, open_connection
+from ..client.finishing import finishing_keys
 from .authoring import Authoring
-from .batches import BatchResult, generate_from_data
-from .client import Client, LocalClient
-from .connection import DEFAULT_URL as DEFAULT_URL  # where connect's docs send a held data dir
-from .connection import PAGE_SIZE as LARGEST_PAGE
-from .connection import find_design, list_designs, open_connection
-from .finishing import finishing_keys
 
 
 def connect(
@@ -263,7 +263,7 @@ class Design(Authoring):
 
         It may also carry `attachments`, an `e_invoice` (Factur-X XML; with profile "pdf-a"),
         a `watermark`, a `password` (or `encryption`) and `sign=True`: see
-        `workbench.finishing.finishing_keys`."""
+        `workbench.client.finishing.finishing_keys`."""
         body: dict[str, Any] = {"data": self._values(values or {}), **finishing_keys(**finishing)}
         if profile is not None:
             body["pdfProfile"] = profile

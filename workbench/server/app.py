@@ -23,12 +23,12 @@ from api.operations import Executors  # noqa: E402
 from api.rest import MAX_BODY_SIZE, routes  # noqa: E402
 from api.service import Service  # noqa: E402
 
-from . import ui_threads  # noqa: E402
-from .editor.style import STYLESHEET as CSS  # noqa: E402
+from ..editor import lanes as ui_threads  # noqa: E402
+from ..editor.style import STYLESHEET as CSS  # noqa: E402
+from ..web.page import workbench_app  # noqa: E402
+from ..web.signin import BrowserAuth, SignInHandler, SignOutHandler  # noqa: E402
 from .headers import SecurityHeaders  # noqa: E402
 from .signin_links import SignInTokens  # noqa: E402
-from .web.page import workbench_app  # noqa: E402
-from .web.signin import BrowserAuth, SignInHandler, SignOutHandler  # noqa: E402
 
 # Browser callbacks mostly wait (on render processes, the database): a gallery filling its
 # thumbnails holds a thread for seconds, and a few pages doing so must not leave another

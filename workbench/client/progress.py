@@ -1,7 +1,7 @@
 """Following batch jobs until they end: the one poller of `get_batch`, with displays.
 
 `follow` polls jobs through a `Client` and hands each state to a callback: the CLI's
-terminal bar below, or `workbench.batches` collecting each job's ZIP as it ends (and
+terminal bar below, or `workbench.client.batches` collecting each job's ZIP as it ends (and
 moving the notebook's progress bar).
 """
 
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TextIO
 from api.models import JOB_ENDED
 
 if TYPE_CHECKING:
-    from .client import Client
+    from .api import Client
 
 FOLLOWED_AT_ONCE = 8  # jobs polled each round; later ones wait their turn in the queue anyway
 

@@ -64,7 +64,7 @@ def _service(args: argparse.Namespace) -> Iterator[Service]:
 
 
 def serve(args: argparse.Namespace) -> int:
-    from .server import configure_logging
+    from ..server.app import configure_logging
 
     configure_logging()
     settings = _settings(args, host=args.host, port=args.port)
@@ -104,9 +104,9 @@ def serve(args: argparse.Namespace) -> int:
 
     from api.jobs.runner import tune_for_rendering
 
-    from . import ui_threads
-    from .server import build_server, close_browser_connections
-    from .signin_links import SignInTokens
+    from ..editor import lanes as ui_threads
+    from ..server.app import build_server, close_browser_connections
+    from ..server.signin_links import SignInTokens
 
     tune_for_rendering()
     tokens = SignInTokens(service.store)
@@ -158,7 +158,7 @@ def serve(args: argparse.Namespace) -> int:
 def worker(args: argparse.Namespace) -> int:
     from api.jobs.redis_backend import worker_main
 
-    from .server import configure_logging
+    from ..server.app import configure_logging
 
     configure_logging()
     redis_url = args.redis_url or Settings().redis_url
@@ -204,8 +204,8 @@ def _read_rows(path: Path) -> list[dict]:
 
 def batch(args: argparse.Namespace) -> int:
     """Submit one batch (at most 100 rows) over the API, show its progress, and download the ZIP."""
-    from .client import RestClient
-    from .progress import follow, terminal
+    from ..client.api import RestClient
+    from ..client.progress import follow, terminal
 
     key = args.key or os.environ.get("DOCBENCH_API_KEY")
     if not key:
@@ -248,8 +248,8 @@ def _column_map(pairs: list[str]) -> dict[str, str]:
 
 def generate(args: argparse.Namespace) -> int:
     """PDFs for every row of a CSV or JSON file, in batches of 100, into a ZIP or a folder."""
-    from .batches import generate_from_data
-    from .connection import DEFAULT_URL, find_design, open_connection
+    from ..client.batches import generate_from_data
+    from ..client.connection import DEFAULT_URL, find_design, open_connection
 
     rows = _read_rows(args.data)
     url = args.url or (None if args.data_dir else os.environ.get("DOCBENCH_URL"))

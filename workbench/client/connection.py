@@ -1,7 +1,7 @@
 """Reaching a workspace from Python: a running server over REST, or the service embedded here.
 
 Shared by the notebook API (`workbench.connect`) and the CLI (`docbench generate`), which are
-faces and so may not import each other. Both transports are a `workbench.client.Client`, so
+faces and so may not import each other. Both transports are a `workbench.client.api.Client`, so
 what follows (finding a design, generating) behaves alike and raises the same `ApiError`s.
 """
 
@@ -19,7 +19,7 @@ from api.errors import ApiError
 from api.service import Service, Settings, Workspace
 from api.store import DatabaseLocked
 
-from .client import Client, LocalClient, RestClient
+from .api import Client, LocalClient, RestClient
 
 DEFAULT_URL = "http://127.0.0.1:5006"  # where `docbench serve` listens unless told otherwise
 PAGE_SIZE = next(c.le for c in m.ListQuery.model_fields["limit"].metadata if isinstance(c, Le))  # largest page

@@ -11,9 +11,9 @@ from typing import Any
 
 import panel as pn
 
-from .client import Client, LocalClient
-from .editor import Editor
-from .ui_threads import on_this_threads_loop
+from ..client.api import Client, LocalClient
+from ..editor import Editor
+from ..editor.lanes import on_this_threads_loop
 
 _loaded = threading.Event()
 _sending = threading.Lock()

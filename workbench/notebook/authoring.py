@@ -1,6 +1,6 @@
 """Building a design in code: one method per element type, each a single action.
 
-`Design` (workbench.notebook) inherits these; they need only its `apply` and `workbench`.
+`Design` (workbench.notebook.workspace) inherits these; they need only its `apply` and `workbench`.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from . import rows
+from ..client import rows
 
 _IMAGE_REFS = ("uploads:", "assets:", "data:", "https://", "http://")
 
