@@ -6,6 +6,8 @@ Raised anywhere in the service, mapped to the response envelope in exactly one p
 
 from __future__ import annotations
 
+import functools
+
 STATUS_BY_CODE = {
     "VALIDATION_ERROR": 400,
     "UNAUTHORIZED": 401,
@@ -45,3 +47,27 @@ def validation(message: str) -> ApiError:
 
 def design_not_found(design_id: str) -> ApiError:
     return ApiError("DESIGN_NOT_FOUND", f"no design '{design_id}' in this workspace")
+
+
+@functools.cache
+def unreachable() -> tuple[type[BaseException], ...]:
+    """Errors that mean a store the service stands on cannot be reached (PostgreSQL, the bucket):
+    the client may try again (503), and it is not a bug of ours (500). Imported on the first
+    error, not at start: a server on the embedded defaults never loads either driver."""
+    from .blobs import BlobStoreUnavailable
+
+    kinds: list[type[BaseException]] = [BlobStoreUnavailable]
+    try:
+        import psycopg
+        import psycopg_pool
+
+        kinds += [psycopg.OperationalError, psycopg_pool.PoolTimeout]
+    except ImportError:  # pragma: no cover (both are dependencies)
+        pass
+    try:
+        from botocore.exceptions import ConnectionError as BucketConnectionError
+
+        kinds.append(BucketConnectionError)
+    except ImportError:  # pragma: no cover
+        pass
+    return tuple(kinds)

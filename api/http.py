@@ -3,7 +3,6 @@ default headers, and the one place where errors become HTTP responses."""
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 import uuid
@@ -13,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from tornado.ioloop import IOLoop
 from tornado.web import HTTPError, RequestHandler
 
-from .errors import ApiError
+from .errors import ApiError, unreachable
 from .renderers import TaskCancelled
 from .service.common import Workspace
 
@@ -23,30 +22,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("docbench.api")
 
 HTTP_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE"}
-
-
-@functools.cache
-def _unreachable() -> tuple[type[BaseException], ...]:
-    """Errors that mean a store the service stands on cannot be reached (PostgreSQL, the bucket):
-    the client may try again (503), and it is not a bug of ours (500). Imported on the first
-    error, not at start: a server on the embedded defaults never loads either driver."""
-    from .blobs import BlobStoreUnavailable
-
-    kinds: list[type[BaseException]] = [BlobStoreUnavailable]
-    try:
-        import psycopg
-        import psycopg_pool
-
-        kinds += [psycopg.OperationalError, psycopg_pool.PoolTimeout]
-    except ImportError:  # pragma: no cover (both are dependencies)
-        pass
-    try:
-        from botocore.exceptions import ConnectionError as BucketConnectionError
-
-        kinds.append(BucketConnectionError)
-    except ImportError:  # pragma: no cover
-        pass
-    return tuple(kinds)
 
 
 def envelope(data: Any) -> str:
@@ -113,7 +88,7 @@ class EnvelopeHandler(RequestHandler):
     def log_exception(self, typ, value, tb) -> None:  # noqa: ANN001
         if isinstance(value, ApiError | TaskCancelled) or (isinstance(value, HTTPError) and value.status_code < 500):
             return  # a cancelled task's client is gone: there is nobody to answer and nothing went wrong
-        if isinstance(value, _unreachable()):  # an outage, not a bug: one line, no traceback
+        if isinstance(value, unreachable()):  # an outage, not a bug: one line, no traceback
             log.error("request %s: %s", getattr(self, "request_id", "-"), _unreachable_message(value))
             return
         log.error(
@@ -136,7 +111,7 @@ class EnvelopeHandler(RequestHandler):
         if status_code == 400:
             return self.fail(ApiError("VALIDATION_ERROR", self._reason or "bad request"))
         request_id = getattr(self, "request_id", "-")
-        if isinstance(exc, _unreachable()):
+        if isinstance(exc, unreachable()):
             return self.fail(ApiError("SERVICE_UNAVAILABLE", f"{_unreachable_message(exc)}; try again shortly"))
         self.fail(ApiError("INTERNAL_ERROR", f"something went wrong on our side; request id {request_id}"))
 

@@ -17,6 +17,12 @@ Every series is counted in the web process, which is where every outcome is know
 - the batch queue's depth (unsettled jobs and their rows not yet done), read from the
   database when scraped: the same figure in every web process.
 
+Every label comes from a closed set, whatever a request sends (issue 31: invented HTTP methods
+once added a series each, and /metrics grew to hundreds of MB): a method outside RFC 9110's
+common ones, a status that is no HTTP status and a profile or kind the service does not know
+are all counted as "other"; a route is an operation's name, "mcp", "method_not_allowed" (a
+known path, a method it does not take) or "other" (a path under /api/v1 that is no route).
+
 Several web processes each expose their own counters (scrape each one; sum them in
 Prometheus). Each Service has a registry of its own, so tests that start several in one
 process never collide on Prometheus's global registry.
@@ -26,10 +32,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
+from http import HTTPStatus
+from typing import get_args
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
+
+from engine.render import Profile
 
 log = logging.getLogger("docbench.metrics")
 
@@ -38,6 +48,17 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 # A webhook attempt is cut off at 10 s: the top bucket holds the receivers that never answered.
 WEBHOOK_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 15.0)
+
+# The closed sets labels are taken from (module docstring); anything else is OTHER.
+OTHER = "other"
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+STATUSES = frozenset(str(status.value) for status in HTTPStatus)
+KINDS = frozenset({"generate", "batch"})
+PROFILES = frozenset(get_args(Profile))
+
+
+def closed(value: str, allowed: frozenset[str]) -> str:
+    return value if value in allowed else OTHER
 
 
 class _QueueDepth(Collector):
@@ -104,10 +125,14 @@ class Metrics:
         self.registry.register(_QueueDepth(depth))
 
     def request(self, route: str, method: str, status: int, seconds: float) -> None:
-        self.requests.labels(route, method, str(status)).inc()
+        """One answered request; `route` is an operation's name or one of the fixed routes
+        (module docstring), never taken from the request."""
+        method = closed(method, METHODS)
+        self.requests.labels(route, method, closed(str(status), STATUSES)).inc()
         self.request_seconds.labels(route, method).observe(seconds)
 
     def render(self, kind: str, profile: str, ok: bool, seconds: float | None) -> None:
+        kind, profile = closed(kind, KINDS), closed(profile, PROFILES)
         self.renders.labels(kind, profile, "completed" if ok else "failed").inc()
         if seconds is not None:
             self.render_seconds.labels(kind, profile).observe(seconds)

@@ -28,6 +28,14 @@ PDF before committing; a row lock makes the conflict a short wait instead and ne
 loop. A tree patch locks its design's row for its read-apply-write the same way.
 Migrations are applied in one transaction under `pg_advisory_xact_lock`, so two processes
 starting at once apply them once.
+
+A PostgreSQL outage fails fast: once a pooled connection is found broken (or the pool could
+not hand one out), every use first tries one connection of its own, at most one attempt a
+second, and answers the error at once while the database cannot be reached, instead of
+waiting for the pool's 30 s timeout while its reconnections back off. The attempt that gets
+through ends the outage; the pool then replaces its stale connections (`check`), and its own
+reconnection attempts give up within seconds so that none is left waiting minutes for its
+next try.
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -301,6 +310,15 @@ class DuckDBStore(Store):
 
 # An arbitrary constant: the key of the advisory lock that serialises migrations.
 MIGRATION_LOCK = 0x646F6362  # "docb"
+# During an outage: seconds between attempts to reach the database again (the answers in
+# between fail at once), and how long one attempt (or one pooled connection) may take to
+# connect; a host that drops packets would otherwise hold each attempt for minutes.
+OUTAGE_PROBE_INTERVAL = 1.0
+CONNECT_TIMEOUT = 5
+# The pool gives up a reconnection after this many seconds and grows again when asked: its
+# attempts back off (1, 2, 4 ... s), so a longer span leaves it minutes from its next try
+# once the database is back.
+RECONNECT_TIMEOUT = 10.0
 _LOCKABLE = {"workspaces", "designs", "batch_jobs"}
 _PLACEHOLDER = re.compile(r"'(?:[^']|'')*'|\?|%")
 
@@ -356,9 +374,19 @@ class PostgresStore(Store):
         # Reads outside a transaction commit at once (autocommit): no connection is left idle
         # in a transaction holding a snapshot.
         self._pool = ConnectionPool(
-            url, min_size=min_size, max_size=max_size, kwargs={"autocommit": True}, open=True, name="docbench"
+            url,
+            min_size=min_size,
+            max_size=max_size,
+            kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT},
+            reconnect_timeout=RECONNECT_TIMEOUT,
+            open=True,
+            name="docbench",
         )
         self._pool.wait(timeout=30)
+        # An outage seen (module docstring): when, and when the database was last tried.
+        self._outage_lock = threading.Lock()
+        self._down = False
+        self._last_try = 0.0
         with self.transaction() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(?)", [MIGRATION_LOCK])
             _apply_migrations(cursor)
@@ -367,16 +395,59 @@ class PostgresStore(Store):
         return _PooledReader(self)
 
     @contextmanager
+    def _connection(self) -> Iterator[Any]:
+        """A pooled connection; during an outage, the error at once (module docstring)."""
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        self._reachable()
+        try:
+            with self._pool.connection() as connection:
+                try:
+                    yield connection
+                except psycopg.OperationalError:
+                    # A broken connection is an outage (or a restart); a cancelled or
+                    # deadlocked statement on a working one is not.
+                    if connection.broken:
+                        self._down = True
+                    raise
+        except PoolTimeout:
+            self._down = True
+            raise
+
+    def _reachable(self) -> None:
+        """Return at once unless an outage was seen; then one thread tries a connection of
+        its own (at most one attempt a second) and the others fail with its outcome."""
+        import psycopg
+
+        if not self._down:
+            return
+        with self._outage_lock:
+            if not self._down:
+                return
+            if time.monotonic() - self._last_try < OUTAGE_PROBE_INTERVAL:
+                raise psycopg.OperationalError("the database cannot be reached (tried again within the second)")
+            self._last_try = time.monotonic()
+            try:
+                psycopg.connect(self.url, connect_timeout=CONNECT_TIMEOUT).close()
+            except psycopg.Error as exc:
+                raise psycopg.OperationalError(f"the database cannot be reached: {str(exc).strip()}") from None
+            self._down = False
+        # Back: the idle connections from before the outage are dropped and replaced now
+        # rather than failing one request each.
+        self._pool.check()
+
+    @contextmanager
     def transaction(self) -> Iterator[PostgresCursor]:
-        with self._pool.connection() as connection, connection.transaction(), connection.cursor() as cursor:
+        with self._connection() as connection, connection.transaction(), connection.cursor() as cursor:
             yield PostgresCursor(cursor)
 
     def all(self, sql: str, params: list[Any] | tuple = ()) -> list[tuple]:
-        with self._pool.connection() as connection:
+        with self._connection() as connection:
             return connection.execute(postgres_sql(sql), params).fetchall()
 
     def one(self, sql: str, params: list[Any] | tuple = ()) -> tuple | None:
-        with self._pool.connection() as connection:
+        with self._connection() as connection:
             return connection.execute(postgres_sql(sql), params).fetchone()
 
     def lock_row(self, cursor: Any, table: str, row_id: str) -> None:

@@ -3,6 +3,8 @@ parser: the counters rise with requests, generations and batches."""
 
 from __future__ import annotations
 
+import http.client
+
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -126,6 +128,50 @@ def test_mcp_requests_are_counted_under_one_route(server):
     assert value(after, requests, **mcp) == value(before, requests, **mcp) + 1
 
 
+def _invent(server, first: int, count: int) -> int:
+    """`count` requests with methods and paths of their own (issue 31's probe sent `X<16000
+    letters> /api/v1/me`); how many of them had an invented method."""
+    invented = 0
+    for n in range(first, first + count):
+        method = f"X{'Q' * 4000}{n}"
+        method, path = [
+            (method, "/api/v1/me"),  # a known path: Tornado refuses the method (405) before the handler runs
+            (method, f"/api/v1/nowhere/{n}"),
+            ("GET", f"/api/v1/nowhere/{n}-{'p' * 200}"),  # no route: 404
+            (method, "/mcp"),
+        ][n % 4]
+        invented += method != "GET"
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+        try:
+            connection.request(method, path, headers={"X-API-Key": server.key})
+            assert connection.getresponse().status in (404, 405)
+        finally:
+            connection.close()
+    return invented
+
+
+def test_invented_methods_and_paths_add_no_series(server):
+    _invent(server, 0, 20)  # every kind once: their "other" series exist from here on
+    before = scrape(server)
+    size = len(httpx.get(f"{server.url}/metrics").content)
+    invented = _invent(server, 20, 200)
+    after = scrape(server)
+    # The series are the same ones: 200 more requests add none (each used to add ~19).
+    assert set(after) == set(before)
+    assert len(httpx.get(f"{server.url}/metrics").content) < size + 1024
+    assert not any("QQQ" in value or "nowhere" in value for _, labels in after for _, value in labels)
+    # Each is counted once, under closed labels.
+    requests = "docbench_http_requests_total"
+    rise = sum(after[series] - before[series] for series in after if series[0] == requests)
+    assert rise == 200
+    other = {series for series in after if series[0] == requests and ("method", "other") in series[1]}
+    assert sum(after[series] - before[series] for series in other) == invented
+    assert value(after, requests, route="method_not_allowed", method="other", status="405") >= 50
+    assert value(after, requests, route="mcp", method="other", status="405") >= 50
+    assert value(after, requests, route="other", method="other", status="405") >= 50
+    assert value(after, requests, route="other", method="GET", status="404") >= 50
+
+
 @pytest.mark.duckdb_only
 def test_no_metrics_turns_the_endpoint_off(tmp_path_factory):
     off = Server(tmp_path_factory.mktemp("no-metrics"), args=("--no-metrics",)).start()
@@ -136,3 +182,16 @@ def test_no_metrics_turns_the_endpoint_off(tmp_path_factory):
         assert "--no-metrics" in response.json()["error"]["message"]
     finally:
         off.stop()
+
+
+def test_status_kind_and_profile_labels_come_from_closed_sets():
+    from api.metrics import Metrics
+
+    metrics = Metrics()
+    metrics.request("me", "BREW", 799, 0.01)
+    metrics.render("sketch", "glossy", True, 0.5)
+    sample = metrics.registry.get_sample_value
+    assert sample("docbench_http_requests_total", {"route": "me", "method": "other", "status": "other"}) == 1
+    assert sample("docbench_renders_total", {"kind": "other", "profile": "other", "outcome": "completed"}) == 1
+    metrics.request("me", "GET", 200, 0.01)
+    assert sample("docbench_http_requests_total", {"route": "me", "method": "GET", "status": "200"}) == 1

@@ -40,7 +40,7 @@ def routes(service: Service, executors: Executors) -> list[URLSpec]:
             for path in ordered
         ],
         URLSpec(r"/files/(.+)$", FileHandler, {"blobs": service.blobs, "signer": service.signer}),
-        URLSpec(PREFIX + "(?:/.*)?$", NotFoundHandler),
+        URLSpec(PREFIX + "(?:/.*)?$", NotFoundHandler, {"metrics": service.metrics}),
     ]
     return specs
 

@@ -15,7 +15,7 @@ from tornado.httputil import HTTPFile, HTTPInputError, parse_body_arguments
 from tornado.ioloop import IOLoop
 from tornado.web import stream_request_body
 
-from ..errors import ApiError, validation
+from ..errors import ApiError, unreachable, validation
 from ..http import EnvelopeHandler, envelope, error_envelope
 from ..operations import Call, Executors, Operation, UploadedFile, parse_model
 from ..renderers import Cancellation
@@ -66,7 +66,7 @@ class OperationHandler(EnvelopeHandler):
         # A refusal is answered once the body is read: answering earlier and closing a
         # socket with unread data resets the connection, and the client may never see
         # the answer. Only a body declared too large is refused at once.
-        self._refusal: ApiError | None = None
+        self._refusal: Exception | None = None
         self.operation = self.operations.get(self.request.method or "")
         if self.operation is None:
             self.request.connection.set_max_body_size(MULTIPART_SLACK)
@@ -85,6 +85,10 @@ class OperationHandler(EnvelopeHandler):
             self._check_content_type()
         except ApiError as refusal:
             self._refusal = refusal
+        except unreachable() as outage:
+            # A 503 too waits for the body: raised here, Tornado would answer and drop the
+            # connection unannounced, and a client's next request on it would be reset.
+            self._refusal = outage
 
     def _limit(self) -> int:
         assert self.operation is not None

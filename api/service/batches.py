@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 import engine
 
 from ..blobs import UrlSigner
-from ..errors import ApiError
+from ..errors import ApiError, unreachable
 from ..jobs import BackendUnavailable, JobBackend
 from ..jobs.runner import JobPayload, RowResult, row_name
 from ..metrics import Metrics
@@ -424,6 +424,8 @@ class Batches:
                     self.renew_leases()
                 if wakes % 3 == 0:  # a lapsed job waits at most half a lease more
                     self._take_over()
+            except unreachable() as outage:  # not a bug: one line a try, no traceback
+                log.error("renewing or taking over batch leases failed (%s); trying again", str(outage).strip())
             except Exception:
                 log.exception("renewing or taking over batch leases failed; trying again")
 

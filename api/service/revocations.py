@@ -23,6 +23,7 @@ import threading
 import time
 from pathlib import Path
 
+from ..errors import unreachable
 from .accounts import Accounts, hash_key
 
 FOLDER = "revocations"
@@ -97,6 +98,8 @@ class RevocationInbox:
         while not self._stop.wait(POLL_SECONDS):
             try:
                 self.process()
+            except unreachable() as outage:  # not a bug: one line a try, no traceback
+                log.error("answering key revocation requests failed (%s)", str(outage).strip())
             except Exception:  # the inbox must outlive one bad request or a full disk
                 log.exception("answering key revocation requests failed")
 

@@ -48,7 +48,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ..errors import ApiError, validation
+from ..errors import ApiError, unreachable, validation
 from ..images.fetch import FetchRefused, IPAddress, ResolverUnavailable, _parse, _resolve, _Target
 from ..metrics import Metrics
 from ..settings import Settings, positive_seconds_from_env
@@ -170,6 +170,8 @@ class Webhooks:
         while not self._stop.is_set():
             try:
                 self.send_due()
+            except unreachable() as outage:  # not a bug: one line a try, no traceback
+                log.error("claiming webhooks failed (%s); trying again", str(outage).strip())
             except Exception:
                 log.exception("claiming webhooks failed; trying again")
             self._wake.wait(period)
