@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from . import richtext, shaping, typeset
+from . import richtext, shaping, text_style, typeset
 
 SIZE_STEP = 0.5  # points between the sizes shrink tries (extensions.md 2)
 ELLIPSIS = "\u2026"
@@ -26,7 +26,7 @@ Overflow = Literal["visible", "ellipsis", "clip", "flow"]
 # (marker, lines) per list item, or one block for a plain text (engine.elements.text).
 Blocks = tuple[tuple[str, tuple[typeset.Line, ...]], ...]
 # style -> (marker indent, widest line, blocks): the text's own typesetting at that style.
-Typeset = Callable[[typeset.TextStyle], tuple[float, float, Blocks]]
+Typeset = Callable[[text_style.TextStyle], tuple[float, float, Blocks]]
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class Limits:
 
 @dataclass(frozen=True)
 class FittedText:
-    style: typeset.TextStyle  # the style the text is drawn with: its size is the fitted size
+    style: text_style.TextStyle  # the style the text is drawn with: its size is the fitted size
     indent: float
     widest: float
     blocks: Blocks
@@ -69,7 +69,7 @@ def candidate_sizes(font_size: float, min_size: float) -> list[float]:
 def fit_text(
     items: tuple[str, ...],
     lay_out: Typeset,
-    style: typeset.TextStyle,
+    style: text_style.TextStyle,
     limits: Limits,
     shrink: bool,
     min_size: float,
@@ -79,7 +79,7 @@ def fit_text(
     shrink), its lines cut to the limit for ellipsis and clip."""
     tried: set[float] = set()
 
-    def at(size: float) -> tuple[typeset.TextStyle, tuple[float, float, Blocks]]:
+    def at(size: float) -> tuple[text_style.TextStyle, tuple[float, float, Blocks]]:
         tried.add(size)
         sized = replace(style, size=size)
         return sized, lay_out(sized)
@@ -117,7 +117,7 @@ def fit_text(
     return FittedText(sized, indent, widest, blocks, len(tried), cut)
 
 
-def _words_fit(items: tuple[str, ...], style: typeset.TextStyle, width: float) -> bool:
+def _words_fit(items: tuple[str, ...], style: text_style.TextStyle, width: float) -> bool:
     """No word is wider than the box: otherwise wrapping breaks it between characters."""
     for item in items:
         for word in set(_unbreakable(item.replace("\n", " ").replace("\t", " "), style)):
@@ -126,7 +126,7 @@ def _words_fit(items: tuple[str, ...], style: typeset.TextStyle, width: float) -
     return True
 
 
-def _unbreakable(text: str, style: typeset.TextStyle) -> list[str]:
+def _unbreakable(text: str, style: text_style.TextStyle) -> list[str]:
     """The pieces wrapping never breaks: words between spaces on the fast path; outside it,
     the text between Unicode line-break opportunities (UAX #14: each ideograph of Chinese)."""
     if style.direction != "rtl" and not shaping.needs_shaping(text):
@@ -134,7 +134,7 @@ def _unbreakable(text: str, style: typeset.TextStyle) -> list[str]:
     return [unit.rstrip(" ") for unit in shaping.break_units(text)]
 
 
-def _cut(blocks: Blocks, limit: int, style: typeset.TextStyle, width: float | None, ellipsis: bool) -> Blocks:
+def _cut(blocks: Blocks, limit: int, style: text_style.TextStyle, width: float | None, ellipsis: bool) -> Blocks:
     """The first `limit` lines; with ellipsis the last one kept ends in "…" within the width."""
     kept: list[tuple[str, tuple[typeset.Line, ...]]] = []
     room = limit
@@ -152,7 +152,7 @@ def _cut(blocks: Blocks, limit: int, style: typeset.TextStyle, width: float | No
     return tuple(kept)
 
 
-def _ellipsised(line: typeset.Line, style: typeset.TextStyle, width: float | None) -> typeset.Line:
+def _ellipsised(line: typeset.Line, style: text_style.TextStyle, width: float | None) -> typeset.Line:
     """The line with "…" at its end, characters dropped from its end until it fits the width."""
     text = line.text.rstrip()
     while True:

@@ -11,7 +11,7 @@ from pydantic import Field, model_validator
 from reportlab.lib.rl_accel import fp_str
 from reportlab.pdfgen.pathobject import PDFPathObject
 
-from .. import fonts, typeset
+from .. import fonts, text_style, typeset
 from ..colors import HexColor, to_rl
 from .base import (
     Box,
@@ -120,7 +120,7 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     style = None
     if node.data.displayValue:
         size = styles.fontSize or min(box.h / 5, 12.0)
-        style = typeset.TextStyle(
+        style = text_style.TextStyle(
             family=styles.fontFamily, size=size, line_height=1.15, color=styles.color, align="center"
         )
         bar_height = max(box.h - style.leading, box.h * 0.4)

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import Field, model_validator
 
-from .. import typeset
+from .. import text_style, typeset
 from ..colors import HexColor, is_opaque, to_rl
 from ..editing import CELLS, Widget
 from ..fonts import DEFAULT_FAMILY, FontFamily
@@ -54,7 +54,7 @@ class CellStyles(StrictModel):
     italic: bool | None = None
     color: HexColor | None = None
     backgroundColor: HexColor | None = None
-    align: typeset.Align | None = None
+    align: text_style.Align | None = None
 
 
 class Cell(StrictModel):
@@ -138,8 +138,8 @@ class TableStyles(StrictModel):
     fontWeight: FontWeight = 400
     italic: bool = False
     color: HexColor = "#000000"
-    align: typeset.Align = Field("left", description=ALIGN_HELP)
-    direction: typeset.Direction = Field(
+    align: text_style.Align = Field("left", description=ALIGN_HELP)
+    direction: text_style.Direction = Field(
         "auto",
         description="rtl: the columns run from the right (the first column on the right) and cells' start/end "
         "align right/left; ltr: from the left; auto: from the left, each cell's paragraphs taking their direction "
@@ -161,7 +161,7 @@ class CellLayout(NamedTuple):
     dataclass's field-by-field __init__ shows in a table's profile)."""
 
     text: str
-    style: typeset.TextStyle
+    style: text_style.TextStyle
     background: str | None
     lines: tuple[typeset.Line, ...]
 
@@ -192,14 +192,14 @@ def column_widths(data: TableData) -> tuple[float, ...]:
 
 def _cell_style(
     own: CellStyles | None, styles: TableStyles, header: bool, striped: bool
-) -> tuple[typeset.TextStyle, str | None]:
+) -> tuple[text_style.TextStyle, str | None]:
     """A cell's text style and background: its own overrides, else the table's."""
     weight = styles.headerFontWeight if header else styles.fontWeight
     color = (styles.headerColor or styles.color) if header else styles.color
     background = styles.headerBackgroundColor if header else styles.backgroundColor
     if striped:
         background = styles.stripeColor
-    style = typeset.TextStyle(
+    style = text_style.TextStyle(
         family=(own and own.fontFamily) or styles.fontFamily,
         weight=(own and own.fontWeight) or weight,
         italic=own.italic if own and own.italic is not None else styles.italic,
@@ -220,7 +220,7 @@ def _cell_layout(cell: str | Cell, styles: TableStyles, header: bool, body_index
     return CellLayout(text, style, background, tuple(typeset.wrap(text, style, inner)))
 
 
-def _physical_align(align: typeset.Align, direction: typeset.Direction) -> typeset.Align:
+def _physical_align(align: text_style.Align, direction: text_style.Direction) -> text_style.Align:
     """start/end in a table of a set direction are its sides (start is right in an rtl table);
     in an auto table each cell's paragraphs resolve them (extensions.md 6)."""
     if direction == "auto" or align not in ("start", "end"):
@@ -228,7 +228,7 @@ def _physical_align(align: typeset.Align, direction: typeset.Direction) -> types
     return "right" if (align == "start") == (direction == "rtl") else "left"
 
 
-def column_lefts(widths: tuple[float, ...], left: float, direction: typeset.Direction) -> tuple[float, ...]:
+def column_lefts(widths: tuple[float, ...], left: float, direction: text_style.Direction) -> tuple[float, ...]:
     """Each column's left edge, in column order: from `left` rightwards, or in an rtl table
     from the right edge leftwards, the first column on the right (extensions.md 6)."""
     edges = []
@@ -518,7 +518,7 @@ def _direct_cell_code(
 INK_MARGIN = 1.0
 
 
-def _stays_in_its_lines(style: typeset.TextStyle, padding: float) -> bool:
+def _stays_in_its_lines(style: text_style.TextStyle, padding: float) -> bool:
     """The glyphs' height sticking out of their lines (Inter's ascent-to-descent is 1.21 em,
     more than a 1.2 line) stays inside the cell's padding, and the colour is opaque."""
     face = style.face

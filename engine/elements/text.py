@@ -21,6 +21,7 @@ from ..colors import HexColor, to_rl
 from ..editing import MULTILINE, SAMPLES, WEIGHT, Widget
 from ..fonts import DEFAULT_FAMILY, FontFamily
 from ..formatting import DataType, check_format, check_locale, check_value, format_value
+from ..text_style import Align, Direction, TextStyle
 from .base import (
     MAX_LENGTH,
     Box,
@@ -190,8 +191,8 @@ class TextStyles(StrictModel):
     italic: bool = False
     underline: bool = False
     color: HexColor = "#000000"
-    align: typeset.Align = Field("left", description=ALIGN_HELP)
-    direction: typeset.Direction = Field("auto", description=DIRECTION_HELP)
+    align: Align = Field("left", description=ALIGN_HELP)
+    direction: Direction = Field("auto", description=DIRECTION_HELP)
     lineHeight: float = Field(1.2, gt=0, le=10, description="A multiple of fontSize")
     opacity: Opacity = 1.0
     fit: Fit = Field(
@@ -271,10 +272,10 @@ def check_fields(data: TextData) -> None:
             raise ValueError(f"samples: no placeholder {{{name}}} in the content (its placeholders: {shown})")
 
 
-def text_style(styles: Any, lang: str | None = None) -> typeset.TextStyle:
+def text_style(styles: Any, lang: str | None = None) -> TextStyle:
     """The typesetting style of an element's (or a table cell's) styles; `lang` is the
     content's BCP 47 tag (None: the design's language)."""
-    return typeset.TextStyle(
+    return TextStyle(
         family=styles.fontFamily,
         weight=styles.fontWeight,
         italic=styles.italic,
@@ -315,7 +316,7 @@ def _markers(data: TextData, count: int) -> list[str]:
 
 @lru_cache(maxsize=4096)
 def _layout(
-    items: tuple[str, ...], markers: tuple[str, ...], style: typeset.TextStyle, max_width: float | None
+    items: tuple[str, ...], markers: tuple[str, ...], style: TextStyle, max_width: float | None
 ) -> tuple[float, float, tuple[tuple[str, tuple[typeset.Line, ...]], ...]]:
     """(indent, content width, [(marker, lines)]) for a text block."""
     indent = 0.0
@@ -331,7 +332,7 @@ def _layout(
 def _rich_layout(
     items: tuple[str, ...],
     markers: tuple[str, ...],
-    style: typeset.TextStyle,
+    style: TextStyle,
     max_width: float | None,
     transform: TextTransform,
 ) -> tuple[float, float, tuple[tuple[str, richtext.RichBlock], ...]]:
@@ -348,7 +349,7 @@ def _rich_layout(
     return indent, widest, blocks
 
 
-def element_style(styles: TextStyles, lang: str | None = None) -> typeset.TextStyle:
+def element_style(styles: TextStyles, lang: str | None = None) -> TextStyle:
     """text_style with the styles only text elements have (extensions.md 3)."""
     style = text_style(styles, lang)
     if styles.strikethrough or styles.letterSpacing or styles.linkColor != LINK_COLOR:
@@ -374,7 +375,7 @@ def layout(node: Any, sheet: placeholders.Sheet = placeholders.DESIGN_SHEET):
 def _typeset(
     items: tuple[str, ...],
     markers: tuple[str, ...],
-    style: typeset.TextStyle,
+    style: TextStyle,
     max_width: float | None,
     markup_kind: Markup,
     transform: TextTransform,
@@ -414,7 +415,7 @@ def fitted_text(node: Any, sheet: placeholders.Sheet = placeholders.DESIGN_SHEET
 def _fitted(
     items: tuple[str, ...],
     markers: tuple[str, ...],
-    style: typeset.TextStyle,
+    style: TextStyle,
     limits: fitting.Limits,
     shrink: bool,
     min_size: float,
@@ -447,7 +448,7 @@ def _shown_text(item: str, transform: TextTransform) -> str:
     return "\n".join("".join(span.text for span in spans) for spans in lines)
 
 
-def drawn_style(node: Any, sheet: placeholders.Sheet = placeholders.DESIGN_SHEET) -> typeset.TextStyle:
+def drawn_style(node: Any, sheet: placeholders.Sheet = placeholders.DESIGN_SHEET) -> TextStyle:
     """The style the text is drawn with: at its fitted size when it shrinks."""
     fitted = fitted_text(node, sheet)
     return element_style(node.styles, node.data.lang) if fitted is None else fitted.style
@@ -506,7 +507,7 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     continued = None if part is None else node.id
     canvas = ctx.canvas
     tags = ctx.tags
-    marker_style = typeset.TextStyle(
+    marker_style = TextStyle(
         style.family,
         style.weight,
         style.italic,
@@ -554,7 +555,7 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     else:
         numbering = "Decimal" if node.data.listFormat == "ordered" else "Disc"
         marker_left = box.x + box.w - indent if markers_right else box.x
-        marker_align: typeset.Align = "right" if markers_right else "left"
+        marker_align: Align = "right" if markers_right else "left"
         marker_style = dataclasses.replace(marker_style, align=marker_align)
         with tags.group("L", key=continued, ListNumbering=numbering, **language):
             for item, (marker, lines) in enumerate(blocks, start=first_item):
@@ -591,7 +592,7 @@ def list_is_rtl(node: Any) -> bool:
 def _draw_rich(
     node: Any,
     block: richtext.RichBlock,
-    style: typeset.TextStyle,
+    style: TextStyle,
     left: float,
     top: float,
     width: float,
