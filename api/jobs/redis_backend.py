@@ -89,7 +89,7 @@ def run_chunk(job_id: str, chunk: int, start: int, end: int, redis_url: str, blo
     """The RQ job: render rows [start, end) of a batch. Runs in `docbench worker`."""
     blob_root = _worker_blobs or blob_root
     redis = Redis.from_url(redis_url)
-    payload = JobPayload.model_validate_json(redis.get(_key(job_id, "payload")) or b"{}")
+    payload = JobPayload.stored(redis.get(_key(job_id, "payload")) or b"{}")
     lease = _key(job_id, "lease", chunk)
     stop = threading.Event()
 

@@ -24,6 +24,7 @@ from pydantic import BaseModel
 
 import engine
 from engine.errors import EngineError, RenderError
+from engine.names import STORED
 
 from ..blobs import copy_to, open_blobs
 from ..errors import ApiError
@@ -63,6 +64,11 @@ class JobPayload(BaseModel):
     # secret (this payload is stored and queued in clear); whoever renders opens it with --secret.
     signing: SealedCertificate | None = None
     row_options: list[RowOptions | None] | None = None  # rowOptions: a row's own files or e-invoice
+
+    @classmethod
+    def stored(cls, text: str | bytes) -> JobPayload:
+        """A payload read back from the store or Redis (checked when its batch was accepted)."""
+        return cls.model_validate_json(text, context=STORED)
 
     def row_finishing(self, index: int) -> engine.Finishing | None:
         own = self.row_options[index] if self.row_options else None

@@ -384,7 +384,7 @@ class Batches:
             else:
                 log.info("batch %s is resumed by this process (%s)", job_id, self.runner)
             try:
-                self.backend.resume(JobPayload.model_validate_json(payload_json), done)
+                self.backend.resume(JobPayload.stored(payload_json), done)
             except BackendUnavailable as exc:
                 log.error("cannot resume batch %s yet: %s", job_id, exc)
         return len(jobs)
@@ -445,7 +445,7 @@ def _forget_secrets(cursor, job_id: str) -> None:  # noqa: ANN001 (a store curso
     (text,) = cursor.execute("SELECT payload FROM batch_jobs WHERE id = ?", [job_id]).fetchone()
     if '"signing":{' not in text and '"encryption":{' not in text:
         return  # the common case: nothing to forget, nothing to parse
-    payload = JobPayload.model_validate_json(text)
+    payload = JobPayload.stored(text)
     kept = payload.without_secrets()
     if kept is not payload:
         cursor.execute("UPDATE batch_jobs SET payload = ? WHERE id = ?", [kept.model_dump_json(), job_id])
