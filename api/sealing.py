@@ -1,8 +1,13 @@
-"""The sealed form of a workspace's signing certificate (extensions.md 9), which anything
-that renders may hold: AES-256-GCM under a key derived from the servers' secret, bound to the
-workspace and the upload's version. The service keeps certificates sealed (api.service.signing);
-a batch's queued job carries one sealed, and the process that renders its rows opens it with
-the same secret (render processes get it from their server, `docbench worker` from --secret).
+"""Secrets sealed with the servers' secret, so that what is stored or queued in clear holds
+none: AES-256-GCM under a key derived from the servers' secret for one purpose, bound by
+associated data to whose secret it is. Two purposes (extensions.md 9):
+
+- A workspace's signing certificate, bound to the workspace and the upload's version. The
+  service keeps certificates sealed (api.service.signing); a batch's queued job carries one
+  sealed, and the process that renders its rows opens it with the same secret (render
+  processes get it from their server, `docbench worker` from --secret or the shared data dir).
+- A batch's document passwords (`encryption`), bound to the job's id: sealed when the batch
+  is accepted, opened by the process that encrypts a row's PDF, the same way.
 """
 
 from __future__ import annotations
@@ -34,13 +39,12 @@ def server_secret(settings: Settings) -> bytes:
     return bytes.fromhex(secret_in(Path(settings.data_dir) / "url-secret"))
 
 
-class CertificateSeal:
-    """AES-256-GCM under a key derived from the server's secret for this purpose alone."""
+class Seal:
+    """AES-256-GCM under a key derived from the server's secret for `purpose` alone: what is
+    sealed for one purpose never opens as another's, nor with other associated data (`context`)."""
 
-    def __init__(self, secret: bytes):
-        key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=b"docbench signing certificates").derive(
-            secret
-        )
+    def __init__(self, secret: bytes, purpose: bytes):
+        key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=purpose).derive(secret)
         self._aead = AESGCM(key)
 
     def seal(self, plaintext: bytes, context: bytes) -> str:
@@ -48,9 +52,27 @@ class CertificateSeal:
         return base64.b64encode(nonce + self._aead.encrypt(nonce, plaintext, context)).decode()
 
     def open(self, sealed: str, context: bytes) -> bytes:
-        """The plaintext, or InvalidTag if it was sealed under another secret or context."""
+        """The plaintext, or InvalidTag if it was sealed under another secret, purpose or context."""
         raw = base64.b64decode(sealed)
         return self._aead.decrypt(raw[:_NONCE_BYTES], raw[_NONCE_BYTES:], context)
+
+
+class CertificateSeal(Seal):
+    """The seal of signing certificates (its purpose string is what sealed every stored one)."""
+
+    def __init__(self, secret: bytes):
+        super().__init__(secret, b"docbench signing certificates")
+
+
+class PasswordSeal(Seal):
+    """The seal of a batch's document passwords, bound to the job."""
+
+    def __init__(self, secret: bytes):
+        super().__init__(secret, b"docbench document passwords")
+
+    @staticmethod
+    def context(job_id: str) -> bytes:
+        return f"docbench batch encryption\n{job_id}".encode()
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,8 @@ import pikepdf
 from pikepdf import AttachedFileSpec, Name
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, WithJsonSchema
 
+from .names import FILE_NAME_MAX_BYTES, check_stored_file_name
+
 MAX_ATTACHMENTS = 10
 MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024  # all of a document's attachments together
 # A MIME type as PDF/A wants it in the embedded file's /Subtype (ISO 19005-3 6.8-1).
@@ -47,12 +49,16 @@ Base64Content = Annotated[
 ]
 
 
+# engine.names: one file's name, not a path, with nothing invisible and nothing Windows refuses.
+FileName = Annotated[str, Field(min_length=1, max_length=FILE_NAME_MAX_BYTES), AfterValidator(check_stored_file_name)]
+
+
 class Attachment(BaseModel):
     """One embedded file: `{ name, mimeType, content (base64), relationship?, description? }`."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, serialize_by_alias=True)
 
-    name: str = Field(min_length=1, max_length=255, pattern=r"^[^/\\\x00-\x1f]+$", description="File name, no folders")
+    name: FileName = Field(description="The file's name: one name, no folders")
     mime_type: str = Field(alias="mimeType", pattern=MIME_TYPE, max_length=255, examples=["text/csv"])
     content: Base64Content
     relationship: Relationship = Field(

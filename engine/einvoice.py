@@ -19,6 +19,7 @@ import copy
 import importlib.resources
 import re
 import threading
+import xml.parsers.expat
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
@@ -43,8 +44,14 @@ _RELATIONSHIP: dict[str, Relationship] = {
     "en16931": "Alternative",
     "extended": "Alternative",
 }
-# No DTD, no entities, no network: the XML comes from a caller.
+# No DTD, no entities, no network: the XML comes from a caller. A DOCTYPE is refused before
+# this parser sees the text (_doctype); these settings are the second guard, not the first.
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
+_DOCTYPE_REFUSED = (
+    "an e-invoice may not declare a DTD or entities (they are never loaded or expanded here, and "
+    "a Factur-X invoice needs none): remove the <!DOCTYPE ...> declaration and write any text the "
+    "entities stood for out in full"
+)
 _SCHEMA_LOCK = threading.Lock()
 
 
@@ -98,11 +105,16 @@ def check_invoice(invoice: EInvoice) -> CheckedInvoice:
     # which a process that never embeds an invoice should not pay.
     from facturx.facturx import FACTURX_LEVEL2xmp, get_flavor, get_level
 
+    doctype = _doctype(invoice.xml)
+    if doctype is not None:
+        raise EInvoiceError(f"eInvoice.xml has a DOCTYPE ({doctype}): {_DOCTYPE_REFUSED}")
     try:
         root = etree.fromstring(invoice.xml, _PARSER)
     except etree.XMLSyntaxError as exc:
         reason = re.sub(r", line \d+, column \d+$", "", exc.msg)  # said once, first
         raise EInvoiceError(f"eInvoice.xml is not well-formed XML: line {exc.lineno}: {reason}") from exc
+    if root.getroottree().docinfo.doctype:  # one the prolog scan could not read (a malformed prolog)
+        raise EInvoiceError(f"eInvoice.xml has a DOCTYPE: {_DOCTYPE_REFUSED}")
     try:
         flavor = get_flavor(root)
     except Exception:  # facturx raises a bare Exception for a root it does not know
@@ -137,6 +149,37 @@ def check_invoice(invoice: EInvoice) -> CheckedInvoice:
             f"line {error.line}: {error.message}"
         )
     return CheckedInvoice(invoice.xml, level)
+
+
+class _PrologEnded(Exception):
+    """The root element began: no DOCTYPE can follow, so the scan stops there."""
+
+
+def _doctype(data: bytes) -> str | None:
+    """The DOCTYPE the XML's prolog declares ("<!DOCTYPE name> at line n"), or None.
+
+    Read with expat, which stops at the declaration's first line or at the root element's
+    start, so neither the internal subset (entity declarations, however nested) nor the
+    document is parsed: the refusal costs nothing whatever the DTD holds. A prolog expat
+    cannot read is left to lxml, which names the syntax error.
+    """
+    parser = xml.parsers.expat.ParserCreate()
+    found: list[str] = []
+
+    def start_doctype(name: str, system_id: str | None, public_id: str | None, has_internal_subset: int) -> None:
+        found.append(f"<!DOCTYPE {name}{' [...]' if has_internal_subset else ''}> at line {parser.CurrentLineNumber}")
+        raise _PrologEnded()
+
+    def start_element(name: str, attributes: dict) -> None:
+        raise _PrologEnded()
+
+    parser.StartDoctypeDeclHandler = start_doctype
+    parser.StartElementHandler = start_element
+    try:
+        parser.Parse(data, True)
+    except (_PrologEnded, xml.parsers.expat.ExpatError, ValueError, LookupError):
+        pass  # ValueError, LookupError: an encoding expat does not know (lxml then says so)
+    return found[0] if found else None
 
 
 @cache

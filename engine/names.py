@@ -26,6 +26,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from pydantic import ValidationInfo
+
 _REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 _BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 _JOINERS = frozenset("\u200c\u200d")
@@ -105,3 +107,104 @@ def strip_invisible(value: str) -> str:
     """value without the characters a name may not hold (for names nobody chose, e.g. from a file name)."""
     refused = set(_refused_positions(value))
     return "".join(character for index, character in enumerate(value) if index not in refused)
+
+
+# What a file name must not hold besides the name rule above. It names a file that a PDF
+# reader saves (an attachment) or a browser downloads: one file, in one folder, on any
+# system. So no folders (a slash, a backslash, or a character drawn like one), no drive or
+# stream (a colon: "C:evil.exe", "a.txt:hidden"), none of the characters Windows refuses,
+# no name that Windows keeps for a device, and nothing a file system trims or hides.
+FILE_NAME_MAX_BYTES = 255  # ext4, APFS and NTFS all stop near 255 (bytes in UTF-8, or UTF-16 units)
+_SEPARATORS = {
+    "/": "a path separator",
+    "\\": "a path separator",
+    "\u2215": "drawn like a slash (a path separator)",
+    "\u2044": "drawn like a slash (a path separator)",
+    "\u29f8": "drawn like a slash (a path separator)",
+    "\uff0f": "drawn like a slash (a path separator)",
+    "\uff3c": "drawn like a backslash (a path separator)",
+}
+_WINDOWS_REFUSED = {":": "a drive or stream separator on Windows", **dict.fromkeys('*?"<>|', "refused by Windows")}
+_DEVICE_NAMES = frozenset(
+    {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"}
+    | {f"{port}{digit}" for port in ("COM", "LPT") for digit in "123456789\u00b9\u00b2\u00b3"}
+)
+FILE_NAME_RULE = (
+    "a file name is one name, not a path: no / or \\ (or characters drawn like them), no colon, "
+    'none of * ? " < > |, no control, bidi or invisible character, not only dots, no space or '
+    "dot at either end, not a Windows device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9), "
+    f"at most {FILE_NAME_MAX_BYTES} bytes in UTF-8"
+)
+
+
+def _character(character: str) -> str:
+    name = unicodedata.name(character, "")
+    return f"'{character}' (U+{ord(character):04X}{f' {name}' if name else ''})"
+
+
+def file_name_problem(value: str) -> str | None:
+    """Why value may not be a file name (the first rule it breaks, with the fix), or None."""
+    if not value:
+        return f"is empty: give the file a name such as 'data.csv'; {FILE_NAME_RULE}"
+    size = len(value.encode("utf-8", "surrogatepass"))
+    if size > FILE_NAME_MAX_BYTES:
+        return f"is {size} bytes in UTF-8, more than {FILE_NAME_MAX_BYTES}: shorten it; {FILE_NAME_RULE}"
+    problem = invisible_character_problem(value)
+    if problem is not None:
+        return problem
+    for index, character in enumerate(value):
+        kind = _SEPARATORS.get(character) or _WINDOWS_REFUSED.get(character)
+        if kind is not None:
+            return (
+                f"character {index + 1} is {_character(character)}, {kind}: replace it (with '-', say); "
+                f"{FILE_NAME_RULE}"
+            )
+    if value.strip(".") == "":
+        return f"is only dots ({value!r}), which names a folder, not a file: give the file a name; {FILE_NAME_RULE}"
+    if value[0] in " ." or value[-1] in " .":
+        end = "starts" if value[0] in " ." else "ends"
+        what = "a space" if (value[0] if end == "starts" else value[-1]) == " " else "a dot"
+        return f"{end} with {what}, which file systems trim or hide: remove it; {FILE_NAME_RULE}"
+    stem = value.split(".", 1)[0].rstrip(" ").upper()
+    if stem in _DEVICE_NAMES:
+        return (
+            f"is the Windows device name {stem}, which names no file there, whatever the extension: "
+            f"rename it (e.g. 'file-{value}'); {FILE_NAME_RULE}"
+        )
+    return None
+
+
+def check_file_name(value: str) -> str:
+    """value unchanged, or ValueError saying what it may not hold and how to fix it (a pydantic
+    AfterValidator for the file names someone gives, such as an attachment's)."""
+    problem = file_name_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+# The validation context for what the service reads back (a queued batch's payload): its file
+# names were checked when it was accepted, and one accepted before a rule was added still loads.
+STORED = {"stored": True}
+
+
+def check_stored_file_name(value: str, info: ValidationInfo) -> str:
+    """`check_file_name`, except for values validated with the STORED context."""
+    if info.context and info.context.get("stored"):
+        return value
+    return check_file_name(value)
+
+
+def safe_file_name(text: str, fallback: str, suffix: str = "") -> str:
+    """A file name made from text nobody chose as one (a design's name becomes its PDF's):
+    what the file name rule refuses is dropped or becomes a space, a device name gets a
+    leading "_", the result is bounded, and `fallback` (itself a valid file name) stands in
+    when nothing is left. The result always passes `file_name_problem`."""
+    refused = _SEPARATORS.keys() | _WINDOWS_REFUSED.keys()
+    replaced = "".join(" " if character in refused else character for character in strip_invisible(text))
+    stem = " ".join(replaced.split()).strip(" .")  # runs of spaces (from replaced characters) become one
+    if stem.split(".", 1)[0].rstrip(" ").upper() in _DEVICE_NAMES:
+        stem = f"_{stem}"
+    room = FILE_NAME_MAX_BYTES - len(suffix.encode())
+    stem = stem.encode()[:room].decode("utf-8", "ignore").rstrip(" .")
+    return f"{stem or fallback}{suffix}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import io
+from pathlib import Path
 
 import facturx
 import httpx
@@ -16,7 +17,7 @@ from workbench.notebook.einvoice import factur_x_xml
 
 from .conftest import pdf_text
 from .test_api_batches import design, rows, wait_for_end, zip_of
-from .test_finishing import INVOICE
+from .test_finishing import INVOICE, LAUGHS, XXE, with_doctype
 
 RUN_ON_BOTH_STORES = True
 CSV = b"item,qty\nconsulting,3\n"
@@ -91,6 +92,23 @@ def test_refusals_name_the_fix_and_charge_nothing(alpha):
     body = {"rows": rows(2), "rowOptions": [{}]}
     message = alpha.error(alpha.post(f"/designs/{design_id}/batch", json=body), 400, "VALIDATION_ERROR")
     assert "rowOptions has 1 entries for 2 rows" in message
+    assert credits(alpha) == before
+
+
+def test_an_e_invoice_with_a_doctype_is_a_400_that_reads_no_file(alpha):
+    """Issue 31: an external entity answered 500. Refused before parsing, never expanded or fetched."""
+    design_id = design(alpha)
+    before = credits(alpha)
+    passwd = Path("/etc/passwd").read_text().splitlines()[0]  # root:x:0:0:… : what the entity would read
+    xxe = {"standard": "factur-x", "xml": b64(with_doctype(invoice_xml("INV-X"), *XXE))}
+    response = alpha.post(f"/designs/{design_id}/generate", json={"eInvoice": xxe, "pdfProfile": "pdf-a"})
+    message = alpha.error(response, 400, "VALIDATION_ERROR")
+    assert "eInvoice.xml has a DOCTYPE" in message and "remove the <!DOCTYPE" in message
+    assert passwd not in response.text
+    laughs = {"standard": "factur-x", "xml": b64(with_doctype(invoice_xml("INV-X"), *LAUGHS))}
+    body = {"rows": rows(2), "pdfProfile": "pdf-a", "rowOptions": [{}, {"eInvoice": laughs}]}
+    message = alpha.error(alpha.post(f"/designs/{design_id}/batch", json=body), 400, "VALIDATION_ERROR")
+    assert message.startswith("rowOptions[1]: eInvoice.xml has a DOCTYPE")
     assert credits(alpha) == before
 
 

@@ -106,3 +106,60 @@ def test_mcp_tools_refuse_the_same_names(api_server) -> None:
         assert refused.is_error is True and refused.structured_content["code"] == "VALIDATION_ERROR"
         assert "name: character 2 is U+202E RIGHT-TO-LEFT OVERRIDE" in refused.structured_content["message"]
     assert asset.is_error is False and asset.structured_content["name"] == "ab.png"
+
+
+# Attachment names (extensions.md 9): the name rule, and what a file name may not hold.
+BAD_ATTACHMENT_NAMES = [  # the name, what the message names, the fix it gives
+    (f"invoice{RLO}fdp.exe", "character 8 is U+202E RIGHT-TO-LEFT OVERRIDE", "remove it"),
+    ("in\u200bvoice.pdf", "character 3 is U+200B ZERO WIDTH SPACE", "remove it"),
+    ("\ufeffterms.txt", "character 1 is U+FEFF ZERO WIDTH NO-BREAK SPACE", "remove it"),
+    ("terms\x7f.txt", "character 6 is U+007F DELETE", "remove it"),
+    ("..", "is only dots", "give the file a name"),
+    ("C:evil.exe", "character 2 is ':' (U+003A COLON)", "replace it"),
+    ("..\u2215..\u2215evil.exe", "character 3 is '\u2215' (U+2215 DIVISION SLASH), drawn like a slash", "replace it"),
+    ("nul.txt", "is the Windows device name NUL", "rename it"),
+]
+
+
+def _attachment(name: str) -> dict:
+    return {"name": name, "mimeType": "text/plain", "content": base64.b64encode(b"Net 30").decode()}
+
+
+@pytest.mark.parametrize(("bad", "fragment", "fix"), BAD_ATTACHMENT_NAMES)
+def test_attachment_names_keep_the_file_name_rule_on_generate_and_batch(
+    alpha, bad: str, fragment: str, fix: str
+) -> None:
+    design_id = alpha.data(alpha.post("/designs", json={"name": "attached"}), 201)["designId"]
+    before = alpha.data(alpha.get("/me"), 200)["credits"]
+    body = {"attachments": [_attachment("terms.txt"), _attachment(bad)]}
+    message = alpha.error(alpha.post(f"/designs/{design_id}/generate", json=body), 400, "VALIDATION_ERROR")
+    assert message.startswith(f"attachments.1.name: {fragment}") and fix in message, message
+    rows = {"rows": [{}, {}], "rowOptions": [{}, {"attachments": [_attachment(bad)]}]}
+    message = alpha.error(alpha.post(f"/designs/{design_id}/batch", json=rows), 400, "VALIDATION_ERROR")
+    assert message.startswith(f"rowOptions.1.attachments.0.name: {fragment}"), message
+    assert alpha.data(alpha.get("/me"), 200)["credits"] == before
+
+
+def test_a_download_name_made_from_a_design_name_is_one_file_name(alpha) -> None:
+    """A design may be named "Q1 ∕ Q2" or "CON": its PDF's name must still be one harmless file name."""
+    for name, filename in [("Q1 \u2215 Q2: totals", "Q1 Q2 totals.pdf"), ("CON", "_CON.pdf")]:
+        design_id = alpha.data(alpha.post("/designs", json={"name": name}), 201)["designId"]
+        generated = alpha.data(alpha.post(f"/designs/{design_id}/generate", json={}), 201)
+        assert generated["filename"] == filename
+
+
+def test_mcp_refuses_the_same_attachment_names(api_server, alpha) -> None:
+    design_id = alpha.data(alpha.post("/designs", json={"name": "attached"}), 201)["designId"]
+
+    async def main():
+        headers = {"X-API-Key": api_server.workspaces["alpha"][1]}
+        async with create_mcp_http_client(headers=headers) as http:
+            async with streamable_http_client(f"{api_server.url}/mcp", http_client=http) as streams:
+                async with ClientSession(streams[0], streams[1]) as session:
+                    await session.initialize()
+                    args = {"designId": design_id, "attachments": [_attachment("C:evil.exe")]}
+                    return await session.call_tool("generate_pdf", args)
+
+    refused = run_async(main)
+    assert refused.is_error is True and refused.structured_content["code"] == "VALIDATION_ERROR"
+    assert "attachments.0.name: character 2 is ':' (U+003A COLON)" in refused.structured_content["message"]

@@ -164,6 +164,32 @@ def test_invoice_xml_checked_against_the_level_it_declares(design, row):
         render(design, row, "pdf-a", eInvoice=e_invoice(xml))
 
 
+def with_doctype(xml: bytes, doctype: bytes, number: bytes) -> bytes:
+    """The invoice with a DOCTYPE after its XML declaration and its number replaced."""
+    declaration, rest = xml.split(b"?>", 1)
+    return declaration + b"?>" + doctype + rest.replace(INVOICE["number"].encode(), number, 1)
+
+
+# An external entity that reads a local file, and nested entities that expand to 10^9 bytes.
+XXE = (b'<!DOCTYPE rsm:CrossIndustryInvoice [<!ENTITY leak SYSTEM "file:///etc/passwd">]>', b"&leak;")
+LAUGHS = (
+    b'<!DOCTYPE rsm:CrossIndustryInvoice [<!ENTITY l0 "lol">'
+    + b"".join(b'<!ENTITY l%d "%s">' % (i, b"&l%d;" % (i - 1) * 10) for i in range(1, 10))
+    + b"]>",
+    b"&l9;",
+)
+
+
+@pytest.mark.parametrize(
+    ("doctype", "number"), [XXE, LAUGHS, (b"<!DOCTYPE html>", b"INV-1")], ids=["xxe", "laughs", "bare"]
+)
+def test_invoice_xml_with_a_doctype_is_refused_before_any_entity_is_read(design, row, doctype, number):
+    xml = with_doctype(factur_x_xml(INVOICE, "en16931"), doctype, number)
+    with pytest.raises(EngineError, match="eInvoice.xml has a DOCTYPE .* remove the <!DOCTYPE") as refused:
+        render(design, row, "pdf-a", eInvoice=e_invoice(xml))
+    assert "root:" not in refused.value.message  # /etc/passwd's first line, had the entity been read
+
+
 @pytest.mark.parametrize(
     ("xml", "message"),
     [

@@ -97,7 +97,8 @@ def _design(name: str):
     return CreateDesignBody(name=name)
 
 
-def test_an_ended_job_keeps_no_sealed_certificate_nor_document_password(service):
+@pytest.mark.parametrize("sealed", [True, False], ids=["sealed", "queued-before-sealing"])
+def test_an_ended_job_keeps_no_sealed_certificate_nor_document_password(service, sealed):
     # DELETE /signing-certificate must leave no copy that opens, and a document's password is
     # needed only while its rows render: the stored payload loses both when the job settles.
     import engine
@@ -117,6 +118,9 @@ def test_an_ended_job_keeps_no_sealed_certificate_nor_document_password(service)
         finishing=finishing,
         signing=SealedCertificate(workspace.id, "v1", "SEALED-CERTIFICATE"),
     )
+    if sealed:  # as a batch is queued now; a job queued by an older server kept them in clear
+        payload = payload.sealed(b"the servers' secret")
+        assert payload.sealed_encryption and "owner-pass" not in payload.model_dump_json()
     created = now()
     with service.store.transaction() as cursor:
         cursor.execute(
@@ -127,4 +131,5 @@ def test_an_ended_job_keeps_no_sealed_certificate_nor_document_password(service)
     service.batches.job_done("job_sealed", "zip-key")
     (kept,) = service.store.one("SELECT payload FROM batch_jobs WHERE id = 'job_sealed'")
     assert "SEALED-CERTIFICATE" not in kept and "owner-pass" not in kept and "reader" not in kept
+    assert JobPayload.model_validate_json(kept).sealed_encryption is None
     assert JobPayload.model_validate_json(kept).finishing.sign  # what the job was asked stays readable

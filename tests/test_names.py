@@ -1,11 +1,21 @@
-"""engine.names: no control, bidi or invisible characters in names; element and page names in actions."""
+"""engine.names: no control, bidi or invisible characters in names; element and page names in
+actions; what a file name (an attachment's, a download's) may not hold besides."""
 
 from __future__ import annotations
 
+import pydantic
 import pytest
 
 from engine import ActionError, DesignTree, apply, new_design
-from engine.names import check_visible, invisible_character_problem, strip_invisible
+from engine.attachments import Attachment
+from engine.names import (
+    STORED,
+    check_visible,
+    file_name_problem,
+    invisible_character_problem,
+    safe_file_name,
+    strip_invisible,
+)
 
 from .conftest import action, add
 
@@ -150,3 +160,74 @@ def test_a_stored_tree_with_names_from_before_the_rule_still_loads() -> None:
     stored["pages"][0]["name"] = "Cover\u202e"
     loaded = DesignTree.model_validate(stored)
     assert next(iter(loaded.nodes.values())).name == "ti\u200btle"
+
+
+# File names: the name rule above, and what makes a name a path, a device or a hidden file.
+BAD_FILE_NAMES = [
+    ("invoice\u202efdp.exe", "character 8 is U+202E RIGHT-TO-LEFT OVERRIDE, a bidi control"),
+    ("in\u200bvoice.pdf", "character 3 is U+200B ZERO WIDTH SPACE"),
+    ("\ufeffinvoice.pdf", "character 1 is U+FEFF ZERO WIDTH NO-BREAK SPACE"),
+    ("invoice\x7f.pdf", "character 8 is U+007F DELETE, a control character"),
+    ("../etc/passwd", "character 3 is '/' (U+002F SOLIDUS), a path separator"),
+    ("..\\boot.ini", "character 3 is '\\' (U+005C REVERSE SOLIDUS), a path separator"),
+    ("..", "is only dots ('..')"),
+    (".", "is only dots ('.')"),
+    ("C:evil.exe", "character 2 is ':' (U+003A COLON), a drive or stream separator"),
+    ("notes.txt:hidden", "character 10 is ':' (U+003A COLON)"),
+    ("..\u2215..\u2215etc\u2215passwd", "character 3 is '\u2215' (U+2215 DIVISION SLASH), drawn like a slash"),
+    ("a\u2044b.txt", "U+2044 FRACTION SLASH), drawn like a slash"),
+    ("a\u29f8b.txt", "U+29F8 BIG SOLIDUS), drawn like a slash"),
+    ("a\uff0fb.txt", "U+FF0F FULLWIDTH SOLIDUS), drawn like a slash"),
+    ("a\uff3cb.txt", "U+FF3C FULLWIDTH REVERSE SOLIDUS), drawn like a backslash"),
+    ("what?.txt", "character 5 is '?' (U+003F QUESTION MARK), refused by Windows"),
+    (" invoice.pdf", "starts with a space"),
+    ("invoice.pdf ", "ends with a space"),
+    (".bashrc", "starts with a dot"),
+    ("invoice.", "ends with a dot"),
+    ("CON", "the Windows device name CON"),
+    ("nul.txt", "the Windows device name NUL"),
+    ("Com7.tar.gz", "the Windows device name COM7"),
+    ("lpt9 .csv", "the Windows device name LPT9"),
+    ("é" * 128 + ".txt", "is 260 bytes in UTF-8, more than 255"),
+]
+
+
+@pytest.mark.parametrize(("name", "fragment"), BAD_FILE_NAMES)
+def test_a_file_name_is_one_visible_name_not_a_path_or_device(name: str, fragment: str) -> None:
+    problem = file_name_problem(name)
+    assert problem is not None and fragment in problem, problem
+    with pytest.raises(pydantic.ValidationError, match="name"):
+        Attachment(name=name, mime_type="text/plain", content=b"x")
+
+
+@pytest.mark.parametrize(
+    "name", ["terms.txt", "Rechnung Nr. 7 – Müller.pdf", f"👩{ZWJ}💻 notes.md", "שלום.csv", "CONTRACT.pdf", "a..b.txt"]
+)
+def test_ordinary_file_names_of_every_script_are_accepted(name: str) -> None:
+    assert file_name_problem(name) is None
+    assert Attachment(name=name, mime_type="text/plain", content=b"x").name == name
+
+
+def test_a_queued_payloads_attachment_named_before_the_rule_still_loads() -> None:
+    stored = {"name": "a:b.txt", "mimeType": "text/plain", "content": "eA=="}
+    assert Attachment.model_validate(stored, context=STORED).name == "a:b.txt"
+    with pytest.raises(pydantic.ValidationError, match="U\\+003A COLON"):
+        Attachment.model_validate(stored)
+
+
+@pytest.mark.parametrize(
+    ("text", "made"),
+    [
+        ("Q1 / Q2 report", "Q1 Q2 report.pdf"),
+        ("a\u2215b\uff3cc: d", "a b c d.pdf"),
+        ("invoice\u202efdp.exe", "invoicefdp.exe.pdf"),
+        ("CON", "_CON.pdf"),
+        ("aux.final", "_aux.final.pdf"),
+        ("...", "document.pdf"),
+        (" .hidden. ", "hidden.pdf"),
+        ("é" * 300, "é" * 125 + ".pdf"),
+    ],
+)
+def test_a_file_name_made_from_any_text_keeps_the_rule(text: str, made: str) -> None:
+    assert safe_file_name(text, "document", ".pdf") == made
+    assert file_name_problem(made) is None

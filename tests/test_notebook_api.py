@@ -396,6 +396,20 @@ def test_generate_and_generate_many_carry_e_invoices_watermarks_and_passwords(wb
         assert document.attachments["terms.txt"].get_file().read_bytes() == b"Net 30"
 
 
+def test_an_attachment_whose_file_name_breaks_the_file_name_rule_is_refused(wb, tmp_path):
+    design = badge(wb)
+    disguised = tmp_path / "invoice\u202efdp.exe"  # shows as "invoiceexe.pdf"
+    disguised.write_bytes(b"MZ")
+    with pytest.raises(ApiError) as refused:
+        design.generate({"name": "Hooli"}, attachments=[disguised])
+    assert refused.value.code == "VALIDATION_ERROR"
+    assert "attachments.0.name: character 8 is U+202E RIGHT-TO-LEFT OVERRIDE" in refused.value.message
+    with pytest.raises(ApiError, match="U\\+2215 DIVISION SLASH"):
+        design.generate_many(
+            [{"name": "A"}], attachments=[{"name": "..\u2215evil.exe", "content": b"x"}], progress=False
+        )
+
+
 def test_generate_many_takes_a_list_of_dicts_and_keeps_pdfs_in_memory_without_out(wb):
     design = badge(wb)
     result = design.generate_many([{"name": "Mary Somerville"}, {"name": "Emmy Noether"}], progress=False)

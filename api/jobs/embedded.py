@@ -45,7 +45,7 @@ class EmbeddedBackend:
 
     def __init__(self, blob_root: str | Path, listener: JobListener, pool: ProcessPool, secret: bytes | None = None):
         self.blob_root = blob_root
-        self.secret = secret  # the server's: opens the sealed certificate of a batch that signs
+        self.secret = secret  # the server's: opens the sealed certificate and passwords of a batch
         self.listener = listener
         self.pool = pool
         # Rows in flight per job: enough for one job alone to keep every process busy, with one
@@ -140,8 +140,8 @@ class EmbeddedBackend:
             if self._closed:
                 raise _Stopping()
             try:
-                # The secret crosses the pipe only for a batch that signs.
-                secret = self.secret if one_row.signing is not None else None
+                # The secret crosses the pipe only for a batch that signs or encrypts.
+                secret = self.secret if one_row.needs_secret else None
                 args = (one_row, str(self.blob_root), secret)
                 result = self.pool.call("render_row", args, seconds=seconds, owner=f"batch:{payload.job_id}")
                 return result.model_copy(update={"index": index})

@@ -81,7 +81,8 @@ def _write_zip(redis: Redis, job_id: str, blob_root: str | Path) -> None:
 # The blobs of this `docbench worker` process, when it was given them (--blob-url or its own
 # data dir): a worker on another machine reads and writes there, not at the web process's path.
 _worker_blobs: str | None = None
-# The servers' --secret, when this worker was given it: it opens the sealed certificate of a batch that signs.
+# The servers' --secret, when this worker was given it: it opens the sealed certificate and
+# passwords of a batch that signs or encrypts.
 _worker_secret: bytes | None = None
 
 
@@ -89,7 +90,7 @@ def run_chunk(job_id: str, chunk: int, start: int, end: int, redis_url: str, blo
     """The RQ job: render rows [start, end) of a batch. Runs in `docbench worker`."""
     blob_root = _worker_blobs or blob_root
     redis = Redis.from_url(redis_url)
-    payload = JobPayload.model_validate_json(redis.get(_key(job_id, "payload")) or b"{}")
+    payload = JobPayload.stored(redis.get(_key(job_id, "payload")) or b"{}")
     lease = _key(job_id, "lease", chunk)
     stop = threading.Event()
 
@@ -351,7 +352,7 @@ def worker_main(
 ) -> None:
     """`docbench worker`: run batch chunks from the queue until stopped, reading and writing blobs
     at `blob_root` (a directory or s3://bucket/prefix; None: where each job's web process keeps them).
-    `secret` is the servers' --secret, which batches that sign need."""
+    `secret` is the servers' --secret, which batches that sign or encrypt need."""
     global _worker_blobs, _worker_secret
     _worker_blobs = str(blob_root) if blob_root is not None else None
     _worker_secret = secret

@@ -20,16 +20,18 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cryptography.exceptions import InvalidTag
 from pydantic import BaseModel
 
 import engine
 from engine.errors import EngineError, RenderError
+from engine.names import STORED
 
 from ..blobs import copy_to, open_blobs
 from ..errors import ApiError
 from ..models import RowOptions
 from ..renderers import RenderLimits, check_pdf_size
-from ..sealing import SealedCertificate, SigningMaterial, open_sealed
+from ..sealing import PasswordSeal, SealedCertificate, SigningMaterial, open_sealed
 
 if TYPE_CHECKING:
     from engine.signing import KeyCache
@@ -63,20 +65,65 @@ class JobPayload(BaseModel):
     # secret (this payload is stored and queued in clear); whoever renders opens it with --secret.
     signing: SealedCertificate | None = None
     row_options: list[RowOptions | None] | None = None  # rowOptions: a row's own files or e-invoice
+    # `encryption`'s passwords, sealed like `signing` for this job (PasswordSeal) by `sealed`:
+    # the stored and queued payload's `finishing` has no encryption; whoever renders opens it.
+    sealed_encryption: str | None = None
 
-    def row_finishing(self, index: int) -> engine.Finishing | None:
+    @classmethod
+    def stored(cls, text: str | bytes) -> JobPayload:
+        """A payload read back from the store or Redis (checked when its batch was accepted)."""
+        return cls.model_validate_json(text, context=STORED)
+
+    def sealed(self, secret: bytes) -> JobPayload:
+        """This payload as it may be stored and queued: the document passwords sealed with the
+        servers' secret, bound to the job (a sealed value copied to another job does not open)."""
+        encryption = self.finishing.encryption if self.finishing is not None else None
+        if self.finishing is None or encryption is None:
+            return self
+        sealed = PasswordSeal(secret).seal(encryption.model_dump_json().encode(), PasswordSeal.context(self.job_id))
+        finishing = self.finishing.model_copy(update={"encryption": None})
+        return self.model_copy(update={"finishing": finishing, "sealed_encryption": sealed})
+
+    @property
+    def needs_secret(self) -> bool:
+        """Whether rendering its rows opens something sealed (a certificate, passwords)."""
+        return self.signing is not None or self.sealed_encryption is not None
+
+    def row_finishing(self, index: int, secret: bytes | None = None) -> engine.Finishing | None:
+        """Row `index`'s options: the batch's with the row's own, the passwords opened with `secret`."""
         own = self.row_options[index] if self.row_options else None
-        if own is None:
-            return self.finishing
-        return (self.finishing or engine.Finishing()).for_row(own.attachments, own.eInvoice)
+        finishing = self.finishing
+        if own is not None:
+            finishing = (finishing or engine.Finishing()).for_row(own.attachments, own.eInvoice)
+        if self.sealed_encryption is None:
+            return finishing
+        return (finishing or engine.Finishing()).model_copy(update={"encryption": self._opened_encryption(secret)})
+
+    def _opened_encryption(self, secret: bytes | None) -> engine.Encryption:
+        if secret is None:
+            raise ApiError(
+                "VALIDATION_ERROR",
+                "encryption: this worker cannot open the batch's document passwords: start `docbench worker` "
+                "with the servers' --secret (DOCBENCH_SECRET)",
+            )
+        try:
+            opened = PasswordSeal(secret).open(self.sealed_encryption or "", PasswordSeal.context(self.job_id))
+        except InvalidTag:
+            raise ApiError(
+                "VALIDATION_ERROR",
+                "encryption: the batch's document passwords do not open with this worker's secret: start "
+                "`docbench worker` with the servers' --secret (DOCBENCH_SECRET)",
+            ) from None
+        return engine.Encryption.model_validate_json(opened)
 
     def without_secrets(self) -> JobPayload:
         """This payload as an ended job keeps it: no sealed certificate (a DELETE of the
-        certificate leaves no copy that opens) and no document passwords."""
-        if self.signing is None and (self.finishing is None or self.finishing.encryption is None):
+        certificate leaves no copy that opens) and no document passwords, sealed or not."""
+        clear = self.finishing is not None and self.finishing.encryption is not None  # a payload from before sealing
+        if self.signing is None and self.sealed_encryption is None and not clear:
             return self
         finishing = self.finishing.model_copy(update={"encryption": None}) if self.finishing else None
-        return self.model_copy(update={"signing": None, "finishing": finishing})
+        return self.model_copy(update={"signing": None, "finishing": finishing, "sealed_encryption": None})
 
     def one_row(self, index: int) -> JobPayload:
         """This payload with only row `index` (as row 0): what crosses a pipe to render it."""
@@ -101,7 +148,8 @@ def parsed_tree(tree_json: str) -> engine.DesignTree:
 def render_row(payload: JobPayload, index: int, blob_root: str | Path, secret: bytes | None = None) -> RowResult:
     """Render one row into the blob store (`blob_root`: its location, a directory or s3://…);
     a failing row is a result, not an exception. The result carries the time it took here.
-    `secret` (the servers' --secret) opens the sealed certificate of a batch that signs."""
+    `secret` (the servers' --secret) opens the sealed certificate and passwords of a batch
+    that signs or encrypts."""
     started = time.perf_counter()
     result = _render_row(payload, index, blob_root, secret)
     result.seconds = time.perf_counter() - started
@@ -122,7 +170,7 @@ def _render_row(payload: JobPayload, index: int, blob_root: str | Path, secret: 
     limits = RenderLimits.from_environment()
     try:
         material = _opened(payload.signing, secret) if payload.signing is not None else None
-        finishing = payload.row_finishing(index)
+        finishing = payload.row_finishing(index, secret)
         with _cpu_deadline(limits.render_seconds):
             pdf = engine.render_pdf(
                 parsed_tree(payload.tree),
@@ -142,7 +190,7 @@ def _render_row(payload: JobPayload, index: int, blob_root: str | Path, secret: 
         )
     except EngineError as exc:
         return RowResult(index=index, ok=False, error=exc.message)
-    except ApiError as exc:  # the sealed certificate did not open here
+    except ApiError as exc:  # the sealed certificate or passwords did not open here
         return RowResult(index=index, ok=False, error=exc.message)
     except Exception:  # a bug must not take the batch down with it
         log.exception("batch %s row %d failed unexpectedly", payload.job_id, index)

@@ -55,7 +55,15 @@ class Service:
         )
         self.webhooks = Webhooks(self.store, self.accounts, settings, self.metrics)
         self.batches = Batches(
-            self.store, self.signer, self.accounts, self.designs, self.media, self.webhooks, self.signing, self.metrics
+            self.store,
+            self.signer,
+            self.accounts,
+            self.designs,
+            self.media,
+            self.webhooks,
+            self.signing,
+            self.metrics,
+            secret=server_secret(settings),
         )
         self.revocations = RevocationInbox(settings.data_dir, self.accounts)
         self.idempotency = Idempotency(self.store)

@@ -65,6 +65,8 @@ class Batches:
         webhooks: Webhooks,
         signing: Signing,
         metrics: Metrics | None = None,
+        *,
+        secret: bytes,
     ):
         self.metrics = metrics or Metrics()
         self.metrics.watch_queue(self.queue_depth)
@@ -75,6 +77,7 @@ class Batches:
         self.media = media
         self.webhooks = webhooks
         self.signing = signing
+        self.secret = secret  # the servers': seals a batch's document passwords in its payload
         self.backend: JobBackend | None = None  # set by Service once the back-end exists
         self.runner = secrets.token_hex(8)  # this process, in the leases it holds
         self.lease = dt.timedelta(seconds=positive_seconds_from_env(LEASE_ENV, LEASE_SECONDS))
@@ -105,7 +108,7 @@ class Batches:
             row_options=row_options,
             # Sealed: this payload is stored and queued in clear (400 here when there is no certificate).
             signing=self.signing.sealed_for(ws, profile) if finishing is not None and finishing.sign else None,
-        )
+        ).sealed(self.secret)  # and so are the document passwords
         assert self.backend is not None
         try:
             self.backend.check()
@@ -384,7 +387,7 @@ class Batches:
             else:
                 log.info("batch %s is resumed by this process (%s)", job_id, self.runner)
             try:
-                self.backend.resume(JobPayload.model_validate_json(payload_json), done)
+                self.backend.resume(JobPayload.stored(payload_json), done)
             except BackendUnavailable as exc:
                 log.error("cannot resume batch %s yet: %s", job_id, exc)
         return len(jobs)
@@ -445,9 +448,9 @@ def _forget_secrets(cursor, job_id: str) -> None:  # noqa: ANN001 (a store curso
     """In the transaction that settles a job: its stored payload loses the sealed signing
     certificate and the document passwords, which only its rows' renders needed."""
     (text,) = cursor.execute("SELECT payload FROM batch_jobs WHERE id = ?", [job_id]).fetchone()
-    if '"signing":{' not in text and '"encryption":{' not in text:
+    if '"signing":{' not in text and '"encryption":{' not in text and '"sealed_encryption":"' not in text:
         return  # the common case: nothing to forget, nothing to parse
-    payload = JobPayload.model_validate_json(text)
+    payload = JobPayload.stored(text)
     kept = payload.without_secrets()
     if kept is not payload:
         cursor.execute("UPDATE batch_jobs SET payload = ? WHERE id = ?", [kept.model_dump_json(), job_id])

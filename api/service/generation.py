@@ -5,13 +5,13 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import re
 import threading
 import time
 from collections import OrderedDict
 
 import engine
 from engine.layout import page_digest, page_without
+from engine.names import safe_file_name
 
 from ..blobs import Blobs, UrlSigner
 from ..errors import ApiError
@@ -31,13 +31,12 @@ from .values import checked_values
 # A free picture with values must never pass for a paid PDF (issue 14, "Try values").
 PREVIEW_WATERMARK = engine.Watermark(text="PREVIEW", opacity=0.25)
 
-_UNSAFE_FILENAME = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|]+')
-
 
 def pdf_filename(design_name: str) -> str:
-    """A download name from the design's name (spec 2.8: ends in .pdf)."""
-    stem = _UNSAFE_FILENAME.sub(" ", design_name).strip(" .")[:120] or "document"
-    return f"{stem}.pdf"
+    """A download name from the design's name (spec 2.8: ends in .pdf) that keeps the file
+    name rule (engine.names): a design's name may hold a slash or be "CON", and one saved
+    before the name rule may hold a bidi control. Cut to 120 characters, to read in a download bar."""
+    return safe_file_name(design_name[:120], "document", ".pdf")
 
 
 class _Revision:

@@ -178,7 +178,7 @@ def worker(args: argparse.Namespace) -> int:
 
 
 def _worker_secret(args: argparse.Namespace) -> bytes | None:
-    """What opens the signing certificate of a batch that signs: the servers' --secret, or
+    """What opens the sealed certificate and passwords of a batch that signs or encrypts: the servers' --secret, or
     (one server, no --secret) the secret of the data dir the worker shares with it."""
     from api.sealing import server_secret
 
@@ -398,7 +398,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("worker", help="run batch jobs from the RQ queue (with --blob-url, no shared directory)")
     p.add_argument("--redis-url", default=None, help="the Redis the server sends batches to (DOCBENCH_REDIS_URL)")
     p.add_argument("--burst", action="store_true", help="exit when the queue is empty")
-    p.add_argument("--secret", default=None, help="the servers' --secret: batches that sign need it (DOCBENCH_SECRET)")
+    p.add_argument(
+        "--secret", default=None, help="the servers' --secret: batches that sign or encrypt need it (DOCBENCH_SECRET)"
+    )
     _blob_url(p)
     _data_dir(p)
     p.set_defaults(func=worker)
