@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import quote, urlsplit
 
-from .errors import ApiError
+from .errors import ApiError, BlobStoreUnavailable
 
 CONTENT_TYPES = {
     "pdf": "application/pdf",
@@ -46,10 +46,6 @@ CHUNK = 1024 * 1024  # what a stream yields at a time, and what hashing a file r
 
 class BlobNotFound(FileNotFoundError):
     """No blob under this key (never written, or swept)."""
-
-
-class BlobStoreUnavailable(OSError):
-    """The blob store cannot be reached or used (checked when a server or worker starts)."""
 
 
 def check_ref(name: str) -> str:

@@ -50,12 +50,14 @@ def design_not_found(design_id: str) -> ApiError:
 
 
 @functools.cache
+class BlobStoreUnavailable(OSError):
+    """The blob store cannot be reached or used (checked when a server or worker starts)."""
+
+
 def unreachable() -> tuple[type[BaseException], ...]:
     """Errors that mean a store the service stands on cannot be reached (PostgreSQL, the bucket):
     the client may try again (503), and it is not a bug of ours (500). Imported on the first
     error, not at start: a server on the embedded defaults never loads either driver."""
-    from .blobs import BlobStoreUnavailable
-
     kinds: list[type[BaseException]] = [BlobStoreUnavailable]
     try:
         import psycopg
