@@ -578,8 +578,8 @@ def _draw_cells_batched(
         typeset.draw_lines(canvas, cell.lines, cell.style, cell_left, cell_top, inner, ctx.page_height)
     if writer.has_text:
         canvas.addLiteral(writer.code())
-    if texts:
-        canvas._fillColorObj = to_rl(texts[-1][0].style.color)  # as if set by setFillColor
+    # The fill colours were written by hand: the canvas's record of its fill colour is stale
+    # until the restoreState that ends the table (nothing in between reads it).
     return True
 
 

@@ -19,6 +19,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from reportlab import rl_config
 from reportlab.pdfbase import pdfmetrics
 
+from .. import reportlab_internals
 from ..editing import FONT, Widget
 from .embedding import EmbeddedTTFont
 
@@ -124,15 +125,15 @@ def face(family: str = DEFAULT_FAMILY, weight: int = 400, italic: bool = False) 
     if name not in pdfmetrics.getRegisteredFontNames():
         # Its subsets are embedded from a process-wide cache (engine.fonts.embedding).
         pdfmetrics.registerFont(EmbeddedTTFont(name, str(path)))
-    ttf = pdfmetrics.getFont(name)
+    ascent, descent = reportlab_internals.vertical_metrics(name)
     return Face(
         name=name,
         family=family,
         weight=resolved,
         italic=use_italic,
-        ascent=ttf.face.ascent,
-        descent=ttf.face.descent,
-        glyphs=frozenset(ttf.face.charToGlyph),
+        ascent=ascent,
+        descent=descent,
+        glyphs=frozenset(reportlab_internals.character_map(name)),
         path=path,
     )
 
