@@ -44,8 +44,6 @@ from .images import register as register_image
 from .layout import Placement
 from .tree import DesignTree
 
-# Off: every document draws everything itself (benchmarks compare the two; output reads the same).
-ENABLED = True
 # Operators below this many bytes cost less to write again than a form costs to place (an
 # image alone is one `Do` of an XObject every document shares already; a one-line heading).
 WORTH_A_FORM = 256

@@ -102,11 +102,6 @@ def _xmp_of(info: tuple[tuple[str, str], ...], title: str, language: str, profil
     return _xmp(dict(info), title, language, profile)
 
 
-# False: every tagged render takes the pikepdf pass (`finish`), as before `save_tagged`
-# wrote the tagged document directly; kept for comparing the two.
-WRITE_DIRECTLY = True
-
-
 def save_tagged(
     canvas: Canvas,
     buffer: io.BytesIO,
@@ -114,13 +109,15 @@ def save_tagged(
     tagger: Tagger,
     profile: str,
     finishing: FinishingPlan = NO_FINISHING,
+    write_directly: bool = True,
 ) -> bytes:
     """Save a drawn tagged document (instead of `canvas.save()`) and return its bytes.
 
     The structure, metadata and output intent are written into ReportLab's document before
     it is saved; finishing that pikepdf does (attachments, Factur-X, encryption) takes the
-    pikepdf pass, `finish`, instead."""
-    if not WRITE_DIRECTLY or finishing.needs_pdf_pass or finishing.xmp:
+    pikepdf pass, `finish`, instead, as every render does with `write_directly` off (the
+    reference path, RenderOptions.tagged_written_directly)."""
+    if not write_directly or finishing.needs_pdf_pass or finishing.xmp:
         canvas.save()
         return finish(buffer.getvalue(), tree, tagger, profile, finishing)
     doc = rl.document_of(canvas)

@@ -242,10 +242,13 @@ def draw_lines(
     top: float,
     box_width: float,
     page_height: float,
+    *,
+    direct: bool,
 ) -> None:
-    """Draw lines inside a box whose top-left corner is (left, top) on the page."""
+    """Draw lines inside a box whose top-left corner is (left, top) on the page; `direct`
+    (RenderOptions.direct_text): plain lines as one text object of TextWriter's."""
     canvas.setFillColor(to_rl(style.color))
-    if writes_directly(canvas) and is_plain(lines, style):
+    if writes_directly(canvas, direct) and is_plain(lines, style):
         writer = TextWriter(canvas)
         writer.add(lines, style, left, top, box_width, page_height)
         if writer.has_text:
@@ -268,15 +271,11 @@ def draw_lines(
         baseline += style.leading
 
 
-# The direct text path (TextWriter) on or off: a switch for A/B measurement and for tests
-# that compare its output with ReportLab's text objects.
-DIRECT_TEXT = True
-
-
-def writes_directly(canvas: Canvas) -> bool:
-    """TextWriter may draw on this canvas: y grows upwards (its Tm is ReportLab's bottom-up
-    one) and no colour space is enforced (its rg is written as given)."""
-    return DIRECT_TEXT and canvas.bottomup and not reportlab_internals.enforces_color_space(canvas)
+def writes_directly(canvas: Canvas, direct: bool) -> bool:
+    """TextWriter draws on this canvas: the render takes the direct text path (`direct`,
+    RenderOptions.direct_text), y grows upwards (TextWriter's Tm is ReportLab's bottom-up one)
+    and no colour space is enforced (its rg is written as given)."""
+    return direct and canvas.bottomup and not reportlab_internals.enforces_color_space(canvas)
 
 
 def is_plain(lines: list[Line] | tuple[Line, ...], style: TextStyle) -> bool:

@@ -12,7 +12,7 @@ import pikepdf
 import pypdfium2 as pdfium
 import pytest
 
-from engine import DesignTree, apply, compiled, new_design, render_pdf, render_png
+from engine import DesignTree, RenderOptions, apply, compiled, new_design, render_pdf, render_png
 from workbench import samples
 
 
@@ -20,7 +20,6 @@ from workbench import samples
 def fresh_forms() -> Iterator[None]:
     compiled.FORMS.clear()
     yield
-    compiled.ENABLED = True
     compiled.FORMS.clear()
 
 
@@ -31,9 +30,7 @@ def every_run_a_form(monkeypatch) -> None:
 
 
 def plain_and_compiled(tree, row, resolver=samples.resolver) -> tuple[bytes, bytes]:
-    compiled.ENABLED = False
-    plain = render_pdf(tree, row, resolver)
-    compiled.ENABLED = True
+    plain = render_pdf(tree, row, resolver, options=RenderOptions(compiled_forms=False))
     return plain, render_pdf(tree, row, resolver)
 
 
