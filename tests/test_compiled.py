@@ -81,6 +81,18 @@ def test_a_compiled_document_reads_and_looks_as_one_drawn_element_by_element(des
     assert_same_document(plain, with_forms)
 
 
+def test_a_form_drawn_on_one_path_is_not_placed_by_a_render_on_another():
+    """The forms are kept by the options too: text objects drawn by ReportLab (direct_text
+    off) are not the operators the direct path wrote, and the bytes never depend on which
+    path the process rendered the design with before."""
+    tree, row, general = samples.certificate(), samples.certificate_row(4), RenderOptions(direct_text=False)
+    render_pdf(tree, row, samples.resolver)
+    after_fast = render_pdf(tree, row, samples.resolver, options=general)
+    compiled.FORMS.clear()
+    assert render_pdf(tree, row, samples.resolver, options=general) == after_fast
+    assert form_texts(after_fast)
+
+
 def test_a_run_too_small_to_pay_for_a_form_is_drawn_on_the_page():
     """The invoice's static runs are a one-word heading and the logo (already one shared image)."""
     pdf = render_pdf(samples.invoice(), samples.invoice_row(3), samples.resolver)
