@@ -581,7 +581,7 @@ class TrueTypeFont(ttfonts.TTFont):
         state.frozen = 1
         face = self.face
         glyphs = face.charToGlyph
-        meanings = glyph_meanings(doc, self.fontName)
+        meanings = doc.__dict__.get(_MEANINGS, {}).get(self.fontName, {})  # glyph_meanings, if any
         fonts_dict = doc.idToObject["BasicFonts"].dict
         for number, codes in enumerate(state.subsets):
             internal_name = self.getSubsetInternalName(number, doc)[1:]
