@@ -18,6 +18,7 @@ from .errors import ActionError, EngineError, LimitExceeded, RenderError, ValueB
 from .finishing import Finishing
 from .images import ImageError, Resolver
 from .render import PageNotFound, Profile, rasterize, render_pdf, render_png
+from .render_options import RenderOptions
 from .tree import SCHEMA_VERSION, DesignTree, new_design
 from .variables import apply_values, check_values, describe_variables, list_variables
 from .watermark import Watermark
@@ -40,6 +41,7 @@ __all__ = [
     "PageNotFound",
     "Profile",
     "RenderError",
+    "RenderOptions",
     "Resolver",
     "ValueBindingError",
     "Watermark",

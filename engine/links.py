@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from reportlab.pdfbase.pdfdoc import PDFString
 from reportlab.pdfgen.canvas import Canvas
 
+from . import reportlab_internals
 from .tagging import Untagged
 
 # /F 4 is the Print flag: PDF/A wants every annotation printed as it is shown.
@@ -19,5 +19,6 @@ def add_link(
     `description` becomes its /Contents (what a reader announces for it, PDF/UA). Made inside
     `tags.group("Link")` in the tagged profiles, it becomes that Link element's OBJR.
     """
-    canvas.linkURL(url, rect, relative=0, thickness=0, F=PRINT_FLAG, Contents=PDFString(description or url))
+    contents = reportlab_internals.text_string(description or url)
+    canvas.linkURL(url, rect, relative=0, thickness=0, F=PRINT_FLAG, Contents=contents)
     tags.annotated()

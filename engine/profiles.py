@@ -27,18 +27,9 @@ from xml.sax.saxutils import escape
 
 import pikepdf
 from pikepdf import Array, Dictionary, Name, String
-from reportlab.pdfbase import pdfdoc
-from reportlab.pdfbase.pdfdoc import (
-    PDFArray,
-    PDFDictionary,
-    PDFDocument,
-    PDFName,
-    PDFObject,
-    PDFObjectReference,
-    PDFString,
-)
 from reportlab.pdfgen.canvas import Canvas
 
+from . import reportlab_internals as rl
 from .finishing import NO_FINISHING, FinishingPlan
 from .tagging import DEFAULT_LANGUAGE, AnnotationRef, StructNode, Tagger
 from .tree import DesignTree
@@ -53,73 +44,56 @@ def _icc_bytes() -> bytes:
     return ICC_PROFILE.read_bytes()
 
 
-_ICC_STREAM: list[bytes] = []
+# Formatted objects, by what they are made from (formatted_once): the sRGB profile's stream,
+# the output intent, a design's metadata. Bounded: emptied when full (each is made again as it
+# is asked for, the same bytes); shared by threads (a dict's get and set are atomic, and two
+# threads formatting one key agree).
+FORMATTED: dict[Hashable, bytes] = {}
+FORMATTED_MAX = 256
 
 
-def _icc_stream(doc: PDFDocument) -> bytes:
-    """The sRGB profile's stream object as ReportLab formats it (unfiltered, as the pikepdf
-    pass wrote it): the same bytes in every document, formatted once."""
-    if not _ICC_STREAM:
-        _ICC_STREAM.append(pdfdoc.PDFStream(PDFDictionary({"N": 3}), _icc_bytes()).format(doc))
-    return _ICC_STREAM[0]
-
-
-# Formatted objects, by what they are made from (_formatted_once); bounded: a design's
-# metadata is one entry.
-_FORMATTED: dict[Hashable, bytes] = {}
-_FORMATTED_MAX = 256
-
-
-def _formatted_once(doc: PDFDocument, key: Hashable, make: Callable[[], PDFObject]) -> _Written:
-    """An object that `make` gives for `key`, formatted by ReportLab the first time and then
-    written as those bytes. Only for objects that refer to no other object, in a document
-    that is not encrypted (an encrypted one takes the pikepdf pass)."""
-    formatted = _FORMATTED.get(key)
+def formatted_once(key: Hashable, make: Callable[[], bytes]) -> bytes:
+    """The bytes `make` formats for `key`, formatted the first time it is asked for."""
+    formatted = FORMATTED.get(key)
     if formatted is None:
-        if len(_FORMATTED) >= _FORMATTED_MAX:
-            _FORMATTED.clear()
-        formatted = _FORMATTED[key] = pdfdoc.format(make(), doc, toplevel=1)
-    written = _Written()
-    written.pieces.append(formatted)
-    return written
+        if len(FORMATTED) >= FORMATTED_MAX:
+            FORMATTED.clear()
+        formatted = FORMATTED[key] = make()
+    return formatted
+
+
+def _written_once(doc: rl.Document, key: Hashable, make: Callable[[], bytes]) -> rl.WrittenObject:
+    """An object formatted once (formatted_once) and written as those bytes. Only for objects
+    that refer to no other object."""
+    return rl.WrittenObject((formatted_once(key, make),))
+
+
+def _icc_stream(doc: rl.Document) -> bytes:
+    """The sRGB profile's stream object as ReportLab formats it (unfiltered, as the pikepdf
+    pass wrote it): the same bytes in every document."""
+    return formatted_once("sRGB profile", lambda: rl.format_stream(doc, {"N": 3}, _icc_bytes()))
 
 
 _HOLE = "docbench-hole"
 
 
-_OUTPUT_INTENT: list[tuple[bytes, bytes]] = []
-
-
-def _output_intent(doc: PDFDocument) -> list[bytes]:
+def _output_intent(doc: rl.Document) -> list[bytes]:
     """The sRGB output intent's dictionary, before and after its reference to the profile
-    (formatted once: the same in every document)."""
-    if not _OUTPUT_INTENT:
-        parts = pdfdoc.format(
-            PDFDictionary(
-                {
-                    "Type": PDFName("OutputIntent"),
-                    "S": PDFName("GTS_PDFA1"),
-                    "OutputConditionIdentifier": PDFString("sRGB"),
-                    "Info": PDFString("sRGB IEC61966-2.1"),
-                    "DestOutputProfile": _HOLE,
-                }
-            ),
-            doc,
-            toplevel=1,
-        ).split(_HOLE.encode())
-        _OUTPUT_INTENT.append((parts[0], parts[1]))
-    return list(_OUTPUT_INTENT[0])
+    (the same in every document)."""
+    intent = {
+        "Type": rl.pdf_name("OutputIntent"),
+        "S": rl.pdf_name("GTS_PDFA1"),
+        "OutputConditionIdentifier": rl.text_string("sRGB"),
+        "Info": rl.text_string("sRGB IEC61966-2.1"),
+        "DestOutputProfile": _HOLE,
+    }
+    return formatted_once("OutputIntent", lambda: rl.format_dictionary(doc, intent)).split(_HOLE.encode())
 
 
 @lru_cache(maxsize=64)
 def _xmp_of(info: tuple[tuple[str, str], ...], title: str, language: str, profile: str) -> str:
     """_xmp of the document info's fields, remembered: a design's documents share them."""
     return _xmp(dict(info), title, language, profile)
-
-
-# False: every tagged render takes the pikepdf pass (`finish`), as before `save_tagged`
-# wrote the tagged document directly; kept for comparing the two.
-WRITE_DIRECTLY = True
 
 
 def save_tagged(
@@ -129,16 +103,18 @@ def save_tagged(
     tagger: Tagger,
     profile: str,
     finishing: FinishingPlan = NO_FINISHING,
+    write_directly: bool = True,
 ) -> bytes:
     """Save a drawn tagged document (instead of `canvas.save()`) and return its bytes.
 
     The structure, metadata and output intent are written into ReportLab's document before
     it is saved; finishing that pikepdf does (attachments, Factur-X, encryption) takes the
-    pikepdf pass, `finish`, instead."""
-    if not WRITE_DIRECTLY or finishing.needs_pdf_pass or finishing.xmp:
+    pikepdf pass, `finish`, instead, as every render does with `write_directly` off (the
+    reference path, RenderOptions.tagged_written_directly)."""
+    if not write_directly or finishing.needs_pdf_pass or finishing.xmp:
         canvas.save()
         return finish(buffer.getvalue(), tree, tagger, profile, finishing)
-    doc = canvas._doc
+    doc = rl.document_of(canvas)
     structure = _write_tagged(doc, tree, tagger, profile)
     canvas.save()
     return _append_structure(buffer.getvalue(), doc, structure, eol_before_endstream=profile == "pdf-a")
@@ -248,69 +224,24 @@ def _xmp(info: pikepdf.Dictionary, title: str, language: str, profile: str, extr
     )
 
 
-class _UntrappedInfo(pdfdoc.PDFInfo):
-    """ReportLab's document info without /Trapped, which has no XMP counterpart (PDF/A
-    wants the info and the XMP to agree)."""
-
-    def format(self, document: PDFDocument) -> bytes:
-        date = pdfdoc.PDFDate(ts=document._timeStamp, dateFormatter=self._dateFormatter)
-        info = {
-            "Title": PDFString(self.title),
-            "Author": PDFString(self.author),
-            "ModDate": date,
-            "CreationDate": date,
-            "Producer": PDFString(self.producer),
-            "Creator": PDFString(self.creator),
-            "Subject": PDFString(self.subject),
-            "Keywords": PDFString(self.keywords),
-        }
-        return PDFDictionary(info).format(document)
-
-    def fields(self, document: PDFDocument) -> dict[str, str]:
-        """The info as a reader decodes it, keyed as in the PDF (what the XMP mirrors)."""
-        # The date as ReportLab writes it: "(D:…)", nothing in it escaped.
-        date = pdfdoc.PDFDate(ts=document._timeStamp, dateFormatter=self._dateFormatter).format(document)
-        date = date[1:-1].decode("latin-1")
-        return {
-            "/Title": self.title,
-            "/Author": self.author,
-            "/Subject": self.subject,
-            "/Keywords": self.keywords,
-            "/Producer": self.producer,
-            "/Creator": self.creator,
-            "/CreationDate": date,
-            "/ModDate": date,
-        }
-
-
-def _with_keys(obj: Any, *keys: str) -> None:
-    """Let a ReportLab catalog or page write entries its class does not list."""
-    obj.__NoDefault__ = [*type(obj).__NoDefault__, *keys]
-
-
-def _write_tagged(doc: PDFDocument, tree: DesignTree, tagger: Tagger, profile: str) -> _Structure:
+def _write_tagged(doc: rl.Document, tree: DesignTree, tagger: Tagger, profile: str) -> _Structure:
     """What `finish` adds with pikepdf, written into ReportLab's document before it is saved;
     the structure elements are returned, to be appended to the saved file."""
     title = tree.metadata.title or "Untitled document"
     language = tree.metadata.language or DEFAULT_LANGUAGE
-    pages = doc.Pages.pages
-    page_refs = [doc.Reference(page) for page in pages]
+    pages = rl.pages_of(doc)
+    page_names = [rl.reference(doc, page) for page in pages]
     for index, page in enumerate(pages):
-        _with_keys(page, "StructParents", "Tabs")
-        page.StructParents = index
-        page.Trans = None  # ReportLab writes an empty transition on every page
+        rl.set_entries(page, StructParents=index, Trans=None)  # ReportLab writes an empty /Trans
     # The structure tree's root is ReportLab's object (the catalog refers to it), written as
     # a blank placeholder; its elements are appended after ReportLab's objects, numbered on
     # from them (_append_structure), which costs a fraction of ReportLab's work per object.
     # ReportLab's objects referred to (the root, pages, annotations) have their numbers
     # already: each element is written here but for the references to the appended ones.
-    root = _Written()
-    root.pieces.append(_ROOT_PLACEHOLDER)
-    root_ref = doc.Reference(root)
-    numbers = doc.idToObjectNumberAndVersion
-    structure = _Structure(root_ref.name)
+    structure = _Structure(rl.reference(doc, rl.WrittenObject((_ROOT_PLACEHOLDER,))))
     objects = structure.objects
-    page_refs = [b"%d 0 R" % numbers[ref.name][0] for ref in page_refs]
+    root_ref = b"%d 0 R" % rl.object_number(doc, structure.root_name)
+    page_refs = [b"%d 0 R" % rl.object_number(doc, name) for name in page_names]
     page_entries = [b" /Pg " + ref for ref in page_refs]
     owners: list[list[int | None]] = [[None] * len(mcids) for mcids in tagger.pages]
     annotation_owners: list[int] = []  # by StructParent key, after the pages' keys
@@ -322,7 +253,7 @@ def _write_tagged(doc: PDFDocument, tree: DesignTree, tagger: Tagger, profile: s
         """The element's object (index in objects); parent None: the structure tree's root."""
         index = len(objects)
         objects.append(_NO_OBJECT)
-        parent_ref = _OWN_REF if parent is not None else b"%d 0 R" % numbers[structure.root_name][0]
+        parent_ref = _OWN_REF if parent is not None else root_ref
         refs = [index] if parent is None else [index, parent]
         children = node.children
         if len(children) == 1 and not node.attributes and type(children[0]) is tuple:
@@ -374,7 +305,7 @@ def _write_tagged(doc: PDFDocument, tree: DesignTree, tagger: Tagger, profile: s
                     b" /A << /O " + _name(_ATTRIBUTE_OWNERS[key]) + b" " + _name(key) + b" " + _name(value) + b" >>"
                 )
             else:
-                template.append(b" " + _name(key) + b" " + PDFString(value).format(doc))
+                template.append(b" " + _name(key) + b" " + rl.format_value(doc, rl.text_string(value)))
             template[-1] = template[-1].replace(b"%", b"%%")
         template.append(b" >>" + _OBJECT_END)
         objects[index] = (b"".join(template), refs)
@@ -398,67 +329,46 @@ def _write_tagged(doc: PDFDocument, tree: DesignTree, tagger: Tagger, profile: s
         [document_element, len(objects) - 1],
     )
 
-    info = _UntrappedInfo()
-    info.__dict__.update(doc.info.__dict__)
-    info.title = title
-    doc.info = info
-    catalog = doc.Catalog
-    catalog.StructTreeRoot = PDFObjectReference(structure.root_name)
+    fields = rl.set_info_without_trapped(doc, title)
+    xmp = _xmp_of(tuple(fields.items()), title, language, profile)
     # The objects below are the same for every document of a design (and the first two for
-    # every document): formatted once, then written as those bytes (_Written).
-    catalog.MarkInfo = _formatted_once(doc, "MarkInfo", lambda: PDFDictionary({"Marked": "true"}))
-    catalog.Lang = PDFString(language)
-    catalog.ViewerPreferences = _formatted_once(
-        doc, "ViewerPreferences", lambda: PDFDictionary({"DisplayDocTitle": "true"})
-    )
-    xmp = _xmp_of(tuple(info.fields(doc).items()), title, language, profile)
-    # Unfiltered (PDF/A: the metadata stays readable without decoding).
-    catalog.Metadata = _formatted_once(
+    # every document): formatted once, then written as those bytes (a WrittenObject). The
+    # metadata is unfiltered (PDF/A: it stays readable without decoding).
+    metadata_key = ("Metadata", xmp, rl.default_stream_filters(doc))
+    metadata = {"Type": rl.pdf_name("Metadata"), "Subtype": rl.pdf_name("XML")}
+    rl.set_catalog_entries(
         doc,
-        ("Metadata", xmp, tuple(doc.defaultStreamFilters or ())),
-        lambda: pdfdoc.PDFStream(PDFDictionary({"Type": PDFName("Metadata"), "Subtype": PDFName("XML")}), xmp.encode()),
+        StructTreeRoot=rl.reference_to(structure.root_name),
+        MarkInfo=_written_once(doc, "MarkInfo", lambda: rl.format_dictionary(doc, {"Marked": "true"})),
+        Lang=rl.text_string(language),
+        ViewerPreferences=_written_once(
+            doc, "ViewerPreferences", lambda: rl.format_dictionary(doc, {"DisplayDocTitle": "true"})
+        ),
+        Metadata=_written_once(doc, metadata_key, lambda: rl.format_stream(doc, metadata, xmp.encode())),
     )
     if profile == "pdf-a":
-        icc = _Written()
-        icc.pieces.append(_icc_stream(doc))
-        intent = _Written()
-        intent.pieces += _output_intent(doc)
-        intent.pieces.insert(1, doc.Reference(icc).name)
-        _with_keys(catalog, "OutputIntents")
-        catalog.OutputIntents = PDFArray([doc.Reference(intent)])
-    doc._pdfVersion = max(doc._pdfVersion, (1, 7))
+        icc = rl.reference(doc, rl.WrittenObject((_icc_stream(doc),)))
+        before, after = _output_intent(doc)
+        intent = rl.reference(doc, rl.WrittenObject((before, icc, after)))
+        rl.set_catalog_entries(doc, OutputIntents=rl.pdf_array([rl.reference_to(intent)]))
+    rl.require_pdf_version(doc, (1, 7))
     return structure
 
 
-def _annotation_objr(doc: PDFDocument, page: pdfdoc.PDFPage, page_ref: bytes, index: int, key: int) -> bytes:
+def _annotation_objr(doc: rl.Document, page: Any, page_ref: bytes, index: int, key: int) -> bytes:
     """The OBJR of a page's index-th annotation, which points back through /StructParent; a
     page with annotations tabs through them in structure order (PDF/UA)."""
-    annotation_name = page.Annots[index].name
-    doc.idToObject[annotation_name]["StructParent"] = key
-    page.Tabs = PDFName("S")
-    annotation_ref = b"%d 0 R" % doc.idToObjectNumberAndVersion[annotation_name][0]
+    annotation_name = rl.annotation_name(page, index)
+    rl.set_annotation_entry(doc, annotation_name, "StructParent", key)
+    rl.set_entries(page, Tabs=rl.pdf_name("S"))
+    annotation_ref = b"%d 0 R" % rl.object_number(doc, annotation_name)
     return b"<< /Type /OBJR /Obj " + annotation_ref + b" /Pg " + page_ref + b" >>"
 
 
-class _Written(PDFObject):
-    """A ReportLab object written directly as bytes (`pieces`), with the names of the
-    objects it refers to in between: the structure tree's root (a placeholder until the
-    elements are appended) and the sRGB profile (the same bytes in every document)."""
-
-    __RefOnly__ = 1
-
-    def __init__(self) -> None:
-        self.pieces: list[bytes | str] = []
-
-    def format(self, document: PDFDocument) -> bytes:
-        numbers = document.idToObjectNumberAndVersion
-        return b"".join(piece if type(piece) is bytes else b"%d 0 R" % numbers[piece][0] for piece in self.pieces)
-
-
-@cache
+@lru_cache(maxsize=1024)
 def _name(value: str) -> bytes:
     """A PDF name, escaped as ReportLab escapes names."""
-    return PDFName(value).encode("latin-1")
+    return rl.pdf_name(value).encode("latin-1")
 
 
 @dataclass
@@ -481,54 +391,44 @@ _NO_OBJECT: tuple[bytes, tuple[int, ...]] = (b"", ())  # an element's place whil
 
 # Blank, and long enough for any root: its content is written over it, padded with spaces.
 _ROOT_PLACEHOLDER = b"<<" + b" " * 156 + b">>"
-_ENDSTREAM = b"endstream\nendobj\n"
-_XREF_ENTRY = 20  # bytes: "0000012345 00000 n \n"
 
 
-def _append_structure(pdf: bytes, doc: PDFDocument, structure: _Structure, eol_before_endstream: bool) -> bytes:
+def _append_structure(pdf: bytes, doc: rl.Document, structure: _Structure, eol_before_endstream: bool) -> bytes:
     """ReportLab's file with the structure tree's root written over its placeholder, the
     structure elements appended after its objects and its cross-reference table and trailer
-    extended to them. For PDF/A, an end-of-line before every `endstream` (ISO 19005-3 6.1.7.1:
-    the stream's /Length stops before it), which ReportLab does not write. ReportLab writes
-    its objects in number order, then one table."""
-    tail = pdf.rindex(b"startxref\n")
-    xref_at = int(pdf[tail + 10 :].split(b"\n", 1)[0])
-    header_end = pdf.index(b"\n", xref_at + 5)  # "xref\n0 <count>\n"
-    count = int(pdf[xref_at + 5 : header_end].split()[1])
-    entries_at = header_end + 1
-    trailer_at = entries_at + _XREF_ENTRY * count
-    ours = count  # the first number after ReportLab's objects
-    numbers = doc.idToObjectNumberAndVersion
+    extended to them (rl.read_saved: ReportLab writes its objects in number order, then one
+    table). For PDF/A, an end-of-line before every `endstream` (ISO 19005-3 6.1.7.1: the
+    stream's /Length stops before it), which ReportLab does not write."""
+    saved = rl.read_saved(pdf)
+    xref_at = saved.xref_at
+    ours = saved.count  # the first number after ReportLab's objects
 
     template, refs = structure.root
     root = template % tuple([ours + ref for ref in refs])
     if len(root) > len(_ROOT_PLACEHOLDER):
         raise ValueError("the structure tree's root outgrew its placeholder")
-    root_number = numbers[structure.root_name][0]
-    root_at = int(pdf[entries_at + _XREF_ENTRY * root_number : entries_at + _XREF_ENTRY * root_number + 10])
-    placeholder_at = pdf.index(_ROOT_PLACEHOLDER, root_at)
+    placeholder_at = pdf.index(_ROOT_PLACEHOLDER, saved.offset(rl.object_number(doc, structure.root_name)))
     pieces = [
         pdf[:placeholder_at],
         root.ljust(len(_ROOT_PLACEHOLDER)),
         pdf[placeholder_at + len(_ROOT_PLACEHOLDER) : xref_at],
     ]
-    entries = pdf[entries_at:trailer_at]
+    entries = saved.entries
     if eol_before_endstream:
         # Each object's end checked where the next one starts (no object copied): a stream's
         # object gets its newline, and every later object moves on by one.
-        offsets = [int(entries[n : n + 10]) for n in range(_XREF_ENTRY, len(entries), _XREF_ENTRY)]
-        bounds = [*offsets, xref_at]
+        bounds = [*saved.offsets(), xref_at]
         if bounds != sorted(bounds):
             raise ValueError("objects out of order: not a file as ReportLab writes it")
         body = b"".join(pieces)
         pieces = []
-        moved = [entries[:_XREF_ENTRY]]  # object 0, the free list's head
+        moved = [entries[: rl.XREF_ENTRY]]  # object 0, the free list's head
         shift = 0
         copied = 0  # body[:copied] is in pieces
         for start, end in zip(bounds, bounds[1:], strict=False):
-            moved.append(b"%010d 00000 n \n" % (start + shift))
-            stream_end = end - len(_ENDSTREAM)
-            if stream_end >= start and body.startswith(_ENDSTREAM, stream_end):
+            moved.append(rl.xref_entry(start + shift))
+            stream_end = end - len(rl.STREAM_OBJECT_END)
+            if stream_end >= start and body.startswith(rl.STREAM_OBJECT_END, stream_end):
                 pieces += [body[copied:stream_end], b"\n"]
                 copied = stream_end
                 shift += 1
@@ -540,14 +440,9 @@ def _append_structure(pdf: bytes, doc: PDFDocument, structure: _Structure, eol_b
     written = [template % tuple([ours + ref for ref in refs]) for template, refs in structure.objects]
     starts = list(itertools.accumulate(map(len, written), initial=at))
     at = starts.pop()
-    entries = b"".join([entries, *[b"%010d 00000 n \n" % start for start in starts]])
+    entries = b"".join([entries, *map(rl.xref_entry, starts)])
     pieces += written
-    total = count + len(structure.objects)
-    old_trailer = pdf[trailer_at : tail + 10]
-    trailer = old_trailer.replace(b"/Size %d\n" % count, b"/Size %d\n" % total, 1)
-    if trailer == old_trailer:
-        raise ValueError("no /Size in the trailer: not a file as ReportLab writes it")
-    pieces += [b"xref\n0 %d\n" % total, entries, trailer, b"%d\n%%%%EOF\n" % at]
+    pieces += rl.file_end(saved, entries, saved.count + len(structure.objects), at)
     return b"".join(pieces)
 
 

@@ -25,6 +25,7 @@ from .finishing import NO_FINISHING, Finishing, FinishingPlan
 from .images import ImageLibrary, Resolver, place
 from .layout import LaidOutPage, Placement, layout
 from .links import add_link
+from .render_options import DEFAULT_OPTIONS, RenderOptions
 from .tagging import Tagger, Untagged
 from .tree import DesignTree
 from .variables import apply_values
@@ -53,6 +54,7 @@ def render_pdf(
     max_sheets: int | None = None,
     watermark: Watermark | None = None,
     finishing: Finishing | None = None,
+    options: RenderOptions = DEFAULT_OPTIONS,
 ) -> bytes:
     """Render the design with the values filled in; hidden elements are left out.
 
@@ -64,6 +66,9 @@ def render_pdf(
     encryption; it is checked against the profile before anything is drawn. Its `sign`
     is the caller's to act on, after this returns (the signature comes last). `watermark`
     alone is the previews' shorthand for `Finishing(watermark=...)`.
+
+    `options` chooses the drawing paths: the fast ones by default; RenderOptions.reference()
+    is what they replaced, for tests to compare them with.
     """
     if finishing is not None and finishing.watermark is not None:
         if watermark is not None and watermark != finishing.watermark:
@@ -72,7 +77,9 @@ def render_pdf(
     if profile not in ("standard", "accessible", "pdf-a"):
         raise EngineError(f"pdfProfile must be standard, accessible or pdf-a (got {profile!r})")
     plan = finishing.plan(profile) if finishing is not None else NO_FINISHING
-    return _render(tree, values, resolver, profile, pages, max_sheets, watermark=watermark, finishing=plan)
+    return _render(
+        tree, values, resolver, profile, pages, max_sheets, watermark=watermark, finishing=plan, options=options
+    )
 
 
 def _render(
@@ -85,6 +92,7 @@ def _render(
     first_sheet_only: bool = False,
     watermark: Watermark | None = None,
     finishing: FinishingPlan = NO_FINISHING,
+    options: RenderOptions = DEFAULT_OPTIONS,
 ) -> bytes:
     if profile not in ("standard", "accessible", "pdf-a"):
         raise EngineError(f"pdfProfile must be standard, accessible or pdf-a (got {profile!r})")
@@ -118,12 +126,18 @@ def _render(
     # from compiled forms (engine.compiled). The tagged profiles mark each element's content
     # in the page itself, and a design drawn without values (a design-time preview) has
     # nothing that varies and is drawn plainly, as it always was.
-    use_forms = compiled.ENABLED and profile == "standard" and bool(values)
+    use_forms = options.compiled_forms and profile == "standard" and bool(values)
     for sheet, number in zip(sheets, numbers, strict=False):
         canvas.setPageSize((sheet.page.width, sheet.page.height))
         tags.start_page(canvas)
         ctx = DrawContext(
-            canvas, sheet.page.height, images, tags, sheet=number, language=filled.metadata.language or ""
+            canvas,
+            sheet.page.height,
+            images,
+            tags,
+            sheet=number,
+            language=filled.metadata.language or "",
+            options=options,
         )
         if use_forms:
             _draw_compiled(ctx, tree, sheet, base_face.name)
@@ -140,7 +154,7 @@ def _render(
     if isinstance(tags, Tagger):
         from .profiles import save_tagged
 
-        return save_tagged(canvas, buffer, filled, tags, profile, finishing)
+        return save_tagged(canvas, buffer, filled, tags, profile, finishing, options.tagged_written_directly)
     canvas.save()
     return finishing.finish_untagged(buffer.getvalue())
 
@@ -185,10 +199,13 @@ def _draw_run(ctx: DrawContext, run: list[compiled.Item], sheet: LaidOutPage, ba
     if not run:
         return
     size = (sheet.page.width, sheet.page.height)
-    key = (size, ctx.language, tuple(item_key for item_key, _ in run))
+    # The options choose how the run's elements draw, so which operators the form holds.
+    key = (size, ctx.language, ctx.options, tuple(item_key for item_key, _ in run))
 
     def scratch_context(canvas: Canvas) -> DrawContext:
-        return DrawContext(canvas, ctx.page_height, ctx.images, Untagged(), sheet=ctx.sheet, language=ctx.language)
+        return DrawContext(
+            canvas, ctx.page_height, ctx.images, Untagged(), sheet=ctx.sheet, language=ctx.language, options=ctx.options
+        )
 
     form = compiled.FORMS.get_or_compile(key, lambda: compiled.compile_run(size, base_font, run, scratch_context))
     if form is None:

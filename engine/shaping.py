@@ -14,7 +14,8 @@ paragraph. Anything else goes through here:
 - break units: Unicode line-break opportunities (UAX #14, uniseg), and grapheme clusters
   (UAX #29) where a word wider than its box must break between characters;
 - drawing: glyph ids become codes of ReportLab's subset fonts (the character the font's cmap
-  maps to the glyph, else a supplementary private-use code registered once per face), drawn
+  maps to the glyph, else a supplementary private-use code that is a function of the glyph,
+  whose meaning — the text it was drawn for — is kept per document), drawn
   at HarfBuzz's positions, each line inside `/Span <</ActualText …>> BDC … EMC` so text
   extracted or copied from the PDF (PDFium: Chrome, pypdfium2) is the line's text in logical
   order (see extraction_form).
@@ -27,10 +28,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache, cached_property, lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 import uharfbuzz as hb
@@ -38,11 +38,11 @@ from bidi import algorithm as bidi_algorithm
 from bidi.mirror import MIRRORED
 from fontTools import unicodedata as ft_unicodedata
 from reportlab.lib.rl_accel import fp_str
-from reportlab.pdfbase import pdfmetrics, ttfonts
+from reportlab.pdfbase import pdfmetrics
 from uniseg.graphemecluster import grapheme_clusters
 from uniseg.linebreak import line_break_units
 
-from . import fonts
+from . import fonts, reportlab_internals
 
 if TYPE_CHECKING:
     from reportlab.pdfgen.canvas import Canvas
@@ -57,8 +57,10 @@ FIRST_COMPLEX = "\u0590"  # Hebrew: the first block that needs bidi or shaping
 _COMPLEX = re.compile("[^\x00-\u058f\u1e00-\u1fff\u2010-\u2027\u2030-\u205e\u2070-\u2bff]")
 _NEUTRAL_SCRIPTS = frozenset({"Zyyy", "Zinh", "Zzzz"})  # Common, Inherited, Unknown
 # Codes for glyphs no character maps to (joined forms, ligatures, conjuncts): plane 15, private
-# use, so they never clash with a font's own private-use characters in the BMP.
+# use, so they never clash with a font's own private-use characters in the BMP; plane 16 where
+# a font maps plane 15 itself.
 PRIVATE_START = 0xF0000
+PRIVATE_START_16 = 0x100000
 
 
 def needs_shaping(text: str) -> bool:
@@ -117,7 +119,7 @@ def levels(text: str, base: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-@cache
+@lru_cache(maxsize=256)  # per face: the catalog has fewer
 def _hb_font(face: fonts.Face) -> tuple[hb.Font, float]:
     """HarfBuzz's font for a face, built once, and the factor from font units to 1/1000 em."""
     hb_face = hb.Face(hb.Blob.from_file_path(str(face.path)))
@@ -286,74 +288,50 @@ def clusters(text: str) -> tuple[str, ...]:
 # Drawing.
 
 
-# The characters each private code's glyph stands for (its cluster: a conjunct's letters, a
-# joined letter), written into the fonts' /ToUnicode maps instead of the private code.
-_SPOKEN: dict[int, str] = {}
-
-
-def _to_unicode_cmap(fontname: str, subset: list[int]) -> str:
-    """ReportLab's ToUnicode CMap with every code mapped to UTF-16: a private code to the
-    characters its glyph draws, a character beyond the BMP to its surrogate pair (ReportLab
-    writes code points as 4 hex digits, which breaks both)."""
-    lines = _reportlab_to_unicode_cmap(fontname, subset).split("\n")
-    first = next(i for i, line in enumerate(lines) if line.endswith("beginbfchar")) + 1
-    for index, value in enumerate(subset):
-        spoken = _SPOKEN.get(value, chr(value))
-        lines[first + index] = f"<{index:02X}> <{spoken.encode('utf-16-be').hex().upper()}>"
-    return "\n".join(lines)
-
-
-_reportlab_to_unicode_cmap = ttfonts.makeToUnicodeCMap
-ttfonts.makeToUnicodeCMap = _to_unicode_cmap
-
-
 @dataclass
 class _Codes:
-    """Per face: the character each glyph is drawn with (ReportLab subsets fonts by character)."""
+    """Per face: the character each glyph is drawn with (ReportLab subsets fonts by character):
+    the cmap's own, and the private codes given so far to glyphs no character maps to."""
 
     by_glyph: dict[int, int]
+    private: dict[int, int]
 
 
-# The next private code, for every face at once: what a code stands for (_SPOKEN) is one table,
-# so two faces must never hand out the same code (Arabic's lam-alef and a Bengali conjunct would
-# both be U+F0000, and whichever was drawn last would be what the other's text extracts as).
-_next_private = PRIVATE_START
-_PRIVATE_LOCK = threading.Lock()  # previews render on threads
-
-
-@cache
+@lru_cache(maxsize=256)  # per face; one let go is made again, its private codes the same
 def _codes(face: fonts.Face) -> _Codes:
-    ttf_face = pdfmetrics.getFont(face.name).face
     by_glyph: dict[int, int] = {}
-    for char, glyph in sorted(ttf_face.charToGlyph.items()):
+    for char, glyph in sorted(reportlab_internals.character_map(face.name).items()):
         if char < PRIVATE_START:
             by_glyph.setdefault(glyph, char)
-    return _Codes(by_glyph)
+    return _Codes(by_glyph, {})
 
 
-def _code(face: fonts.Face, glyph: int, spoken: str) -> int:
-    """The character drawing `glyph`: the cmap's own, else a private-use one registered once,
-    which extracted text reads as `spoken` (the characters of the cluster it was first drawn in)."""
-    global _next_private
+def _private_code(face: fonts.Face, glyph: int) -> int:
+    """The private code a glyph no character maps to is drawn with: a function of the glyph
+    (plane 15, or plane 16 where the font's own cmap holds that plane-15 character), the same
+    in every document and process; what it stands for is kept per document (_code)."""
+    cmap = reportlab_internals.character_map(face.name)
+    for code in (PRIVATE_START + glyph, PRIVATE_START_16 + glyph):
+        if cmap.get(code, glyph) == glyph:
+            font, scale = _hb_font(face)
+            reportlab_internals.add_glyph_code(face.name, code, glyph, font.get_glyph_h_advance(glyph) * scale)
+            return code
+    raise ValueError(f"{face.name}: no private code is free for glyph {glyph}")
+
+
+def _code(face: fonts.Face, glyph: int, spoken: str, meanings: dict[int, str]) -> int:
+    """The character drawing `glyph`: the cmap's own, else its private code, which the
+    document's text reads as `spoken` (the characters of the cluster the document first drew
+    it in; `meanings`: the document's table for the face, reportlab_internals.glyph_meanings)."""
     codes = _codes(face)
     char = codes.by_glyph.get(glyph)
     if char is not None:
         return char
-    with _PRIVATE_LOCK:
-        char = codes.by_glyph.get(glyph)  # another thread may have registered it meanwhile
-        if char is not None:
-            return char
-        ttf_face = pdfmetrics.getFont(face.name).face
-        while _next_private in ttf_face.charToGlyph:
-            _next_private += 1
-        char = _next_private
-        _next_private += 1
-        font, scale = _hb_font(face)
-        ttf_face.charToGlyph[char] = glyph
-        ttf_face.glyphToChar.setdefault(glyph, []).append(char)
-        ttf_face.charWidths[char] = font.get_glyph_h_advance(glyph) * scale
-        _SPOKEN[char] = spoken
-        codes.by_glyph[glyph] = char  # last: a reader without the lock sees a code once it is complete
+    char = codes.private.get(glyph)
+    if char is None:
+        # Threads may both get here: they add the same code for the same glyph.
+        char = codes.private[glyph] = _private_code(face, glyph)
+    meanings.setdefault(char, spoken)
     return char
 
 
@@ -447,9 +425,7 @@ def _anchor(canvas: Canvas, face: fonts.Face, size: float, left: float, y: float
     if not face.covers("."):  # never a .notdef, even an invisible one
         face = fonts.fallback_face(face)
     font = pdfmetrics.getFont(face.name)
-    doc = canvas._doc
-    [(subset, data)] = font.splitString(".", doc)
-    name = font.getSubsetInternalName(subset, doc)
+    [(name, data)] = reportlab_internals.split_into_subsets(font, ".", reportlab_internals.document_of(canvas))
     at = f"1 0 0 1 {fp_str(left - size)} {fp_str(y)} Tm"
     canvas.addLiteral(f"BT 3 Tr {name} {fp_str(size)} Tf {at} <{data[0]:02X}> Tj 0 Tr ET")
 
@@ -459,13 +435,14 @@ def draw_run(canvas: Canvas, run: Run, x: float, y: float) -> None:
     if not run.glyphs:
         return
     font = pdfmetrics.getFont(run.face.name)
-    doc = canvas._doc
+    doc = reportlab_internals.document_of(canvas)
+    meanings = reportlab_internals.glyph_meanings(doc, run.face.name)
     size = run.size
     starts = sorted({g[1] for g in run.glyphs})
     ends = dict(zip(starts, [*starts[1:], len(run.text)], strict=True))
-    chars = "".join(chr(_code(run.face, g[0], run.text[g[1] : ends[g[1]]])) for g in run.glyphs)
-    encoded = [(subset, code) for subset, data in font.splitString(chars, doc) for code in data]
-    widths = font.face.charWidths
+    chars = "".join(chr(_code(run.face, g[0], run.text[g[1] : ends[g[1]]], meanings)) for g in run.glyphs)
+    encoded = [(name, code) for name, data in reportlab_internals.split_into_subsets(font, chars, doc) for code in data]
+    widths = reportlab_internals.char_widths(run.face.name)
     ops = [f"BT 0 Tc 0 Ts 1 0 0 1 {fp_str(x)} {fp_str(y)} Tm"]
     subset_now = None
     rise_now = 0.0
@@ -482,7 +459,7 @@ def draw_run(canvas: Canvas, run: Run, x: float, y: float) -> None:
     for (_, _, advance, dx, dy), (subset, code), char in zip(run.glyphs, encoded, chars, strict=True):
         if subset != subset_now:
             flush()
-            ops.append(f"{font.getSubsetInternalName(subset, doc)} {fp_str(size)} Tf")
+            ops.append(f"{subset} {fp_str(size)} Tf")
             subset_now = subset
         rise = dy * scale
         if rise != rise_now:

@@ -14,7 +14,7 @@ from reportlab.lib.rl_accel import escapePDF, fp_str
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 
-from . import fonts, shaping
+from . import fonts, reportlab_internals, shaping
 from .colors import is_opaque, to_rl
 from .text_style import Align, TextStyle
 
@@ -212,10 +212,13 @@ def draw_lines(
     top: float,
     box_width: float,
     page_height: float,
+    *,
+    direct: bool,
 ) -> None:
-    """Draw lines inside a box whose top-left corner is (left, top) on the page."""
+    """Draw lines inside a box whose top-left corner is (left, top) on the page; `direct`
+    (RenderOptions.direct_text): plain lines as one text object of TextWriter's."""
     canvas.setFillColor(to_rl(style.color))
-    if writes_directly(canvas) and is_plain(lines, style):
+    if writes_directly(canvas, direct) and is_plain(lines, style):
         writer = TextWriter(canvas)
         writer.add(lines, style, left, top, box_width, page_height)
         if writer.has_text:
@@ -238,15 +241,11 @@ def draw_lines(
         baseline += style.leading
 
 
-# The direct text path (TextWriter) on or off: a switch for A/B measurement and for tests
-# that compare its output with ReportLab's text objects.
-DIRECT_TEXT = True
-
-
-def writes_directly(canvas: Canvas) -> bool:
-    """TextWriter may draw on this canvas: y grows upwards (its Tm is ReportLab's bottom-up
-    one) and no colour space is enforced (its rg is written as given)."""
-    return DIRECT_TEXT and canvas.bottomup and canvas._enforceColorSpace is None
+def writes_directly(canvas: Canvas, direct: bool) -> bool:
+    """TextWriter draws on this canvas: the render takes the direct text path (`direct`,
+    RenderOptions.direct_text), y grows upwards (TextWriter's Tm is ReportLab's bottom-up one)
+    and no colour space is enforced (its rg is written as given)."""
+    return direct and canvas.bottomup and not reportlab_internals.enforces_color_space(canvas)
 
 
 def is_plain(lines: list[Line] | tuple[Line, ...], style: TextStyle) -> bool:
@@ -278,14 +277,14 @@ class TextWriter:
 
     ReportLab's PDFTextObject costs a text object, a font lookup and a width per line; a
     table's cells are hundreds of lines per page. This writes what _draw_runs writes — the
-    same Tm origin, each run's subsets from the TTFont's own splitString and
-    getSubsetInternalName (so subset assignment and font names stay ReportLab's) — with Tf
+    same Tm origin, each run's subsets from the TTFont's own encoding
+    (reportlab_internals.split_into_subsets: subset assignment and font names stay ReportLab's) — with Tf
     only when the font changes and rg only when the colour does (text state persists
     between lines of one text object, ISO 32000-1 9.3.1).
     """
 
     def __init__(self, canvas: Canvas) -> None:
-        self._doc = canvas._doc
+        self._document = reportlab_internals.document_of(canvas)
         self._operators: list[str] = []
         self._font: tuple[str, str] | None = None
         self._fill: str | None = None
@@ -318,7 +317,7 @@ class TextWriter:
         page_height: float,
     ) -> None:
         """Lines for which is_plain holds, placed as draw_lines places them."""
-        doc = self._doc
+        doc = self._document
         append = self._operators.append
         _, primary, primary_font, size, offset = self._plan(style)
         baseline = top + offset
@@ -332,8 +331,7 @@ class TextWriter:
                 else:
                     runs = ((run, pdfmetrics.getFont(face.name)) for run, face in fonts.runs(text, primary))
                 for run, font in runs:
-                    for subset, chunk in font.splitString(run, doc):
-                        name = font.getSubsetInternalName(subset, doc)
+                    for name, chunk in reportlab_internals.split_into_subsets(font, run, doc):
                         if self._font != (name, size):
                             append(f"{name} {size} Tf")
                             self._font = (name, size)

@@ -247,3 +247,92 @@ def test_shared_modules_import_no_face():
             continue
         wrong += [where(importer, t) for t in imported if face_of(t) is not None]
     assert wrong == [], "shared modules importing a face:\n  " + "\n  ".join(wrong)
+
+
+# engine.reportlab_internals is the one module that reaches into ReportLab (issue 32).
+REPORTLAB_SEAM = "engine.reportlab_internals"
+REPORTLAB_INTERNAL_MODULES = ("reportlab.pdfbase.pdfdoc", "reportlab.pdfbase.ttfonts")
+# The tables and methods of ReportLab's document and TrueType fonts that the seam reaches
+# (no underscore, but no public API either: the user guide never mentions them).
+REPORTLAB_TABLES = {
+    "idToObject",
+    "idToObjectNumberAndVersion",
+    "fontMapping",
+    "delayedFonts",
+    "charToGlyph",
+    "glyphToChar",
+    "charWidths",
+    "splitString",
+    "getSubsetInternalName",
+    "addObjects",
+    "getXObjectName",
+    "addForm",
+    "Catalog",
+    "Pages",
+}
+# Private-looking names that are other libraries' public API: namedtuple's _replace, lxml's
+# element type.
+PUBLIC_UNDERSCORE_NAMES = {"_replace", "_Element"}
+
+
+def _own_attributes(tree: ast.Module) -> set[str]:
+    """The attributes a module defines on its own objects: names in its class bodies and
+    anything it assigns to an attribute of self or cls."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for statement in node.body:
+                if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    names.add(statement.name)
+                targets = statement.targets if isinstance(statement, ast.Assign) else []
+                if isinstance(statement, ast.AnnAssign):
+                    targets = [statement.target]
+                names.update(target.id for target in targets if isinstance(target, ast.Name))
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                names.add(node.attr)
+    return names
+
+
+def reaches_into_reportlab(name: str) -> list[str]:
+    """Where an engine module imports ReportLab's internal modules or reads a private
+    attribute of an object that is not its own (self, cls, or of a class it defines)."""
+    path = modules()[name]
+    tree = ast.parse(path.read_text(), str(path))
+    own = _own_attributes(tree)
+    # Names bound to modules of ours: their private functions are ours too (engine.caches lists them).
+    ours = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.level > 0 or (node.module or "").startswith("engine"))
+        for alias in node.names
+    }
+    found = []
+    for node in ast.walk(tree):
+        where = f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}"
+        imported: list[str] = []
+        if isinstance(node, ast.Import):
+            imported = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            imported = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        found += [
+            f"{path.relative_to(ROOT)}:{node.lineno} imports {m}" for m in imported if m in REPORTLAB_INTERNAL_MODULES
+        ]
+        if isinstance(node, ast.Attribute) and node.attr in REPORTLAB_TABLES:
+            found.append(f"{where} reads {ast.unparse(node)}")
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            receiver = node.value
+            if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls", *ours):
+                continue
+            if node.attr not in own and node.attr not in PUBLIC_UNDERSCORE_NAMES:
+                found.append(f"{where} reads {ast.unparse(node)}")
+    return found
+
+
+def test_only_the_reportlab_seam_reaches_into_reportlab():
+    """ReportLab's internals (private attributes, its document model and TrueType modules) are
+    reached through engine.reportlab_internals only, whose assumptions
+    tests/test_reportlab_contract.py pins."""
+    engine = [name for name in modules() if in_pattern(name, "engine.*") and name != REPORTLAB_SEAM]
+    assert [line for name in engine for line in reaches_into_reportlab(name)] == []
+    assert reaches_into_reportlab(REPORTLAB_SEAM)  # the check sees what the seam does

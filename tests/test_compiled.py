@@ -12,7 +12,7 @@ import pikepdf
 import pypdfium2 as pdfium
 import pytest
 
-from engine import DesignTree, apply, compiled, new_design, render_pdf, render_png
+from engine import DesignTree, RenderOptions, apply, compiled, new_design, render_pdf, render_png
 from workbench import samples
 
 
@@ -20,7 +20,6 @@ from workbench import samples
 def fresh_forms() -> Iterator[None]:
     compiled.FORMS.clear()
     yield
-    compiled.ENABLED = True
     compiled.FORMS.clear()
 
 
@@ -31,9 +30,7 @@ def every_run_a_form(monkeypatch) -> None:
 
 
 def plain_and_compiled(tree, row, resolver=samples.resolver) -> tuple[bytes, bytes]:
-    compiled.ENABLED = False
-    plain = render_pdf(tree, row, resolver)
-    compiled.ENABLED = True
+    plain = render_pdf(tree, row, resolver, options=RenderOptions(compiled_forms=False))
     return plain, render_pdf(tree, row, resolver)
 
 
@@ -82,6 +79,18 @@ def test_a_compiled_document_reads_and_looks_as_one_drawn_element_by_element(des
     plain, with_forms = plain_and_compiled(tree, row)
     assert not form_texts(plain)
     assert_same_document(plain, with_forms)
+
+
+def test_a_form_drawn_on_one_path_is_not_placed_by_a_render_on_another():
+    """The forms are kept by the options too: text objects drawn by ReportLab (direct_text
+    off) are not the operators the direct path wrote, and the bytes never depend on which
+    path the process rendered the design with before."""
+    tree, row, general = samples.certificate(), samples.certificate_row(4), RenderOptions(direct_text=False)
+    render_pdf(tree, row, samples.resolver)
+    after_fast = render_pdf(tree, row, samples.resolver, options=general)
+    compiled.FORMS.clear()
+    assert render_pdf(tree, row, samples.resolver, options=general) == after_fast
+    assert form_texts(after_fast)
 
 
 def test_a_run_too_small_to_pay_for_a_form_is_drawn_on_the_page():

@@ -65,7 +65,8 @@ def draw(node: Any, box: Any, ctx: Any, part: Any = None) -> None:
     canvas.ellipse(box.x, ctx.pdf_y(box.y, box.h), box.x + box.w, ctx.pdf_y(box.y), stroke=0, fill=1)
     style = typeset.TextStyle(family="Inter", size=12, line_height=1.2, color="#ffffff", align="center")
     line = typeset.Line(node.data.label, typeset.width_of(node.data.label, style), True)
-    typeset.draw_lines(canvas, [line], style, box.x, box.y + box.h / 2 - 7, box.w, ctx.page_height)
+    top = box.y + box.h / 2 - 7
+    typeset.draw_lines(canvas, [line], style, box.x, top, box.w, ctx.page_height, direct=ctx.options.direct_text)
     canvas.restoreState()
 
 

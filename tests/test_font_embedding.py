@@ -1,5 +1,7 @@
 """Font subsets embedded from the process-wide cache (engine.fonts.embedding): the bytes are
-ReportLab's own, whether the cache is cold, warm, or not used at all."""
+the same whether the cache is cold, warm, or not used at all (reportlab_internals.TrueTypeFont
+makes every subset anew; tests/test_reportlab_contract.py checks that it writes what
+ReportLab's own TTFont writes)."""
 
 from __future__ import annotations
 
@@ -11,11 +13,14 @@ from pathlib import Path
 
 import pikepdf
 import pytest
-from reportlab.pdfbase import pdfmetrics, ttfonts
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfgen.canvas import Canvas
 
-from engine import render_pdf
+from engine import render_pdf, reportlab_internals, shaping
 from engine.fonts import embedding
 from engine.fonts.embedding import EmbeddedSubset, EmbeddedTTFont
+from engine.reportlab_internals import TrueTypeFont
+from engine.typeset import TextStyle
 from workbench import samples
 
 from .conftest import add, build, pdf_text
@@ -25,10 +30,8 @@ LANGUAGES = {
     for entry in json.loads((Path(__file__).parent / "data" / "udhr_article1.json").read_text())["languages"]
 }
 # Arabic (joined forms: glyphs no character maps to, drawn with engine.shaping's private
-# codes), Chinese and Japanese (subsets past the first). engine.shaping keeps one
-# process-wide table of what each private code stands for — the cluster its glyph was first
-# drawn in — so this text is the one tests/test_scripts.py draws (no marks, one face with
-# private codes): a different first cluster would change what later documents' codes say.
+# codes, whose ToUnicode entries say what each stands for in the document), Chinese and
+# Japanese (subsets past the first).
 LANGUAGES["ar"] = "مرحبا بالعالم 123 مرحبا"
 NON_LATIN = ("ar", "zh-Hans", "ja")
 
@@ -50,11 +53,12 @@ def _non_latin_design(first: int = 0):
 
 
 @contextlib.contextmanager
-def reportlab_embedding() -> Iterator[None]:
-    """The registered fonts embed as ReportLab's TTFont does, without the cache."""
-    ours = [font for font in pdfmetrics._fonts.values() if type(font) is EmbeddedTTFont]
+def uncached_embedding() -> Iterator[None]:
+    """The registered fonts make every subset anew (reportlab_internals.TrueTypeFont)."""
+    fonts = map(pdfmetrics.getFont, pdfmetrics.getRegisteredFontNames())
+    ours = [font for font in fonts if type(font) is EmbeddedTTFont]
     for font in ours:
-        font.__class__ = ttfonts.TTFont
+        font.__class__ = TrueTypeFont
     try:
         yield
     finally:
@@ -63,13 +67,13 @@ def reportlab_embedding() -> Iterator[None]:
 
 
 def _three_ways(render) -> tuple[bytes, bytes, bytes]:
-    """(cache cold, cache warm, ReportLab's uncached path) for the same render."""
+    """(cache cold, cache warm, uncached) for the same render."""
     embedding.SUBSETS.clear()
     cold = render()
     warm = render()
-    with reportlab_embedding():
-        reportlab = render()
-    return cold, warm, reportlab
+    with uncached_embedding():
+        uncached = render()
+    return cold, warm, uncached
 
 
 def _font_objects(pdf: bytes) -> int:
@@ -83,8 +87,8 @@ def test_reference_documents_are_byte_identical_cold_warm_and_uncached(document,
     tree = getattr(samples, document)()
     row = getattr(samples, f"{document}_row")
     for index in (0, 7):
-        cold, warm, reportlab = _three_ways(lambda: render_pdf(tree, row(index), samples.resolver, profile))  # noqa: B023
-        assert cold == warm == reportlab
+        cold, warm, uncached = _three_ways(lambda: render_pdf(tree, row(index), samples.resolver, profile))  # noqa: B023
+        assert cold == warm == uncached
         assert _font_objects(cold) >= 2
 
 
@@ -102,8 +106,8 @@ def test_warm_render_takes_every_subset_from_the_cache():
 
 def test_non_latin_document_is_byte_identical_and_reads_back():
     tree = _non_latin_design()
-    cold, warm, reportlab = _three_ways(lambda: render_pdf(tree))
-    assert cold == warm == reportlab
+    cold, warm, uncached = _three_ways(lambda: render_pdf(tree))
+    assert cold == warm == uncached
     text = "".join(pdf_text(cold)).replace("\r\n", " ").replace(" ", "")
     assert LANGUAGES["ja"][:12].replace(" ", "") in text
     assert LANGUAGES["ar"].split()[0] in text
@@ -115,14 +119,14 @@ def test_different_text_gets_its_own_subsets_not_a_stale_one():
     embedding.SUBSETS.clear()
     render_pdf(first)
     cached_second = render_pdf(second)
-    with reportlab_embedding():
+    with uncached_embedding():
         assert render_pdf(second) == cached_second
 
 
 def test_tagged_non_latin_document_is_byte_identical():
     tree = _non_latin_design()
-    cold, warm, reportlab = _three_ways(lambda: render_pdf(tree, profile="accessible"))
-    assert cold == warm == reportlab
+    cold, warm, uncached = _three_ways(lambda: render_pdf(tree, profile="accessible"))
+    assert cold == warm == uncached
 
 
 def _entry(size: int) -> EmbeddedSubset:
@@ -140,3 +144,43 @@ def test_cache_is_bounded_by_bytes_and_drops_the_least_recently_used():
     assert cache.size == 800 <= cache.capacity
     cache.put("huge", _entry(5000))  # larger than the whole cache: not kept
     assert cache.get("huge") is None and len(cache) == 2
+
+
+def _to_unicode_texts(pdf: bytes) -> list[str]:
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        return [
+            obj.ToUnicode.read_bytes().decode("latin-1")
+            for obj in document.objects
+            if isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") == "/Font" and "/ToUnicode" in obj
+        ]
+
+
+def test_a_subset_whose_private_codes_mean_other_text_is_not_taken_from_the_cache():
+    """The same glyphs under the same codes, but in the second document the private codes were
+    first drawn for other text (reportlab_internals.glyph_meanings): its ToUnicode map says so,
+    though the first document's subset is in the cache."""
+    content = "مرحبا بالعالم"
+    style = TextStyle(family="Noto Sans Arabic", size=24)
+    placed = shaping.line_runs([shaping.Segment(content, style)], rtl=True)
+    face = style.face
+
+    def draw(meaning: str | None) -> bytes:
+        buffer = io.BytesIO()
+        canvas = Canvas(buffer, invariant=1)
+        if meaning is not None:
+            meanings = reportlab_internals.glyph_meanings(reportlab_internals.document_of(canvas), face.name)
+            meanings.update(dict.fromkeys(shaping._codes(face).private.values(), meaning))
+        shaping.draw_line(canvas, placed, 20, 100, content)
+        canvas.showPage()
+        canvas.save()
+        return buffer.getvalue()
+
+    embedding.SUBSETS.clear()
+    first = draw(None)
+    assert shaping._codes(face).private  # the text has glyphs no character maps to
+    other = draw("\u2603")
+    marked = "<" + "\u2603".encode("utf-16-be").hex().upper() + ">"
+    assert not any(marked in cmap for cmap in _to_unicode_texts(first))
+    assert any(marked in cmap for cmap in _to_unicode_texts(other))
+    with uncached_embedding():
+        assert draw("\u2603") == other

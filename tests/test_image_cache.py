@@ -39,4 +39,4 @@ def test_documents_embed_the_same_logo_streams():
 
 def test_the_shared_images_are_bounded():
     ImageLibrary(samples.resolver).prepared(samples.LOGO_REF)
-    assert 0 < len(ImageLibrary._shared) <= ImageLibrary.CAPACITY
+    assert 0 < ImageLibrary.shared_stats()["entries"] <= ImageLibrary.CAPACITY

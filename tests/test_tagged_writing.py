@@ -7,28 +7,20 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pikepdf
 import pytest
 
-from engine import profiles, render_pdf
+from engine import RenderOptions, render_pdf
 from workbench import samples
 
 from .conftest import action, add, build, pdf_text
 from .pdf_checker import problems
 from .validators import assert_passes_outloud, assert_valid_pdf_a
 
-
-@contextmanager
-def through_pikepdf() -> Iterator[None]:
-    """Tagged renders take the pikepdf pass, as they all did before save_tagged."""
-    profiles.WRITE_DIRECTLY = False
-    try:
-        yield
-    finally:
-        profiles.WRITE_DIRECTLY = True
+# Tagged renders take the pikepdf pass, as they all did before save_tagged.
+THROUGH_PIKEPDF = RenderOptions(tagged_written_directly=False)
 
 
 def linked_design():
@@ -124,8 +116,7 @@ def tagged_summary(pdf: bytes) -> dict:
 def test_direct_writing_says_what_the_pikepdf_pass_says(document, profile):
     tree, values, resolver = _documents()[document]
     direct = render_pdf(tree, values, resolver, profile)
-    with through_pikepdf():
-        passed = render_pdf(tree, values, resolver, profile)
+    passed = render_pdf(tree, values, resolver, profile, options=THROUGH_PIKEPDF)
     assert direct != passed  # two writers: different bytes, the same content
     assert tagged_summary(direct) == tagged_summary(passed)
     assert pdf_text(direct) == pdf_text(passed)
@@ -209,8 +200,7 @@ def test_documents_of_other_designs_get_their_own_metadata_after_one_is_remember
     )
     for tree in (first, second, first):
         direct = render_pdf(tree, profile="pdf-a")
-        with through_pikepdf():
-            passed = render_pdf(tree, profile="pdf-a")
+        passed = render_pdf(tree, profile="pdf-a", options=THROUGH_PIKEPDF)
         assert tagged_summary(direct) == tagged_summary(passed)
         assert problems(direct) == []
     with pikepdf.open(io.BytesIO(render_pdf(second, profile="pdf-a"))) as document:

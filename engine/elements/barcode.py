@@ -129,7 +129,8 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     canvas.drawPath(PDFPathObject(code=[path]), stroke=0, fill=1)
     if style is not None:
         line = typeset.Line(text, typeset.width_of(text, style), True)
-        typeset.draw_lines(canvas, [line], style, box.x, box.y + bar_height, box.w, ctx.page_height)
+        top = box.y + bar_height
+        typeset.draw_lines(canvas, [line], style, box.x, top, box.w, ctx.page_height, direct=ctx.options.direct_text)
     canvas.restoreState()
 
 

@@ -21,6 +21,7 @@ from ..editing import widget_of
 from ..fields import DESIGN_SHEET, Sheet
 from ..markup import check_link
 from ..names import check_visible
+from ..render_options import DEFAULT_OPTIONS, RenderOptions
 from ..tagging import Untagged
 
 if TYPE_CHECKING:
@@ -118,6 +119,8 @@ class DrawContext:
     # The design's language (metadata.language, BCP 47; "" when unset): the language of a
     # text without data.lang, for shaping and for /Lang in tagged profiles (extensions.md 6).
     language: str = ""
+    # Which drawing paths the render takes (the fast ones unless a test asks for the reference).
+    options: RenderOptions = DEFAULT_OPTIONS
 
     def pdf_y(self, top: float, height: float = 0.0) -> float:
         """The PDF y (origin bottom-left) of a box's bottom edge."""

@@ -330,14 +330,17 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: TablePart | None = None) -
     # Each drawn row's top, then the table's bottom (summed in drawing order, as placed).
     row_tops = list(itertools.accumulate((layout.row_heights[r] for r in rows), initial=box.y))
     bottom = row_tops.pop()
-    batched = BATCHED_CELLS and not tags.tagged and _draw_cells_batched(ctx, node, layout, rows, row_tops, box.x)
+    options = ctx.options
+    batched = (
+        options.batched_cells and not tags.tagged and _draw_cells_batched(ctx, node, layout, rows, row_tops, box.x)
+    )
     # One Table structure element however many pages the table runs over.
     with tags.group("Table", key=node.id):
         if not batched:
             # Made once for the rows: the writer keeps what it looked up for each style.
             lefts = column_lefts(layout.column_widths, box.x, styles.direction)
             writer = typeset.TextWriter(canvas)
-            direct = BATCHED_CELLS and typeset.writes_directly(canvas)
+            direct = options.batched_cells and typeset.writes_directly(canvas, options.direct_text)
             alpha_is_one = False  # set before the first direct cell; a canvas-drawn cell may change it
         for position, r in enumerate([] if batched else rows):
             # A header repeated on a continuation page is a visual aid, not content again.
@@ -373,7 +376,6 @@ def _draw_row(
     height = layout.row_heights[r]
     header_row = node.data.headerRow and r == 0
     begin_content = ctx.tags.begin_content
-    literal_cells = LITERAL_TAGGED_CELLS or not tagged
     # The row's literals, added to the canvas as one (joined by the newline that separates
     # literals) before anything is drawn through the canvas, and at the end.
     pending: list[str] = []
@@ -384,12 +386,6 @@ def _draw_row(
             role, attributes = "TH", _COLUMN_HEADER if header_row else _ROW_HEADER
         else:
             role, attributes = "TD", _NO_ATTRIBUTES
-        if not literal_cells:
-            with ctx.tags.content(canvas, role, **attributes):
-                if _draw_cell_directly(ctx, writer, cell, left, top, width, height, padding):
-                    continue
-                _draw_cell_on_canvas(ctx, cell, left, top, width, height, padding)
-            continue
         # The cell's marked content (its TD/TH element and MCID) opened, its drawing and the EMC
         # written as literals: the lines the block and the canvas calls would write.
         opening = begin_content(role, attributes) if tagged else None
@@ -440,41 +436,15 @@ def _draw_cell_on_canvas(
         # Drawn in the style the cell was measured with: the design's language would choose
         # other faces (Han) than the layout measured, so it only names the tagged /Lang.
         typeset.draw_lines(
-            canvas, cell.lines, cell.style, left + padding, top + padding, width - 2 * padding, ctx.page_height
+            canvas,
+            cell.lines,
+            cell.style,
+            left + padding,
+            top + padding,
+            width - 2 * padding,
+            ctx.page_height,
+            direct=ctx.options.direct_text,
         )
-
-
-# On: an untagged table's cells drawn as one background path per colour and one text object,
-# a tagged table's plain cells each as one literal. Off: every cell through the canvas and
-# typeset.draw_lines, as before (a switch for A/B measurement and for tests).
-BATCHED_CELLS = True
-# On: a tagged table's cell written as one literal with its marked content's BDC and EMC
-# (Tagger.begin_content); off: each cell in a Tagger.content block (a switch for A/B
-# measurement; the bytes are the same).
-LITERAL_TAGGED_CELLS = True
-
-
-def _draw_cell_directly(
-    ctx: DrawContext,
-    writer: typeset.TextWriter,
-    cell: CellLayout,
-    left: float,
-    top: float,
-    width: float,
-    height: float,
-    padding: float,
-) -> bool:
-    """_direct_cell_code's cell written to the canvas; False when it is not such a cell."""
-    if not (BATCHED_CELLS and typeset.writes_directly(ctx.canvas)):
-        return False
-    code = _direct_cell_code(ctx, writer, cell, left, top, width, height, padding)
-    if code is None:
-        return False
-    if cell.background or cell.text:
-        ctx.canvas.setFillAlpha(1)  # what setFillColor does for an opaque colour (nothing, unless it was not)
-    if code:
-        ctx.canvas.addLiteral(code)
-    return True
 
 
 def _direct_cell_code(
@@ -491,7 +461,7 @@ def _direct_cell_code(
     object (typeset.TextWriter), what the canvas calls of _draw_cell_on_canvas would write
     (but for the fill alpha, which the caller sets to 1 when the cell has a background or
     text); None when it is not such a cell. The caller has checked that the table's cells may
-    be written directly (BATCHED_CELLS, typeset.writes_directly)."""
+    be written directly (RenderOptions.batched_cells, typeset.writes_directly)."""
     if cell.background and not is_opaque(cell.background):
         return None
     if not typeset.is_plain(cell.lines, cell.style):  # which also asks for an opaque text colour
@@ -535,7 +505,7 @@ def _draw_cells_batched(
     place). What a reader sees is what cell-by-cell painting gives as long as no glyph leaves
     its cell and every colour is opaque; otherwise nothing is drawn and False is returned."""
     canvas = ctx.canvas
-    if not typeset.writes_directly(canvas):
+    if not typeset.writes_directly(canvas, ctx.options.direct_text):
         return False
     padding = node.styles.cellPadding
     lefts = column_lefts(layout.column_widths, left, node.styles.direction)
@@ -575,11 +545,13 @@ def _draw_cells_batched(
         if writer.has_text:
             canvas.addLiteral(writer.code())
         writer = typeset.TextWriter(canvas)
-        typeset.draw_lines(canvas, cell.lines, cell.style, cell_left, cell_top, inner, ctx.page_height)
+        typeset.draw_lines(
+            canvas, cell.lines, cell.style, cell_left, cell_top, inner, ctx.page_height, direct=ctx.options.direct_text
+        )
     if writer.has_text:
         canvas.addLiteral(writer.code())
-    if texts:
-        canvas._fillColorObj = to_rl(texts[-1][0].style.color)  # as if set by setFillColor
+    # The fill colours were written by hand: the canvas's record of its fill colour is stale
+    # until the restoreState that ends the table (nothing in between reads it).
     return True
 
 

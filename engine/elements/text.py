@@ -523,7 +523,9 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     language = tagging.own_language(node.data.lang, ctx.language)
 
     def draw_lines(lines: tuple[typeset.Line, ...], top: float) -> None:
-        typeset.draw_lines(canvas, list(lines), style, body_left, top, box.w - indent, ctx.page_height)
+        typeset.draw_lines(
+            canvas, list(lines), style, body_left, top, box.w - indent, ctx.page_height, direct=ctx.options.direct_text
+        )
 
     def spoken(lines: tuple[typeset.Line, ...]) -> str:
         # Wrapped lines lose the space they broke at in extracted text; ActualText keeps it.
@@ -568,7 +570,14 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
                         with tags.content(canvas, "Lbl"):
                             marker_line = typeset.Line(marker, typeset.width_of(marker, style), True)
                             typeset.draw_lines(
-                                canvas, [marker_line], marker_style, marker_left, top, indent, ctx.page_height
+                                canvas,
+                                [marker_line],
+                                marker_style,
+                                marker_left,
+                                top,
+                                indent,
+                                ctx.page_height,
+                                direct=ctx.options.direct_text,
                             )
                     if not markers_right:
                         draw_body("LBody", lines, top, item, None)

@@ -19,6 +19,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from reportlab import rl_config
 from reportlab.pdfbase import pdfmetrics
 
+from .. import reportlab_internals
 from ..editing import FONT, Widget
 from .embedding import EmbeddedTTFont
 
@@ -117,22 +118,30 @@ def italic_weights(family: str) -> list[int]:
     return [int(key.removesuffix("italic")) for key in entry.files if key.endswith("italic")]
 
 
-@cache
+@lru_cache(maxsize=4096)
 def face(family: str = DEFAULT_FAMILY, weight: int = 400, italic: bool = False) -> Face:
-    path, resolved, use_italic = face_file(family, weight, italic)
+    """The face a family draws with at a weight (the nearest it has) and slant: one object per
+    file of the catalog, whatever weight asked for it."""
+    _, resolved, use_italic = face_file(family, weight, italic)
+    return _face(family, resolved, use_italic)
+
+
+@cache  # bounded by the catalog: one entry per file of it
+def _face(family: str, resolved: int, use_italic: bool) -> Face:
+    path = face_file(family, resolved, use_italic).path
     name = f"{family.replace(' ', '')}-{resolved}{'i' if use_italic else ''}"
     if name not in pdfmetrics.getRegisteredFontNames():
         # Its subsets are embedded from a process-wide cache (engine.fonts.embedding).
         pdfmetrics.registerFont(EmbeddedTTFont(name, str(path)))
-    ttf = pdfmetrics.getFont(name)
+    ascent, descent = reportlab_internals.vertical_metrics(name)
     return Face(
         name=name,
         family=family,
         weight=resolved,
         italic=use_italic,
-        ascent=ttf.face.ascent,
-        descent=ttf.face.descent,
-        glyphs=frozenset(ttf.face.charToGlyph),
+        ascent=ascent,
+        descent=descent,
+        glyphs=frozenset(reportlab_internals.character_map(name)),
         path=path,
     )
 
@@ -149,13 +158,13 @@ _HAN_BY_LANGUAGE = {"zh": "Hans", "ja": "Jpan", "ko": "Kore"}
 _KANA = ("Hira", "Kana")
 
 
-@cache
+@lru_cache(maxsize=256)  # per family of the catalog
 def scripts_of(family: str) -> tuple[str, ...]:
     """The ISO 15924 codes the family covers (the catalog entry's `scripts`)."""
     return tuple(_catalog()[check_family(family)].scripts)
 
 
-@cache
+@lru_cache(maxsize=1024)  # the language is the design's: any BCP 47 tag
 def family_for_script(script: str, lang: str = "") -> str:
     """The catalog's family for a script, as fallback: the family listing the script's code
     with the fewest scripts (the one made for it; ties in catalog order). `script` is the

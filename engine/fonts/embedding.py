@@ -7,13 +7,13 @@ asciiReadable subsets (rl_config.ttfAsciiReadable: all of ASCII in subset 0, cod
 character) a Latin document's subsets are usually the same lists from one document to the
 next, so that work is the same too.
 
-`EmbeddedTTFont` keeps the finished bytes of those objects in a process-wide cache, bounded
-by size (LRU), keyed by what decides them: the font file, the subset's number and its
-codes, the glyph each code draws and — where a code may be one of the private codes
-engine.shaping gives glyphs no character maps to — the ToUnicode map, which says what
-text each code stands for. A document gets
-objects that write the cached bytes, registered under the names and in the order ReportLab
-uses, so the file is byte for byte what ReportLab writes (tests/test_font_embedding.py).
+`EmbeddedTTFont` keeps the finished bytes of those objects (engine.reportlab_internals makes
+them, as ReportLab does) in a process-wide cache, bounded by size (LRU), keyed by what decides
+them (FontSubset.key): the font file, the subset's number and its codes, the glyph each code
+draws and — for the private codes engine.shaping draws glyphs no character maps to — what each
+stands for in the document, which its ToUnicode map says. A document gets objects that write
+the cached bytes, registered under the names and in the order ReportLab uses, so the file is
+byte for byte what ReportLab writes for the same subsets (tests/test_font_embedding.py).
 """
 
 from __future__ import annotations
@@ -21,52 +21,14 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
-from dataclasses import dataclass
 
-from reportlab import rl_config
-from reportlab.pdfbase import pdfdoc, ttfonts
-from reportlab.pdfbase.pdfdoc import PDFDocument, PDFName, PDFObject, PDFObjectReference
+from ..reportlab_internals import Document, FontSubset, SubsetObjects, TrueTypeFont
 
 # Bytes of finished font objects kept across documents: a Latin subset of a text face is
 # 20–40 kB; a CJK document's subsets a few hundred kB each.
 CACHE_BYTES = 32 * 1024 * 1024
 
-
-class _Preformatted(PDFObject):
-    """A PDF object whose bytes were formatted once: `parts`, with the document's own
-    references (`fills`) between them. Referenced only (never inline), as ReportLab's
-    fonts, descriptors and streams are."""
-
-    __RefOnly__ = 1
-
-    def __init__(self, parts: tuple[bytes, ...], fills: tuple[bytes | PDFObjectReference, ...] = ()) -> None:
-        self.parts = parts
-        self.fills = fills
-
-    def format(self, document: PDFDocument) -> bytes:
-        if not self.fills:
-            return self.parts[0]
-        pieces = [self.parts[0]]
-        for fill, part in zip(self.fills, self.parts[1:], strict=True):
-            pieces.append(fill if isinstance(fill, bytes) else fill.format(document))
-            pieces.append(part)
-        return b"".join(pieces)
-
-
-@dataclass(frozen=True)
-class EmbeddedSubset:
-    """One subset's finished objects. The font dictionary and the descriptor are split
-    where the document's own values go: FontDescriptor, the subset's /Name and ToUnicode for
-    the font (in that order, their keys' sorted order); FontFile2 for the descriptor."""
-
-    font: tuple[bytes, ...]
-    to_unicode: bytes
-    font_file: bytes
-    descriptor: tuple[bytes, ...]
-
-    @property
-    def size(self) -> int:
-        return sum(map(len, self.font)) + len(self.to_unicode) + len(self.font_file) + sum(map(len, self.descriptor))
+EmbeddedSubset = SubsetObjects  # one subset's finished objects
 
 
 class _SubsetCache:
@@ -109,6 +71,10 @@ class _SubsetCache:
             self.size = 0
             self.hits = self.misses = 0
 
+    def stats(self) -> dict[str, int]:
+        with self._lock:
+            return {"entries": len(self._entries), "bytes": self.size, "hits": self.hits, "misses": self.misses}
+
     def __len__(self) -> int:
         return len(self._entries)
 
@@ -116,122 +82,15 @@ class _SubsetCache:
 SUBSETS = _SubsetCache(CACHE_BYTES)
 
 
-# Markers put where a document's own values go (the subset's /Name, references), to split
-# a formatted object around them: PDF name characters, which PDFName leaves as they are.
-_HOLES = ("docbench-hole-0", "docbench-hole-1", "docbench-hole-2")
-
-
-def _split(formatted: bytes, holes: tuple[str, ...]) -> tuple[bytes, ...]:
-    parts = [formatted]
-    for marker in holes:
-        before, after = parts[-1].split(marker.encode())
-        parts[-1:] = [before, after]
-    return tuple(parts)
-
-
-class EmbeddedTTFont(ttfonts.TTFont):
+class EmbeddedTTFont(TrueTypeFont):
     """A TrueType font whose subsets are built once per process and embedded from cache."""
 
-    def _subset_key(self, number: int, base_font_name: str, subset: list[int], compression: int) -> Hashable:
-        face = self.face
-        glyphs = face.charToGlyph
-        codes = tuple(subset)
-        return (
-            face.filename,
-            face.subfontNameX,
-            number,
-            codes,
-            tuple(map(glyphs.get, codes)),
-            # A code beyond the BMP may be one of engine.shaping's private codes, which stand
-            # for the text of the cluster their glyph was drawn for: the ToUnicode map itself
-            # is then part of the key (a Latin subset, the usual one, never pays for it).
-            ttfonts.makeToUnicodeCMap(base_font_name, subset) if max(codes) > 0xFFFF else None,
-            bool(compression),
-            rl_config.pdfMultiLine,
-            # engine.shaping replaces ReportLab's ToUnicode builder; the one in force made the bytes.
-            ttfonts.makeToUnicodeCMap,
-        )
-
-    def _build(self, doc: PDFDocument, base_font_name: str, subset: list[int]) -> EmbeddedSubset:
-        """The subset's objects as ReportLab makes them (TTFont.addObjects,
-        TTFontFace.addSubsetObjects), formatted with markers for the references."""
-        face = self.face
-        font = pdfdoc.PDFTrueTypeFont()
-        font.Name = _HOLES[1]
-        font.BaseFont = base_font_name
-        font.FirstChar = 0
-        font.LastChar = len(subset) - 1
-        font.Widths = pdfdoc.PDFArray(list(map(face.getCharWidth, subset)))
-        font.FontDescriptor = _HOLES[0]
-        font.ToUnicode = _HOLES[2]
-
-        to_unicode = pdfdoc.PDFStream()
-        to_unicode.content = ttfonts.makeToUnicodeCMap(base_font_name, subset)
-        font_file = pdfdoc.PDFStream()
-        font_file.content = face.makeSubset(subset)
-        font_file.dictionary["Length1"] = len(font_file.content)
-        if doc.compression:
-            to_unicode.filters = [pdfdoc.PDFZCompress]
-            font_file.filters = [pdfdoc.PDFZCompress]
-        flags = (face.flags & ~ttfonts.FF_NONSYMBOLIC) | ttfonts.FF_SYMBOLIC
-        descriptor = pdfdoc.PDFDictionary(
-            {
-                "Type": "/FontDescriptor",
-                "Ascent": face.ascent,
-                "CapHeight": face.capHeight,
-                "Descent": face.descent,
-                "Flags": flags,
-                "FontBBox": pdfdoc.PDFArray(face.bbox),
-                "FontName": pdfdoc.PDFName(base_font_name),
-                "ItalicAngle": face.italicAngle,
-                "StemV": face.stemV,
-                "FontFile2": _HOLES[0],
-                "MissingWidth": face.defaultWidth,
-            }
-        )
-        return EmbeddedSubset(
-            # The keys are written sorted: FontDescriptor, Name, ToUnicode. The /Name hole is a
-            # name: its slash goes with the hole, the fill brings its own.
-            font=_split(pdfdoc.format(font, doc, toplevel=1), (_HOLES[0], "/" + _HOLES[1], _HOLES[2])),
-            to_unicode=pdfdoc.format(to_unicode, doc, toplevel=1),
-            font_file=pdfdoc.format(font_file, doc, toplevel=1),
-            descriptor=_split(pdfdoc.format(descriptor, doc, toplevel=1), _HOLES[:1]),
-        )
-
-    def addObjects(self, doc: PDFDocument) -> None:  # noqa: N802 (ReportLab's name)
-        """TTFont.addObjects with each subset's bytes from the cache: the same objects, under
-        the same names, registered in the same order (so numbered the same)."""
-        if type(doc.encrypt) is not pdfdoc.NoEncryption:
-            # ReportLab's own encryption encrypts each stream with its object's number.
-            super().addObjects(doc)
-            return
-        try:
-            state = self.state[doc]
-        except KeyError:
-            state = self.state[doc] = ttfonts.TTFont.State(self._asciiReadable)
-        state.frozen = 1
-        face = self.face
-        fonts_dict = doc.idToObject["BasicFonts"].dict
-        for number, subset in enumerate(state.subsets):
-            internal_name = self.getSubsetInternalName(number, doc)[1:]
-            base_font_name = b"".join((ttfonts.SUBSETN(number), b"+", face.name, face.subfontNameX)).decode("pdfdoc")
-            key = self._subset_key(number, base_font_name, subset, doc.compression)
-            embedded = SUBSETS.get(key)
-            if embedded is None:
-                embedded = self._build(doc, base_font_name, subset)
-                SUBSETS.put(key, embedded)
-            to_unicode = _Preformatted((embedded.to_unicode,))
-            to_unicode_ref = doc.Reference(to_unicode, "toUnicodeCMap:" + base_font_name)
-            font_file = _Preformatted((embedded.font_file,))
-            font_file_ref = doc.Reference(font_file, f"fontFile:{face.filename}({base_font_name})")
-            descriptor = _Preformatted(embedded.descriptor, (font_file_ref,))
-            descriptor_ref = doc.Reference(descriptor, "fontDescriptor:" + base_font_name)
-            name = pdfdoc.pdfdocEnc(PDFName(internal_name))
-            font = _Preformatted(embedded.font, (descriptor_ref, name, to_unicode_ref))
-            font.__Comment__ = f"Font {self.fontName} subset {number}"
-            doc.Reference(font, internal_name)
-            fonts_dict[internal_name] = font
-        del self.state[doc]
+    def subset_objects(self, doc: Document, subset: FontSubset) -> SubsetObjects:
+        embedded = SUBSETS.get(subset.key)
+        if embedded is None:
+            embedded = super().subset_objects(doc, subset)
+            SUBSETS.put(subset.key, embedded)
+        return embedded
 
 
 __all__ = ["CACHE_BYTES", "SUBSETS", "EmbeddedSubset", "EmbeddedTTFont"]

@@ -18,6 +18,8 @@ from typing import Any
 from reportlab.graphics import renderPDF
 from reportlab.graphics.shapes import Drawing, Group
 
+from .. import reportlab_internals
+
 __all__ = ["catalog_version", "draw_icon", "has_icon", "icon_drawing", "icon_ids", "icon_svg"]
 
 _CATALOG_PATH = Path(__file__).with_name("tabler-outline.json")
@@ -129,8 +131,7 @@ def draw_icon(
     # (default: unembedded Helvetica), which would add a font reference to the PDF even though
     # icons contain no text; starting from the canvas's current font makes that a no-op.
     wrapper = Drawing(VIEWBOX, VIEWBOX, *cached.contents)
-    wrapper.initialFontName = canvas._fontname
-    wrapper.initialFontSize = canvas._fontsize
+    wrapper.initialFontName, wrapper.initialFontSize = reportlab_internals.current_font(canvas)
     canvas.saveState()
     try:
         canvas.translate(x + (w - VIEWBOX * scale) / 2, y + (h - VIEWBOX * scale) / 2)

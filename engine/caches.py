@@ -1,0 +1,141 @@
+"""Every process-wide cache of the engine, in one place (issue 32), with its bound and figures.
+
+A render is pure, but what it works out from its inputs is kept for the next one (the same
+design drawn for another row, a preview after an edit): shaped runs, line breaks, laid-out
+texts, embedded font subsets, compiled forms, prepared images. Each is bounded, by entries
+or by bytes, since most are keyed by what users write; and each is safe to share between
+the threads a service renders on: functools.lru_cache (locked inside), or an LRU of its own
+under a lock. A memo of a function that takes no arguments holds one value; one keyed by a
+face or a font file of the catalog is bounded by the catalog.
+
+`caches()` lists them; tests/test_caches.py checks that every cached function of the engine is
+listed here, and bounded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from . import colors, einvoice, fields, fonts, icons, markup, profiles, richtext, shaping, typeset
+from .compiled import FORMS
+from .elements import barcode, qr, table, text
+from .fonts.embedding import SUBSETS
+from .images import ImageLibrary
+
+
+@dataclass(frozen=True)
+class CacheInfo:
+    name: str  # where it lives: "engine.shaping.shape"
+    holds: str
+    bound: int
+    unit: str  # "entries" or "bytes"
+    size: int  # now, in the unit
+    hits: int | None = None
+    misses: int | None = None
+
+
+# The cached functions, with what each keeps.
+FUNCTIONS: tuple[tuple[Callable[..., Any], str], ...] = (
+    (shaping.base_level, "a paragraph's bidi level, per text and direction"),
+    (shaping.levels, "each character's bidi level, per text"),
+    (shaping.shape, "HarfBuzz's glyphs, per run of text, face, direction, script and language"),
+    (shaping._line_runs, "a line's shaped runs in visual order"),
+    (shaping.break_units, "a paragraph cut at its line-break opportunities"),
+    (shaping.clusters, "a text's grapheme clusters"),
+    (shaping._hb_font, "HarfBuzz's font, per face"),
+    (shaping._codes, "the character each glyph is drawn with, per face"),
+    (typeset.breaker_for, "a line breaker, per text style"),
+    (typeset._wrap_cached, "a text's lines, per style and width"),
+    (typeset.pdf_number, "a number as ReportLab writes it"),
+    (typeset.fill_operator, "the fill operator of a colour"),
+    (richtext.span_style, "the style of a span of rich text"),
+    (richtext.wrap, "rich text's lines, per style and width"),
+    (markup.parse, "the spans of a text's markup"),
+    (markup._parser, "the markdown parser"),
+    (fields.parse, "the placeholders of a text"),
+    (fonts._catalog, "the font catalog"),
+    (fonts.face, "a face, per family, weight and slant asked for"),
+    (fonts._face, "a face, per font file of the catalog"),
+    (fonts.scripts_of, "the scripts a family covers"),
+    (fonts.family_for_script, "the fallback family of a script and language"),
+    (fonts._char_scripts, "a character's scripts"),
+    (fonts.runs, "a text cut where its face changes"),
+    (fonts.string_width, "a text's width"),
+    (fonts.install_defaults, "ReportLab's default font, set once"),
+    (colors.to_rl, "ReportLab's colour of a hex colour"),
+    (colors.parse_gradient, "a parsed gradient"),
+    (icons.icon_drawing, "an icon's drawing, per id, colour and stroke"),
+    (profiles._icc_bytes, "the sRGB profile"),
+    (profiles._xmp_of, "a tagged document's XMP, per document info"),
+    (profiles._name, "a PDF name"),
+    (einvoice._schema, "a Factur-X level's schema"),
+    (einvoice._template, "the Factur-X XMP template"),
+    (einvoice._xmp_descriptions, "a Factur-X level's XMP properties"),
+    (text._layout, "a text element's lines"),
+    (text._rich_layout, "a rich text element's lines"),
+    (text._fitted, "a text fitted to its box"),
+    (table._grid_cached, "a table's laid-out grid"),
+    (barcode.bars, "a barcode's bars"),
+    (barcode._bars_path, "a barcode's path"),
+    (qr.module_runs, "a QR code's modules"),
+    (qr._modules_path, "a QR code's path"),
+)
+
+
+def _catalog_files() -> int:
+    return sum(len(entry.files) for entry in fonts.families())
+
+
+def _function_info(function: Any, holds: str) -> CacheInfo:
+    info = function.cache_info()
+    bound = info.maxsize
+    if bound is None:
+        # Unbounded only when its inputs are a closed set: none, or the catalog's font files.
+        bound = _catalog_files() if function is fonts._face else 1
+    name = f"{function.__module__}.{function.__qualname__}"
+    return CacheInfo(name, holds, bound, "entries", info.currsize, info.hits, info.misses)
+
+
+def caches() -> list[CacheInfo]:
+    """Every process-wide cache, its bound and its figures now."""
+    forms, subsets, formatted = FORMS.stats(), SUBSETS.stats(), len(profiles.FORMATTED)
+    return [
+        *(_function_info(function, holds) for function, holds in FUNCTIONS),
+        CacheInfo(
+            "engine.compiled.FORMS",
+            "compiled forms, per run of static drawing",
+            FORMS.capacity_bytes,
+            "bytes",
+            forms["bytes"],
+            forms["hits"],
+            forms["misses"],
+        ),
+        CacheInfo(
+            "engine.fonts.embedding.SUBSETS",
+            "embedded font subsets' objects",
+            SUBSETS.capacity,
+            "bytes",
+            subsets["bytes"],
+            subsets["hits"],
+            subsets["misses"],
+        ),
+        CacheInfo(
+            "engine.images.ImageLibrary",
+            "prepared images (decoded, compressed), per content and crop",
+            ImageLibrary.CAPACITY,
+            "entries",
+            ImageLibrary.shared_stats()["entries"],
+        ),
+        CacheInfo(
+            "engine.profiles.FORMATTED",
+            "objects of the tagged profiles formatted once (sRGB profile, metadata)",
+            profiles.FORMATTED_MAX,
+            "entries",
+            formatted,
+        ),
+    ]
+
+
+__all__ = ["FUNCTIONS", "CacheInfo", "caches"]
