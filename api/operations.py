@@ -81,19 +81,27 @@ class Operation:
     raw: bool = False  # the success body is not enveloped (GET /designs/:id/tree)
     description: str = ""
     renders: bool = False  # waits on a render process (README, "Limits"): runs on the render threads
+    # Reads and checks a whole design tree here (up to 5 MB of texts to parse): runs on the
+    # tree threads, so it never holds a thread that authenticates requests (issue 31, item 3).
+    checks_tree: bool = False
 
 
 @dataclass(frozen=True)
 class Executors:
     """Threads for API calls. Calls that wait on a render process get threads of their own,
-    so a flood of renders (or hostile SVGs) never delays a call that only reads or writes
-    the database: another workspace's `GET /me` answers at once."""
+    and so do calls that check a whole design tree in this process (a few: the work is CPU
+    and holds the interpreter), so neither a flood of renders (or hostile SVGs) nor big
+    designs delay a call that only reads or writes the database: another workspace's
+    `GET /me` answers at once."""
 
     light: Executor
     render: Executor
+    trees: Executor
 
     def pick(self, operation: Operation) -> Executor:
-        return self.render if operation.renders else self.light
+        if operation.renders:
+            return self.render
+        return self.trees if operation.checks_tree else self.light
 
 
 def parse_model(model: type[BaseModel], raw: Any, root: str, prefix: str | None = None) -> BaseModel:
@@ -198,6 +206,7 @@ OPERATIONS: list[Operation] = [
         lambda s, ws, c: s.designs.variables(ws, c.params["designId"]),
         response=m.VariableList,
         errors=DESIGN,
+        checks_tree=True,
     ),
     Operation(
         "update_design",
@@ -361,6 +370,7 @@ OPERATIONS += [
         response=m.BatchSubmitted,
         status=202,
         errors=(*DESIGN, "INSUFFICIENT_CREDITS", "SERVICE_UNAVAILABLE"),
+        checks_tree=True,  # the rows' values are checked against the tree
     ),
     Operation(
         "get_batch",

@@ -11,15 +11,20 @@ tying them to bound elements, live in engine.field_variables.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
-from functools import lru_cache
 from typing import NamedTuple
 
+from .memo import text_cache
 from .names import invisible_character_problem
 
 PAGE, PAGES = "page", "pages"
 RESERVED = frozenset((PAGE, PAGES))
 NAME_MAX = 100
+# Templates are parsed on every validation of a stored design: parses are kept by text, up
+# to this many characters of texts (issue 31, item 3; engine.memo).
+PARSED_CHARACTERS = 4_000_000
+_BRACE = re.compile(r"[{}]")
 
 
 class FieldSyntaxError(ValueError):
@@ -48,13 +53,21 @@ def _name_problem(name: str) -> str | None:
     return invisible_character_problem(name)
 
 
-@lru_cache(maxsize=4096)
+@text_cache(PARSED_CHARACTERS)
 def parse(text: str) -> tuple[Segment, ...]:
     """The text's segments, or FieldSyntaxError naming the first problem and its index."""
     segments: list[Segment] = []
     literal: list[str] = []
     i, end = 0, len(text)
     while i < end:
+        # From brace to brace: the text between is literal, taken whole.
+        found = _BRACE.search(text, i)
+        if found is None:
+            literal.append(text[i:])
+            break
+        if found.start() > i:
+            literal.append(text[i : found.start()])
+            i = found.start()
         char = text[i]
         if char == "{":
             if text.startswith("{{", i):
@@ -84,9 +97,6 @@ def parse(text: str) -> tuple[Segment, ...]:
                 i += 2
                 continue
             raise FieldSyntaxError(i, f"lone '}}' at character {i}: write }}}} for a literal brace")
-        else:
-            literal.append(char)
-            i += 1
     if literal:
         segments.append("".join(literal))
     return tuple(segments)

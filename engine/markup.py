@@ -8,10 +8,13 @@ inline parser, which never runs a block rule; `\\n` is a line break.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 
 from markdown_it import MarkdownIt
+
+from .memo import digest, text_cache, weight
 
 # extensions.md 3: the only schemes a link may use; anything else is refused at add/update.
 LINK_SCHEMES = ("https:", "http:", "mailto:")
@@ -50,7 +53,16 @@ def check_link(url: str) -> str:
     return url
 
 
-@lru_cache(maxsize=4096)
+# markdown-it's inline parser costs tens of microseconds a character (a 100,000-character
+# text takes seconds), and a stored design's texts are checked on every request that reads
+# it: parses are kept by text, up to this many characters of texts (issue 31, item 3).
+PARSED_CHARACTERS = 4_000_000
+# Only these start syntax the enabled rules read (emphasis, strikethrough, link, escape; a
+# NUL is replaced): a line without any is one plain span, parsed or not (tests/test_markup).
+_SYNTAX = re.compile(r"[*_~\[\\\0]")
+
+
+@text_cache(PARSED_CHARACTERS)
 def parse(text: str) -> tuple[Line, ...]:
     """The spans of each line of `text` (lines split at newlines)."""
     # As the plain path (typeset.wrap): no font has glyphs for carriage returns or tabs.
@@ -59,25 +71,26 @@ def parse(text: str) -> tuple[Line, ...]:
 
 
 def _parse_line(line: str) -> Line:
-    spans: list[Span] = []
+    if not _SYNTAX.search(line):
+        return (Span(line),) if line else ()
+    return _parsed_line(line)
+
+
+def _parsed_line(line: str) -> Line:
+    # Consecutive texts of one style are joined once at the end: joining them as they come
+    # copies the span so far for each (quadratic in a line of many escapes or brackets).
+    runs: list[tuple[tuple[bool, bool, bool, str | None], list[str]]] = []
     bold = italic = strike = 0  # nesting depths: `***x***` opens two at once
     links: list[str] = []
     for block in _parser().parseInline(line):
         for token in block.children or ():
             kind = token.type
             if kind == "text" and token.content:
-                link = links[-1] if links else None
-                span = Span(token.content, bold > 0, italic > 0, strike > 0, link)
-                last = spans[-1] if spans else None
-                if last is not None and (last.bold, last.italic, last.strike, last.link) == (
-                    span.bold,
-                    span.italic,
-                    span.strike,
-                    span.link,
-                ):
-                    spans[-1] = Span(last.text + span.text, span.bold, span.italic, span.strike, span.link)
+                look = (bold > 0, italic > 0, strike > 0, links[-1] if links else None)
+                if runs and runs[-1][0] == look:
+                    runs[-1][1].append(token.content)
                 else:
-                    spans.append(span)
+                    runs.append((look, [token.content]))
             elif kind == "strong_open":
                 bold += 1
             elif kind == "strong_close":
@@ -94,23 +107,51 @@ def _parse_line(line: str) -> Line:
                 links.append(str(token.attrs.get("href", "")))
             elif kind == "link_close":
                 links.pop()
-    return tuple(spans)
+    return tuple(Span("".join(texts), *look) for look, texts in runs)
 
 
 def links(text: str) -> list[str]:
     """Every link destination in the markup, in order."""
+    # An inline link is `[label](destination)`: without "](" there is none (reference links
+    # need definitions, which inline parsing never has), and nothing to parse.
+    return list(_links(text)) if "](" in text else []
+
+
+# Validation asks only for the links: kept by the text's digest, they cost their URLs alone.
+@text_cache(PARSED_CHARACTERS, key=lambda args: digest(args[0]), size=lambda args, found: weight(found) + 16)
+def _links(text: str) -> tuple[str, ...]:
     found: list[str] = []
     for line in parse(text):
         for span in line:
             if span.link is not None and (not found or found[-1] != span.link):
                 found.append(span.link)
-    return found
+    return tuple(found)
 
 
 def check_links(text: str) -> None:
     """Refuse markup whose links use a scheme other than https:, http: or mailto:."""
+    if _every_destination_allowed(text):
+        return
     for url in links(text):
         check_link(url)
+
+
+def _every_destination_allowed(text: str) -> bool:
+    """True when whatever follows each "](" starts with an allowed scheme, written plainly:
+    every link's destination is then allowed without parsing the text (a link's destination
+    starts after its "](", spaces and an optional "<"; escapes and entities would change
+    what it says, so a destination not starting with a plain scheme is left to the parser)."""
+    start = text.find("](")
+    while start >= 0:
+        at = start + 2
+        while at < len(text) and text[at] in " \t\r\n":
+            at += 1
+        if text.startswith("<", at):
+            at += 1
+        if not text[at : at + 7].lower().startswith(LINK_SCHEMES):
+            return False
+        start = text.find("](", start + 2)
+    return True
 
 
 _ESCAPABLE = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")

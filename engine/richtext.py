@@ -11,7 +11,7 @@ when it has no markup.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import overload
@@ -22,7 +22,7 @@ from . import fonts, shaping
 from .colors import to_rl
 from .markup import Span
 from .tagging import Untagged
-from .typeset import TextStyle, align_offset, baseline_offset, strike_rise, width_of
+from .typeset import TextStyle, align_offset, baseline_offset, first_overflow, strike_rise, width_of
 
 BOLD = 700
 
@@ -249,21 +249,43 @@ def _break_word(word: list[Piece], max_width: float) -> list[tuple[Piece, ...]]:
         start = 0
         # Between grapheme clusters outside the fast path, never inside one.
         ends = _cluster_ends(piece.text) if shaping.needs_shaping(piece.text) else range(1, len(piece.text) + 1)
-        for end in ends:
-            width = width_of(piece.text[start:end], piece.style)
-            if (line or end - start > 1) and used + width > max_width:
-                if end - start > 1:
-                    text = piece.text[start : end - 1]
-                    line.append(Piece(text, piece.style, width_of(text, piece.style), piece.link))
-                    start = end - 1
-                chunks.append(tuple(line))
-                line, used = [], 0.0
+        done = 0  # ends tried
+        guess: int | None = None
+        while (found := _first_too_wide(piece, ends, done, start, bool(line), used, max_width, guess)) is not None:
+            guess = found + (found - done)  # the next line as long as this one
+            end, done = ends[found - 1], found
+            if end - start > 1:
+                text = piece.text[start : end - 1]
+                line.append(Piece(text, piece.style, width_of(text, piece.style), piece.link))
+                start = end - 1
+            chunks.append(tuple(line))
+            line, used = [], 0.0
         rest = piece.text[start:]
         if rest:
             line.append(Piece(rest, piece.style, width_of(rest, piece.style), piece.link))
             used += line[-1].width
     chunks.append(tuple(line))
     return [c for c in chunks if c] or [()]
+
+
+def _first_too_wide(
+    piece: Piece,
+    ends: Sequence[int],
+    done: int,
+    start: int,
+    filled: bool,
+    used: float,
+    max_width: float,
+    guess: int | None,
+) -> int | None:
+    """How many of the piece's `ends` are tried when one first makes the line too wide (the
+    line holds `used` points, and `filled` when it holds a piece); typeset.first_overflow."""
+
+    def overflows(count: int) -> bool:
+        end = ends[count - 1]
+        return (filled or end - start > 1) and used + width_of(piece.text[start:end], piece.style) > max_width
+
+    return first_overflow(done, len(ends), overflows, guess)
 
 
 def _cluster_ends(text: str) -> list[int]:

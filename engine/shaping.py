@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
@@ -40,9 +40,10 @@ from fontTools import unicodedata as ft_unicodedata
 from reportlab.lib.rl_accel import fp_str
 from reportlab.pdfbase import pdfmetrics
 from uniseg.graphemecluster import grapheme_clusters
-from uniseg.linebreak import line_break_units
+from uniseg.linebreak import line_break, line_break_units
 
 from . import fonts, reportlab_internals
+from .memo import text_cache
 
 if TYPE_CHECKING:
     from reportlab.pdfgen.canvas import Canvas
@@ -271,16 +272,73 @@ def width(text: str, style: TextStyle) -> float:
     return line_width(text, style, is_rtl(text, style.direction))
 
 
-# Line breaking (UAX #14) and grapheme clusters (UAX #29): uniseg is slow, so paragraphs are cached.
+# Line breaking (UAX #14) and grapheme clusters (UAX #29): uniseg is slow (some 70 µs a
+# character: 7 s for a 100,000-character Chinese paragraph), so paragraphs are cached, up
+# to this many characters of them (engine.memo), and ideographs are not given to it at all.
+BROKEN_CHARACTERS = 2_000_000
+# uniseg is only given the pieces between places where UAX #14 surely breaks and no rule reads
+# across (issue 31, item 3), each piece cached while short, as they come back ("落，这", "word "):
+# - before an ideograph of class ID (tests/test_text_size checks each against uniseg) after a
+#   character of class ID, CL, EX or NS (LB31: no rule keeps them together), where no rule
+#   reads past the ideograph;
+# - after a space between two letters (AL, HL: LB18), where the rules that read across spaces
+#   (LB14-LB17) would need a bracket, quote or dash before it.
+_IDEOGRAPHS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fffd\U00030000-\U0003fffd"
+_KANA = "".join(  # the kana of class ID (the small ones are CJ, which may not start a line)
+    chr(code) for code in range(0x3040, 0x3100) if str(line_break(chr(code))) == "ID"
+)
+_IDEOGRAPH = re.compile(f"[{_IDEOGRAPHS}{_KANA}]")
+_BEFORE_IDEOGRAPH = frozenset(("ID", "CL", "EX", "NS"))
+_KEPT_AFTER_IDEOGRAPH = frozenset(("CL", "EX", "NS"))
+_LETTERS = frozenset(("AL", "HL"))
+SHORT_PIECE = 64
 
 
-@lru_cache(maxsize=4096)
+@text_cache(BROKEN_CHARACTERS)
 def break_units(text: str) -> tuple[str, ...]:
     """The text cut at every line-break opportunity; each unit keeps the spaces that end it."""
-    return tuple(line_break_units(text))
+    units: list[str] = []
+    start = 0
+    for cut in sorted(_sure_breaks(text)):
+        units.extend(_piece_units(text[start:cut]))
+        start = cut
+    units.extend(_piece_units(text[start:]))
+    return tuple(unit for unit in units if unit)
 
 
-@lru_cache(maxsize=4096)
+def _sure_breaks(text: str) -> Iterator[int]:
+    for found in _IDEOGRAPH.finditer(text, 1):
+        at = found.start()
+        if _class_of(text[at - 1]) in _BEFORE_IDEOGRAPH:
+            yield at
+    at = text.find(" ", 1)
+    while 0 < at < len(text) - 1:
+        if _class_of(text[at - 1]) in _LETTERS and _class_of(text[at + 1]) in _LETTERS:
+            yield at + 1
+        at = text.find(" ", at + 1)
+
+
+@lru_cache(maxsize=65536)
+def _class_of(char: str) -> str:
+    return str(line_break(char))
+
+
+def _piece_units(piece: str) -> tuple[str, ...]:
+    if len(piece) <= 1:
+        return (piece,)
+    if len(piece) == 2 and _class_of(piece[0]) == "ID" and _class_of(piece[1]) in _KEPT_AFTER_IDEOGRAPH:
+        return (piece,)  # an ideograph and its comma or stop: one unit (LB13, LB21)
+    if len(piece) <= SHORT_PIECE:
+        return _short_piece_units(piece)
+    return tuple(line_break_units(piece))  # cached whole, with its text, by break_units
+
+
+@lru_cache(maxsize=16384)
+def _short_piece_units(piece: str) -> tuple[str, ...]:
+    return tuple(line_break_units(piece))
+
+
+@text_cache(BROKEN_CHARACTERS)
 def clusters(text: str) -> tuple[str, ...]:
     return tuple(grapheme_clusters(text))
 

@@ -15,6 +15,10 @@ from .elements import Node, StrictModel
 from .paper import MAX_PAGE_SIDE, MIN_PAGE_SIDE, Orientation, PaperSize, oriented, paper_dimensions
 
 SCHEMA_VERSION = "v1"
+# README "Limits" (issue 31, item 3): a design's tree as stored (JSON, UTF-8). Every request
+# that reads a design reads and checks all of it, so it is bounded as a whole as well as
+# text by text; a patch past it is refused (one that shrinks an older, larger tree is not).
+MAX_TREE_BYTES = 5_000_000
 BackgroundSize = Literal["cover", "contain", "stretch"]
 
 
@@ -72,6 +76,17 @@ class DesignTree(StrictModel):
         return self.model_dump_json()
 
 
+def tree_size_problem(size: int, before: int) -> str | None:
+    """Why a tree of `size` bytes (JSON) cannot replace one of `before` bytes, or None."""
+    if size <= MAX_TREE_BYTES or size <= before:
+        return None
+    return (
+        f"the design would be {size:,} bytes (its tree as JSON: fileSize); a design holds at most "
+        f"{MAX_TREE_BYTES:,}: split the content over several designs, or shorten its longest texts and tables; "
+        "nothing was saved"
+    )
+
+
 def page_size(
     size: PaperSize | None = None,
     orientation: Orientation | None = None,
@@ -104,4 +119,15 @@ def new_design(
     return DesignTree(metadata=Metadata(title=title), pages=[Page(id=page_id, width=w, height=h)])
 
 
-__all__ = ["Background", "DesignTree", "Metadata", "Page", "Variable", "new_design", "oriented", "page_size"]
+__all__ = [
+    "MAX_TREE_BYTES",
+    "Background",
+    "DesignTree",
+    "Metadata",
+    "Page",
+    "Variable",
+    "new_design",
+    "oriented",
+    "page_size",
+    "tree_size_problem",
+]

@@ -6,6 +6,9 @@ Coordinates here are page coordinates: origin at the top-left, y growing down.
 
 from __future__ import annotations
 
+import bisect
+import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -152,6 +155,50 @@ def _wrap_paragraph(paragraph: str, style: TextStyle, max_width: float, rtl: boo
     return lines
 
 
+# Lines are filled piece by piece (units, clusters, characters), and a shaped line is measured
+# whole (kerning and joining cross the pieces). Measuring the line after each piece cost a
+# shaping per piece: tens of seconds for a 100,000-character Chinese paragraph, and quadratic
+# in a line of thousands of pieces (a tiny size in a wide box). The end of a line is searched
+# instead, from a guess: about two measurements a line (issue 31, item 3). A line made longer
+# by a piece is never narrower (advances are positive; only a letterSpacing below minus a
+# glyph's advance breaks that), so the end found is the one filling piece by piece found;
+# where a piece does narrow a line, the end found is still one whose line fits.
+
+
+def first_overflow(done: int, count: int, overflows: Callable[[int], bool], guess: int | None = None) -> int | None:
+    """The smallest `end` in (done, count] with overflows(end), else None; overflows stays
+    true once true. Searched from `guess` in doubling steps, then by halving (issue 31)."""
+    if count <= done:
+        return None
+    probe = min(max(guess if guess is not None else done + 1, done + 1), count)
+    step = 1
+    if overflows(probe):
+        bad = probe
+        while True:  # down to an end that fits (or `done`)
+            probe = max(bad - step, done)
+            if probe == done or not overflows(probe):
+                fits = probe
+                break
+            bad, step = probe, step * 2
+    else:
+        fits = probe
+        while True:  # up to an end that overflows
+            if fits == count:
+                return None
+            probe = min(fits + step, count)
+            if overflows(probe):
+                bad = probe
+                break
+            fits, step = probe, step * 2
+    while bad - fits > 1:
+        middle = (fits + bad) // 2
+        if overflows(middle):
+            bad = middle
+        else:
+            fits = middle
+    return bad
+
+
 def _wrap_shaped(paragraph: str, style: TextStyle, max_width: float | None) -> list[Line]:
     """A paragraph that needs bidi or shaping: lines broken at Unicode line-break opportunities
     (UAX #14: after spaces, between ideographs…), each measured as drawn (shaped, whole)."""
@@ -160,41 +207,90 @@ def _wrap_shaped(paragraph: str, style: TextStyle, max_width: float | None) -> l
     def measured(text: str, ends: bool) -> Line:
         return Line(text, shaping.line_width(text, style, rtl), ends, rtl)
 
+    def too_wide(text: str) -> bool:
+        return shaping.line_width(text.rstrip(" "), style, rtl) > max_width  # type: ignore[operator]
+
     if max_width is None:
         return [measured(paragraph, True)]
     whole = measured(paragraph.rstrip(" "), True)
     if whole.width <= max_width:
         return [whole]  # it fits: no break opportunities to look for (UAX #14 is the slow part)
     lines: list[Line] = []
+    units = shaping.break_units(paragraph)
+    offsets = list(itertools.accumulate((len(unit) for unit in units), initial=0))  # characters before each
+    # Where a line ends is guessed from the characters the box holds at the width of a character
+    # of the line before (of the whole paragraph for the first): right for most lines of Chinese.
+    per_character = whole.width / max(len(whole.text), 1)
     current = ""
-    for unit in shaping.break_units(paragraph):
-        candidate = (current + unit).rstrip(" ")
-        if current and shaping.line_width(candidate, style, rtl) > max_width:
+    index = 0
+    while index < len(units):
+        if current:
+            # The units joining the line: up to the first whose addition makes it too wide.
+            held = max_width / per_character if per_character > 0 else len(paragraph)
+            guess = bisect.bisect_right(offsets, offsets[index] - len(current) + held)
+            end = _joining_end(units, index, current, too_wide, guess)
+            if end is None:
+                current += "".join(units[index:])
+                break
+            current += "".join(units[index : end - 1])
             lines.append(measured(current.rstrip(" "), False))
-            current = ""
-        if not current and shaping.line_width(unit.rstrip(" "), style, rtl) > max_width:
+            if lines[-1].text:
+                per_character = lines[-1].width / len(lines[-1].text)
+            current, index = "", end - 1
+            continue
+        unit = units[index]
+        index += 1
+        if too_wide(unit):
             # Wider than the box: broken between grapheme clusters, never inside one.
-            piece = ""
-            for cluster in shaping.clusters(unit):
-                if piece.strip(" ") and shaping.line_width((piece + cluster).rstrip(" "), style, rtl) > max_width:
-                    lines.append(measured(piece.rstrip(" "), False))
-                    piece = ""
-                piece += cluster
-            unit = piece
-        current += unit
+            clusters = shaping.clusters(unit)
+            start = 0
+            next_end: int | None = None  # guessed: the next line as long as the one before
+            while (end := _cluster_line_end(clusters, start, too_wide, next_end)) is not None:
+                lines.append(measured("".join(clusters[start : end - 1]).rstrip(" "), False))
+                next_end = end + (end - 1 - start)
+                start = end - 1
+            unit = "".join(clusters[start:])
+        current = unit
     lines.append(measured(current.rstrip(" "), True))
     return lines
+
+
+def _joining_end(
+    units: tuple[str, ...], first: int, line: str, too_wide: Callable[[str], bool], guess: int
+) -> int | None:
+    """first_overflow of the units from `first` added to `line`."""
+    return first_overflow(first, len(units), lambda end: too_wide(line + "".join(units[first:end])), guess)
+
+
+def _cluster_line_end(
+    clusters: tuple[str, ...], first: int, too_wide: Callable[[str], bool], guess: int | None
+) -> int | None:
+    """first_overflow of the clusters from `first` filling a line (a blank one never overflows)."""
+
+    def overflows(end: int) -> bool:
+        piece = "".join(clusters[first : end - 1])
+        return bool(piece.strip(" ")) and too_wide(piece + clusters[end - 1])
+
+    return first_overflow(first, len(clusters), overflows, guess)
 
 
 def _break_word(word: str, style: TextStyle, max_width: float) -> list[str]:
     pieces: list[str] = []
     start = 0
-    for end in range(1, len(word) + 1):
-        if end - start > 1 and width_of(word[start:end], style) > max_width:
-            pieces.append(word[start : end - 1])
-            start = end - 1
+    guess: int | None = None
+    while (end := _word_piece_end(word, start, style, max_width, guess)) is not None:
+        pieces.append(word[start : end - 1])
+        guess = end + (end - 1 - start)  # the next piece as long as this one
+        start = end - 1
     pieces.append(word[start:])
     return pieces
+
+
+def _word_piece_end(word: str, first: int, style: TextStyle, max_width: float, guess: int | None) -> int | None:
+    """first_overflow of the characters from `first` (a piece holds at least one)."""
+    return first_overflow(
+        first, len(word), lambda end: end - first > 1 and width_of(word[first:end], style) > max_width, guess
+    )
 
 
 def baseline_offset(style: TextStyle) -> float:

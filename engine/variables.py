@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .elements import ELEMENT_TYPES
+from .elements.text import MAX_TEXT_CHARACTERS
 from .errors import ValueBindingError
 from .field_variables import FIELD_ACCEPTS, FIELD_KIND, field_value, fill_fields, placeholder_nodes
 from .fields import value_text
@@ -34,6 +35,11 @@ def _bound(tree: DesignTree, values: Mapping[str, Any]) -> dict[str, Any]:
         try:
             if variable.nodeId is None:  # a placeholder only
                 field_texts[name] = value_text(value)
+                if len(field_texts[name]) > MAX_TEXT_CHARACTERS:
+                    raise ValueError(
+                        f"the value is {len(field_texts[name]):,} characters; a text element shows at most "
+                        f"{MAX_TEXT_CHARACTERS:,}: send a shorter value"
+                    )
                 continue
             node = tree.nodes[variable.nodeId]
             spec = ELEMENT_TYPES[node.type].variable

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import engine
 from engine.errors import ActionError, EngineError
 from engine.names import invisible_character_problem, strip_invisible
+from engine.tree import tree_size_problem
 
 from ..errors import design_not_found, validation
 from ..models import NAME_MAX_LENGTH, CreateDesignBody, DuplicateDesignBody, ListQuery, PatchTreeBody, UpdateDesignBody
@@ -167,6 +168,9 @@ class Designs:
             except EngineError as exc:  # ActionError included
                 raise validation(exc.message) from None
             tree_json = new_tree.model_dump_json()
+            problem = tree_size_problem(len(tree_json.encode()), len(found[0].encode()))
+            if problem is not None:
+                raise validation(problem)  # the transaction rolls back: nothing saved
             modified = now()
             self.media.save_pending(cursor, ws, pending)
             cursor.execute(

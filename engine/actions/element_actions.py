@@ -64,7 +64,8 @@ def parse_add(raw: dict) -> Any:
         raise ValueError(f"args.type must be one of {', '.join(ADD_MODELS)} (got {kind!r})")
     model = ADD_MODELS[kind]
     try:
-        return model.model_validate(raw)
+        # The element's name, for refusals that name it (a text too long, say).
+        return model.model_validate(raw, context={"element": raw.get("name")})
     except ValidationError as exc:
         element = ELEMENT_TYPES[kind]
         raise ValueError(describe(exc, _model_map(element, model), _hints(element))) from None
@@ -157,7 +158,7 @@ def run_update(ctx: ApplyContext, args: UpdateElementArgs) -> dict:
         _check_unique_name(tree, args.newName, except_id=node.id)
         candidate["name"] = args.newName
     try:
-        updated = element.Node.model_validate(candidate)
+        updated = element.Node.model_validate(candidate, context={"element": candidate["name"]})
     except ValidationError as exc:
         raise ValueError(describe(exc, _model_map(element, element.Node), _hints(element))) from None
     _check_furniture_and_condition(tree, updated, condition_set="showIf" in args.model_fields_set)

@@ -14,7 +14,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    create_model,
+    model_validator,
+)
 from pydantic.fields import FieldInfo
 
 from ..editing import widget_of
@@ -407,6 +416,13 @@ def merge_keys(current: dict, patch: dict) -> dict:
 def box_size(node: Any) -> tuple[float, float]:
     """measure() of the types whose box is explicit: {x, y, w, h}."""
     return node.position.w, node.position.h
+
+
+def validated_element(info: ValidationInfo | None, what: str) -> str:
+    """`what` of the element being validated, named when the validation was given its name
+    (context {"element": name}, as the element actions give it): "the text 'intro'"."""
+    name = (info.context or {}).get("element") if info is not None else None
+    return f"{what} '{name}'" if isinstance(name, str) else what
 
 
 def with_data(node: Any, **changes: Any) -> Any:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Annotated, Any, Literal, NamedTuple
 
-from pydantic import Field, model_validator
+from pydantic import Field, ValidationInfo, model_validator
 
 from .. import text_style, typeset
 from ..colors import HexColor, is_opaque, to_rl
@@ -28,11 +28,15 @@ from .base import (
     StrictModel,
     VariableSpec,
     merge_keys,
+    validated_element,
 )
 from .text import ALIGN_HELP, FontWeight
 
 MAX_ROWS = 500
 MAX_COLUMNS = 50
+# README "Limits" (issue 31, item 3): every cell's text together; a table past it belongs
+# in several tables (a bound one grows over new sheets).
+MAX_TABLE_CHARACTERS = 200_000
 DEFAULT_COLUMN_WIDTH = 100.0
 
 
@@ -91,6 +95,16 @@ def set_cell_texts(cells: list[list[str | Cell]] | None, texts: list[list[str]])
 
 
 # Edited as a grid of texts; set_cell_texts keeps each cell's styles.
+def check_table_size(texts: list[list[str]], what: str) -> None:
+    """Every cell's text together: at most MAX_TABLE_CHARACTERS; `what` holds them."""
+    size = sum(len(text) for row in texts for text in row)
+    if size > MAX_TABLE_CHARACTERS:
+        raise ValueError(
+            f"{what} {size:,} characters; a table holds at most {MAX_TABLE_CHARACTERS:,} in its cells together: "
+            "split the rows over several tables"
+        )
+
+
 CellRows = Annotated[list[list[str | Cell]], Widget(CELLS, shown=cell_texts, stored=set_cell_texts)]
 
 
@@ -106,7 +120,7 @@ class TableData(StrictModel):
     headerColumn: bool = Field(False, description="The first column is a header column")
 
     @model_validator(mode="after")
-    def _grid(self) -> TableData:
+    def _grid(self, info: ValidationInfo) -> TableData:
         if self.cells is None:
             rows, columns = self.rows or 2, self.columns or 2
             self.cells = [[""] * columns for _ in range(rows)]
@@ -122,6 +136,7 @@ class TableData(StrictModel):
             columns = self.columns
         if rows > MAX_ROWS or columns > MAX_COLUMNS:
             raise ValueError(f"a table holds at most {MAX_ROWS} rows by {MAX_COLUMNS} columns")
+        check_table_size(cell_texts(self.cells), "the cells of " + validated_element(info, "the table") + " hold")
         self.cells = [list(r) + [""] * (columns - len(r)) for r in self.cells]
         self.rows, self.columns = rows, columns
         if self.columnWidths is not None:
@@ -610,6 +625,7 @@ def bind_value(node: Any, value: Any) -> Any:
                 text if isinstance(styled, str) else styled.model_copy(update={"data": CellData(content=text)})
             )
         cells.append(new_row)
+    check_table_size(cell_texts(cells), "the value's cells hold")  # a generation's value
     new_data = data.model_copy(update={"cells": cells, "rows": len(cells)})
     return node.model_copy(update={"data": new_data})
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BeforeValidator, Field, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, ValidationInfo, model_validator
 
 from .. import fields as placeholders
 from .. import fitting, links, markup, richtext, tagging, typeset
@@ -35,6 +35,7 @@ from .base import (
     TextLook,
     VariableSpec,
     merge_keys,
+    validated_element,
     with_data,
 )
 
@@ -97,8 +98,34 @@ def _content(current: str | list[str], edited: str) -> str | list[str]:
     return edited.split("\n") if isinstance(current, list) else edited
 
 
+# README "Limits": what one text element holds (issue 31, item 3). A text is measured on
+# every change of it and drawn in every PDF; past this it belongs in several elements.
+MAX_TEXT_CHARACTERS = 100_000
+SPLIT_TEXT = "split it over several text elements (data.overflow 'flow' carries one text over to new sheets)"
+
+
+def characters(content: str | list[str] | tuple[str, ...]) -> int:
+    """A content's length as shown: a list's items one per line."""
+    if isinstance(content, str):
+        return len(content)
+    return sum(len(item) for item in content) + max(len(content) - 1, 0)
+
+
+def check_text_size(content: str | list[str], info: ValidationInfo) -> str | list[str]:
+    """data.content: at most MAX_TEXT_CHARACTERS characters (checked before anything reads it)."""
+    size = characters(content)
+    if size > MAX_TEXT_CHARACTERS:
+        text = validated_element(info, "the text")
+        raise ValueError(
+            f"{text} is {size:,} characters; a text element holds at most {MAX_TEXT_CHARACTERS:,}: {SPLIT_TEXT}"
+        )
+    return content
+
+
 # One text area for a string or for list items, one per line.
-TextContent = Annotated[str | list[str], Widget(MULTILINE, shown=_lines, stored=_content)]
+TextContent = Annotated[
+    str | list[str], AfterValidator(check_text_size), Widget(MULTILINE, shown=_lines, stored=_content)
+]
 
 
 class TextPosition(StrictModel):
@@ -119,7 +146,9 @@ class TextPosition(StrictModel):
 
 
 class TextData(StrictModel):
-    content: TextContent = Field("", description="A string, or item strings when listFormat is a list")
+    content: TextContent = Field(
+        "", description="A string, or item strings when listFormat is a list; at most 100,000 characters"
+    )
     listFormat: ListFormat = "none"
     listStart: int = Field(1, ge=0, description="The first number of an ordered list")
     dataType: DataType = Field("string", description="How values are read and shown")
@@ -159,12 +188,12 @@ class TextData(StrictModel):
     )
 
     @model_validator(mode="after")
-    def _consistent(self) -> TextData:
+    def _consistent(self, info: ValidationInfo) -> TextData:
         if self.listFormat == "none" and isinstance(self.content, list):
             raise ValueError("content is a list: set data.listFormat to 'ordered' or 'unordered', or send a string")
         if self.listFormat != "none" and isinstance(self.content, str):
             self.content = self.content.split("\n") if self.content else []
-        check_fields(self)
+        check_fields(self, info)
         if self.dataType != "string":
             check_format(self.dataType, self.format, self.locale, self.currency)
             for item in self.items():
@@ -247,7 +276,7 @@ def check_parts(node: Any) -> None:
             )
 
 
-def check_fields(data: TextData) -> None:
+def check_fields(data: TextData, info: ValidationInfo | None = None) -> None:
     """extensions.md 1: a valid template in each item, samples only of its placeholders."""
     if not data.fields:
         if data.samples:
@@ -256,12 +285,21 @@ def check_fields(data: TextData) -> None:
     if data.dataType != "string":
         raise ValueError("data.fields needs dataType 'string': placeholders are text, not a number or a date")
     items = data.items()
+    shown = max(len(items) - 1, 0)  # the line breaks between list items
     for position, item in enumerate(items):
         try:
-            placeholders.parse(item)
+            segments = placeholders.parse(item)
         except placeholders.FieldSyntaxError as exc:
             where = f"item {position}, " if isinstance(data.content, list) else ""
             raise ValueError(f"content: {where}{exc}") from None
+        shown += sum(len(s) if isinstance(s, str) else len(data.samples.get(s.name, "")) for s in segments)
+    if shown > MAX_TEXT_CHARACTERS:
+        # Each placeholder shows its sample: a short content can show a long text.
+        text = validated_element(info, "the text")
+        raise ValueError(
+            f"samples: {text} with its samples in place is {shown:,} characters; a text element shows at most "
+            f"{MAX_TEXT_CHARACTERS:,}: shorten data.samples, or {SPLIT_TEXT}"
+        )
     known = placeholders.variable_names(items)
     for name in data.samples:
         if name in placeholders.RESERVED:
@@ -654,6 +692,12 @@ def bind_value(node: Any, value: Any) -> Any:
             raise ValueError("expected a string or a list of strings for a list text")
     elif isinstance(value, list):
         raise ValueError("expected a single value: this text is not a list (its listFormat is none)")
+    size = characters(value) if isinstance(value, str | list) else 0
+    if size > MAX_TEXT_CHARACTERS:
+        raise ValueError(
+            f"the value is {size:,} characters; a text element shows at most {MAX_TEXT_CHARACTERS:,}: send a "
+            "shorter value, or split the text over several variables"
+        )
     for item in value if isinstance(value, list) else [value]:
         if item != "" or data.dataType == "string":
             check_value(item, data.dataType, data.format, data.locale, data.currency)

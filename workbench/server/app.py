@@ -35,6 +35,9 @@ from .signin_links import SignInTokens  # noqa: E402
 # page's click without a thread. The render processes, not these threads, bound the CPU.
 UI_THREADS = 12
 RENDER_THREADS = 32
+# Threads for calls that check a whole design tree (GET /variables, batch submissions): CPU
+# work that holds the interpreter, so more threads would not finish it sooner (issue 31).
+TREE_THREADS = 2
 
 
 def api_patterns(service: Service, executors: Executors, tokens: SignInTokens) -> list[tuple]:
@@ -55,7 +58,8 @@ def build_server(service: Service, tokens: SignInTokens):  # noqa: ANN201
     executor = ThreadPoolExecutor(max_workers=settings.api_threads, thread_name_prefix="docbench-work")
     # Threads that mostly wait on a render process: many, since the processes bound the CPU used.
     render_threads = ThreadPoolExecutor(max_workers=RENDER_THREADS, thread_name_prefix="docbench-render")
-    executors = Executors(light=executor, render=render_threads)
+    tree_threads = ThreadPoolExecutor(max_workers=TREE_THREADS, thread_name_prefix="docbench-trees")
+    executors = Executors(light=executor, render=render_threads, trees=tree_threads)
     service.renderers.start()
     # Browser events run on a pool, so a slow callback never stalls the API (`num_threads`
     # given to pn.serve is ignored; the config value is what counts), each page's in order.
