@@ -98,4 +98,10 @@ def check_value(
 def check_format(data_type: DataType, pattern: str | None, locale: str, currency: str) -> None:
     """A pattern is checked once, on a sample value, when it is set."""
     if data_type != "string" and pattern is not None:
-        format_value(SAMPLES[data_type], data_type, pattern, locale, currency)
+        try:
+            format_value(SAMPLES[data_type], data_type, pattern, locale, currency)
+        except ValueError as exc:
+            message = str(exc)
+            if not message.startswith("format "):  # Babel's own words on the pattern ("Invalid length…")
+                message = f"format {pattern!r} is not an LDML {data_type} pattern Babel can use: {message}"
+            raise ValueError(message) from None
