@@ -39,7 +39,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from engine.render import Profile
+from engine.render.document import Profile
 
 log = logging.getLogger("docbench.metrics")
 

@@ -11,14 +11,14 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model, model_validator
 
 from engine.actions import MAX_ACTIONS, Action
-from engine.attachments import Attachments
-from engine.einvoice import EInvoice
-from engine.encryption import Encryption
-from engine.finishing import Finishing
-from engine.names import check_visible
-from engine.paper import MAX_PAGE_SIDE, MIN_PAGE_SIDE, Orientation, PaperSize
-from engine.render import Profile
-from engine.watermark import Watermark
+from engine.design.names import check_visible
+from engine.design.paper import MAX_PAGE_SIDE, MIN_PAGE_SIDE, Orientation, PaperSize
+from engine.finishing.attachments import Attachments
+from engine.finishing.einvoice import EInvoice
+from engine.finishing.encryption import Encryption
+from engine.finishing.options import Finishing
+from engine.finishing.watermark import Watermark
+from engine.render.document import Profile
 
 from .plans import FEATURES
 
@@ -37,7 +37,7 @@ class Strict(BaseModel):
 
 # Optional fields are left out rather than sent as null: `field: T = None` keeps null out of
 # the schema and refuses it. Constraints live on the types, so they never meet the default.
-# engine.names: no control, bidi or invisible characters in names people give.
+# engine.design.names: no control, bidi or invisible characters in names people give.
 NAME_MAX_LENGTH = 200  # names people give: designs, assets, uploads, workspaces
 Name = Annotated[str, Field(min_length=1, max_length=NAME_MAX_LENGTH), AfterValidator(check_visible)]
 # A name sent as a multipart form field (OpenAPI) or a tool argument (MCP), which no model parses.

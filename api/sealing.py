@@ -79,7 +79,7 @@ class PasswordSeal(Seal):
 class SigningMaterial:
     """What a render process needs to open the workspace's key itself (in memory, never
     stored): the version keys its `KeyCache`. The PKCS#12 and password stay out of repr.
-    `key_type` (engine.signing.SigningKey.key_type) is what the upload found; None in one
+    `key_type` (engine.finishing.signing.SigningKey.key_type) is what the upload found; None in one
     sealed before uploads kept it."""
 
     version: str

@@ -8,7 +8,7 @@ before), interleaved with the others so a busy machine slows them alike; only
 `render_pdf` is timed. The e-invoice
 is an EN 16931 Factur-X XML of 20 lines built once by workbench.notebook.einvoice (its schema
 check and embedding are timed; building it is not). "+ signature" renders and then signs
-as a render process does (engine.signing.sign_pdf, PAdES B-B) with an RSA-2048 key of a
+as a render process does (engine.finishing.signing.sign_pdf, PAdES B-B) with an RSA-2048 key of a
 self-signed certificate made here, opened once as the render processes' key cache does.
 """
 
@@ -20,7 +20,7 @@ import statistics
 import time
 
 from engine import Finishing, render_pdf
-from engine.signing import SigningKey, sign_pdf
+from engine.finishing.signing import SigningKey, sign_pdf
 from workbench import samples
 from workbench.notebook.einvoice import factur_x_xml
 

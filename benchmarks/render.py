@@ -32,10 +32,10 @@ from reportlab.lib.utils import ImageReader, simpleSplit
 from reportlab.pdfgen.canvas import Canvas
 
 from engine import DesignTree, apply, fonts, new_design, render_pdf, render_png
-from engine.render import Profile
+from engine.render.document import Profile
 from workbench import samples
 
-# engine.render sets this at import already; set it here too so the comparison does
+# engine.render.document sets this at import already; set it here too so the comparison does
 # not hang on import order: both sides write Flate streams without ASCII85 on top.
 rl_config.useA85 = 0
 

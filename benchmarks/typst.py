@@ -33,7 +33,7 @@ import zxingcpp
 
 from engine import DesignTree, fonts, render_pdf
 from engine.fonts import FONT_DIR
-from engine.render import Profile
+from engine.render.document import Profile
 from workbench import samples
 
 Row = dict[str, Any]

@@ -8,20 +8,21 @@ pdf = render_pdf(tree, {"name": "Ada"})
 
 from __future__ import annotations
 
-from . import actions, fonts, icons
+from . import actions, fonts
 from .actions import apply, catalog
-from .attachments import Attachment
-from .einvoice import EInvoice
+from .design.tree import SCHEMA_VERSION, DesignTree, new_design
+from .design.variables import apply_values, check_values, describe_variables, list_variables
 from .elements import ELEMENT_TYPES
-from .encryption import Encryption
 from .errors import ActionError, EngineError, LimitExceeded, RenderError, ValueBindingError
-from .finishing import Finishing
-from .images import ImageError, Resolver
-from .render import PageNotFound, Profile, rasterize, render_pdf, render_png
-from .render_options import RenderOptions
-from .tree import SCHEMA_VERSION, DesignTree, new_design
-from .variables import apply_values, check_values, describe_variables, list_variables
-from .watermark import Watermark
+from .finishing.attachments import Attachment
+from .finishing.einvoice import EInvoice
+from .finishing.encryption import Encryption
+from .finishing.options import Finishing
+from .finishing.watermark import Watermark
+from .media import icons
+from .media.images import ImageError, Resolver
+from .render.document import PageNotFound, Profile, rasterize, render_pdf, render_png
+from .render.options import RenderOptions
 
 Design = DesignTree
 

@@ -18,19 +18,26 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import colors, einvoice, fields, fonts, icons, markup, profiles, richtext, shaping, typeset
-from .compiled import FORMS
+from . import fonts
+from .design import colors
 from .elements import barcode, qr, table, text
+from .finishing import einvoice
 from .fonts.embedding import SUBSETS
-from .images import ImageLibrary
+from .media import icons
+from .media.images import ImageLibrary
+from .memo import TextCache
+from .pdf import structure_tree as profiles
+from .render.form_cache import FORMS
+from .text import markup, richtext, shaping, typeset
+from .text import placeholders as fields
 
 
 @dataclass(frozen=True)
 class CacheInfo:
-    name: str  # where it lives: "engine.shaping.shape"
+    name: str  # where it lives: "engine.text.shaping.shape"
     holds: str
     bound: int
-    unit: str  # "entries" or "bytes"
+    unit: str  # "entries", "bytes" or "characters"
     size: int  # now, in the unit
     hits: int | None = None
     misses: int | None = None
@@ -43,6 +50,8 @@ FUNCTIONS: tuple[tuple[Callable[..., Any], str], ...] = (
     (shaping.shape, "HarfBuzz's glyphs, per run of text, face, direction, script and language"),
     (shaping._line_runs, "a line's shaped runs in visual order"),
     (shaping.break_units, "a paragraph cut at its line-break opportunities"),
+    (shaping._class_of, "a character's line-break class"),
+    (shaping._short_piece_units, "a short piece between sure breaks, cut at its opportunities"),
     (shaping.clusters, "a text's grapheme clusters"),
     (shaping._hb_font, "HarfBuzz's font, per face"),
     (shaping._codes, "the character each glyph is drawn with, per face"),
@@ -54,6 +63,7 @@ FUNCTIONS: tuple[tuple[Callable[..., Any], str], ...] = (
     (richtext.wrap, "rich text's lines, per style and width"),
     (markup.parse, "the spans of a text's markup"),
     (markup._parser, "the markdown parser"),
+    (markup._links, "the links of a text's markup, by the text's digest"),
     (fields.parse, "the placeholders of a text"),
     (fonts._catalog, "the font catalog"),
     (fonts.face, "a face, per family, weight and slant asked for"),
@@ -90,6 +100,9 @@ def _catalog_files() -> int:
 
 def _function_info(function: Any, holds: str) -> CacheInfo:
     info = function.cache_info()
+    if isinstance(function, TextCache):  # bounded by the characters it holds, not by entries
+        name = f"{function.__module__}.{function.__qualname__}"
+        return CacheInfo(name, holds, info.max_characters, "characters", info.characters, info.hits, info.misses)
     bound = info.maxsize
     if bound is None:
         # Unbounded only when its inputs are a closed set: none, or the catalog's font files.
@@ -104,7 +117,7 @@ def caches() -> list[CacheInfo]:
     return [
         *(_function_info(function, holds) for function, holds in FUNCTIONS),
         CacheInfo(
-            "engine.compiled.FORMS",
+            "engine.render.form_cache.FORMS",
             "compiled forms, per run of static drawing",
             FORMS.capacity_bytes,
             "bytes",
@@ -122,14 +135,14 @@ def caches() -> list[CacheInfo]:
             subsets["misses"],
         ),
         CacheInfo(
-            "engine.images.ImageLibrary",
+            "engine.media.images.ImageLibrary",
             "prepared images (decoded, compressed), per content and crop",
             ImageLibrary.CAPACITY,
             "entries",
             ImageLibrary.shared_stats()["entries"],
         ),
         CacheInfo(
-            "engine.profiles.FORMATTED",
+            "engine.pdf.structure_tree.FORMATTED",
             "objects of the tagged profiles formatted once (sRGB profile, metadata)",
             profiles.FORMATTED_MAX,
             "entries",

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Build engine/icons/tabler-outline.json from an extracted @tabler/icons npm package.
+"""Build engine/media/icons/tabler-outline.json from an extracted @tabler/icons npm package.
 
 Maintainers only; never run at install or test time. Usage:
 
@@ -7,7 +7,7 @@ Maintainers only; never run at install or test time. Usage:
     .venv/bin/python scripts/build_icons.py /tmp/icons-work/package [--dump-dir /tmp/icon-diffs]
 
 For every outline SVG the script renders the icon twice at SIZE x SIZE pixels:
-  * the runtime path: engine.icons._svg_to_drawing (svglib -> reportlab Drawing) drawn into a
+  * the runtime path: engine.media.icons._svg_to_drawing (svglib -> reportlab Drawing) drawn into a
     one-page PDF with renderPDF and rasterised with pypdfium2;
   * the reference: cairosvg.
 Both are composited on white and converted to grayscale "ink" (0 = white, 1 = black). An icon is
@@ -69,7 +69,7 @@ def render_svglib(svg: str) -> np.ndarray:
     from reportlab.graphics import renderPDF
     from reportlab.pdfgen.canvas import Canvas
 
-    from engine.icons import VIEWBOX, _svg_to_drawing
+    from engine.media.icons import VIEWBOX, _svg_to_drawing
 
     drawing = _svg_to_drawing(svg)
     buf = io.BytesIO()
@@ -95,7 +95,7 @@ def render_cairo(svg: str) -> np.ndarray:
 
 def compare(path: Path) -> dict:
     """Render one icon both ways; returns metrics, or an error string if svglib fails."""
-    from engine.icons import _resolve
+    from engine.media.icons import _resolve
 
     logging.getLogger("svglib").setLevel(logging.ERROR)
     text = path.read_text(encoding="utf-8")
@@ -121,7 +121,7 @@ def dump_pair(path: Path, dump_dir: Path, tag: str) -> None:
     """Save svglib | cairosvg side by side (scaled up) for eyeballing."""
     from PIL import Image
 
-    from engine.icons import _resolve
+    from engine.media.icons import _resolve
 
     svg = _resolve(minify(path.read_text(encoding="utf-8")), "#000000", None)
     imgs = []
@@ -145,13 +145,13 @@ README = """\
   files `icons/outline/*.svg`.
 - `tabler-outline.json`: `{{"version": ..., "icons": {{id: svg}}}}`, id = file name without
   `.svg`; the SVG text is the original, whitespace-minified only (all attributes kept, stroke
-  and fill still `currentColor`, which `engine.icons.icon_svg` resolves).
+  and fill still `currentColor`, which `engine.media.icons.icon_svg` resolves).
 - {total} outline icons in the package, **{kept} kept**, **{left_out} left out**.
 
 ## Why some are left out
 
 Icons are drawn into PDFs as vectors through svglib. The build renders every icon twice at
-{size}x{size} px, once through the runtime path (`engine.icons._svg_to_drawing`: svglib ->
+{size}x{size} px, once through the runtime path (`engine.media.icons._svg_to_drawing`: svglib ->
 reportlab Drawing -> PDF -> pypdfium2) and once with cairosvg as the reference, and compares the
 grayscale ink. The metric is the largest mean |difference| over {block}x{block} px cells, so a
 small missing or extra element is caught even in a large icon. An icon is left out when svglib

@@ -1,4 +1,4 @@
-"""Names over real HTTP and the CLI: no control, bidi or invisible characters (engine.names)."""
+"""Names over real HTTP and the CLI: no control, bidi or invisible characters (engine.design.names)."""
 
 from __future__ import annotations
 

@@ -8,18 +8,22 @@ import hashlib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from engine import caches, compiled, fonts, render_pdf, shaping
+from engine import caches, fonts, render_pdf
 from engine.fonts import embedding
+from engine.memo import TextCache
+from engine.render import form_cache as compiled
+from engine.text import shaping
 from workbench import samples
 
 from .test_same_bytes import DIGESTS, render, udhr_page
 
 ENGINE = Path(__file__).resolve().parent.parent / "engine"
-CACHE_DECORATORS = {"cache", "lru_cache"}
+CACHE_DECORATORS = {"cache", "lru_cache", "text_cache"}
 
 
 def cached_functions() -> set[str]:
-    """Every function of the engine under functools' cache or lru_cache, as module.qualname."""
+    """Every function of the engine under functools' cache or lru_cache, or engine.memo's
+    text_cache, as module.qualname."""
     found = set()
     for path in ENGINE.rglob("*.py"):
         parts = path.relative_to(ENGINE.parent).with_suffix("").parts
@@ -44,6 +48,8 @@ def test_every_cache_is_bounded():
     for info in caches.caches():
         assert info.bound > 0 and 0 <= info.size, info
     for function, _ in caches.FUNCTIONS:
+        if isinstance(function, TextCache):
+            continue  # bounded by characters (engine.memo): its bound is info.bound above
         if function.cache_info().maxsize is None:  # only a memo of nothing, or of the catalog's files
             assert function is fonts._face or not function.__wrapped__.__code__.co_argcount, function
 

@@ -11,7 +11,7 @@ import pytest
 from api.service import Service, Settings
 from engine import apply, new_design
 from engine.elements import ELEMENT_TYPES
-from engine.layout import page_digest, page_without
+from engine.render.layout import page_digest, page_without
 from workbench import samples
 from workbench.client.api import LocalClient
 from workbench.editor import geometry

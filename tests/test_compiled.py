@@ -1,4 +1,4 @@
-"""Compiled designs (issue 20, engine.compiled): what every row of a design draws the same is
+"""Compiled designs (issue 20, engine.render.form_cache): what every row of a design draws the same is
 drawn once per design version as a Form XObject; the documents read and look exactly as when
 every element is drawn on the page, in every case the forms cannot carry too."""
 
@@ -12,7 +12,8 @@ import pikepdf
 import pypdfium2 as pdfium
 import pytest
 
-from engine import DesignTree, RenderOptions, apply, compiled, new_design, render_pdf, render_png
+from engine import DesignTree, RenderOptions, apply, new_design, render_pdf, render_png
+from engine.render import form_cache as compiled
 from workbench import samples
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from engine import apply, render_pdf
 from engine.elements.text import fitted_text, layout
-from engine.layout import layout as lay_out_sheets
+from engine.render.layout import layout as lay_out_sheets
 
 from .conftest import action, add, build, page_count, pdf_text
 from .pdf_checker import problems

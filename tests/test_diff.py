@@ -1,11 +1,11 @@
-"""engine.diff.changes: the actions that turn one tree into another (undo and redo)."""
+"""engine.design.diff.changes: the actions that turn one tree into another (undo and redo)."""
 
 from __future__ import annotations
 
 import pytest
 
 from engine import DesignTree, apply
-from engine.diff import changes
+from engine.design.diff import changes
 from workbench.samples import certificate, invoice
 
 from .conftest import action, add

@@ -7,7 +7,7 @@ from functools import partial
 import pytest
 
 from api.service import Service, Settings
-from engine.diff import changes
+from engine.design.diff import changes
 from workbench.client.api import LocalClient
 from workbench.editor.geometry import boxes, new_element, placement_patch, resize_mode
 from workbench.editor.session import DesignSession

@@ -20,12 +20,12 @@ from mcp.client.streamable_http import create_mcp_http_client, streamable_http_c
 from pydantic import Field
 
 from engine import apply, new_design
-from engine.colors import HexColor
-from engine.editing import COLOR, Widget, plain_type, widget_of
+from engine.design.colors import HexColor
+from engine.design.variables import image_variable_names
 from engine.elements import ELEMENT_TYPES, ElementType
+from engine.elements.editing import COLOR, Widget, plain_type, widget_of
 from engine.elements.text import ELEMENT as TEXT
 from engine.elements.text import TextStyles
-from engine.variables import image_variable_names
 from workbench.editor.colour_picker import ColourPicker
 
 from .conftest import add, run_async
@@ -43,7 +43,7 @@ from typing import Any
 from pydantic import Field
 
 from engine import typeset
-from engine.colors import HexColor, to_rl
+from engine.design.colors import HexColor, to_rl
 from engine.elements.base import (
     BoxPosition, ElementType, Opacity, StrictModel, VariableSpec, box_size, require_string, with_data,
 )

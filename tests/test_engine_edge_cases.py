@@ -7,8 +7,8 @@ import pytest
 from PIL import Image
 
 from engine import ActionError, EngineError, PageNotFound, RenderError, apply, new_design, render_pdf, render_png
-from engine.layout import layout
-from engine.variables import apply_values
+from engine.design.variables import apply_values
+from engine.render.layout import layout
 
 from .conftest import action, add, build, crop_points, page_image, pdf_text
 

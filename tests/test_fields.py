@@ -2,7 +2,16 @@
 
 import pytest
 
-from engine.fields import FieldSyntaxError, Placeholder, Sheet, fill, names, parse, value_text, variable_names
+from engine.text.placeholders import (
+    FieldSyntaxError,
+    Placeholder,
+    Sheet,
+    fill,
+    names,
+    parse,
+    value_text,
+    variable_names,
+)
 
 
 def test_a_template_is_literal_text_and_placeholders_in_order():

@@ -10,7 +10,7 @@ import pytest
 from engine import apply, new_design
 from engine.elements import ELEMENT_TYPES
 from engine.errors import EngineError
-from engine.fields import fill
+from engine.text.placeholders import fill
 from workbench.editor import geometry
 from workbench.editor.colour_picker import ColourPicker
 from workbench.editor.properties import NO_CONDITION, element_form

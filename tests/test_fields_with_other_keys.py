@@ -10,10 +10,11 @@ import pikepdf
 import pikepdf.pdfa
 import pytest
 
-from engine import render_pdf, typeset
+from engine import render_pdf
+from engine.design.variables import apply_values
 from engine.elements.text import text_style
-from engine.layout import layout
-from engine.variables import apply_values
+from engine.render.layout import layout
+from engine.text import typeset
 
 from .conftest import action, add, build, font_report, pdf_text
 from .validators import assert_passes_its_profiles_validator, outloud
@@ -210,7 +211,7 @@ def test_a_condition_on_a_field_goes_when_its_last_placeholder_goes():
 
 
 def test_a_preview_with_a_condition_on_a_field_follows_the_sample():
-    from engine.layout import page_digest
+    from engine.render.layout import page_digest
 
     tree = paid_invoice(paid_on="1 May")
     before = page_digest(tree.model_dump(mode="json"), 0)

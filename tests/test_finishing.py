@@ -18,8 +18,8 @@ import pytest
 from lxml import etree
 
 from engine import EngineError, Finishing, Watermark, render_pdf
-from engine.attachments import Attachment
-from engine.einvoice import EInvoice
+from engine.finishing.attachments import Attachment
+from engine.finishing.einvoice import EInvoice
 from workbench import samples
 from workbench.notebook.einvoice import factur_x_xml
 

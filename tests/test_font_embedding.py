@@ -16,11 +16,13 @@ import pytest
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 
-from engine import render_pdf, reportlab_internals, shaping
+from engine import render_pdf
 from engine.fonts import embedding
 from engine.fonts.embedding import EmbeddedSubset, EmbeddedTTFont
-from engine.reportlab_internals import TrueTypeFont
-from engine.typeset import TextStyle
+from engine.pdf import reportlab_internals
+from engine.pdf.reportlab_internals import TrueTypeFont
+from engine.text import shaping
+from engine.text.typeset import TextStyle
 from workbench import samples
 
 from .conftest import add, build, pdf_text
@@ -29,7 +31,7 @@ LANGUAGES = {
     entry["lang"]: entry["text"]
     for entry in json.loads((Path(__file__).parent / "data" / "udhr_article1.json").read_text())["languages"]
 }
-# Arabic (joined forms: glyphs no character maps to, drawn with engine.shaping's private
+# Arabic (joined forms: glyphs no character maps to, drawn with engine.text.shaping's private
 # codes, whose ToUnicode entries say what each stands for in the document), Chinese and
 # Japanese (subsets past the first).
 LANGUAGES["ar"] = "مرحبا بالعالم 123 مرحبا"

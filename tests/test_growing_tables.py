@@ -3,8 +3,8 @@
 import pytest
 
 from engine import render_pdf
-from engine.layout import FLOW_MARGIN, layout
-from engine.variables import apply_values
+from engine.design.variables import apply_values
+from engine.render.layout import FLOW_MARGIN, layout
 
 from .conftest import action, add, build, page_count, pdf_text
 

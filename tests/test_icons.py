@@ -1,4 +1,4 @@
-"""Tests for the bundled Tabler outline-icon catalog (engine.icons)."""
+"""Tests for the bundled Tabler outline-icon catalog (engine.media.icons)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pypdfium2.raw as pdfium_c
 import pytest
 from reportlab.pdfgen.canvas import Canvas
 
-from engine import icons
+from engine.media import icons
 
 PAGE = 400.0
 # Deliberately not square: the icon must be fitted to 100x100 and centred horizontally.

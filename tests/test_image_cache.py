@@ -1,4 +1,4 @@
-"""A design's images are decoded and compressed once per process (engine.images.ImageLibrary),
+"""A design's images are decoded and compressed once per process (engine.media.images.ImageLibrary),
 whatever the number of documents drawn with them."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import io
 import pikepdf
 
 from engine import render_pdf
-from engine.images import ImageLibrary
+from engine.media.images import ImageLibrary
 from workbench import samples
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from engine.markup import Span, check_link, check_links, escape, links, parse, plain
+from engine.text.markup import Span, check_link, check_links, escape, links, parse, plain
 
 
 def test_bold_italic_and_strike_in_both_spellings():

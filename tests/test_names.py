@@ -1,4 +1,4 @@
-"""engine.names: no control, bidi or invisible characters in names; element and page names in
+"""engine.design.names: no control, bidi or invisible characters in names; element and page names in
 actions; what a file name (an attachment's, a download's) may not hold besides."""
 
 from __future__ import annotations
@@ -7,8 +7,7 @@ import pydantic
 import pytest
 
 from engine import ActionError, DesignTree, apply, new_design
-from engine.attachments import Attachment
-from engine.names import (
+from engine.design.names import (
     STORED,
     check_visible,
     file_name_problem,
@@ -16,6 +15,7 @@ from engine.names import (
     safe_file_name,
     strip_invisible,
 )
+from engine.finishing.attachments import Attachment
 
 from .conftest import action, add
 

@@ -306,7 +306,7 @@ def test_the_installed_server_renders_with_the_bundled_fonts_icons_and_icc_profi
     assert fonts and all(f["embedded"] for f in fonts) and any("Lora" in f["name"] for f in fonts), fonts
     with pikepdf.open(io.BytesIO(pdf)) as document:
         (intent,) = document.Root.OutputIntents
-        assert intent.DestOutputProfile.read_bytes() == (ROOT / "engine/icc/sRGB.icc").read_bytes()
+        assert intent.DestOutputProfile.read_bytes() == (ROOT / "engine/pdf/icc/sRGB.icc").read_bytes()
     icon_box = (60, 200, 160, 300)
     assert ink_ratio(crop_points(page_image(pdf), icon_box)) > 0.02, "the star icon drew nothing"
 

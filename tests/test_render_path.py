@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from engine import DesignTree
-from engine.diff import changes
+from engine.design.diff import changes
 
 from .conftest import pdf_text
 from .server import Server, create_workspace, wait_until

@@ -13,11 +13,11 @@ from PIL import Image
 
 from engine import apply, render_pdf, render_png
 from engine.actions import catalog
-from engine.diff import changes
+from engine.design.diff import changes
+from engine.design.variables import apply_values
 from engine.elements import ELEMENT_TYPES
 from engine.errors import ActionError
-from engine.layout import layout, page_digest
-from engine.variables import apply_values
+from engine.render.layout import layout, page_digest
 
 from .conftest import action, add, build, crop_points, ink_ratio, pdf_text
 from .pdf_checker import problems
@@ -480,7 +480,7 @@ def test_a_pages_digest_follows_furniture_and_conditions_from_other_pages():
     assert digest([add("text", "other", {"x": 40, "y": 300}, {"content": "x"})]) == before
 
 
-# Undo and redo (engine.diff)
+# Undo and redo (engine.design.diff)
 
 
 def test_undoing_the_removal_of_a_variable_brings_back_the_conditions_on_it(conditional):

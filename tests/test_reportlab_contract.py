@@ -1,4 +1,4 @@
-"""What engine.reportlab_internals assumes of ReportLab's internals, checked against the
+"""What engine.pdf.reportlab_internals assumes of ReportLab's internals, checked against the
 installed ReportLab: after upgrading ReportLab, run this file (and tests/test_same_bytes.py).
 
 One test per assumption, named after it; each uses ReportLab's own objects as the seam does.
@@ -20,8 +20,8 @@ from reportlab.pdfbase import pdfdoc, pdfmetrics, ttfonts
 from reportlab.pdfgen.canvas import Canvas
 
 from engine import fonts, render_pdf
-from engine import reportlab_internals as rl
 from engine.fonts.embedding import EmbeddedTTFont
+from engine.pdf import reportlab_internals as rl
 from workbench import samples
 
 
@@ -35,7 +35,7 @@ _BUFFERS: dict[int, io.BytesIO] = {}
 
 
 def canvas_for(**options) -> Canvas:
-    """A canvas as the engine makes one (engine.render), writing into a buffer `written` reads."""
+    """A canvas as the engine makes one (engine.render.document), writing into a buffer `written` reads."""
     fonts.install_defaults()
     buffer = io.BytesIO()
     canvas = Canvas(buffer, invariant=1, pageCompression=1, **options)

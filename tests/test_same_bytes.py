@@ -8,7 +8,7 @@ profiles through pikepdf). The digests were computed at main before the change (
 replaced set as `reference` says.
 
 The UDHR page is the same too although its private glyph codes are now a function of the
-glyph and their meaning is kept per document (engine.reportlab_internals): what those codes
+glyph and their meaning is kept per document (engine.pdf.reportlab_internals): what those codes
 stand for was decided, before, by the first document of the process that drew each glyph,
 which in a fresh process is this one.
 """

@@ -20,8 +20,9 @@ import pikepdf
 import pypdfium2 as pdfium
 import pytest
 
-from engine import render_pdf, shaping, typeset
+from engine import render_pdf
 from engine.elements.text import fitted_text
+from engine.text import shaping, typeset
 
 from .conftest import add, build, page_count, page_image, pdf_text
 from .validators import assert_passes_its_profiles_validator

@@ -1,4 +1,4 @@
-"""Signatures (extensions.md 9): engine.signing's PAdES B-B signatures, validated by pyHanko
+"""Signatures (extensions.md 9): engine.finishing.signing's PAdES B-B signatures, validated by pyHanko
 under a test CA made here with `cryptography`, in every profile (the tagged ones through
 their own gates), and the signing certificate kept by a real `docbench serve` on each store:
 uploaded over real HTTP and MCP, answered, refused, removed, and found in no answer, log,
@@ -36,7 +36,7 @@ from pyhanko_certvalidator import ValidationContext
 
 from engine import render_pdf
 from engine.errors import EngineError
-from engine.signing import (
+from engine.finishing.signing import (
     FIELD_DESCRIPTION,
     MAX_KDF_ITERATIONS,
     MAX_TOTAL_KDF_ITERATIONS,
@@ -977,7 +977,7 @@ def test_the_sealed_value_does_not_open_in_another_workspaces_row(service_settin
 
 def test_a_certificate_sealed_before_key_types_were_kept_is_still_handed_to_sign(service_settings, credential):
     """Sealed without its key's type (uploaded before issue 31): no profile is refused ahead,
-    and the render process that opens it to sign decides (engine.signing.sign_pdf)."""
+    and the render process that opens it to sign decides (engine.finishing.signing.sign_pdf)."""
     from api.sealing import CertificateSeal, seal_context, server_secret
     from api.service import Service
 

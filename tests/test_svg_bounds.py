@@ -12,10 +12,10 @@ import time
 
 import pytest
 
-from engine.icons import icon_ids, icon_svg
-from engine.images import ImageError
-from engine.svg import _parse_svg, rasterize_svg
-from engine.svg_work import SVG_MAX_DEPTH, SVG_MAX_WORK, check_svg_work
+from engine.media.icons import icon_ids, icon_svg
+from engine.media.images import ImageError
+from engine.media.svg import _parse_svg, rasterize_svg
+from engine.media.svg_work import SVG_MAX_DEPTH, SVG_MAX_WORK, check_svg_work
 
 from .test_api_media import upload
 

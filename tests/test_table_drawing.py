@@ -13,7 +13,8 @@ import pypdfium2 as pdfium
 import pytest
 from PIL import ImageChops
 
-from engine import RenderOptions, render_pdf, typeset
+from engine import RenderOptions, render_pdf
+from engine.text import typeset
 from workbench import samples
 
 from .conftest import add, build, page_image, pdf_text

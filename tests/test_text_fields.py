@@ -248,7 +248,7 @@ def test_filled_fields_and_page_numbers_in_the_tagged_profiles(profile):
 
 
 def test_a_preview_showing_page_numbers_is_redrawn_when_another_page_changes():
-    from engine.layout import page_digest
+    from engine.render.layout import page_digest
 
     numbered_tree = build([action("add_page"), numbered("n", 40)])
     plain_tree = build([action("add_page"), add("text", "n", {"x": 40, "y": 40}, {"content": "Page 1"})])

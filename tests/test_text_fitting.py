@@ -13,14 +13,15 @@ import pikepdf.pdfa
 import pypdfium2 as pdfium
 import pytest
 
-from engine import ActionError, apply, fitting, new_design, render_pdf, typeset
+from engine import ActionError, apply, new_design, render_pdf
 from engine.actions import catalog
+from engine.design.variables import apply_values
 from engine.elements import ELEMENT_TYPES
 from engine.elements import text as text_module
 from engine.elements.text import fitted_text
 from engine.errors import LimitExceeded
-from engine.layout import flow_margin, layout
-from engine.variables import apply_values
+from engine.render.layout import flow_margin, layout
+from engine.text import fitting, typeset
 
 from .conftest import action, add, build, page_count, pdf_text
 from .pdf_checker import problems
@@ -618,7 +619,7 @@ def test_a_flowing_text_follows_another_onto_the_next_sheets():
 
 
 def test_an_unset_max_height_stays_out_of_the_stored_tree_and_undo_clears_a_set_one():
-    from engine.diff import changes
+    from engine.design.diff import changes
 
     tree = build([add("text", "t", {"x": 40, "y": 40, "maxWidth": 200}, {"content": "x"})])
     assert '"maxHeight"' not in tree.to_json()

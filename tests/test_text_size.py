@@ -11,16 +11,17 @@ import threading
 import pytest
 from uniseg.linebreak import line_break, line_break_units
 
-from engine import apply, new_design, shaping, typeset
+from engine import apply, new_design
+from engine.design.tree import MAX_TREE_BYTES, tree_size_problem
+from engine.design.variables import check_values
 from engine.elements import ELEMENT_TYPES
 from engine.elements.table import MAX_TABLE_CHARACTERS
 from engine.elements.text import MAX_TEXT_CHARACTERS, TextStyles, element_style
 from engine.errors import ActionError, ValueBindingError
-from engine.markup import check_links
-from engine.markup import parse as parse_markup
 from engine.memo import text_cache
-from engine.tree import MAX_TREE_BYTES, tree_size_problem
-from engine.variables import check_values
+from engine.text import shaping, typeset
+from engine.text.markup import check_links
+from engine.text.markup import parse as parse_markup
 
 from .conftest import action, add, build
 
@@ -166,7 +167,7 @@ def test_links_with_allowed_schemes_pass_however_they_are_written():
 
 
 def test_a_line_without_markup_characters_reads_as_the_parser_reads_it():
-    from engine.markup import _parse_line, _parsed_line
+    from engine.text.markup import _parse_line, _parsed_line
 
     rng = random.Random(31)
     alphabet = "abc XYZ 123 .,;:!?'\"()<>&#%$@{}|^`+-=/ é中ا\u00a0\u200b"

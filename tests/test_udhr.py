@@ -9,8 +9,8 @@ import pypdfium2 as pdfium
 import pytest
 
 from engine import apply, render_pdf
+from engine.design.tree import new_design
 from engine.elements import ELEMENT_TYPES
-from engine.tree import new_design
 
 from .conftest import add, counter_ids, font_report
 from .pdf_checker import problems

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from urllib.parse import quote, urljoin, urlsplit
 
-from engine.images import sniff
+from engine.media.images import sniff
 
 MAX_REDIRECTS = 3
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})

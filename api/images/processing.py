@@ -14,8 +14,8 @@ from functools import cache
 from PIL import Image, ImageDraw, ImageFont
 
 from engine.fonts import FONT_DIR
-from engine.images import ImageError, check_raster_size, corrupt_message, decode, is_blank, sniff
-from engine.svg import rasterize_svg
+from engine.media.images import ImageError, check_raster_size, corrupt_message, decode, is_blank, sniff
+from engine.media.svg import rasterize_svg
 
 ACCEPTED = "PNG, JPEG, WebP or SVG"
 THUMBNAIL_SIDE = 256

@@ -24,8 +24,8 @@ from cryptography.exceptions import InvalidTag
 from pydantic import BaseModel
 
 import engine
+from engine.design.names import STORED
 from engine.errors import EngineError, RenderError
-from engine.names import STORED
 
 from ..blobs import copy_to, open_blobs
 from ..errors import ApiError
@@ -34,7 +34,7 @@ from ..renderers import RenderLimits, check_pdf_size
 from ..sealing import PasswordSeal, SealedCertificate, SigningMaterial, open_sealed
 
 if TYPE_CHECKING:
-    from engine.signing import KeyCache
+    from engine.finishing.signing import KeyCache
 
 log = logging.getLogger("docbench.jobs")
 
@@ -217,7 +217,7 @@ def signed(pdf: bytes, profile: str, finishing: engine.Finishing | None, materia
     global _signing_keys
     if material is None:
         return pdf
-    from engine.signing import KeyCache, sign_pdf
+    from engine.finishing.signing import KeyCache, sign_pdf
 
     if _signing_keys is None:
         _signing_keys = KeyCache()

@@ -15,7 +15,7 @@ RESOURCES = {
     "docbench://catalog/icons": (
         "Icon catalog",
         "Every icon id usable as data.iconId of an icon element",
-        lambda: {"icons": engine.icons.icon_ids()},
+        lambda: {"icons": engine.media.icons.icon_ids()},
     ),
 }
 

@@ -143,7 +143,7 @@ class Renderers:
 
     def certificate(self, owner: str, data: bytes, password: str | None, at: Any) -> Any:
         """An uploaded PKCS#12 opened and checked in a render process (its key derivations hold
-        the interpreter lock): (engine.signing.CertificateInfo, its key's type), or 400 saying
+        the interpreter lock): (engine.finishing.signing.CertificateInfo, its key's type), or 400 saying
         why it cannot sign, each message starting "file: "."""
         return self._call(
             "open_certificate",

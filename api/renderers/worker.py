@@ -84,10 +84,10 @@ def process_image(data: bytes, max_bytes: int):  # noqa: ANN201
 
 
 def open_certificate(data: bytes, password: str | None, at):  # noqa: ANN001, ANN201 (an aware datetime)
-    """An uploaded PKCS#12 opened and checked as signing will open it (engine.signing, its work
-    bounded first): (engine.signing.CertificateInfo, the key's type). Opened here, not in the
+    """An uploaded PKCS#12 opened and checked as signing will open it (engine.finishing.signing, its work
+    bounded first): (engine.finishing.signing.CertificateInfo, the key's type). Opened here, not in the
     web process: OpenSSL's key derivations hold the interpreter lock while they run."""
-    from engine.signing import SigningKey
+    from engine.finishing.signing import SigningKey
 
     key = SigningKey.from_pkcs12(data, password, at=at)
     return key.info, key.key_type

@@ -10,7 +10,7 @@ import string
 from dataclasses import dataclass
 from typing import Any
 
-from engine.names import invisible_character_problem
+from engine.design.names import invisible_character_problem
 
 from ..errors import ApiError, validation
 from ..models import NAME_MAX_LENGTH
@@ -44,7 +44,7 @@ class Workspace:
 
 def checked_name(name: str, what: str = "name") -> str:
     """A name someone gave, unchanged, or 400 naming the rule it breaks: 1 to 200 characters,
-    no control, bidi or invisible character (engine.names, the same rule as the API's models)."""
+    no control, bidi or invisible character (engine.design.names, the same rule as the API's models)."""
     if not 1 <= len(name) <= NAME_MAX_LENGTH:
         raise validation(f"{what} must be 1 to {NAME_MAX_LENGTH} characters")
     problem = invisible_character_problem(name)

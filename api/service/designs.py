@@ -8,9 +8,9 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 import engine
+from engine.design.names import invisible_character_problem, strip_invisible
+from engine.design.tree import tree_size_problem
 from engine.errors import ActionError, EngineError
-from engine.names import invisible_character_problem, strip_invisible
-from engine.tree import tree_size_problem
 
 from ..errors import design_not_found, validation
 from ..models import NAME_MAX_LENGTH, CreateDesignBody, DuplicateDesignBody, ListQuery, PatchTreeBody, UpdateDesignBody

@@ -10,8 +10,8 @@ import time
 from collections import OrderedDict
 
 import engine
-from engine.layout import page_digest, page_without
-from engine.names import safe_file_name
+from engine.design.names import safe_file_name
+from engine.render.layout import page_digest, page_without
 
 from ..blobs import Blobs, UrlSigner
 from ..errors import ApiError
@@ -34,7 +34,7 @@ PREVIEW_WATERMARK = engine.Watermark(text="PREVIEW", opacity=0.25)
 
 def pdf_filename(design_name: str) -> str:
     """A download name from the design's name (spec 2.8: ends in .pdf) that keeps the file
-    name rule (engine.names): a design's name may hold a slash or be "CON", and one saved
+    name rule (engine.design.names): a design's name may hold a slash or be "CON", and one saved
     before the name rule may hold a bidi control. Cut to 120 characters, to read in a download bar."""
     return safe_file_name(design_name[:120], "document", ".pdf")
 

@@ -11,10 +11,10 @@ from pathlib import PurePath
 from typing import Any
 
 from engine import DesignTree
+from engine.design.names import strip_invisible
 from engine.elements import ELEMENT_TYPES
 from engine.errors import ActionError
-from engine.images import REF_PATTERN, ImageError, decode_data_uri
-from engine.names import strip_invisible
+from engine.media.images import REF_PATTERN, ImageError, decode_data_uri
 
 from ..blobs import Blobs, UrlSigner
 from ..errors import ApiError, validation
@@ -70,7 +70,7 @@ class PendingUpload:
 
 
 def _default_name(filename: str | None, fallback: str) -> str:
-    """A name from a file name or URL: nobody chose its invisible characters, so they go (engine.names)."""
+    """A name from a file name or URL: nobody chose its invisible characters, so they go (engine.design.names)."""
     name = PurePath((filename or "").replace("\\", "/")).name.strip()
     return strip_invisible(name[:NAME_MAX_LENGTH]).strip() or fallback
 

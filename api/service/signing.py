@@ -1,7 +1,7 @@
 """Each workspace's signing certificate (extensions.md 9): kept sealed, never shown, opened to sign.
 
 `PUT /signing-certificate` takes a PKCS#12 (at most 256 KB) and its password, checks in a
-render process that it can sign now (engine.signing says why not: more key-derivation work
+render process that it can sign now (engine.finishing.signing says why not: more key-derivation work
 than it allows, not a PKCS#12, the wrong password, no private key, a key type pyHanko
 cannot sign with, a certificate expired or not valid yet) and keeps the two
 sealed together in the workspace's row of `signing_certificates` (migration 12): AES-GCM
@@ -13,7 +13,7 @@ certificate's public part, kept beside it in clear.
 
 The PKCS#12 and its password are never answered, logged or written as a blob; they are
 opened only in the processes that render (never on a web process's threads), each keeping
-the opened key by version (engine.signing.KeyCache; a new upload is a new version), so a
+the opened key by version (engine.finishing.signing.KeyCache; a new upload is a new version), so a
 batch opens it once, not per row. The key's type is sealed with them: the web process
 checks a profile against it (pdf-a signs with RSA only) without opening anything.
 """
@@ -180,7 +180,7 @@ def _check_profile(material: SigningMaterial, profile: str) -> None:
     kept it is checked where it is opened to sign, and refused there."""
     if material.key_type is None:
         return
-    from engine.signing import SigningKeyError, check_key_signs
+    from engine.finishing.signing import SigningKeyError, check_key_signs
 
     try:
         check_key_signs(material.key_type, profile)

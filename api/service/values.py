@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 import engine
+from engine.design.variables import image_variable_names
 from engine.errors import EngineError
-from engine.variables import image_variable_names
 
 from ..errors import validation
 

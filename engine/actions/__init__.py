@@ -11,11 +11,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..conditions import drop_orphan_conditions
+from ..design.conditions import drop_orphan_conditions
+from ..design.placeholder_variables import sync_field_variables
+from ..design.tree import DesignTree
 from ..elements import StrictModel
 from ..errors import ActionError, EngineError
-from ..field_variables import sync_field_variables
-from ..tree import DesignTree
 from .base import ActionSpec, ApplyContext, random_id
 from .element_actions import ELEMENT_ACTIONS, element_result
 from .errors import describe

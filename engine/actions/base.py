@@ -10,8 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, TypeAdapter, model_validator
 
+from ..design.tree import DesignTree
 from ..elements import StrictModel
-from ..tree import DesignTree
 
 _ID_ALPHABET = string.ascii_lowercase + string.digits
 

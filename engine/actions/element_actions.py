@@ -6,11 +6,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, create_model
 
-from .. import conditions
+from ..design import conditions
+from ..design.placeholder_variables import check_binding, check_placeholders, field_names
+from ..design.tree import DesignTree, Variable
 from ..elements import ELEMENT_TYPES, Condition, ElementType, Repeat, StrictModel, union_of
 from ..elements.base import ElementName, merge_keys
-from ..field_variables import check_binding, check_placeholders, field_names
-from ..tree import DesignTree, Variable
 from .base import ActionSpec, ApplyContext, ElementAddress, check_page, find_node
 from .errors import describe
 

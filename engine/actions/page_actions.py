@@ -6,12 +6,12 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field
 
-from ..colors import Fill
+from ..design.colors import Fill
+from ..design.names import check_visible
+from ..design.paper import Orientation, PaperSize, oriented, paper_dimensions
+from ..design.tree import BackgroundSize, Page, page_size
 from ..elements import StrictModel
 from ..elements.image import check_src
-from ..names import check_visible
-from ..paper import Orientation, PaperSize, oriented, paper_dimensions
-from ..tree import BackgroundSize, Page, page_size
 from .base import ActionSpec, ApplyContext, PageAddress, changed_fields, check_page
 
 BACKGROUND_FIELDS = ("backgroundColor", "backgroundImage", "backgroundSize")

@@ -11,8 +11,10 @@ from pydantic import Field, model_validator
 from reportlab.lib.rl_accel import fp_str
 from reportlab.pdfgen.pathobject import PDFPathObject
 
-from .. import fonts, text_style, typeset
-from ..colors import HexColor, to_rl
+from .. import fonts
+from ..design.colors import HexColor, to_rl
+from ..text import style as text_style
+from ..text import typeset
 from .base import (
     Box,
     BoxPosition,

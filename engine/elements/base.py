@@ -3,7 +3,7 @@
 An element type is one module owning its `Position`, `Data` and `Styles` models,
 `measure()` (the derived box), its variable binding and `draw()`, and what the faces
 need of it: a title, defaults for a new element, the fields holding image refs, how
-the editor resizes it, and (on the field types, engine.editing) how each field is
+the editor resizes it, and (on the field types, engine.elements.editing) how each field is
 edited. The module ends by building an `ElementType`; the registry in
 `elements/__init__.py` collects the built-in ones and those of plugins.
 """
@@ -26,17 +26,17 @@ from pydantic import (
 )
 from pydantic.fields import FieldInfo
 
-from ..editing import widget_of
-from ..fields import DESIGN_SHEET, Sheet
-from ..markup import check_link
-from ..names import check_visible
-from ..render_options import DEFAULT_OPTIONS, RenderOptions
-from ..tagging import Untagged
+from ..design.names import check_visible
+from ..pdf.tagging import Untagged
+from ..render.options import DEFAULT_OPTIONS, RenderOptions
+from ..text.markup import check_link
+from ..text.placeholders import DESIGN_SHEET, Sheet
+from .editing import widget_of
 
 if TYPE_CHECKING:
     from reportlab.pdfgen.canvas import Canvas
 
-    from ..images import ImageLibrary
+    from ..media.images import ImageLibrary
 
 
 class StrictModel(BaseModel):
@@ -57,10 +57,10 @@ def _check_given_name(value: str) -> str:
     return check_visible(value)
 
 
-# The name of a stored element: trees saved before the rules of engine.names must still load.
+# The name of a stored element: trees saved before the rules of engine.design.names must still load.
 StoredElementName = Annotated[str, AfterValidator(_check_name)]
 # A name given in an action (add_element, update_element's newName): no control, bidi or
-# invisible characters (engine.names), which extensions.md also asks of text placeholders.
+# invisible characters (engine.design.names), which extensions.md also asks of text placeholders.
 ElementName = Annotated[str, AfterValidator(_check_given_name)]
 
 # Bounds keep every number drawable: PDF viewers cap a page side at 14,400 units.
@@ -145,9 +145,9 @@ class VariableSpec:
     accepts: str  # what the value must be, for error messages and the catalog
     apply: Callable[[Any, Any], Any]  # (node, value) -> node; raises ValueError(reason)
     # A value is an image ref: the service checks that it exists and ships its bytes to
-    # the render process (engine.variables.image_variable_names).
+    # the render process (engine.design.variables.image_variable_names).
     image_ref: bool = False
-    # showIf (engine.conditions): whether the value at `field` is empty, when "empty" is more
+    # showIf (engine.design.conditions): whether the value at `field` is empty, when "empty" is more
     # than null, "" or [] (a table with no text below its header); and whether it can be
     # compared with equals/notEquals as text (a grid of cells cannot).
     is_empty: Callable[[Any], bool] | None = None  # (node) -> bool
@@ -160,7 +160,7 @@ class VariableSpec:
 
 @dataclass(frozen=True)
 class FieldHost:
-    """An element type whose content may hold `{name}` placeholders (engine.fields)."""
+    """An element type whose content may hold `{name}` placeholders (engine.text.placeholders)."""
 
     # The node's placeholders that are variables ({page} and {pages} are not), in order.
     names: Callable[[Any], tuple[str, ...]]
@@ -237,7 +237,7 @@ class ElementType:
     # Refs of images the element draws, so callers can resolve or ship them.
     image_refs: Callable[[Any], list[str]] = None  # type: ignore[assignment]  # set from image_fields
     # Types that flow across sheets ("split at height"): (node, first_room, page_room) -> list of
-    # parts, each with `start`, `end` and `height` (engine.layout places them); an empty first
+    # parts, each with `start`, `end` and `height` (engine.render.layout places them); an empty first
     # part means the element starts on the next sheet.
     paginate: Callable[..., list[Any]] | None = None
     # Which of the type's elements split ("can split"): (node) -> bool. None: every element of a
@@ -438,11 +438,11 @@ def require_string(value: Any) -> str:
 
 # extensions.md 4: where an element is drawn besides its own page's first sheet.
 Repeat = Literal["none", "sheets", "pages"]
-# A value showIf compares with; every value is compared as text (engine.conditions).
+# A value showIf compares with; every value is compared as text (engine.design.conditions).
 ConditionValue = str | int | float | bool
 
 
-# showIf (extensions.md 4); how it is evaluated: engine.conditions.
+# showIf (extensions.md 4); how it is evaluated: engine.design.conditions.
 class Condition(StrictModel):
     """A condition on a variable: the element is drawn only when it holds for the
     generation's values (the design-time content in previews)."""

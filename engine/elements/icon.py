@@ -6,9 +6,8 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field
 
-from .. import icons
-from ..colors import HexColor
-from ..editing import ICON, Widget
+from ..design.colors import HexColor
+from ..media import icons
 from .base import (
     Box,
     BoxPosition,
@@ -21,6 +20,7 @@ from .base import (
     require_string,
     with_data,
 )
+from .editing import ICON, Widget
 
 
 def check_icon(value: str) -> str:

@@ -6,9 +6,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from ..editing import HIDDEN, IMAGE, Widget
-from ..images import REF_PATTERN, Crop, place
+from ..media.images import REF_PATTERN, Crop, place
 from .base import Box, BoxPosition, DrawContext, ElementType, Opacity, StrictModel, VariableSpec, box_size, with_data
+from .editing import HIDDEN, IMAGE, Widget
 
 Fit = Literal["contain", "cover", "fill"]
 

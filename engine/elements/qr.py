@@ -15,8 +15,7 @@ from pydantic import Field, model_validator
 from reportlab.lib.rl_accel import fp_str
 from reportlab.pdfgen.pathobject import PDFPathObject
 
-from ..colors import HexColor, to_rl
-from ..editing import MULTILINE, Widget
+from ..design.colors import HexColor, to_rl
 from .base import (
     MAX_LENGTH,
     Box,
@@ -28,6 +27,7 @@ from .base import (
     require_string,
     with_data,
 )
+from .editing import MULTILINE, Widget
 
 ErrorCorrection = Literal["L", "M", "Q", "H"]
 # ECI 26 is UTF-8 (ISO/IEC 18004 6.4.2): left to itself zint writes non-ASCII text in the

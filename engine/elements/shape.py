@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
-from ..colors import HexColor, to_rl
+from ..design.colors import HexColor, to_rl
 from .base import (
     Box,
     BoxPosition,
@@ -105,7 +105,7 @@ def _draw_line(ctx: DrawContext, box: Box, styles: ShapeStyles, arrow: bool) -> 
 
 
 def bind_value(node: Any, value: Any) -> Any:
-    from ..colors import check_hex
+    from ..design.colors import check_hex
 
     check_hex(require_string(value))
     return node.model_copy(update={"styles": node.styles.model_copy(update={"fill": value})})

@@ -14,10 +14,10 @@ from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import Field, ValidationInfo, model_validator
 
-from .. import text_style, typeset
-from ..colors import HexColor, is_opaque, to_rl
-from ..editing import CELLS, Widget
+from ..design.colors import HexColor, is_opaque, to_rl
 from ..fonts import DEFAULT_FAMILY, FontFamily
+from ..text import style as text_style
+from ..text import typeset
 from .base import (
     MAX_LENGTH,
     Box,
@@ -30,6 +30,7 @@ from .base import (
     merge_keys,
     validated_element,
 )
+from .editing import CELLS, Widget
 from .text import ALIGN_HELP, FontWeight
 
 MAX_ROWS = 500

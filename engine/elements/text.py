@@ -1,7 +1,7 @@
 """Text: a string or a list, sized from its content (spec 4.4: the box hugs the text
 unless `position.maxWidth` pins the width and the content wraps inside it), with the
 keys of extensions.md 1-3: `{name}` fields, fitting to maxWidth/maxHeight/maxLines
-(engine.fitting), flowing over sheets, inline Markdown (engine.markup, engine.richtext)
+(engine.text.fitting), flowing over sheets, inline Markdown (engine.text.markup, engine.text.richtext)
 and links."""
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, ValidationInfo, model_validator
 
-from .. import fields as placeholders
-from .. import fitting, links, markup, richtext, tagging, typeset
-from ..colors import HexColor, to_rl
-from ..editing import MULTILINE, SAMPLES, WEIGHT, Widget
+from ..design.colors import HexColor, to_rl
 from ..fonts import DEFAULT_FAMILY, FontFamily
-from ..formatting import DataType, check_format, check_locale, check_value, format_value
-from ..text_style import Align, Direction, TextStyle
+from ..pdf import links, tagging
+from ..text import fitting, markup, richtext, typeset
+from ..text import placeholders as placeholders
+from ..text.formatting import DataType, check_format, check_locale, check_value, format_value
+from ..text.style import Align, Direction, TextStyle
 from .base import (
     MAX_LENGTH,
     Box,
@@ -38,6 +38,7 @@ from .base import (
     validated_element,
     with_data,
 )
+from .editing import MULTILINE, SAMPLES, WEIGHT, Widget
 
 ListFormat = Literal["none", "ordered", "unordered"]
 # extensions.md 2: what happens to content that still does not fit maxHeight / maxLines.
@@ -330,7 +331,7 @@ def text_style(styles: Any, lang: str | None = None) -> TextStyle:
 def display_items(data: TextData, sheet: placeholders.Sheet = placeholders.DESIGN_SHEET) -> tuple[str, ...]:
     """The strings shown: each value formatted by dataType/format; with fields, each
     placeholder replaced by its sample (a generation's values are samples by then,
-    engine.field_variables) and {page}/{pages} by the sheet's. In a markdown text each value
+    engine.design.placeholder_variables) and {page}/{pages} by the sheet's. In a markdown text each value
     is escaped, so markup inside a value stays literal while the markup around a placeholder
     (`**{name}**`) applies to it (extensions.md 1, 3)."""
     if data.fields:

@@ -19,8 +19,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from reportlab import rl_config
 from reportlab.pdfbase import pdfmetrics
 
-from .. import reportlab_internals
-from ..editing import FONT, Widget
+from ..elements.editing import FONT, Widget
+from ..pdf import reportlab_internals
 from .embedding import EmbeddedTTFont
 
 FONT_DIR = Path(__file__).parent

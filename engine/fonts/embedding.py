@@ -7,10 +7,10 @@ asciiReadable subsets (rl_config.ttfAsciiReadable: all of ASCII in subset 0, cod
 character) a Latin document's subsets are usually the same lists from one document to the
 next, so that work is the same too.
 
-`EmbeddedTTFont` keeps the finished bytes of those objects (engine.reportlab_internals makes
+`EmbeddedTTFont` keeps the finished bytes of those objects (engine.pdf.reportlab_internals makes
 them, as ReportLab does) in a process-wide cache, bounded by size (LRU), keyed by what decides
 them (FontSubset.key): the font file, the subset's number and its codes, the glyph each code
-draws and — for the private codes engine.shaping draws glyphs no character maps to — what each
+draws and — for the private codes engine.text.shaping draws glyphs no character maps to — what each
 stands for in the document, which its ToUnicode map says. A document gets objects that write
 the cached bytes, registered under the names and in the order ReportLab uses, so the file is
 byte for byte what ReportLab writes for the same subsets (tests/test_font_embedding.py).
@@ -22,7 +22,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Hashable
 
-from ..reportlab_internals import Document, FontSubset, SubsetObjects, TrueTypeFont
+from ..pdf.reportlab_internals import Document, FontSubset, SubsetObjects, TrueTypeFont
 
 # Bytes of finished font objects kept across documents: a Latin subset of a text face is
 # 20–40 kB; a CJK document's subsets a few hundred kB each.

@@ -19,9 +19,9 @@ from api.service import Service
 from api.service.revocations import ANSWER_WAIT, request_revocation
 from api.settings import Settings, without_password
 from api.store import DatabaseLocked, DatabaseUnavailable
-from engine.render import Profile
+from engine.render.document import Profile
 
-PROFILES = list(get_args(Profile))  # engine.render's, as the API's pdfProfile
+PROFILES = list(get_args(Profile))  # engine.render.document's, as the API's pdfProfile
 
 
 def _data_dir(parser: argparse.ArgumentParser) -> None:

@@ -2,7 +2,7 @@
 for an optional colour, and swatches of the colours the design already uses.
 
 The swatches come from the tree (`design_colours`): every field whose type is marked as a
-colour (engine.editing COLOR), wherever it sits in an element (a table cell's own styles
+colour (engine.elements.editing COLOR), wherever it sits in an element (a table cell's own styles
 too), and the page and document backgrounds, most used first.
 """
 
@@ -18,8 +18,8 @@ import param
 from pydantic import BaseModel
 
 from engine import DesignTree
-from engine.colors import parse_gradient
-from engine.editing import COLOR, widget_of
+from engine.design.colors import parse_gradient
+from engine.elements.editing import COLOR, widget_of
 
 from .style import STYLESHEET
 

@@ -14,10 +14,10 @@ import panel as pn
 
 from api.operations import UploadedFile
 from engine import DesignTree
+from engine.design.paper import PAPER_SIZES, named_size, shown_points
+from engine.design.placeholder_variables import field_value, placeholder_nodes
+from engine.design.tree import Metadata
 from engine.elements import ELEMENT_TYPES
-from engine.field_variables import field_value, placeholder_nodes
-from engine.paper import PAPER_SIZES, named_size, shown_points
-from engine.tree import Metadata
 
 from .colour_picker import ColourPicker, design_colours
 from .panel_context import PanelContext

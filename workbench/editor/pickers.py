@@ -131,8 +131,8 @@ class IconGrid(pn.custom.JSComponent):
 def icon_matches(query: str, limit: int = 48) -> list[dict]:
     """Catalog icons whose id contains every word of the query (the catalog is 5,000+ icons)."""
     words = query.lower().split()
-    found = [i for i in engine.icons.icon_ids() if all(w in i for w in words)][:limit]
-    return [{"id": icon_id, "svg": engine.icons.icon_svg(icon_id, "#1b2330")} for icon_id in found]
+    found = [i for i in engine.media.icons.icon_ids() if all(w in i for w in words)][:limit]
+    return [{"id": icon_id, "svg": engine.media.icons.icon_svg(icon_id, "#1b2330")} for icon_id in found]
 
 
 def icon_picker(value: str, on_pick) -> pn.Column:  # noqa: ANN001
@@ -166,5 +166,5 @@ class LayerList(GestureMessages, pn.custom.JSComponent):
     _stylesheets = [STYLESHEET]
 
     def __init__(self, on_gesture: Callable[[dict], None] | None = None, **params: Any) -> None:
-        icons = {name: engine.icons.icon_svg(name, "#3a4456") for name in ("eye", "eye-off", "lock", "lock-open")}
+        icons = {name: engine.media.icons.icon_svg(name, "#3a4456") for name in ("eye", "eye-off", "lock", "lock-open")}
         super().__init__(on_gesture=on_gesture, icons=icons, **params)

@@ -1,7 +1,7 @@
 """The properties panel, generated from the selected element's pydantic models.
 
 Each field of the type's Position, Data and Styles models becomes a widget chosen by
-its type, never by its name: a field type marked with an engine.editing `Widget`
+its type, never by its name: a field type marked with an engine.elements.editing `Widget`
 (HexColor: a colour picker, FontFamily: the font picker, the icon id: the icon picker,
 text content: a text area, a table's cells: the cell grid…) gets that widget, with the
 type's own conversions; any other field is edited by its plain type (Literal: a select,
@@ -12,7 +12,7 @@ update_element action.
 Every element also gets its node's `repeat` (unless its type always splits across sheets)
 and `showIf` (a variable of the design, with an optional equals / not-equals text); a type
 that hosts placeholders (`ElementType.fields`) gets "Insert field", and its samples are
-edited one input per placeholder of its content (engine.editing SAMPLES).
+edited one input per placeholder of its content (engine.elements.editing SAMPLES).
 
 The form is built once per selected element; after an edit it shows the element's new
 values in place (`show_node`), so its sections stay open or closed and the panel keeps its
@@ -31,11 +31,10 @@ from typing import Any, Literal
 import panel as pn
 from pydantic.fields import FieldInfo
 
-from engine import editing
-from engine.conditions import as_text
-from engine.editing import Widget, plain_type, widget_of
-from engine.elements import ELEMENT_TYPES
+from engine.design.conditions import as_text
+from engine.elements import ELEMENT_TYPES, editing
 from engine.elements.base import NodeBase
+from engine.elements.editing import Widget, plain_type, widget_of
 from engine.fonts import DEFAULT_FAMILY
 
 from .colour_picker import ColourPicker
@@ -161,7 +160,7 @@ def field_widget(
 ) -> Any:
     """A widget for one model field, or None when the field is edited elsewhere.
 
-    `send_value` takes the field's new JSON value; a marked type's conversion (engine.editing)
+    `send_value` takes the field's new JSON value; a marked type's conversion (engine.elements.editing)
     turns the widget's edit into it, from the current value (`current()` when given: a form
     updated in place converts from what is saved now, not from what it was built with).
     The widget's `show_value(stored)` shows a new stored value in place."""

@@ -3,7 +3,7 @@
 Every edit is an action batch sent through the client (the same operation the REST
 API runs), so whatever the editor does an API client could do. Undo and redo are
 action batches too: the history keeps snapshots of the tree, and stepping back sends
-the actions that turn the current tree into the snapshot (`engine.diff.changes`).
+the actions that turn the current tree into the snapshot (`engine.design.diff.changes`).
 
 A batch that would change nothing is not sent (a value the editor itself wrote into a
 widget comes back as such a batch), and a page's preview is fetched again only when that
@@ -17,8 +17,8 @@ from collections.abc import Callable
 
 from engine import DesignTree
 from engine.actions import apply as apply_actions
-from engine.diff import changes
-from engine.layout import page_digest, page_without
+from engine.design.diff import changes
+from engine.render.layout import page_digest, page_without
 
 from ..client.api import Client
 
@@ -27,9 +27,9 @@ PREVIEWS_KEPT = 64
 
 
 def page_content(tree: DesignTree, index: int, without: tuple[str, ...] = ()) -> str:
-    """Everything page `index`'s picture depends on (engine.layout.page_digest, as the service's
+    """Everything page `index`'s picture depends on (engine.render.layout.page_digest, as the service's
     preview cache): equal digests, equal pictures. `without`: of the page with those elements
-    left out (engine.layout.page_without)."""
+    left out (engine.render.layout.page_without)."""
     dumped = tree.model_dump(mode="json")
     return page_digest(page_without(dumped, index, without) if without else dumped, index)
 

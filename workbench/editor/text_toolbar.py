@@ -4,7 +4,7 @@ alignment of the selected texts and tables, at hand instead of in the properties
 Which fields it offers is each element type's declaration (`ElementType.text_toolbar`, a
 list of its Styles fields); each is edited by its field type, as in the properties form:
 the font picker for a FontFamily, the colour picker for a HexColor, a bold toggle for a
-font weight (engine.editing WEIGHT), a toggle for a bool, buttons for a Literal, a number
+font weight (engine.elements.editing WEIGHT), a toggle for a bool, buttons for a Literal, a number
 box for a number. Nothing here names a field or an element type.
 
 A change goes to every selected element whose type offers that field, as one action batch
@@ -25,8 +25,8 @@ import panel as pn
 from pydantic.fields import FieldInfo
 
 from engine import DesignTree
-from engine.editing import COLOR, FONT, WEIGHT, plain_type, widget_of
 from engine.elements import ELEMENT_TYPES
+from engine.elements.editing import COLOR, FONT, WEIGHT, plain_type, widget_of
 from engine.fonts import DEFAULT_FAMILY
 
 from .colour_picker import ColourPicker, design_colours

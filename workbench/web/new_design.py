@@ -12,7 +12,7 @@ from pathlib import Path
 import panel as pn
 import param
 
-from engine.paper import PAPER_SIZES
+from engine.design.paper import PAPER_SIZES
 
 from ..editor.style import STYLESHEET
 

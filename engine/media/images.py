@@ -1,0 +1,243 @@
+"""Images: decoding, cropping and embedding (sniffing and data: URIs: engine.media.image_bytes; SVG: engine.media.svg).
+
+The engine never fetches anything. A caller passes a resolver that turns a ref
+(`uploads:…`, `assets:…`) into bytes; `data:` URIs are decoded here.
+
+Embedding work (decoding, compressing the pixel stream) is done once per distinct
+image content and reused by every later document in the process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+import threading
+import warnings
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PIL import Image, ImageOps
+from reportlab.lib.utils import ImageReader
+from reportlab.pdfgen.canvas import Canvas
+
+from ..errors import RenderError
+from ..pdf import reportlab_internals
+from ..pdf.reportlab_internals import ImageXObject
+
+# The byte-level helpers live in engine.media.image_bytes (engine.media.svg needs them too); they are
+# re-exported here, where callers have always imported them.
+from .image_bytes import (
+    DATA_URI,
+    MAX_PIXELS,
+    MAX_SIDE,
+    RASTER_TYPES,
+    ImageError,
+    MimeType,
+    check_raster_size,
+    corrupt_message,
+    decode_data_uri,
+    sniff,
+)
+from .svg import rasterize_svg
+
+__all__ = [
+    "DATA_URI",
+    "MAX_PIXELS",
+    "MAX_SIDE",
+    "RASTER_TYPES",
+    "REF_PATTERN",
+    "Crop",
+    "ImageError",
+    "ImageLibrary",
+    "MimeType",
+    "PreparedImage",
+    "Resolver",
+    "check_raster_size",
+    "corrupt_message",
+    "decode",
+    "decode_data_uri",
+    "is_blank",
+    "place",
+    "rasterize_svg",
+    "sniff",
+]
+
+Resolver = Callable[[str], bytes]
+REF_PATTERN = re.compile(r"^(uploads|assets):[A-Za-z0-9_-]{1,64}$")
+
+
+def decode(data: bytes) -> Image.Image:
+    """Decode PNG/JPEG/WebP/SVG bytes into a loaded Pillow image."""
+    kind = sniff(data)
+    if kind is None:
+        raise ImageError("not a PNG, JPEG, WebP or SVG image")
+    if kind == "image/svg+xml":
+        data = rasterize_svg(data)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            image = Image.open(io.BytesIO(data))
+            image.load()
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise ImageError(f"image too large to decode safely ({exc})") from exc
+    except Exception as exc:
+        raise ImageError(f"corrupt or unreadable image: {exc}") from exc
+    return ImageOps.exif_transpose(image)
+
+
+def is_blank(image: Image.Image) -> bool:
+    """True when nothing would be visible: every pixel fully transparent."""
+    if "A" not in image.getbands() and "transparency" not in image.info:
+        return False
+    return image.convert("RGBA").getchannel("A").getextrema()[1] == 0
+
+
+def _upright(jpeg: bytes) -> bool:
+    """True when a JPEG needs no EXIF rotation, so its bytes can be embedded as they are."""
+    try:
+        with Image.open(io.BytesIO(jpeg)) as probe:
+            return probe.getexif().get(0x0112, 1) == 1
+    except Exception:
+        return False
+
+
+@dataclass(frozen=True)
+class Crop:
+    """A crop as fractions of the source: left, top, width, height in 0..1."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+
+
+@dataclass
+class PreparedImage:
+    """An image ready to embed: the compressed stream is built once, then reused."""
+
+    digest: str
+    width: int  # pixels
+    height: int
+    xobject: ImageXObject  # its stream compressed once (reportlab_internals.image_xobject)
+    smask: ImageXObject | None  # its alpha
+
+
+def _prepare(digest: str, image: Image.Image, jpeg_bytes: bytes | None) -> PreparedImage:
+    if jpeg_bytes is not None:
+        # JPEG passes through untouched (DCTDecode): no re-encoding, no quality loss.
+        reader = ImageReader(io.BytesIO(jpeg_bytes))
+    else:
+        if image.mode not in ("RGB", "RGBA", "L", "LA"):
+            # PDF/A and screen output want RGB or grey; CMYK/palette images convert.
+            has_alpha = "A" in image.getbands() or "transparency" in image.info
+            image = image.convert("RGBA" if has_alpha else "RGB")
+        if image.mode == "LA":
+            image = image.convert("RGBA")
+        reader = ImageReader(image)
+    xobject, smask = reportlab_internals.image_xobject(digest, reader)
+    return PreparedImage(digest, image.width, image.height, xobject, smask)
+
+
+class ImageLibrary:
+    """Resolves refs to prepared images, caching by content across documents."""
+
+    _shared: OrderedDict[tuple[str, Crop | None], PreparedImage] = OrderedDict()
+    _lock = threading.Lock()
+    CAPACITY = 256
+
+    def __init__(self, resolver: Resolver | None = None):
+        self._resolver = resolver
+        self._bytes: dict[str, bytes] = {}
+        self._digests: dict[str, str] = {}
+
+    @classmethod
+    def shared_stats(cls) -> dict[str, int]:
+        """The process-wide prepared images: how many are kept (engine.caches)."""
+        with cls._lock:
+            return {"entries": len(cls._shared)}
+
+    def load_bytes(self, ref: str) -> bytes:
+        if ref not in self._bytes:
+            if ref.startswith("data:"):
+                try:
+                    self._bytes[ref] = decode_data_uri(ref)
+                except ImageError as exc:
+                    raise RenderError(f"image data: URI: {exc}") from None
+            elif self._resolver is None:
+                raise RenderError(f"no resolver was given to load image '{ref}'")
+            else:
+                try:
+                    self._bytes[ref] = self._resolver(ref)
+                except RenderError:
+                    raise
+                except Exception as exc:
+                    raise RenderError(f"image '{ref}' could not be loaded: {exc}") from exc
+        return self._bytes[ref]
+
+    def digest(self, ref: str) -> str:
+        """The SHA-256 of the ref's bytes, worked out once per library (a render)."""
+        digest = self._digests.get(ref)
+        if digest is None:
+            digest = self._digests[ref] = hashlib.sha256(self.load_bytes(ref)).hexdigest()
+        return digest
+
+    def prepared(self, ref: str, crop: Crop | None = None) -> PreparedImage:
+        data = self.load_bytes(ref)
+        digest = self.digest(ref)
+        key = (digest, crop)
+        with self._lock:
+            hit = self._shared.get(key)
+            if hit is not None:
+                self._shared.move_to_end(key)
+                return hit
+        try:
+            image = decode(data)
+        except ImageError as exc:
+            raise RenderError(f"image '{ref[:60]}': {exc}") from exc
+        untouched_jpeg = sniff(data) == "image/jpeg" and crop is None and image.mode in ("RGB", "L") and _upright(data)
+        if crop is not None:
+            image = image.crop(
+                (
+                    round(crop.x * image.width),
+                    round(crop.y * image.height),
+                    round((crop.x + crop.w) * image.width),
+                    round((crop.y + crop.h) * image.height),
+                )
+            )
+        name = digest[:24] if crop is None else hashlib.sha256(f"{digest}{crop}".encode()).hexdigest()[:24]
+        prepared = _prepare(f"img{name}", image, data if untouched_jpeg else None)
+        with self._lock:
+            self._shared[key] = prepared
+            while len(self._shared) > self.CAPACITY:
+                self._shared.popitem(last=False)
+        return prepared
+
+
+def place(canvas: Canvas, image: PreparedImage, x: float, y: float, w: float, h: float) -> None:
+    """Draw a prepared image stretched into the PDF-space box (x, y bottom-left).
+
+    This follows what Canvas.drawImage does, but registers a copy of an XObject whose
+    compressed stream was built once: drawImage would hash and re-compress the pixels
+    for every document, which dominates the cost of an image-heavy batch.
+    """
+    register(canvas, image)
+    reportlab_internals.mark_page_has_images(canvas)
+    canvas.saveState()
+    canvas.translate(x, y)
+    canvas.scale(w, h)
+    canvas.doForm(image.digest)
+    canvas.restoreState()
+
+
+def register(canvas: Canvas, image: PreparedImage) -> str:
+    """The image's XObject (and soft mask) in the canvas's document, added once; its name there.
+    Compiled forms (engine.render.form_cache) register the images they draw this way too."""
+    return reportlab_internals.add_image(canvas, image.digest, image.xobject, image.smask)
+
+
+def prepared_named(name: str) -> PreparedImage | None:
+    """The prepared image a document names `name` (its digest), if the process still holds it."""
+    with ImageLibrary._lock:
+        return next((image for image in ImageLibrary._shared.values() if image.digest == name), None)

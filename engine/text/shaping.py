@@ -1,0 +1,537 @@
+"""Complex text (extensions.md 6): bidi levels, script runs, HarfBuzz shaping, line breaks, drawing glyphs.
+
+The typesetter (engine.text.typeset, engine.text.richtext) keeps its fast path for text that needs
+none of this: every character below U+0590 (Latin, Greek, Cyrillic, …) in a left-to-right
+paragraph. Anything else goes through here:
+
+- levels: the paragraph's base direction (P2–P3, or styles.direction) and each character's
+  embedding level, from python-bidi's own implementation of the Unicode bidi algorithm
+  (rules up to I2; reordering, L1–L2, is done per line here, after line breaking);
+- runs: a line split where the font (engine.fonts.runs: per-script fallback), the Unicode
+  script (Common and Inherited characters join their neighbours) or the level changes, each
+  shaped by HarfBuzz (joining, ligatures, reordering, marks; brackets mirrored in rtl runs)
+  and the runs put in visual order (L2);
+- break units: Unicode line-break opportunities (UAX #14, uniseg), and grapheme clusters
+  (UAX #29) where a word wider than its box must break between characters;
+- drawing: glyph ids become codes of ReportLab's subset fonts (the character the font's cmap
+  maps to the glyph, else a supplementary private-use code that is a function of the glyph,
+  whose meaning — the text it was drawn for — is kept per document), drawn
+  at HarfBuzz's positions, each line inside `/Span <</ActualText …>> BDC … EMC` so text
+  extracted or copied from the PDF (PDFium: Chrome, pypdfium2) is the line's text in logical
+  order (see extraction_form).
+
+Shaping results are cached in units of 1/1000 em per (text, face, direction, script, language):
+a size only scales them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING
+
+import uharfbuzz as hb
+from bidi import algorithm as bidi_algorithm
+from bidi.mirror import MIRRORED
+from fontTools import unicodedata as ft_unicodedata
+from reportlab.lib.rl_accel import fp_str
+from reportlab.pdfbase import pdfmetrics
+from uniseg.graphemecluster import grapheme_clusters
+from uniseg.linebreak import line_break, line_break_units
+
+from .. import fonts
+from ..memo import text_cache
+from ..pdf import reportlab_internals
+
+if TYPE_CHECKING:
+    from reportlab.pdfgen.canvas import Canvas
+
+    from .style import TextStyle
+
+FIRST_COMPLEX = "\u0590"  # Hebrew: the first block that needs bidi or shaping
+# Above it, what Latin text uses and no script needs shaped: Latin and Greek extended,
+# typographic punctuation (dashes, quotes, ellipsis, bullet), currency, letterlike symbols,
+# arrows, mathematical and technical symbols, box drawing, shapes, dingbats. Bidi controls
+# and joiners (U+200B–200F, U+202A–202E, U+2060–206F) are not in it.
+_COMPLEX = re.compile("[^\x00-\u058f\u1e00-\u1fff\u2010-\u2027\u2030-\u205e\u2070-\u2bff]")
+_NEUTRAL_SCRIPTS = frozenset({"Zyyy", "Zinh", "Zzzz"})  # Common, Inherited, Unknown
+# Codes for glyphs no character maps to (joined forms, ligatures, conjuncts): plane 15, private
+# use, so they never clash with a font's own private-use characters in the BMP; plane 16 where
+# a font maps plane 15 itself.
+PRIVATE_START = 0xF0000
+PRIVATE_START_16 = 0x100000
+
+
+def needs_shaping(text: str) -> bool:
+    """The text has a character of a script that needs bidi, shaping or UAX #14 breaks (Hebrew
+    and up, but for the punctuation and symbols Latin text uses): one cheap test first."""
+    return bool(text) and max(text) >= FIRST_COMPLEX and _COMPLEX.search(text) is not None
+
+
+def reads_alike_both_ways(text: str) -> bool:
+    """Text of the fast path's scripts made of letters, digits and spaces only: all at one level
+    in a paragraph of either direction (bidi W7, N1), so drawn as written, unshaped; only its
+    alignment follows the paragraph (a table cell's "Total" in a right-to-left table)."""
+    return not needs_shaping(text) and text.replace(" ", "").isalnum()
+
+
+@lru_cache(maxsize=4096)
+def base_level(text: str, direction: str) -> int:
+    """The paragraph's level: 1 for right to left. "auto": its first strong character (P2–P3)."""
+    if direction == "rtl":
+        return 1
+    if direction == "ltr" or not needs_shaping(text):
+        return 0
+    return bidi_algorithm.get_base_level(text)
+
+
+def is_rtl(text: str, direction: str) -> bool:
+    return base_level(text, direction) == 1
+
+
+@lru_cache(maxsize=4096)
+def levels(text: str, base: int) -> tuple[int, ...]:
+    """Each character's resolved embedding level (rules X1–I2), and L1 for the line's end."""
+    if not needs_shaping(text) and base == 0:
+        return (0,) * len(text)
+    storage = bidi_algorithm.get_empty_storage()
+    storage["base_level"] = base
+    storage["base_dir"] = ("L", "R")[base]
+    bidi_algorithm.get_embedding_levels(text, storage)
+    bidi_algorithm.explicit_embed_and_overrides(storage)
+    bidi_algorithm.resolve_weak_types(storage)
+    bidi_algorithm.resolve_neutral_types(storage, False)
+    bidi_algorithm.resolve_implicit_levels(storage, False)
+    resolved = iter(ch["level"] for ch in storage["chars"])
+    out: list[int] = []
+    for char in text:
+        # X9 drops embedding controls from the storage: they take their neighbour's level.
+        if ft_unicodedata.bidirectional(char) in bidi_algorithm.X9_REMOVED:
+            out.append(out[-1] if out else base)
+        else:
+            out.append(next(resolved, base))
+    # L1: whitespace at the end of the line goes back to the paragraph's level.
+    index = len(out) - 1
+    while index >= 0 and text[index] in " \t\u00a0\u3000":
+        out[index] = base
+        index -= 1
+    return tuple(out)
+
+
+@lru_cache(maxsize=256)  # per face: the catalog has fewer
+def _hb_font(face: fonts.Face) -> tuple[hb.Font, float]:
+    """HarfBuzz's font for a face, built once, and the factor from font units to 1/1000 em."""
+    hb_face = hb.Face(hb.Blob.from_file_path(str(face.path)))
+    return hb.Font(hb_face), 1000 / hb_face.upem
+
+
+# (glyph id, cluster: index of its first character in the run, x advance, x offset, y offset), 1/1000 em.
+Glyph = tuple[int, int, float, float, float]
+
+
+@lru_cache(maxsize=65536)
+def shape(text: str, face: fonts.Face, rtl: bool, script: str, lang: str) -> tuple[Glyph, ...]:
+    """HarfBuzz's glyphs for a run, in visual order, with the font's default features (kern, liga, …)."""
+    font, scale = _hb_font(face)
+    buffer = hb.Buffer()
+    buffer.add_str(text)
+    buffer.guess_segment_properties()
+    buffer.direction = "rtl" if rtl else "ltr"
+    if script not in _NEUTRAL_SCRIPTS:
+        buffer.script = script
+    if lang:
+        buffer.language = lang
+    hb.shape(font, buffer, {})
+    return tuple(
+        (info.codepoint, info.cluster, pos.x_advance * scale, pos.x_offset * scale, pos.y_offset * scale)
+        for info, pos in zip(buffer.glyph_infos, buffer.glyph_positions, strict=True)
+    )
+
+
+def _scripts(text: str) -> list[str]:
+    """Each character's script; Common and Inherited ones take the script before (or after) them."""
+    found = [ft_unicodedata.script(char) for char in text]
+    current = next((s for s in found if s not in _NEUTRAL_SCRIPTS), "Zyyy")
+    for index, script in enumerate(found):
+        if script in _NEUTRAL_SCRIPTS:
+            found[index] = current
+        else:
+            current = script
+    return found
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """Part of a line in one face, script and level, shaped; `segment` is its piece of the line."""
+
+    segment: int
+    start: int  # index of its first character in the line
+    text: str
+    face: fonts.Face
+    level: int
+    glyphs: tuple[Glyph, ...]
+    size: float
+    letter_spacing: float
+    extra: float = 0.0  # points added to the run's width (a justified gap)
+
+    @cached_property
+    def width(self) -> float:
+        advance = sum(g[2] for g in self.glyphs) * self.size / 1000
+        return advance + self.letter_spacing * len(self.glyphs) + self.extra
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A piece of a line in one style: the whole line on the plain path, a span's piece in markup."""
+
+    text: str
+    style: TextStyle
+    extra: float = 0.0
+
+
+@dataclass(frozen=True)
+class PlacedRun:
+    x: float  # from the line's left end
+    run: Run
+
+
+def line_runs(segments: Sequence[Segment], rtl: bool) -> list[PlacedRun]:
+    """The line's runs in visual order (L2), each at its x from the line's left end."""
+    return list(_line_runs(tuple(segments), rtl))
+
+
+@lru_cache(maxsize=8192)
+def _line_runs(segments: tuple[Segment, ...], rtl: bool) -> tuple[PlacedRun, ...]:
+    text = "".join(s.text for s in segments)
+    line_levels = levels(text, 1 if rtl else 0)
+    runs: list[Run] = []
+    offset = 0
+    for number, segment in enumerate(segments):
+        style = segment.style
+        faces = [face for piece, face in fonts.runs(segment.text, style.face, style.lang) for _ in piece]
+        scripts = _scripts(segment.text)
+        first = len(runs)
+        start = 0
+        for end in range(1, len(segment.text) + 1):
+            at = offset + end
+            if end < len(segment.text) and (
+                faces[end] is faces[start]
+                and scripts[end] == scripts[start]
+                and line_levels[at] == line_levels[offset + start]
+            ):
+                continue
+            piece = segment.text[start:end]
+            level = line_levels[offset + start]
+            glyphs = shape(piece, faces[start], level % 2 == 1, scripts[start], style.lang)
+            face = faces[start]
+            runs.append(Run(number, offset + start, piece, face, level, glyphs, style.size, style.letter_spacing))
+            start = end
+        if segment.extra and len(runs) > first:
+            last = runs[-1]
+            runs[-1] = dataclasses.replace(last, extra=last.extra + segment.extra)
+        offset += len(segment.text)
+    visual = _reordered(runs)
+    placed: list[PlacedRun] = []
+    x = 0.0
+    for run in visual:
+        placed.append(PlacedRun(x, run))
+        x += run.width
+    return tuple(placed)
+
+
+def _reordered(runs: list[Run]) -> list[Run]:
+    """L2: from the highest level down to the lowest odd one, reverse every sequence at that level or above."""
+    if not runs:
+        return []
+    highest = max(r.level for r in runs)
+    lowest_odd = min((r.level for r in runs if r.level % 2), default=highest + 1)
+    order = list(runs)
+    for level in range(highest, lowest_odd - 1, -1):
+        index = 0
+        while index < len(order):
+            if order[index].level >= level:
+                end = index
+                while end < len(order) and order[end].level >= level:
+                    end += 1
+                order[index:end] = reversed(order[index:end])
+                index = end
+            else:
+                index += 1
+    return order
+
+
+def line_width(text: str, style: TextStyle, rtl: bool) -> float:
+    """The width of a line set in one style, as drawn (its shaped advances)."""
+    return sum(p.run.width for p in _line_runs((Segment(text, style),), rtl))
+
+
+def width(text: str, style: TextStyle) -> float:
+    """A piece of text's shaped width, its direction from its own first strong character."""
+    return line_width(text, style, is_rtl(text, style.direction))
+
+
+# Line breaking (UAX #14) and grapheme clusters (UAX #29): uniseg is slow (some 70 µs a
+# character: 7 s for a 100,000-character Chinese paragraph), so paragraphs are cached, up
+# to this many characters of them (engine.memo), and ideographs are not given to it at all.
+BROKEN_CHARACTERS = 2_000_000
+# uniseg is only given the pieces between places where UAX #14 surely breaks and no rule reads
+# across (issue 31, item 3), each piece cached while short, as they come back ("落，这", "word "):
+# - before an ideograph of class ID (tests/test_text_size checks each against uniseg) after a
+#   character of class ID, CL, EX or NS (LB31: no rule keeps them together), where no rule
+#   reads past the ideograph;
+# - after a space between two letters (AL, HL: LB18), where the rules that read across spaces
+#   (LB14-LB17) would need a bracket, quote or dash before it.
+_IDEOGRAPHS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fffd\U00030000-\U0003fffd"
+_KANA = "".join(  # the kana of class ID (the small ones are CJ, which may not start a line)
+    chr(code) for code in range(0x3040, 0x3100) if str(line_break(chr(code))) == "ID"
+)
+_IDEOGRAPH = re.compile(f"[{_IDEOGRAPHS}{_KANA}]")
+_BEFORE_IDEOGRAPH = frozenset(("ID", "CL", "EX", "NS"))
+_KEPT_AFTER_IDEOGRAPH = frozenset(("CL", "EX", "NS"))
+_LETTERS = frozenset(("AL", "HL"))
+SHORT_PIECE = 64
+
+
+@text_cache(BROKEN_CHARACTERS)
+def break_units(text: str) -> tuple[str, ...]:
+    """The text cut at every line-break opportunity; each unit keeps the spaces that end it."""
+    units: list[str] = []
+    start = 0
+    for cut in sorted(_sure_breaks(text)):
+        units.extend(_piece_units(text[start:cut]))
+        start = cut
+    units.extend(_piece_units(text[start:]))
+    return tuple(unit for unit in units if unit)
+
+
+def _sure_breaks(text: str) -> Iterator[int]:
+    for found in _IDEOGRAPH.finditer(text, 1):
+        at = found.start()
+        if _class_of(text[at - 1]) in _BEFORE_IDEOGRAPH:
+            yield at
+    at = text.find(" ", 1)
+    while 0 < at < len(text) - 1:
+        if _class_of(text[at - 1]) in _LETTERS and _class_of(text[at + 1]) in _LETTERS:
+            yield at + 1
+        at = text.find(" ", at + 1)
+
+
+@lru_cache(maxsize=65536)
+def _class_of(char: str) -> str:
+    return str(line_break(char))
+
+
+def _piece_units(piece: str) -> tuple[str, ...]:
+    if len(piece) <= 1:
+        return (piece,)
+    if len(piece) == 2 and _class_of(piece[0]) == "ID" and _class_of(piece[1]) in _KEPT_AFTER_IDEOGRAPH:
+        return (piece,)  # an ideograph and its comma or stop: one unit (LB13, LB21)
+    if len(piece) <= SHORT_PIECE:
+        return _short_piece_units(piece)
+    return tuple(line_break_units(piece))  # cached whole, with its text, by break_units
+
+
+@lru_cache(maxsize=16384)
+def _short_piece_units(piece: str) -> tuple[str, ...]:
+    return tuple(line_break_units(piece))
+
+
+@text_cache(BROKEN_CHARACTERS)
+def clusters(text: str) -> tuple[str, ...]:
+    return tuple(grapheme_clusters(text))
+
+
+# Drawing.
+
+
+@dataclass
+class _Codes:
+    """Per face: the character each glyph is drawn with (ReportLab subsets fonts by character):
+    the cmap's own, and the private codes given so far to glyphs no character maps to."""
+
+    by_glyph: dict[int, int]
+    private: dict[int, int]
+
+
+@lru_cache(maxsize=256)  # per face; one let go is made again, its private codes the same
+def _codes(face: fonts.Face) -> _Codes:
+    by_glyph: dict[int, int] = {}
+    for char, glyph in sorted(reportlab_internals.character_map(face.name).items()):
+        if char < PRIVATE_START:
+            by_glyph.setdefault(glyph, char)
+    return _Codes(by_glyph, {})
+
+
+def _private_code(face: fonts.Face, glyph: int) -> int:
+    """The private code a glyph no character maps to is drawn with: a function of the glyph
+    (plane 15, or plane 16 where the font's own cmap holds that plane-15 character), the same
+    in every document and process; what it stands for is kept per document (_code)."""
+    cmap = reportlab_internals.character_map(face.name)
+    for code in (PRIVATE_START + glyph, PRIVATE_START_16 + glyph):
+        if cmap.get(code, glyph) == glyph:
+            font, scale = _hb_font(face)
+            reportlab_internals.add_glyph_code(face.name, code, glyph, font.get_glyph_h_advance(glyph) * scale)
+            return code
+    raise ValueError(f"{face.name}: no private code is free for glyph {glyph}")
+
+
+def _code(face: fonts.Face, glyph: int, spoken: str, meanings: dict[int, str]) -> int:
+    """The character drawing `glyph`: the cmap's own, else its private code, which the
+    document's text reads as `spoken` (the characters of the cluster the document first drew
+    it in; `meanings`: the document's table for the face, reportlab_internals.glyph_meanings)."""
+    codes = _codes(face)
+    char = codes.by_glyph.get(glyph)
+    if char is not None:
+        return char
+    char = codes.private.get(glyph)
+    if char is None:
+        # Threads may both get here: they add the same code for the same glyph.
+        char = codes.private[glyph] = _private_code(face, glyph)
+    meanings.setdefault(char, spoken)
+    return char
+
+
+def extraction_form(text: str) -> str:
+    """A line's text as its /ActualText, so that PDFium (Chrome, pypdfium2) extracts it as written.
+
+    PDFium takes every line as drawn left to right, whatever /ActualText says, and reorders
+    it: it cuts the line's text into runs of right-to-left letters, left-to-right letters,
+    numbers and marks, and neutrals; then (as found by extracting our own PDFs, with the
+    line's ActualText on a neutral anchor: see _anchor) a line with more right-to-left runs
+    than left-to-right ones has the order of its runs reversed, neutrals mirrored, and any
+    other line keeps its runs, brackets after a right-to-left run mirrored. Each is its own
+    inverse, so applied here to the logical text, PDFium's pass gives the logical text back
+    (tests/test_scripts.py checks it on Arabic, Hebrew, and both mixed with Latin and numbers).
+    Text without right-to-left letters comes through unchanged."""
+    if not needs_shaping(text):
+        return text
+    segments = _pdfium_segments(text)
+    left_runs = sum(kind == "L" for kind, _ in segments)
+    right_runs = sum(kind == "R" for kind, _ in segments)
+    if not right_runs:
+        return text
+    if right_runs > left_runs:
+        return "".join(_mirrored(chunk) if kind == "N" else chunk for kind, chunk in reversed(segments))
+    out: list[str] = []
+    after_right = False
+    for kind, chunk in segments:
+        out.append(_mirrored(chunk) if kind == "N" and after_right else chunk)
+        if kind in ("L", "R"):
+            after_right = kind == "R"
+    return "".join(out)
+
+
+def _mirrored(text: str) -> str:
+    return "".join(MIRRORED.get(c, c) for c in text)
+
+
+_PDFIUM_DIRECTIONS = {"L": "L", "R": "R", "AL": "R"} | dict.fromkeys(("AN", "EN", "NSM", "CS", "ES", "ET", "BN"), "W")
+
+
+def _pdfium_segments(text: str) -> list[tuple[str, str]]:
+    segments: list[tuple[str, str]] = []
+    for char in text:
+        kind = _PDFIUM_DIRECTIONS.get(ft_unicodedata.bidirectional(char), "N")
+        if segments and segments[-1][0] == kind:
+            segments[-1] = (kind, segments[-1][1] + char)
+        else:
+            segments.append((kind, char))
+    return segments
+
+
+def actual_text(text: str) -> str:
+    """A PDF text string (UTF-16BE with its byte-order mark) in hex."""
+    return "<" + ("\ufeff" + text).encode("utf-16-be").hex().upper() + ">"
+
+
+def draw_line(
+    canvas: Canvas,
+    placed: Sequence[PlacedRun],
+    left: float,
+    y: float,
+    text: str,
+    before: Callable[[Run], None] | None = None,
+) -> None:
+    """Draw a line's runs (line_runs) from x = left, in a Span whose /ActualText is `text`
+    (the line's own, logical) around one with it in its extraction_form where that differs
+    (right-to-left letters): a conjunct drawn with a glyph no character maps to, a joined
+    Arabic letter, a ligature all extract as the letters written.
+    `before(run)` is called before each run is drawn (markup sets its colour)."""
+    # Two spans: the outer holds the logical text for a reader that takes ActualText as written
+    # (Acrobat, assistive technology: the outermost replaces everything inside it); PDFium reads
+    # the innermost, in the form its own reordering turns back into the logical text.
+    form = extraction_form(text)
+    spans = 1 if form == text else 2
+    if spans == 2:
+        canvas.addLiteral(f"/Span <</ActualText {actual_text(text)}>> BDC")
+    canvas.addLiteral(f"/Span <</ActualText {actual_text(form)}>> BDC")
+    if placed:
+        _anchor(canvas, placed[0].run.face, placed[0].run.size, left + min(item.x for item in placed), y)
+    for item in placed:
+        if before is not None:
+            before(item.run)
+        draw_run(canvas, item.run, left + item.x, y)
+    canvas.addLiteral(" ".join(["EMC"] * spans))
+
+
+def _anchor(canvas: Canvas, face: fonts.Face, size: float, left: float, y: float) -> None:
+    """An invisible full stop just left of the line, first in the Span: PDFium takes a Span's
+    ActualText from its leftmost text object and lays its characters out in that object's
+    direction, so a neutral one makes the extraction the same whatever the line's glyphs are."""
+    if not face.covers("."):  # never a .notdef, even an invisible one
+        face = fonts.fallback_face(face)
+    font = pdfmetrics.getFont(face.name)
+    [(name, data)] = reportlab_internals.split_into_subsets(font, ".", reportlab_internals.document_of(canvas))
+    at = f"1 0 0 1 {fp_str(left - size)} {fp_str(y)} Tm"
+    canvas.addLiteral(f"BT 3 Tr {name} {fp_str(size)} Tf {at} <{data[0]:02X}> Tj 0 Tr ET")
+
+
+def draw_run(canvas: Canvas, run: Run, x: float, y: float) -> None:
+    """Draw a shaped run with its left end at (x, y), each glyph at HarfBuzz's position."""
+    if not run.glyphs:
+        return
+    font = pdfmetrics.getFont(run.face.name)
+    doc = reportlab_internals.document_of(canvas)
+    meanings = reportlab_internals.glyph_meanings(doc, run.face.name)
+    size = run.size
+    starts = sorted({g[1] for g in run.glyphs})
+    ends = dict(zip(starts, [*starts[1:], len(run.text)], strict=True))
+    chars = "".join(chr(_code(run.face, g[0], run.text[g[1] : ends[g[1]]], meanings)) for g in run.glyphs)
+    encoded = [(name, code) for name, data in reportlab_internals.split_into_subsets(font, chars, doc) for code in data]
+    widths = reportlab_internals.char_widths(run.face.name)
+    ops = [f"BT 0 Tc 0 Ts 1 0 0 1 {fp_str(x)} {fp_str(y)} Tm"]
+    subset_now = None
+    rise_now = 0.0
+    array: list[str] = []
+    at = 0.0  # where the PDF's text position is, from x
+    pen = 0.0  # the next glyph's origin before its offset, from x
+    scale = size / 1000
+
+    def flush() -> None:
+        if array:
+            ops.append(f"[{' '.join(array)}] TJ")
+            array.clear()
+
+    for (_, _, advance, dx, dy), (subset, code), char in zip(run.glyphs, encoded, chars, strict=True):
+        if subset != subset_now:
+            flush()
+            ops.append(f"{subset} {fp_str(size)} Tf")
+            subset_now = subset
+        rise = dy * scale
+        if rise != rise_now:
+            flush()
+            ops.append(f"{fp_str(rise)} Ts")
+            rise_now = rise
+        target = pen + dx * scale
+        shift = (at - target) / scale  # TJ's numbers move the next glyph left, in 1/1000 em
+        if abs(shift) > 1e-3:
+            array.append(fp_str(shift))
+        array.append(f"<{code:02X}>")
+        at = target + widths.get(ord(char), 0) * scale
+        pen += advance * scale + run.letter_spacing
+    flush()
+    ops.append("0 Ts ET" if rise_now else "ET")
+    canvas.addLiteral(" ".join(ops))
