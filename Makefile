@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | md5sum | cut -c1-12)
 # node is on the PATH (one installed otherwise, nvm's say, is used as it is).
 NODE_PACKAGE := $(if $(shell command -v node),,nodejs)
 
-.PHONY: run samples test bench lint clean
+.PHONY: run samples test bench lint docs clean
 
 $(PY):
 	@PYTHON=$${PYTHON:-$$(scripts/find_python.sh)} && echo "creating $(VENV) with $$PYTHON" && "$$PYTHON" -m venv $(VENV)
@@ -15,7 +15,7 @@ $(PY):
 $(STAMP): pyproject.toml | $(PY)
 	@scripts/provision.sh
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e '.[test,docs]'
 	@rm -f $(VENV)/.installed-* && touch $@
 
 run: $(STAMP)
@@ -26,8 +26,9 @@ samples: $(STAMP)
 
 test: $(STAMP)
 	@scripts/provision.sh redis-server postgresql chromium $(NODE_PACKAGE)
-	$(VENV)/bin/ruff check engine api workbench tests benchmarks
+	$(VENV)/bin/ruff check engine api workbench tests benchmarks docs/hooks
 	scripts/check_js.sh
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir $$(mktemp -d)
 	# Two workers, a test file each: most tests wait on the servers, browsers and databases they start;
 	# then the few that need the machine to themselves.
 	$(PY) -m pytest -n 2 --dist loadfile -m "not alone"
@@ -45,10 +46,14 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.editor
 	$(PY) -m benchmarks.notebook
 
+# The manual (docs/, mkdocs.yml) into site/; strict: a broken link or missing page fails it.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
 lint: $(STAMP)
 	@scripts/provision.sh $(NODE_PACKAGE)
 	$(VENV)/bin/ruff check engine api workbench tests benchmarks
 	scripts/check_js.sh
 
 clean:
-	rm -rf $(VENV) out .pytest_cache
+	rm -rf $(VENV) out site .pytest_cache
