@@ -3,18 +3,20 @@ SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 # One stamp per set of extras, named after pyproject.toml's hash: running installs the project
-# alone (its runtime dependencies), testing and linting add the test extras, benchmarking
+# alone (its runtime dependencies), testing and linting add the test and docs extras (`make test`
+# builds the manual too), `make docs` the docs extra alone, benchmarking
 # also the bench extras (the benchmarks start the tests' servers and browsers).
 HASH := $(shell md5sum < pyproject.toml | cut -c1-12)
 EXTRAS_run :=
-EXTRAS_test := [test]
-EXTRAS_bench := [test,bench]
+EXTRAS_test := [test,docs]
+EXTRAS_bench := [test,docs,bench]
+EXTRAS_docs := [docs]
 installed = $(VENV)/.installed-$(1)-$(HASH)
 # The lint step syntax-checks the workbench's JavaScript with Node: Debian's nodejs when no
 # node is on the PATH (one installed otherwise, nvm's say, is used as it is).
 NODE_PACKAGE := $(if $(shell command -v node),,nodejs)
 
-.PHONY: run samples test bench lint clean
+.PHONY: run samples test bench lint docs clean
 
 $(PY):
 	@PYTHON=$${PYTHON:-$$(scripts/find_python.sh)} && echo "creating $(VENV) with $$PYTHON" && "$$PYTHON" -m venv $(VENV)
@@ -33,8 +35,9 @@ samples: $(call installed,run)
 
 test: $(call installed,test)
 	@scripts/provision.sh redis-server postgresql chromium $(NODE_PACKAGE)
-	$(VENV)/bin/ruff check engine api workbench tests benchmarks
+	$(VENV)/bin/ruff check engine api workbench tests benchmarks docs/hooks
 	scripts/check_js.sh
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir $$(mktemp -d)
 	# Two workers, a test file each: most tests wait on the servers, browsers and databases they start;
 	# then the few that need the machine to themselves.
 	$(PY) -m pytest -n 2 --dist loadfile -m "not alone"
@@ -51,10 +54,14 @@ bench: $(call installed,bench)
 	$(PY) -m benchmarks.editor
 	$(PY) -m benchmarks.notebook
 
+# The manual (docs/, mkdocs.yml) into site/; strict: a broken link or missing page fails it.
+docs: $(call installed,docs)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
 lint: $(call installed,test)
 	@scripts/provision.sh $(NODE_PACKAGE)
-	$(VENV)/bin/ruff check engine api workbench tests benchmarks
+	$(VENV)/bin/ruff check engine api workbench tests benchmarks docs/hooks
 	scripts/check_js.sh
 
 clean:
-	rm -rf $(VENV) out .pytest_cache
+	rm -rf $(VENV) out site .pytest_cache

@@ -91,7 +91,7 @@ def _request_body(operation: Operation) -> dict | None:
     return None
 
 
-# Sent when the server runs with --rate-limit (README, "Rate limits"), on errors too.
+# Sent when the server runs with --rate-limit (the manual, "Rate limits"), on errors too.
 RATE_LIMIT_HEADERS = {
     "RateLimit-Limit": {"description": "requests per second this workspace may make", "schema": {"type": "integer"}},
     "RateLimit-Remaining": {"description": "whole requests left in the bucket now", "schema": {"type": "integer"}},

@@ -80,7 +80,7 @@ class Operation:
     errors: tuple[str, ...] = ()
     raw: bool = False  # the success body is not enveloped (GET /designs/:id/tree)
     description: str = ""
-    renders: bool = False  # waits on a render process (README, "Limits"): runs on the render threads
+    renders: bool = False  # waits on a render process (the manual, "Limits"): runs on the render threads
     # Reads and checks a whole design tree here (up to 5 MB of texts to parse): runs on the
     # tree threads, so it never holds a thread that authenticates requests (issue 31, item 3).
     checks_tree: bool = False
@@ -418,7 +418,7 @@ OPERATIONS += [
         "Refused (400) when the file is over 256 KB, asks for more than 1,000,000 key-derivation iterations (or "
         "3,000,000 in all), is not a PKCS#12, the password does not open it, it holds no private key or one that "
         "cannot sign PDFs, or the certificate has expired or is not valid yet.",
-        renders=True,  # opened in a render process (README, "Limits")
+        renders=True,  # opened in a render process (the manual, "Limits")
     ),
     Operation(
         "get_signing_certificate",

@@ -58,7 +58,7 @@ class Settings:
 
     def unshared(self) -> list[str]:
         """What a process on a shared PostgreSQL database would still keep to itself: the
-        options that let another process serve what this one made (README, "Running at scale")."""
+        options that let another process serve what this one made (the manual, "Running at scale")."""
         if not self.database_url:
             return []
         missing = []

@@ -1,4 +1,4 @@
-"""The import graph of engine/, api/ and workbench/ keeps the architecture's shape (README,
+"""The import graph of engine/, api/ and workbench/ keeps the architecture's shape (the manual,
 "Project layout"): engine → api → workbench, no cycles, faces independent of each other.
 
 Every import counts, module-level, inside a function (a lazy import is still a dependency)

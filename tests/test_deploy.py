@@ -1,4 +1,4 @@
-"""The deploy/ folder stays true to the code (README, "Running at scale"): the Procfile's
+"""The deploy/ folder stays true to the code (docs/operations/scale.md): the Procfile's
 command lines parse with the real CLI, the environment template names only variables the
 service reads and every one a scaled deployment needs, and the nginx example keeps the
 editor's page and websocket on one process while everything else goes to any."""
@@ -326,10 +326,10 @@ def test_the_service_learns_the_public_host_and_scheme(site):
     assert "X-Forwarded-For" in forwarded
 
 
-def test_the_readme_names_only_deploy_files_that_exist():
-    readme = (ROOT / "README.md").read_text()
-    named = set(re.findall(r"deploy/[\w.\-]+", readme)) - {"deploy/docbench.env"}  # the copy one makes
-    assert named, "the README points at nothing in deploy/"
+def test_the_manual_names_only_deploy_files_that_exist():
+    manual = (ROOT / "docs" / "operations" / "scale.md").read_text()
+    named = set(re.findall(r"deploy/[\w.\-]+", manual)) - {"deploy/docbench.env"}  # the copy one makes
+    assert named, "the manual's 'Running at scale' points at nothing in deploy/"
     assert {path for path in named if not (ROOT / path).exists()} == set()
     assert (ROOT / "deploy" / "README.md").exists()
 

@@ -1,4 +1,4 @@
-"""Tables that grow: followers move, pages break, headers repeat (README "Tables that grow")."""
+"""Tables that grow: followers move, pages break, headers repeat (the manual, "Tables that grow")."""
 
 import pytest
 

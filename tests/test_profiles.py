@@ -1,4 +1,4 @@
-"""The tagged profiles, checked by three independent validators (README, "Tagged PDF"):
+"""The tagged profiles, checked by three independent validators (the manual, "Tagged PDF"):
 pikepdf.pdfa for PDF/A-3b, outloud for PDF/UA-1, and our own structural checker."""
 
 from pathlib import Path

@@ -142,7 +142,7 @@ def delivered(client, job_id: str) -> bool:
 
 
 def verify(secret: str, request: dict) -> dict:
-    """What a receiver does (README, "Verify a webhook"): recompute the HMAC of "<t>.<body>"."""
+    """What a receiver does (the manual, "Verify a webhook"): recompute the HMAC of "<t>.<body>"."""
     fields = dict(part.split("=", 1) for part in request["headers"]["Docbench-Signature"].split(","))
     expected = hmac.new(secret.encode(), f"{fields['t']}.".encode() + request["body"], hashlib.sha256).hexdigest()
     assert hmac.compare_digest(expected, fields["v1"]), "the signature does not match the body"

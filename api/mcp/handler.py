@@ -51,7 +51,7 @@ class McpHandler(EnvelopeHandler):
         self.sessions = sessions
 
     def on_connection_close(self) -> None:
-        # The agent went away: its render is stopped and its generation not charged (README, "Limits").
+        # The agent went away: its render is stopped and its generation not charged (the manual, "Limits").
         self.cancel.cancel()
         super().on_connection_close()
 

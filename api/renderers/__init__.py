@@ -1,7 +1,7 @@
 """Render processes (architecture: "renderers"): generations, previews and uploaded SVGs
 are drawn in a pool of worker processes, each task bounded and killable.
 
-The limits are the service's, stated once here and in the README:
+The limits are the service's, stated once here and in the manual (docs/operations/limits.md):
 
 - a document has at most `max_pages` pages (continuation sheets of growing tables
   included), checked after layout and before drawing;

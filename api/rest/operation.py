@@ -47,7 +47,7 @@ class OperationHandler(EnvelopeHandler):
 
     def on_connection_close(self) -> None:
         # The client went away: a render still queued or running for it is stopped, and
-        # a generation it would have paid for is not charged (README, "Limits").
+        # a generation it would have paid for is not charged (the manual, "Limits").
         self.cancel.cancel()
         super().on_connection_close()
 

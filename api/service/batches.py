@@ -417,7 +417,7 @@ class Batches:
 
     def _keep_leases(self) -> None:
         # Woken every sixth of a lease: leases are renewed every other wake (a third of a
-        # lease), lapsed ones looked for every third (half a lease), as the README says.
+        # lease), lapsed ones looked for every third (half a lease), as the manual says.
         period = self.lease.total_seconds()
         wakes = 0
         while not self._stop.wait(period / 6):

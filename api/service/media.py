@@ -148,7 +148,7 @@ class Media:
 
     def _process(self, ws: Workspace, data: bytes, limit: int) -> ProcessedImage:
         """Checked, rasterised and thumbnailed in a render process: a hostile SVG or raster
-        costs that process, bounded in time and memory, never the server (README, "Limits")."""
+        costs that process, bounded in time and memory, never the server (the manual, "Limits")."""
         return self.renderers.image(ws.id, data, limit)
 
     # Uploads (spec 4.9)

@@ -15,7 +15,7 @@ from .colors import Fill
 from .paper import MAX_PAGE_SIDE, MIN_PAGE_SIDE, Orientation, PaperSize, oriented, paper_dimensions
 
 SCHEMA_VERSION = "v1"
-# README "Limits" (issue 31, item 3): a design's tree as stored (JSON, UTF-8). Every request
+# the manual, "Limits" (issue 31, item 3): a design's tree as stored (JSON, UTF-8). Every request
 # that reads a design reads and checks all of it, so it is bounded as a whole as well as
 # text by text; a patch past it is refused (one that shrinks an older, larger tree is not).
 MAX_TREE_BYTES = 5_000_000

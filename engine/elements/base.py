@@ -314,7 +314,7 @@ class ElementType:
 
     def splitting(self, node: Any) -> bool:
         """True when this element flows across sheets: layout splits it with `paginate`, and the
-        elements below it follow it (README "Tables that grow")."""
+        elements below it follow it (the manual, "Tables that grow")."""
         return self.paginate is not None and (self.splits_when is None or self.splits_when(node))
 
     @property

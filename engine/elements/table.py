@@ -35,7 +35,7 @@ from .text import ALIGN_HELP, FontWeight
 
 MAX_ROWS = 500
 MAX_COLUMNS = 50
-# README "Limits" (issue 31, item 3): every cell's text together; a table past it belongs
+# the manual, "Limits" (issue 31, item 3): every cell's text together; a table past it belongs
 # in several tables (a bound one grows over new sheets).
 MAX_TABLE_CHARACTERS = 200_000
 DEFAULT_COLUMN_WIDTH = 100.0

@@ -99,7 +99,7 @@ def _content(current: str | list[str], edited: str) -> str | list[str]:
     return edited.split("\n") if isinstance(current, list) else edited
 
 
-# README "Limits": what one text element holds (issue 31, item 3). A text is measured on
+# the manual, "Limits": what one text element holds (issue 31, item 3). A text is measured on
 # every change of it and drawn in every PDF; past this it belongs in several elements.
 MAX_TEXT_CHARACTERS = 100_000
 SPLIT_TEXT = "split it over several text elements (data.overflow 'flow' carries one text over to new sheets)"

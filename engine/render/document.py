@@ -145,7 +145,7 @@ def _render(
         else:
             with tags.artifact(canvas):
                 _draw_background(ctx, sheet)
-            # Reading order is paint order (README, "Tagged PDF").
+            # Reading order is paint order (the manual, "Tagged PDF").
             for placement in sheet.placements:
                 _draw_placement(ctx, placement)
         if watermark is not None:

@@ -1,6 +1,6 @@
 """Page layout: where every element lands, including tables that grow and text that flows.
 
-The rule (README, "Tables that grow"), for every element that splits (a table, a text
+The rule (the manual, "Tables that grow"), for every element that splits (a table, a text
 with overflow "flow": ElementType.splitting): elements whose top lies at or below its
 designed bottom edge follow it. When its content changes its height, they move by the
 same amount; when it runs past the page's bottom margin, it continues on a new page of

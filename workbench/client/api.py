@@ -126,7 +126,7 @@ class RestClient(Client):
     with jitter) on 429 (after its Retry-After), on a 5xx, on 409 IDEMPOTENCY_KEY_IN_USE and
     when the server cannot be reached or the answer is lost. Writes (POST, PUT, PATCH) carry
     an `Idempotency-Key`, the same on every attempt of one call, so a retried generate whose
-    first answer was lost is replayed by the server, not run and charged again (README,
+    first answer was lost is replayed by the server, not run and charged again (the manual,
     "Retrying safely"). A DELETE, which has no key, is retried only on 429 (it did not run).
     """
 

@@ -6,7 +6,7 @@ strings (the engine reads numbers and dates from strings for typed text), dates 
 ISO dates, and a missing value (None, NaN, NaT, NA) leaves its variable out of the row,
 so the variable renders its design-time content (spec 4.11). A nested DataFrame or a
 list of records becomes a table's 2-D array of strings, header row first when the bound
-table has one (README, "Variables and values").
+table has one (the manual, "Variables and values").
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ import secrets
 from api.service.common import now
 from api.store import Store
 
-LIFETIME = dt.timedelta(minutes=15)  # README: "the link works once, within 15 minutes"
+LIFETIME = dt.timedelta(minutes=15)  # the manual: "the link works once, within 15 minutes"
 
 
 def _digest(token: str) -> str:
