@@ -162,49 +162,45 @@ def _error_codes(response: dict[str, Any]) -> list[str]:
     return codes or [response.get("description", "").removeprefix("Error: ")]
 
 
+def _page(intro: list[str], entries: list[tuple[str, str, dict[str, Any]]]) -> str:
+    """A reference page: each entry (name, description, argument schema) as a section with its
+    fields' table, then every model the page names."""
+    out, all_defs = list(intro), {}
+    for name, description, schema in entries:
+        defs = schema.get("$defs", {})
+        all_defs.update(defs)
+        out += [f"## `{name}`", ""]
+        if description:
+            out += [_prose(description), ""]
+        out += _fields(schema, defs) or ["No arguments."]
+        out.append("")
+    text = "\n".join(out)
+    return text + "\n" + "\n".join(_models(text, all_defs))
+
+
 def _mcp_tools() -> str:
     from api.mcp.tools import ToolSet
 
     tools = ToolSet().tools
-    all_defs: dict[str, Any] = {}
-    out = [
+    intro = [
         "# MCP tools",
         "",
         f"The {len(tools)} tools `tools/list` answers at `/mcp`, one per REST operation, with the same",
         "argument models (see [MCP](mcp.md) for sessions, authentication and results).",
         "",
     ]
-    for tool in tools:
-        schema = tool["inputSchema"]
-        defs = schema.get("$defs", {})
-        all_defs.update(defs)
-        out += [f"## `{tool['name']}`", "", _prose(tool["description"]), ""]
-        out += _fields(schema, defs) or ["No arguments."]
-        out.append("")
-    text = "\n".join(out)
-    return text + "\n" + "\n".join(_models(text, all_defs))
+    return _page(intro, [(tool["name"], tool["description"], tool["inputSchema"]) for tool in tools])
 
 
 def _actions() -> str:
     import engine.actions
 
-    catalog = engine.actions.catalog()
-    all_defs: dict[str, Any] = {}
-    out = [
+    intro = [
         "# Actions",
         "",
         "The actions `PATCH /designs/:id/tree` (MCP `patch_design_tree`) takes, as `GET /actions`",
         "lists them: each a `type` and its `args`, applied all-or-nothing in order.",
         "",
     ]
-    for action in catalog:
-        schema = action["args"]
-        defs = schema.get("$defs", {})
-        all_defs.update(defs)
-        out += [f"## `{action['name']}`", ""]
-        if action.get("description"):
-            out += [_prose(action["description"]), ""]
-        out += _fields(schema, defs) or ["No arguments."]
-        out.append("")
-    text = "\n".join(out)
-    return text + "\n" + "\n".join(_models(text, all_defs))
+    catalog = engine.actions.catalog()
+    return _page(intro, [(action["name"], action.get("description", ""), action["args"]) for action in catalog])
