@@ -42,7 +42,7 @@ from typing import Any
 
 from pydantic import Field
 
-from engine import typeset
+from engine.text import typeset
 from engine.design.colors import HexColor, to_rl
 from engine.elements.base import (
     BoxPosition, ElementType, Opacity, StrictModel, VariableSpec, box_size, require_string, with_data,
