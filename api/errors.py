@@ -49,11 +49,11 @@ def design_not_found(design_id: str) -> ApiError:
     return ApiError("DESIGN_NOT_FOUND", f"no design '{design_id}' in this workspace")
 
 
-@functools.cache
 class BlobStoreUnavailable(OSError):
     """The blob store cannot be reached or used (checked when a server or worker starts)."""
 
 
+@functools.cache
 def unreachable() -> tuple[type[BaseException], ...]:
     """Errors that mean a store the service stands on cannot be reached (PostgreSQL, the bucket):
     the client may try again (503), and it is not a bug of ours (500). Imported on the first

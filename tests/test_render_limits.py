@@ -20,27 +20,42 @@ import pytest
 
 from api.renderers import Cancellation, TaskCancelled
 from api.service import Service, Settings
+from engine.elements.table import MAX_ROWS, MAX_TABLE_CHARACTERS
 
 from .server import Server, create_workspace, wait_until
 
 pytestmark = pytest.mark.slow  # servers whose processes are killed: `pytest -m "not slow"` skips them
 
-# A table whose rows wrap into many lines: 189 sheets (under the 200-page limit), ~20 s of drawing here.
+# Tables whose rows wrap into many lines: 185 sheets (under the 200-page limit), ~5 s of drawing here.
 HEAVY = (190, 50, 100)  # rows, columns, characters per cell
+
+
+def long_table_actions(rows: int, columns: int, chars: int) -> list[dict]:
+    """Rows of `columns` cells of `chars` characters, as tables within a table's limits
+    (MAX_ROWS, MAX_TABLE_CHARACTERS), one per page: each grows into sheets of its own, so the
+    document is as long as one table of every row would be."""
+    cell = ("lorem ipsum dolor sit amet " * 20)[:chars]
+    per_table = max(1, min(MAX_ROWS, MAX_TABLE_CHARACTERS // (columns * chars)))
+    actions: list[dict] = []
+    for index, first in enumerate(range(0, rows, per_table)):
+        if index:
+            actions.append({"type": "add_page", "args": {}})
+        table = {"cells": [[cell] * columns for _ in range(min(per_table, rows - first))], "width": 555}
+        name = "t" if index == 0 else f"t_{index + 1}"
+        args = {"type": "table", "name": name, "page": index, "position": {"x": 20, "y": 20}, "data": table}
+        actions.append({"type": "add_element", "args": args})
+    return actions
 
 
 def _table_design(client: httpx.Client, rows: int, columns: int, chars: int) -> str:
     design = client.data(client.post("/designs", json={"name": "Long table", "size": "A4"}), 201)
-    cell = ("lorem ipsum dolor sit amet " * 20)[:chars]
-    table = {"cells": [[cell] * columns for _ in range(rows)], "width": 555}
-    args = {"type": "table", "name": "t", "position": {"x": 20, "y": 20}, "data": table}
-    action = {"type": "add_element", "args": args}
-    client.data(client.patch(f"/designs/{design['designId']}/tree", json={"actions": [action]}), 200)
+    actions = long_table_actions(rows, columns, chars)
+    client.data(client.patch(f"/designs/{design['designId']}/tree", json={"actions": actions}), 200)
     return design["designId"]
 
 
 def _heavy_design_and_its_render_process(server: Server, client: httpx.Client) -> tuple[str, int, int]:
-    """The 189-page design, the server's one render process, and the credits before rendering."""
+    """The 185-page design, the server's one render process, and the credits before rendering."""
     design_id = _table_design(client, *HEAVY)
     wait_until(lambda: len(render_processes(server)) == 1, what="the render process")
     (worker,) = render_processes(server)
@@ -125,11 +140,12 @@ def patient(tmp_path):
 
 def test_a_document_over_the_page_limit_is_refused_before_drawing_and_costs_nothing(bounded):
     server, client = bounded
-    # The hostile-input probe's table: 500 x 50 cells of 380 bytes, 499 sheets (a 9.6 MB tree).
-    design_id = _table_design(client, 500, 50, 380)
+    # 12,000 one-letter rows, in tables within a table's limits: 336 sheets, a small tree (the
+    # hostile-input probe's 9.6 MB table is now refused when it is written: the manual, "Limits").
+    design_id = _table_design(client, 12_000, 1, 1)
     before = _credits(client)
     message = client.error(client.post(f"/designs/{design_id}/generate", json={}), 400, "VALIDATION_ERROR")
-    assert "499 pages" in message and "at most 200" in message, message
+    assert "336 pages" in message and "at most 200" in message, message
     assert _credits(client) == before
     # A preview draws the page's first sheet only, so it is cheap however long the table grows.
     preview = client.data(client.get(f"/designs/{design_id}/preview"), 200)
@@ -260,12 +276,8 @@ def _heavy_tree_design(service: Service, workspace) -> str:  # noqa: ANN001
     from api.models import CreateDesignBody, PatchTreeBody
 
     design = service.designs.create(workspace, CreateDesignBody(name="Heavy", size="A4"))
-    rows, columns, chars = HEAVY
-    cell = ("lorem ipsum dolor sit amet " * 20)[:chars]
-    table = {"cells": [[cell] * columns for _ in range(rows)], "width": 555}
-    args = {"type": "table", "name": "t", "position": {"x": 20, "y": 20}, "data": table}
-    action = {"type": "add_element", "args": args}
-    service.designs.patch_tree(workspace, design["designId"], PatchTreeBody.model_validate({"actions": [action]}))
+    actions = long_table_actions(*HEAVY)
+    service.designs.patch_tree(workspace, design["designId"], PatchTreeBody.model_validate({"actions": actions}))
     return design["designId"]
 
 
