@@ -8,7 +8,7 @@ the threads a service renders on: functools.lru_cache (locked inside), or an LRU
 under a lock. A memo of a function that takes no arguments holds one value; one keyed by a
 face or a font file of the catalog is bounded by the catalog.
 
-`caches()` lists them; tests/test_caches.py checks that every cached function of the engine is
+`caches()` lists them; tests/engine/render/test_caches.py checks that every cached function of the engine is
 listed here, and bounded.
 """
 

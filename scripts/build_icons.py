@@ -173,7 +173,7 @@ cd /path/to/repo
 
 This rewrites `tabler-outline.json`, `LICENSE.txt` and this README. Look at the side-by-side
 PNGs (svglib left, cairosvg right) in `--dump-dir` before committing, and run
-`pytest tests/test_icons.py`.
+`pytest tests/engine/media/test_icons.py`.
 """
 
 

@@ -332,7 +332,7 @@ def reaches_into_reportlab(name: str) -> list[str]:
 def test_only_the_reportlab_seam_reaches_into_reportlab():
     """ReportLab's internals (private attributes, its document model and TrueType modules) are
     reached through engine.pdf.reportlab_internals only, whose assumptions
-    tests/test_reportlab_contract.py pins."""
+    tests/engine/pdf/test_reportlab_contract.py pins."""
     engine = [name for name in modules() if in_pattern(name, "engine.*") and name != REPORTLAB_SEAM]
     assert [line for name in engine for line in reaches_into_reportlab(name)] == []
     assert reaches_into_reportlab(REPORTLAB_SEAM)  # the check sees what the seam does

@@ -99,7 +99,7 @@ def check_design_in_code(notebook: nbformat.NotebookNode, workdir: Path) -> None
     assert "TICKET-0002" in badge
     assert outputs(notebook, "image/png")
     # The inline editor: Panel's model for the front-end to render (JupyterLab renders it in
-    # tests/test_notebook_editor.py), with the badge's name in its state.
+    # tests/workbench/notebook/test_notebook_editor.py), with the badge's name in its state.
     (editor,) = [c for c in notebook.cells if c.source == "badge.editor()"]
     bundles = [o["data"] for o in editor.outputs if "data" in o]
     assert any("application/vnd.holoviews_exec.v0+json" in b for b in bundles)

@@ -13,7 +13,7 @@ them (FontSubset.key): the font file, the subset's number and its codes, the gly
 draws and — for the private codes engine.text.shaping draws glyphs no character maps to — what each
 stands for in the document, which its ToUnicode map says. A document gets objects that write
 the cached bytes, registered under the names and in the order ReportLab uses, so the file is
-byte for byte what ReportLab writes for the same subsets (tests/test_font_embedding.py).
+byte for byte what ReportLab writes for the same subsets (tests/engine/fonts/test_font_embedding.py).
 """
 
 from __future__ import annotations

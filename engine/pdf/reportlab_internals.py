@@ -13,7 +13,7 @@ here and nowhere else, by named functions:
 - TrueType fonts: a face's tables, a document's subsets and their objects, ToUnicode maps,
   and the meaning of the private codes engine.text.shaping draws glyphs with (kept per document).
 
-tests/test_reportlab_contract.py checks each assumption made here against the installed
+tests/engine/pdf/test_reportlab_contract.py checks each assumption made here against the installed
 ReportLab: after upgrading ReportLab, run that file. tests/test_architecture.py checks that
 no other engine module imports ReportLab's internal modules or reads its private attributes.
 

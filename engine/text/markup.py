@@ -58,7 +58,7 @@ def check_link(url: str) -> str:
 # it: parses are kept by text, up to this many characters of texts (issue 31, item 3).
 PARSED_CHARACTERS = 4_000_000
 # Only these start syntax the enabled rules read (emphasis, strikethrough, link, escape; a
-# NUL is replaced): a line without any is one plain span, parsed or not (tests/test_markup).
+# NUL is replaced): a line without any is one plain span, parsed or not (tests/engine/text/test_markup.py).
 _SYNTAX = re.compile(r"[*_~\[\\\0]")
 
 

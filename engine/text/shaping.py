@@ -279,7 +279,7 @@ def width(text: str, style: TextStyle) -> float:
 BROKEN_CHARACTERS = 2_000_000
 # uniseg is only given the pieces between places where UAX #14 surely breaks and no rule reads
 # across (issue 31, item 3), each piece cached while short, as they come back ("落，这", "word "):
-# - before an ideograph of class ID (tests/test_text_size checks each against uniseg) after a
+# - before an ideograph of class ID (tests/engine/text/test_text_size.py checks each against uniseg) after a
 #   character of class ID, CL, EX or NS (LB31: no rule keeps them together), where no rule
 #   reads past the ideograph;
 # - after a space between two letters (AL, HL: LB18), where the rules that read across spaces
@@ -404,7 +404,7 @@ def extraction_form(text: str) -> str:
     than left-to-right ones has the order of its runs reversed, neutrals mirrored, and any
     other line keeps its runs, brackets after a right-to-left run mirrored. Each is its own
     inverse, so applied here to the logical text, PDFium's pass gives the logical text back
-    (tests/test_scripts.py checks it on Arabic, Hebrew, and both mixed with Latin and numbers).
+    (tests/engine/text/test_scripts.py checks it on Arabic, Hebrew, and both mixed with Latin and numbers).
     Text without right-to-left letters comes through unchanged."""
     if not needs_shaping(text):
         return text

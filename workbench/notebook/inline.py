@@ -28,7 +28,7 @@ def send_whole_messages() -> None:
     default; ipykernel 7 runs each subshell on its own thread): a click is then handled on that
     thread while the editor's poll runs on the kernel's main loop, and two messages sent at
     once can interleave their parts: the page then applies a header to the wrong content ("s is
-    not iterable" in Bokeh's apply_json_patch, seen under load in tests/test_notebook_editor.py)."""
+    not iterable" in Bokeh's apply_json_patch, seen under load in tests/workbench/notebook/test_notebook_editor.py)."""
     from panel.io import notebook
 
     send = notebook.send

@@ -1,0 +1,1 @@
+"""Tests of api/, as the code is laid out."""

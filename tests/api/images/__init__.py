@@ -1,0 +1,1 @@
+"""Tests of api/images/, as the code is laid out."""

@@ -1,0 +1,1 @@
+"""Tests of api/renderers/, as the code is laid out."""

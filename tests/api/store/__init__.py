@@ -1,0 +1,1 @@
+"""Tests of api/store/, as the code is laid out."""

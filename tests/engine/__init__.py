@@ -1,0 +1,1 @@
+"""Tests of the engine, in folders by stage as engine/ is."""

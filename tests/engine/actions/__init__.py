@@ -1,0 +1,1 @@
+"""Tests of engine/actions/, as the code is laid out."""

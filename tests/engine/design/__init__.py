@@ -1,0 +1,1 @@
+"""Tests of engine/design/, as the code is laid out."""

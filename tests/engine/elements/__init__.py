@@ -1,0 +1,1 @@
+"""Tests of engine/elements/, as the code is laid out."""

@@ -1,0 +1,1 @@
+"""Tests of engine/finishing/, as the code is laid out."""

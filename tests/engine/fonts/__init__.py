@@ -1,0 +1,1 @@
+"""Tests of engine/fonts/, as the code is laid out."""

@@ -1,0 +1,1 @@
+"""Tests of engine/media/, as the code is laid out."""

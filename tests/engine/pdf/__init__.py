@@ -1,0 +1,1 @@
+"""Tests of engine/pdf/, as the code is laid out."""

@@ -1,0 +1,1 @@
+"""Tests of engine/render/, as the code is laid out."""

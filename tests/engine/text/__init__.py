@@ -1,0 +1,1 @@
+"""Tests of engine/text/, as the code is laid out."""

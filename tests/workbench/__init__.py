@@ -1,0 +1,1 @@
+"""Tests of the workbench, in folders by face as workbench/ is."""

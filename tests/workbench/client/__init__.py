@@ -1,0 +1,1 @@
+"""Tests of workbench/client/, as the code is laid out."""

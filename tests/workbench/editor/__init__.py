@@ -1,0 +1,1 @@
+"""Tests of workbench/editor/, as the code is laid out."""

@@ -1,0 +1,1 @@
+"""Tests of workbench/notebook/, as the code is laid out."""

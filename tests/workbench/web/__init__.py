@@ -1,0 +1,1 @@
+"""Tests of workbench/web/, as the code is laid out."""
