@@ -9,8 +9,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import anyio
-import pikepdf
-import pypdfium2 as pdfium
 import pytest
 from PIL import Image
 
@@ -50,68 +48,6 @@ def build(actions: list[dict], tree: DesignTree | None = None, **design: Any) ->
     if actions:
         tree, _ = apply(tree, actions, mint_id=counter_ids())
     return tree
-
-
-def pdf_text(pdf: bytes) -> list[str]:
-    """The text of every page, extracted by PDFium."""
-    document = pdfium.PdfDocument(pdf)
-    try:
-        return [page.get_textpage().get_text_range() for page in document]
-    finally:
-        document.close()
-
-
-def page_count(pdf: bytes) -> int:
-    document = pdfium.PdfDocument(pdf)
-    try:
-        return len(document)
-    finally:
-        document.close()
-
-
-def page_image(pdf: bytes, index: int = 0, dpi: float = 144) -> Image.Image:
-    document = pdfium.PdfDocument(pdf)
-    try:
-        return document[index].render(scale=dpi / 72).to_pil().convert("RGB")
-    finally:
-        document.close()
-
-
-def crop_points(image: Image.Image, box: tuple[float, float, float, float], dpi: float = 144) -> Image.Image:
-    """Crop a page image to a box given in points (x, y from the top-left, w, h)."""
-    scale = dpi / 72
-    x, y, w, h = box
-    return image.crop((round(x * scale), round(y * scale), round((x + w) * scale), round((y + h) * scale)))
-
-
-def ink_ratio(image: Image.Image, threshold: int = 128) -> float:
-    """Share of pixels darker than the threshold."""
-    grey = image.convert("L")
-    dark = sum(1 for v in grey.get_flattened_data() if v < threshold)
-    return dark / (grey.width * grey.height)
-
-
-def font_report(pdf: bytes) -> list[dict]:
-    """Every font resource in the PDF: its name and whether its program is embedded."""
-    fonts = []
-    seen: set[tuple[int, int]] = set()
-    with pikepdf.open(io.BytesIO(pdf)) as document:
-        for obj in document.objects:
-            if not isinstance(obj, pikepdf.Dictionary) or obj.get("/Type") != "/Font":
-                continue
-            if obj.get("/Subtype") == "/CIDFontType2":
-                continue  # a descendant: reported through its Type0 parent
-            key = obj.objgen
-            if key in seen:
-                continue
-            seen.add(key)
-            descriptor_owner = obj.DescendantFonts[0] if obj.get("/Subtype") == "/Type0" else obj
-            descriptor = descriptor_owner.get("/FontDescriptor")
-            embedded = descriptor is not None and any(
-                k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3")
-            )
-            fonts.append({"name": str(obj.get("/BaseFont")), "embedded": embedded})
-    return fonts
 
 
 from .browser import alpha_api, browser, key, page  # noqa: E402,F401  (fixtures for the workbench tests)
@@ -276,7 +212,6 @@ def beta(api_server):
 
 
 def png(colour=(200, 30, 30, 255), size=(80, 40), fmt="PNG") -> bytes:
-    from PIL import Image
 
     out = io.BytesIO()
     image = Image.new("RGBA" if fmt == "PNG" else "RGB", size, colour if fmt == "PNG" else colour[:3])

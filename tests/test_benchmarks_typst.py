@@ -7,18 +7,18 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pypdfium2 as pdfium
 import pytest
 import zxingcpp
 
 pytest.importorskip("typst", reason="typst is a benchmark-only dependency (pip install -e '.[bench]')")
 
 from benchmarks.typst import ENCODERS, TypstSide, documents, pdf_text  # noqa: E402
+from tests.pdf_probes import page_image
 
 
 def scanned(pdf: bytes) -> set[str]:
     """The text of every code zxing-cpp reads on the page rendered at 300 dpi."""
-    image = pdfium.PdfDocument(pdf)[0].render(scale=300 / 72).to_pil()
+    image = page_image(pdf, 0, dpi=300)
     return {code.text for code in zxingcpp.read_barcodes(image)}
 
 

@@ -16,7 +16,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from .conftest import pdf_text
+from tests.pdf_probes import pdf_text
+
 from .server import ROOT
 
 pytestmark = pytest.mark.slow  # Jupyter kernels: `pytest -m "not slow"` skips them

@@ -31,8 +31,9 @@ import httpx
 import pikepdf
 import pytest
 
+from tests.pdf_probes import crop_points, font_report, ink_ratio, page_image
+
 from .browser import open_design, sign_in
-from .conftest import crop_points, font_report, ink_ratio, page_image
 from .server import Client, free_port, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent

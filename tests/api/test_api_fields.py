@@ -4,7 +4,9 @@ list_variables, and generate's values for fields, over real HTTP."""
 import httpx
 import pytest
 
-from ..conftest import action, add, pdf_text
+from tests.pdf_probes import pdf_text
+
+from ..conftest import action, add
 from .test_mcp import ok, run
 
 SENTENCE = add(

@@ -13,9 +13,9 @@ import facturx
 import httpx
 import pikepdf
 
+from tests.pdf_probes import pdf_text
 from workbench.notebook.einvoice import factur_x_xml
 
-from ..conftest import pdf_text
 from ..engine.finishing.test_finishing import INVOICE, LAUGHS, XXE, with_doctype
 from .test_api_batches import design, rows, wait_for_end, zip_of
 

@@ -7,9 +7,10 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import httpx
-import pypdfium2 as pdfium
 import pytest
 from PIL import Image
+
+from tests.pdf_probes import all_text
 
 from ..conftest import add, png
 
@@ -56,14 +57,6 @@ def credits(client) -> int:
     return client.data(client.get("/me"), 200)["credits"]
 
 
-def pdf_text(data: bytes) -> str:
-    document = pdfium.PdfDocument(data)
-    try:
-        return "".join(page.get_textpage().get_text_range() for page in document)
-    finally:
-        document.close()
-
-
 def test_generate_renders_the_values_and_costs_one_credit(alpha):
     design_id = design(alpha)
     photo = alpha.data(alpha.post("/uploads", files={"file": ("p.png", png(), "image/png")}), 201)["ref"]
@@ -88,14 +81,14 @@ def test_generate_renders_the_values_and_costs_one_credit(alpha):
     download = httpx.get(result["downloadUrl"])
     assert download.status_code == 200 and download.headers["Content-Type"] == "application/pdf"
     assert 'filename="Certificate of Excellence.pdf"' in download.headers["Content-Disposition"]
-    text = pdf_text(download.content)
+    text = all_text(download.content)
     assert "Grace Hopper" in text and "compiler" in text and "Sample Name" not in text
 
 
 def test_unsupplied_variables_render_design_time_content(alpha):
     design_id = design(alpha)
     url = alpha.data(alpha.post(f"/designs/{design_id}/generate", json={}), 201)["downloadUrl"]
-    assert "Sample Name" in pdf_text(httpx.get(url).content)
+    assert "Sample Name" in all_text(httpx.get(url).content)
 
 
 def test_inline_data_image_values_are_dropped(alpha):

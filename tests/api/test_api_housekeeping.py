@@ -5,7 +5,9 @@ import zipfile
 
 import httpx
 
-from ..conftest import add, pdf_text
+from tests.pdf_probes import pdf_text
+
+from ..conftest import add
 from ..server import wait_until
 
 WHO = [

@@ -4,8 +4,9 @@ Creating a design is the exception: a custom sheet is taken literally there (spe
 """
 
 import httpx
-import pypdfium2 as pdfium
 import pytest
+
+from tests import pdf_probes
 
 A4_PORTRAIT = (595.28, 841.89)
 A4_LANDSCAPE = (841.89, 595.28)
@@ -26,11 +27,7 @@ def page_sizes(client, design_id: str) -> list[tuple[float, float]]:
 
 def pdf_page_sizes(client, design_id: str) -> list[tuple[float, float]]:
     url = client.data(client.post(f"/designs/{design_id}/generate", json={}), 201)["downloadUrl"]
-    document = pdfium.PdfDocument(httpx.get(url).content)
-    try:
-        return [document[i].get_size() for i in range(len(document))]
-    finally:
-        document.close()
+    return pdf_probes.page_sizes(httpx.get(url).content)
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import httpx
 
-from ..conftest import action, add, pdf_text
+from tests.pdf_probes import pdf_text
+
+from ..conftest import action, add
 from .test_mcp import ok, run
 
 

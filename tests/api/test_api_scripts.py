@@ -16,7 +16,9 @@ import pypdfium2 as pdfium
 import pytest
 from PIL import Image
 
-from ..conftest import add, pdf_text
+from tests.pdf_probes import pdf_text
+
+from ..conftest import add
 from ..engine.text.test_script_faces import HEADER, WIDTHS, char_left
 from ..engine.text.test_scripts import ink_columns
 from .test_mcp import ok, run

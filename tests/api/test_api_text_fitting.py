@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import httpx
 
-from ..conftest import add, page_count, pdf_text
+from tests.pdf_probes import page_count, pdf_text
+
+from ..conftest import add
 from ..engine.text.test_text_fitting import LONG_NAME, paragraphs, words_in_order
 
 

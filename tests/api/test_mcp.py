@@ -12,7 +12,9 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
-from ..conftest import pdf_text, png, run_async
+from tests.pdf_probes import pdf_text
+
+from ..conftest import png, run_async
 
 # MCP sessions live in the store (api/mcp/sessions.py): these tests run on DuckDB and PostgreSQL.
 RUN_ON_BOTH_STORES = True

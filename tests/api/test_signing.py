@@ -45,9 +45,10 @@ from engine.finishing.signing import (
     SigningKeyError,
     sign_pdf,
 )
+from tests.pdf_probes import pdf_text
 from workbench import samples
 
-from ..conftest import pdf_text, store_database_url
+from ..conftest import store_database_url
 from ..pdf_checker import problems
 from ..server import Server
 from ..validators import assert_passes_outloud, assert_valid_signed_pdf_a, outloud, signed_pdf_a_problems

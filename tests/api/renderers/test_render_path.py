@@ -18,8 +18,8 @@ import pytest
 
 from engine import DesignTree
 from engine.design.diff import changes
+from tests.pdf_probes import pdf_text
 
-from ...conftest import pdf_text
 from ...server import Server, create_workspace, wait_until
 from .test_render_limits import _credits, _small_design, _table_design, children, cpu_seconds, render_processes
 

@@ -15,8 +15,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
-import pypdfium2 as pdfium
 import pytest
+
+from tests.pdf_probes import all_text
 
 from ...conftest import add, s3_blob_url
 from ...server import RedisServer, Server, Worker, docbench, wait_until
@@ -75,14 +76,6 @@ def deployment(postgres_server, s3_server, tmp_path_factory):
         redis.stop()
 
 
-def text_of(pdf: bytes) -> str:
-    document = pdfium.PdfDocument(pdf)
-    try:
-        return "".join(page.get_textpage().get_text_range() for page in document)
-    finally:
-        document.close()
-
-
 def on(server: Server, url: str) -> str:
     """The same signed URL, asked of another server."""
     parts = urlsplit(url)
@@ -138,7 +131,7 @@ def test_twenty_generates_split_over_both_servers_with_ten_credits_make_ten_pdfs
         for number, (status, url) in enumerate(answers):
             if status == 201:  # each PDF served by the server that did not make it
                 pdf = httpx.get(on(second if number % 2 == 0 else first, url)).content
-                assert f"Person {number}" in text_of(pdf)
+                assert f"Person {number}" in all_text(pdf)
         assert one.data(one.get("/me"), 200)["credits"] == 0 == other.data(other.get("/me"), 200)["credits"]
 
 
@@ -175,7 +168,7 @@ def test_a_batch_submitted_on_one_server_is_polled_to_the_end_on_the_other(deplo
         url = other.data(other.get(f"/batches/{job_id}/download"), 200)["downloadUrl"]
     archive = zipfile.ZipFile(io.BytesIO(httpx.get(on(first, url)).content))
     assert sorted(archive.namelist()) == [f"row-{n:04d}.pdf" for n in range(1, 13)]
-    assert all(f"Row {n}" in text_of(archive.read(f"row-{n + 1:04d}.pdf")) for n in range(12))
+    assert all(f"Row {n}" in all_text(archive.read(f"row-{n + 1:04d}.pdf")) for n in range(12))
     # The rows were rendered by the RQ workers into the bucket: no process wrote a file to a directory.
     for server in deployment.servers:
         assert files_in(server.data_dir) == []

@@ -18,8 +18,9 @@ from PIL import Image
 
 from api.service import Service, Settings
 from api.store import PostgresStore, open_store
+from tests.pdf_probes import pdf_text
 
-from ...conftest import add, pdf_text, png, s3_blob_url
+from ...conftest import add, png, s3_blob_url
 from ...server import RedisServer, Server, docbench, wait_until
 
 # The service-level tests here run on DuckDB and PostgreSQL (the `database_url` fixture).

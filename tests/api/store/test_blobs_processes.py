@@ -11,10 +11,10 @@ import zipfile
 from urllib.parse import urlsplit
 
 import httpx
-import pypdfium2 as pdfium
 import pytest
 
 from api.blobs import open_blobs
+from tests.pdf_probes import all_text
 
 from ...conftest import s3_blob_url
 from ...server import RedisServer, Server, Worker
@@ -28,14 +28,6 @@ DESIGN = [
     },
     {"type": "bind_variable", "args": {"name": "name"}},
 ]
-
-
-def text_of(pdf: bytes) -> str:
-    document = pdfium.PdfDocument(pdf)
-    try:
-        return "".join(page.get_textpage().get_text_range() for page in document)
-    finally:
-        document.close()
 
 
 def design(client) -> str:
@@ -79,7 +71,7 @@ def test_a_url_signed_by_one_server_is_served_by_another(two_servers):
         ]
     here, there = httpx.get(url), httpx.get(on(second, url))
     assert here.status_code == 200 and there.status_code == 200, there.text
-    assert there.content == here.content and "Ada" in text_of(there.content)
+    assert there.content == here.content and "Ada" in all_text(there.content)
     for header in ("Content-Type", "Content-Length", "Content-Disposition"):
         assert there.headers.get(header) == here.headers.get(header), header
     assert there.headers["Content-Type"] == "application/pdf"
@@ -118,7 +110,7 @@ def test_a_batch_on_rq_whose_worker_has_only_the_bucket(tmp_path, s3_server):
         archive = zipfile.ZipFile(io.BytesIO(response.content))
         assert sorted(archive.namelist()) == [f"row-{i:04d}.pdf" for i in range(1, 6)]
         for i in range(5):
-            assert f"Person {i}" in text_of(archive.read(f"row-{i + 1:04d}.pdf"))
+            assert f"Person {i}" in all_text(archive.read(f"row-{i + 1:04d}.pdf"))
         # Every PDF and the ZIP went to the bucket; neither process wrote one to a directory.
         assert files_on_disk(web_dir) == [] and files_on_disk(worker_dir) == []
         stored = list(open_blobs(blob_url).keys())
@@ -140,7 +132,7 @@ def test_the_s3_api_server_keeps_uploads_and_pdfs_in_the_bucket(api_server):
         url = client.data(client.post(f"/designs/{design(client)}/generate", json={"data": {"name": "Bo"}}), 201)[
             "downloadUrl"
         ]
-    assert ref and "Bo" in text_of(httpx.get(url).content)
+    assert ref and "Bo" in all_text(httpx.get(url).content)
     stored = set(open_blobs(api_server.blob_url).keys())
     assert urlsplit(url).path.split("/")[2] in stored
     assert any(key.endswith(".png") for key in stored)
@@ -156,7 +148,7 @@ def test_an_embedded_batch_writes_its_pdfs_and_zip_to_the_bucket(api_server):
         assert client.ended_batch(job_id)["completed"] == 3
         url = client.data(client.get(f"/batches/{job_id}/download"), 200)["downloadUrl"]
     archive = zipfile.ZipFile(io.BytesIO(httpx.get(url).content))
-    assert [text_of(archive.read(f"row-{i + 1:04d}.pdf")).strip() for i in range(3)] == ["Row 0", "Row 1", "Row 2"]
+    assert [all_text(archive.read(f"row-{i + 1:04d}.pdf")).strip() for i in range(3)] == ["Row 0", "Row 1", "Row 2"]
     assert urlsplit(url).path.split("/")[2] in set(open_blobs(api_server.blob_url).keys())
     assert not (api_server.data_dir / "blobs").exists()
 

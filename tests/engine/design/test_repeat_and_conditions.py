@@ -18,8 +18,9 @@ from engine.design.variables import apply_values
 from engine.elements import ELEMENT_TYPES
 from engine.errors import ActionError
 from engine.render.layout import layout, page_digest
+from tests.pdf_probes import crop_points, ink_ratio, pdf_text
 
-from ...conftest import action, add, build, crop_points, ink_ratio, pdf_text
+from ...conftest import action, add, build
 from ...pdf_checker import problems
 from ...validators import assert_passes_outloud, assert_valid_pdf_a
 from ..pdf.test_profiles import IMAGES, structure

@@ -3,8 +3,9 @@
 import pytest
 
 from engine import ValueBindingError, apply_values, check_values, render_pdf
+from tests.pdf_probes import crop_points, page_image, pdf_text
 
-from ...conftest import action, add, build, crop_points, page_image, pdf_text
+from ...conftest import action, add, build
 from ..elements.test_render_elements import decode, resolver
 
 DESIGN = [

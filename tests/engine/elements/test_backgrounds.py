@@ -3,8 +3,9 @@
 import pytest
 
 from engine import render_pdf
+from tests.pdf_probes import crop_points, page_image
 
-from ...conftest import action, build, crop_points, page_image
+from ...conftest import action, build
 from .test_render_elements import resolver
 
 

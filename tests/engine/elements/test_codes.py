@@ -10,8 +10,9 @@ import zxingcpp
 
 from engine import render_pdf
 from engine.elements import barcode, qr
+from tests.pdf_probes import crop_points, page_image
 
-from ...conftest import add, build, crop_points, page_image
+from ...conftest import add, build
 
 SCRIPTS = {
     "ascii url": "https://example.org/verify/000042?k=Ab9",

@@ -14,8 +14,9 @@ import pytest
 from engine import apply, render_pdf
 from engine.elements.text import fitted_text, layout
 from engine.render.layout import layout as lay_out_sheets
+from tests.pdf_probes import line_rects, page_count, pdf_text
 
-from ...conftest import action, add, build, page_count, pdf_text
+from ...conftest import action, add, build
 from ...pdf_checker import problems
 from ...validators import assert_passes_outloud, assert_valid_pdf_a
 from ..pdf.test_profiles import structure
@@ -34,15 +35,6 @@ def fonts_used(pdf: bytes, page: int) -> list[tuple[str, float]]:
             for operands, operator in pikepdf.parse_content_stream(sheet)
             if str(operator) == "Tf"
         ]
-
-
-def line_boxes(pdf: bytes, page: int = 0) -> list[tuple[float, float, float, float]]:
-    document = pdfium.PdfDocument(pdf)
-    try:
-        text_page = document[page].get_textpage()
-        return [text_page.get_rect(i) for i in range(text_page.count_rects())]
-    finally:
-        document.close()
 
 
 # Markup with fitting: the markdown text shrinks and is cut like a plain one.
@@ -82,7 +74,7 @@ def test_a_markdown_name_shrinks_to_one_line_in_its_bold_and_italic_faces():
     assert {size for _, size in used} == {fitted.style.size}
     assert {"Roboto-Bold", "Roboto-Italic", "Roboto-Regular"} <= {name for name, _ in used}
     assert " ".join(pdf_text(pdf)[0].split()) == SHOWN_NAME  # the markup's syntax is not drawn
-    (left, _, right, _), *_ = line_boxes(pdf)
+    (left, _, right, _), *_ = line_rects(pdf)
     assert right - left <= 200 + 0.5
     # The next size up on the grid would need a second line.
     assert (
@@ -140,7 +132,7 @@ def test_a_markdown_text_is_cut_to_its_lines_keeping_its_faces(overflow):
     if overflow == "ellipsis":
         assert lines[1].endswith("\u2026")
         assert all_lines[1].startswith(lines[1][:-1].rstrip())
-        (_, _, right, _) = max(line_boxes(pdf), key=lambda box: box[2])
+        (_, _, right, _) = max(line_rects(pdf), key=lambda box: box[2])
         assert right - 40 <= 110 + 0.5  # the ellipsised line stays inside the width
     else:
         assert lines[1] == all_lines[1]

@@ -13,7 +13,6 @@ from typing import Annotated
 
 import httpx
 import panel as pn
-import pypdfium2 as pdfium
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
@@ -26,6 +25,7 @@ from engine.elements import ELEMENT_TYPES, ElementType
 from engine.elements.editing import COLOR, Widget, plain_type, widget_of
 from engine.elements.text import ELEMENT as TEXT
 from engine.elements.text import TextStyles
+from tests.pdf_probes import all_text
 from workbench.editor.colour_picker import ColourPicker
 
 from ...conftest import add, run_async
@@ -158,14 +158,6 @@ def mcp_tools(server: Server) -> list:
     return run_async(main)
 
 
-def pdf_text(data: bytes) -> str:
-    document = pdfium.PdfDocument(data)
-    try:
-        return "".join(page.get_textpage().get_text_range() for page in document)
-    finally:
-        document.close()
-
-
 # (a) A type registered from outside the engine, found by every face.
 
 
@@ -203,7 +195,7 @@ def test_a_plugin_element_type_is_drawn_in_a_generated_pdf(plugin_server):
         tree = client.get(f"/designs/{design_id}/tree").json()
         assert tree["variables"]["Seal"]["kind"] == "text"
         result = client.data(client.post(f"/designs/{design_id}/generate", json={"data": {"Seal": "APPROVED"}}), 201)
-    text = pdf_text(httpx.get(result["downloadUrl"]).content)
+    text = all_text(httpx.get(result["downloadUrl"]).content)
     assert "APPROVED" in text and "DRAFT" not in text
 
 

@@ -7,8 +7,9 @@ import zxingcpp
 from PIL import Image
 
 from engine import RenderError, render_pdf, render_png
+from tests.pdf_probes import crop_points, font_report, ink_ratio, page_image, pdf_text
 
-from ...conftest import action, add, build, crop_points, font_report, ink_ratio, page_image, pdf_text
+from ...conftest import action, add, build
 
 
 def png_bytes(colour=(200, 30, 30, 255), size=(80, 40)) -> bytes:

@@ -15,9 +15,10 @@ from PIL import ImageChops
 
 from engine import RenderOptions, render_pdf
 from engine.text import typeset
+from tests.pdf_probes import page_image, pdf_text
 from workbench import samples
 
-from ...conftest import add, build, page_image, pdf_text
+from ...conftest import add, build
 from ...pdf_checker import problems
 from ...validators import assert_passes_outloud, assert_valid_pdf_a
 

@@ -20,10 +20,10 @@ from lxml import etree
 from engine import EngineError, Finishing, Watermark, render_pdf
 from engine.finishing.attachments import Attachment
 from engine.finishing.einvoice import EInvoice
+from tests.pdf_probes import pdf_text
 from workbench import samples
 from workbench.notebook.einvoice import factur_x_xml
 
-from ...conftest import pdf_text
 from ...pdf_checker import problems
 from ...validators import assert_passes_outloud, assert_valid_pdf_a
 

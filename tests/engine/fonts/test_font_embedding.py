@@ -23,9 +23,10 @@ from engine.pdf.reportlab_internals import TrueTypeFont
 from engine.text import shaping
 from engine.text.typeset import TextStyle
 from tests.paths import DATA
+from tests.pdf_probes import pdf_text
 from workbench import samples
 
-from ...conftest import add, build, pdf_text
+from ...conftest import add, build
 
 LANGUAGES = {
     entry["lang"]: entry["text"]

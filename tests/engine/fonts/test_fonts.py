@@ -3,8 +3,9 @@
 import pytest
 
 from engine import fonts, render_pdf
+from tests.pdf_probes import font_report, pdf_text
 
-from ...conftest import add, build, font_report, pdf_text
+from ...conftest import add, build
 
 SCRIPTS = "Latin àéîõü ß Ææ Œœ — Greek Ωμέγα αβγδ — Cyrillic Жизнь ёлка ЩЫЮ"
 

@@ -8,8 +8,9 @@ import pikepdf.pdfa
 import pytest
 
 from engine import render_pdf
+from tests.pdf_probes import pdf_text
 
-from ...conftest import action, add, build, pdf_text, png
+from ...conftest import action, add, build, png
 from ...pdf_checker import problems
 from ...validators import assert_passes_outloud, assert_valid_pdf_a
 

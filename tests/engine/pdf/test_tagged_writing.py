@@ -13,9 +13,10 @@ import pikepdf
 import pytest
 
 from engine import RenderOptions, render_pdf
+from tests.pdf_probes import pdf_text
 from workbench import samples
 
-from ...conftest import action, add, build, pdf_text
+from ...conftest import action, add, build
 from ...pdf_checker import problems
 from ...validators import assert_passes_outloud, assert_valid_pdf_a
 

@@ -9,8 +9,9 @@ from PIL import Image
 from engine import ActionError, EngineError, PageNotFound, RenderError, apply, new_design, render_pdf, render_png
 from engine.design.variables import apply_values
 from engine.render.layout import layout
+from tests.pdf_probes import crop_points, page_image, pdf_text
 
-from ...conftest import action, add, build, crop_points, page_image, pdf_text
+from ...conftest import action, add, build
 
 
 def rgba_png(colour) -> bytes:

@@ -5,8 +5,9 @@ import pytest
 from engine import render_pdf
 from engine.design.variables import apply_values
 from engine.render.layout import FLOW_MARGIN, layout
+from tests.pdf_probes import page_count, pdf_text
 
-from ...conftest import action, add, build, page_count, pdf_text
+from ...conftest import action, add, build
 
 HEADER = ["Item", "Amount"]
 

@@ -15,8 +15,9 @@ from engine.design.variables import apply_values
 from engine.elements.text import text_style
 from engine.render.layout import layout
 from engine.text import typeset
+from tests.pdf_probes import font_report, pdf_text
 
-from ...conftest import action, add, build, font_report, pdf_text
+from ...conftest import action, add, build
 from ...validators import assert_passes_its_profiles_validator, outloud
 
 

@@ -10,8 +10,9 @@ import pytest
 from engine import render_pdf
 from engine.elements import ELEMENT_TYPES
 from engine.errors import EngineError
+from tests.pdf_probes import crop_points, font_report, page_image, pdf_text
 
-from ...conftest import action, add, build, crop_points, font_report, page_image, pdf_text, png
+from ...conftest import action, add, build, png
 from ...pdf_checker import problems
 from ...validators import assert_passes_outloud, assert_valid_pdf_a
 

@@ -15,8 +15,9 @@ import pytest
 from engine import DesignTree, render_pdf
 from engine.elements.text import check_lang
 from engine.errors import ActionError
+from tests.pdf_probes import page_count, page_image
 
-from ...conftest import action, add, build, page_count, page_image
+from ...conftest import action, add, build
 from ...pdf_checker import problems
 from ...validators import assert_passes_its_profiles_validator
 

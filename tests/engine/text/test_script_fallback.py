@@ -12,8 +12,9 @@ import pytest
 
 from engine import fonts, render_pdf
 from tests.paths import ROOT
+from tests.pdf_probes import font_report, pdf_text
 
-from ...conftest import add, build, font_report, pdf_text
+from ...conftest import add, build
 from ...pdf_glyphs import notdef_glyphs, shown_glyphs
 
 # One word per script, in an Inter text: (word, the family that must draw it, right to left)

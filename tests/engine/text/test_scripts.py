@@ -23,8 +23,9 @@ from engine import render_pdf
 from engine.elements.text import fitted_text
 from engine.text import shaping, typeset
 from tests.paths import ROOT
+from tests.pdf_probes import page_count, page_image, pdf_text
 
-from ...conftest import add, build, page_count, page_image, pdf_text
+from ...conftest import add, build
 from ...validators import assert_passes_its_profiles_validator
 
 ARABIC = "Noto Sans Arabic"

@@ -3,8 +3,9 @@
 import pytest
 
 from engine import ActionError, render_pdf
+from tests.pdf_probes import pdf_text
 
-from ...conftest import action, add, build, pdf_text
+from ...conftest import action, add, build
 
 
 def sentence(content="This certifies that {recipient} completed {course}.", **data):

@@ -10,7 +10,6 @@ from dataclasses import replace
 
 import pikepdf
 import pikepdf.pdfa
-import pypdfium2 as pdfium
 import pytest
 
 from engine import ActionError, apply, new_design, render_pdf
@@ -22,8 +21,9 @@ from engine.elements.text import fitted_text
 from engine.errors import LimitExceeded
 from engine.render.layout import flow_margin, layout
 from engine.text import fitting, typeset
+from tests.pdf_probes import line_rects, page_count, pdf_text
 
-from ...conftest import action, add, build, page_count, pdf_text
+from ...conftest import action, add, build
 from ...pdf_checker import problems
 from ...validators import assert_passes_its_profiles_validator
 
@@ -160,16 +160,6 @@ def drawn_sizes(pdf: bytes, page: int = 0) -> list[float]:
         ]
 
 
-def text_boxes(pdf: bytes, page: int = 0) -> list[tuple[float, float, float, float]]:
-    """(left, bottom, right, top) of each line PDFium finds on a page, in PDF points."""
-    document = pdfium.PdfDocument(pdf)
-    try:
-        text_page = document[page].get_textpage()
-        return [text_page.get_rect(i) for i in range(text_page.count_rects())]
-    finally:
-        document.close()
-
-
 def name_design(**styles):
     return build(
         [
@@ -193,7 +183,7 @@ def test_shrink_draws_the_largest_size_that_fits_on_one_line():
     assert typeset.width_of(LONG_NAME, replace(fitted.style, size=fitted.style.size + 0.5)) > 200
     pdf = render_pdf(tree)
     assert drawn_sizes(pdf) == [fitted.style.size]
-    (left, _, right, _), *others = text_boxes(pdf)
+    (left, _, right, _), *others = line_rects(pdf)
     assert not others  # one line
     assert 180 <= right - left <= 200
     assert pdf_text(pdf)[0].strip() == LONG_NAME

@@ -11,8 +11,9 @@ from engine import apply, render_pdf
 from engine.design.tree import new_design
 from engine.elements import ELEMENT_TYPES
 from tests.paths import DATA
+from tests.pdf_probes import font_report
 
-from ...conftest import add, counter_ids, font_report
+from ...conftest import add, counter_ids
 from ...pdf_checker import problems
 from ...pdf_glyphs import notdef_glyphs, shown_glyphs
 from ...validators import assert_passes_its_profiles_validator

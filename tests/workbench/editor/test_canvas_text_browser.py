@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from tests.pdf_probes import pdf_text
+
 from ...browser import box, new_design, node, open_design, scale, select, sign_in, tree, wait_for
-from ...conftest import add, pdf_text
+from ...conftest import add
 
 pytestmark = pytest.mark.slow  # browser: `pytest -m "not slow"` skips them
 

@@ -7,8 +7,10 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from tests.pdf_probes import pdf_text
+
 from ...browser import new_design, node, open_design, painted, select, sign_in, wait_for
-from ...conftest import add, pdf_text
+from ...conftest import add
 
 pytestmark = pytest.mark.slow  # browser: `pytest -m "not slow"` skips them
 

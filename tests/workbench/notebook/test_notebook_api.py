@@ -22,8 +22,9 @@ import workbench
 from api.errors import ApiError
 from api.service import Service, Settings
 from api.store import DatabaseLocked
+from tests.pdf_probes import pdf_text
 
-from ...conftest import add, pdf_text, png
+from ...conftest import add, png
 from ...server import ROOT, Server
 
 BADGE = [

@@ -7,8 +7,7 @@ import pytest
 
 import workbench
 from api.service import Service, Settings
-
-from ...conftest import pdf_text
+from tests.pdf_probes import pdf_text
 
 MISSING = "assets:ast_nowhere"  # well formed, but in no workspace
 PORTRAIT = [

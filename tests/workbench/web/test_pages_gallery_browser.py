@@ -19,8 +19,10 @@ import pytest
 from PIL import Image, ImageChops
 from playwright.sync_api import expect
 
+from tests.pdf_probes import pdf_text
+
 from ...browser import box, new_design, open_design, paint_order, sign_in, tree, wait_for
-from ...conftest import add, pdf_text
+from ...conftest import add
 from ...server import Server
 
 pytestmark = pytest.mark.slow  # browser: `pytest -m "not slow"` skips them

@@ -9,12 +9,12 @@ import pytest
 
 from api.service import Service, Settings
 from engine import render_pdf
+from tests.pdf_probes import pdf_text
 from workbench import samples
 from workbench.client.api import LocalClient
 from workbench.samples import TEMPLATES
 from workbench.templates import LOGO_NAME, create_from_template
 
-from ...conftest import pdf_text
 from ...pdf_checker import problems
 from ...validators import assert_valid_pdf_a
 

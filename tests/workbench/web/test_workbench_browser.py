@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from tests.pdf_probes import pdf_text
 from workbench.samples import certificate_actions, logo_png
 
 from ...browser import (
@@ -29,7 +30,7 @@ from ...browser import (
     tree,
     wait_for,
 )
-from ...conftest import add, pdf_text, png
+from ...conftest import add, png
 
 pytestmark = pytest.mark.slow  # browser: `pytest -m "not slow"` skips them
 
