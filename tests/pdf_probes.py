@@ -6,8 +6,10 @@ not here adds it here, so that two tests never read a PDF two ways.
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pikepdf
+import pikepdf.pdfa
 import pypdfium2 as pdfium
 from PIL import Image
 
@@ -96,3 +98,52 @@ def page_sizes(pdf: bytes) -> list[tuple[float, float]]:
         return [document[i].get_size() for i in range(len(document))]
     finally:
         document.close()
+
+
+def structure(path: Path) -> list[tuple[str, dict]]:
+    """(role, interesting attributes) of every structure element, in reading order."""
+    out = []
+    with pikepdf.open(path) as pdf:
+
+        def walk(item):
+            if isinstance(item, pikepdf.Array):
+                for kid in item:
+                    walk(kid)
+            elif isinstance(item, pikepdf.Dictionary) and item.get("/Type") == "/StructElem":
+                attrs = {k: str(item[k]) for k in ("/Alt", "/ActualText") if k in item}
+                if "/A" in item:
+                    attrs.update({k: str(v) for k, v in item.A.items() if k != "/O"})
+                out.append((str(item.S)[1:], attrs))
+                if "/K" in item:
+                    walk(item.K)
+
+        walk(pdf.Root.StructTreeRoot.K)
+    return out
+
+
+def char_left(pdf: bytes, word: str, page: int = 0, occurrence: int = 0) -> tuple[float, float]:
+    """(left, right) in points of the `occurrence`-th `word` on a page, from PDFium's char boxes."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        text_page = document[page].get_textpage()
+        text = text_page.get_text_range()
+        start = -1
+        for _ in range(occurrence + 1):
+            start = text.index(word, start + 1)
+        left = text_page.get_charbox(start)[0]
+        right = text_page.get_charbox(start + len(word) - 1)[2]
+        return left, right
+    finally:
+        document.close()
+
+
+def ink_columns(pdf: bytes, box: tuple[float, float, float, float], dpi: float = 144) -> tuple[float, float]:
+    """(left, right) of the ink inside box (x, y from the top-left, w, h), in points from the page's left."""
+    image = page_image(pdf, dpi=dpi).convert("L")
+    scale = dpi / 72
+    x, y, w, h = box
+    left_px, top_px = round(x * scale), round(y * scale)
+    crop = image.crop((left_px, top_px, round((x + w) * scale), round((y + h) * scale)))
+    columns = [i for i in range(crop.width) if any(crop.getpixel((i, j)) < 128 for j in range(crop.height))]
+    assert columns, "no ink in the box"
+    return (left_px + columns[0]) / scale, (left_px + columns[-1] + 1) / scale

@@ -13,9 +13,9 @@ import pytest
 from redis import Redis
 
 from api.jobs.redis_backend import _key
+from tests.batch_jobs import design, rows, wait_for_end
 
 from ..server import RedisServer, Server, Worker
-from .test_api_batches import design, rows, wait_for_end
 
 OWNER = "owner-Quokka-5521-zebra"
 READER = "reader-Axolotl-8834-heron"

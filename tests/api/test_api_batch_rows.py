@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests.batch_jobs import MISSING, design, rows, wait_for_end, zip_of
+
 from ..conftest import png, store_database_url
 from ..server import Server, wait_until
-from .test_api_batches import MISSING, design, rows, wait_for_end, zip_of
 
 
 class RowsEnv:
@@ -156,7 +157,7 @@ def test_bad_queries_are_400_naming_what_is_allowed(env, finished_job, params, f
 
 
 def test_mcp_get_batch_rows_answers_the_same_data(env, finished_job):
-    from .test_mcp_hardening import open_session, post
+    from tests.mcp_calls import open_session, post
 
     key = env.keys["pro"]
     session = open_session(env.server.url, key)

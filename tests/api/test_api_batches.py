@@ -12,29 +12,13 @@ import threading
 import time
 import zipfile
 
-import httpx
 import pytest
 
+from tests.batch_jobs import MISSING, design, rows, wait_for_end, zip_of
 from tests.pdf_probes import pdf_text
 
 from ..conftest import png, store_database_url
 from ..server import RedisServer, Server, Worker, wait_until
-
-DESIGN = [
-    {
-        "type": "add_element",
-        "args": {"type": "text", "name": "name", "position": {"x": 40, "y": 40}, "data": {"content": "Sample"}},
-    },
-    {
-        "type": "add_element",
-        "args": {"type": "qr", "name": "code", "position": {"x": 40, "y": 100, "size": 80}, "data": {"content": "x"}},
-    },
-    {
-        "type": "add_element",
-        "args": {"type": "image", "name": "photo", "position": {"x": 300, "y": 40, "w": 50, "h": 50}},
-    },
-    *[{"type": "bind_variable", "args": {"name": n}} for n in ("name", "code", "photo")],
-]
 
 
 class BatchEnv:
@@ -80,33 +64,8 @@ def env(request, tmp_path_factory, store):
     batch_env.close()
 
 
-def design(client) -> str:
-    design_id = client.data(client.post("/designs", json={"name": "Badge"}), 201)["designId"]
-    client.data(client.patch(f"/designs/{design_id}/tree", json={"actions": DESIGN}), 200)
-    return design_id
-
-
 def credits(client) -> int:
     return client.data(client.get("/me"), 200)["credits"]
-
-
-def rows(count: int, **extra) -> list[dict]:
-    return [{"name": f"Person {i}", "code": f"ROW-{i}", **extra} for i in range(count)]
-
-
-def wait_for_end(client, job_id: str, timeout: float = 90) -> dict:
-    def ended():
-        job = client.data(client.get(f"/batches/{job_id}"), 200)
-        return job if job["status"] in ("completed", "failed") else None
-
-    return wait_until(ended, timeout=timeout, interval=0.1, what=f"batch {job_id} to end")
-
-
-def zip_of(client, job_id: str) -> zipfile.ZipFile:
-    url = client.data(client.get(f"/batches/{job_id}/download"), 200)["downloadUrl"]
-    response = httpx.get(url)
-    assert response.status_code == 200 and response.headers["Content-Type"] == "application/zip"
-    return zipfile.ZipFile(io.BytesIO(response.content))
 
 
 def test_a_batch_renders_one_pdf_per_row_and_charges_each_row(env):
@@ -196,9 +155,6 @@ def test_a_batch_whose_every_row_fails_ends_failed_and_refunds_everything(env):
         assert (job["status"], job["completed"], job["failed"]) == ("failed", 0, 4)
         assert zip_of(client, job_id).namelist() == ["errors.json"]
         assert credits(client) == before
-
-
-MISSING = "uploads:upl_nowhere"  # well formed, but in no workspace
 
 
 def test_a_row_whose_image_is_not_in_the_workspace_fails_alone(env):

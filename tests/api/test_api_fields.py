@@ -4,10 +4,10 @@ list_variables, and generate's values for fields, over real HTTP."""
 import httpx
 import pytest
 
+from tests.mcp_calls import ok, run
 from tests.pdf_probes import pdf_text
 
 from ..conftest import action, add
-from .test_mcp import ok, run
 
 SENTENCE = add(
     "text",

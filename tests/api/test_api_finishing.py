@@ -13,11 +13,10 @@ import facturx
 import httpx
 import pikepdf
 
+from tests.batch_jobs import design, rows, wait_for_end, zip_of
+from tests.einvoices import INVOICE, LAUGHS, XXE, with_doctype
 from tests.pdf_probes import pdf_text
 from workbench.notebook.einvoice import factur_x_xml
-
-from ..engine.finishing.test_finishing import INVOICE, LAUGHS, XXE, with_doctype
-from .test_api_batches import design, rows, wait_for_end, zip_of
 
 RUN_ON_BOTH_STORES = True
 CSV = b"item,qty\nconsulting,3\n"
@@ -139,7 +138,7 @@ def test_every_row_of_a_batch_gets_the_batchs_options_and_its_own_invoice(alpha)
 
 
 def test_an_agent_asks_for_the_same_options_over_mcp(api_server, alpha):
-    from .test_mcp import failed, ok, run
+    from tests.mcp_calls import failed, ok, run
 
     design_id = design(alpha)
     invoice = {"standard": "factur-x", "xml": b64(invoice_xml("INV-MCP"))}

@@ -3,6 +3,8 @@
 import httpx
 import pytest
 
+from tests.uploads import upload
+
 from ..conftest import add, png
 
 # Uploads, generations and downloads with blobs in the data dir and in S3 (moto's server).
@@ -12,10 +14,6 @@ SVG = (
     b'<svg xmlns="http://www.w3.org/2000/svg" width="120" height="60">'
     b'<rect width="120" height="60" fill="#1f4e8c"/></svg>'
 )
-
-
-def upload(client, data, filename="image.png", content_type="image/png", **form):
-    return client.post("/uploads", files={"file": (filename, data, content_type)}, data=form)
 
 
 @pytest.mark.parametrize(

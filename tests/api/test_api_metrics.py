@@ -7,13 +7,14 @@ import http.client
 
 import httpx
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from api.models import DEFAULT_PDF_PROFILE
+from tests.batch_jobs import MISSING, design, rows, wait_for_end
+from tests.conftest import store_database_url
+from tests.prometheus import scrape, value
 
-from ..conftest import png, store_database_url
+from ..conftest import png
 from ..server import Server
-from .test_api_batches import MISSING, design, rows, wait_for_end
 
 ACCEPT = {"Accept": "application/json, text/event-stream"}
 INITIALIZE = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "tests", "version": "1"}}
@@ -32,22 +33,6 @@ def server(request, tmp_path_factory, store):
     started.key = key
     yield started
     started.stop()
-
-
-def scrape(server) -> dict[tuple[str, frozenset], float]:
-    """Every sample of /metrics, by (name, labels); fetched without a key."""
-    response = httpx.get(f"{server.url}/metrics")
-    assert response.status_code == 200
-    assert response.headers["Content-Type"].startswith("text/plain; version=0.0.4")
-    return {
-        (sample.name, frozenset(sample.labels.items())): sample.value
-        for family in text_string_to_metric_families(response.text)
-        for sample in family.samples
-    }
-
-
-def value(samples: dict, name: str, **labels: str) -> float:
-    return samples.get((name, frozenset(labels.items())), 0.0)
 
 
 def test_requests_are_counted_by_operation_and_status_never_by_raw_path(server):

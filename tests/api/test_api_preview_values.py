@@ -11,9 +11,9 @@ from PIL import Image, ImageChops
 
 import engine
 from api.service.generation import PREVIEW_WATERMARK
+from tests.mcp_calls import ok, run
 
 from ..conftest import add, png
-from .test_mcp import ok, run
 
 LETTER = [
     add("text", "recipient", {"x": 40, "y": 40}, {"content": "Sample Name"}, {"fontSize": 28}),

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import httpx
 
+from tests.mcp_calls import ok, run
 from tests.pdf_probes import pdf_text
 
 from ..conftest import action, add
-from .test_mcp import ok, run
 
 
 def test_the_action_catalog_has_both_keys_on_add_and_update(alpha):

@@ -16,12 +16,11 @@ import pypdfium2 as pdfium
 import pytest
 from PIL import Image
 
-from tests.pdf_probes import pdf_text
+from tests.mcp_calls import ok, run
+from tests.pdf_probes import char_left, ink_columns, pdf_text
+from tests.text_samples import HEADER, WIDTHS
 
 from ..conftest import add
-from ..engine.text.test_script_faces import HEADER, WIDTHS, char_left
-from ..engine.text.test_scripts import ink_columns
-from .test_mcp import ok, run
 
 
 def create(client, name: str = "Every script") -> str:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import httpx
 
 from tests.pdf_probes import page_count, pdf_text
+from tests.text_samples import LONG_NAME, paragraphs, words_in_order
 
 from ..conftest import add
-from ..engine.text.test_text_fitting import LONG_NAME, paragraphs, words_in_order
 
 
 def create(client) -> str:

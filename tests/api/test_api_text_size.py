@@ -15,11 +15,11 @@ import pytest
 import engine
 from api.models import CreateDesignBody
 from api.service import Service, Settings
+from tests.mcp_calls import failed, ok
+from tests.mcp_calls import run as run_mcp
+from tests.text_samples import chinese
 
-from ..engine.text.test_text_size import chinese
 from ..server import Server, wait_until
-from .test_mcp import failed, ok
-from .test_mcp import run as run_mcp
 
 
 def _design(client, name: str) -> str:

@@ -9,12 +9,11 @@ import json
 import anyio
 import httpx
 import pytest
-from mcp import ClientSession
-from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
+from tests.mcp_calls import failed, ok, run
 from tests.pdf_probes import pdf_text
 
-from ..conftest import png, run_async
+from ..conftest import png
 
 # MCP sessions live in the store (api/mcp/sessions.py): these tests run on DuckDB and PostgreSQL.
 RUN_ON_BOTH_STORES = True
@@ -50,31 +49,6 @@ TOOLS = {
     "me",
     "rotate_webhook_secret",
 }
-
-
-def run(api_server, key: str, script):
-    """Run `script(session)` in an initialized MCP session; return what it returns."""
-
-    async def main():
-        async with create_mcp_http_client(headers={"X-API-Key": key}) as http:
-            async with streamable_http_client(f"{api_server.url}/mcp", http_client=http) as streams:
-                async with ClientSession(streams[0], streams[1]) as session:
-                    await session.initialize()
-                    return await script(session)
-
-    return run_async(main)
-
-
-def ok(result) -> dict:
-    assert result.is_error is False, result.content
-    assert json.loads(result.content[0].text) == result.structured_content
-    return result.structured_content
-
-
-def failed(result, code: str) -> str:
-    assert result.is_error is True
-    assert result.structured_content["code"] == code, result.structured_content
-    return result.structured_content["message"]
 
 
 @pytest.fixture

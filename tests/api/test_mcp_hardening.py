@@ -15,33 +15,15 @@ import pytest
 from api.mcp import Sessions
 from api.service import Settings
 from api.store import open_store
+from tests.mcp_calls import ACCEPT, INITIALIZE, open_session, post
 
 from ..conftest import png, store_database_url
 from ..server import Server
 
-ACCEPT = {"Accept": "application/json, text/event-stream"}
-INITIALIZE = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "tests", "version": "1"}}
 IDLE_SECONDS = 2  # the short idle period of the `short_idle` server
 BASE_URL = "https://docs.example.test"
 # The sessions live in the store (api/mcp/sessions.py): these tests run on DuckDB and PostgreSQL.
 RUN_ON_BOTH_STORES = True
-
-
-def post(url: str, key: str, body, session: str | None = None, origin: str | None = None) -> httpx.Response:
-    headers = {**ACCEPT, "X-API-Key": key}
-    if session:
-        headers["Mcp-Session-Id"] = session
-    if origin:
-        headers["Origin"] = origin
-    response = httpx.post(f"{url}/mcp", json=body, headers=headers, timeout=60)
-    assert response.status_code != 500 and "Traceback" not in response.text, response.text
-    return response
-
-
-def open_session(url: str, key: str) -> str:
-    response = post(url, key, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE})
-    assert response.status_code == 200, response.text
-    return response.headers["Mcp-Session-Id"]
 
 
 def ping(url: str, key: str, session: str) -> httpx.Response:

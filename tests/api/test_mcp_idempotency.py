@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from .test_mcp import failed, ok, run
+from tests.mcp_calls import failed, ok, run
 
 # Keys live in the store (api/service/idempotency.py): these tests run on DuckDB and PostgreSQL.
 RUN_ON_BOTH_STORES = True

@@ -45,6 +45,7 @@ from engine.finishing.signing import (
     SigningKeyError,
     sign_pdf,
 )
+from tests.mcp_calls import failed, ok, run
 from tests.pdf_probes import pdf_text
 from workbench import samples
 
@@ -52,7 +53,6 @@ from ..conftest import store_database_url
 from ..pdf_checker import problems
 from ..server import Server
 from ..validators import assert_passes_outloud, assert_valid_signed_pdf_a, outloud, signed_pdf_a_problems
-from .test_mcp import failed, ok, run
 
 RUN_ON_BOTH_STORES = True
 # Spaces at both ends: a password is kept exactly as sent (a name would be trimmed).
@@ -248,9 +248,8 @@ def test_a_signed_factur_x_invoice_stays_pdf_a_3b_and_readable(pki, signing_key,
     import facturx
 
     from engine import Finishing
+    from tests.einvoices import INVOICE
     from workbench.notebook.einvoice import factur_x_xml
-
-    from ..engine.finishing.test_finishing import INVOICE
 
     xml = factur_x_xml(INVOICE, level="en16931")
     finishing = Finishing(e_invoice={"standard": "factur-x", "xml": base64.b64encode(xml).decode()})
@@ -765,7 +764,7 @@ def test_every_row_of_a_batch_with_sign_is_signed(signing, credential, pki):
 
     import httpx
 
-    from .test_api_batches import wait_for_end
+    from tests.batch_jobs import wait_for_end
 
     with signing.client() as client:
         client.data(upload(client, credential.p12), 200)

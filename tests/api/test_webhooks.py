@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.batch_jobs import MISSING, design, rows, wait_for_end
+
 from ..conftest import store_database_url
 from ..https_images import make_certificate
 from ..server import Server, free_port, wait_until
-from .test_api_batches import MISSING, design, rows, wait_for_end
 
 RUN_ON_BOTH_STORES = True
 # 10 s, 1 min, 5 min… become 0.2 s, 1.2 s, 6 s…
@@ -268,7 +269,7 @@ def test_a_restart_between_attempts_delivers_after_it(request, tmp_path_factory,
 
 
 def test_mcp_submit_batch_takes_a_webhook_url_and_refuses_a_loopback_one(api_server):
-    from .test_mcp import run
+    from tests.mcp_calls import run
 
     key = api_server.workspaces["alpha"][1]
     with api_server.client(key) as client:
@@ -331,7 +332,7 @@ def test_the_sixth_failed_attempt_abandons_the_event(request, tmp_path_factory, 
             assert all(a["status"] == 503 and "503" in a["error"] for a in attempts)
             sent_at = [r["at"] for r in receiver.received]
             assert sent_at[5] - sent_at[4] >= 7200 * 0.0005  # the last wait is the 2 h one, scaled
-        from .test_api_metrics import value
+        from tests.prometheus import value
 
         counted = scrape_when(
             env.server,
@@ -655,7 +656,7 @@ def test_the_attempt_connects_to_the_address_it_checked(hook_service, listener, 
 
 def scrape_when(server, ready, what: str) -> dict:
     """GET /metrics until `ready(samples)`: outcomes are counted just after they are committed."""
-    from .test_api_metrics import scrape
+    from tests.prometheus import scrape
 
     def samples():
         found = scrape(server)
@@ -665,7 +666,7 @@ def scrape_when(server, ready, what: str) -> dict:
 
 
 def test_delivery_outcomes_and_durations_are_counted_in_metrics(hooks):
-    from .test_api_metrics import scrape, value
+    from tests.prometheus import scrape, value
 
     def outcomes(samples) -> tuple[float, float, float]:
         return (
@@ -824,7 +825,7 @@ def test_rotating_the_secret_over_rest_signs_the_retry_of_an_earlier_event_with_
 
 
 def test_rotate_webhook_secret_over_mcp(hooks, listener):
-    from .test_mcp import ok, run
+    from tests.mcp_calls import ok, run
 
     with hooks.client() as client:
         old = client.data(client.get("/me"), 200)["webhookSecret"]

@@ -20,7 +20,15 @@ import pytest
 
 from api.renderers import Cancellation, TaskCancelled
 from api.service import Service, Settings
-from engine.elements.table import MAX_ROWS, MAX_TABLE_CHARACTERS
+from tests.render_processes import (
+    _credits,
+    _small_design,
+    _table_design,
+    children,
+    cpu_seconds,
+    long_table_actions,
+    render_processes,
+)
 
 from ...server import Server, create_workspace, wait_until
 
@@ -28,30 +36,6 @@ pytestmark = pytest.mark.slow  # servers whose processes are killed: `pytest -m 
 
 # Tables whose rows wrap into many lines: 185 sheets (under the 200-page limit), ~5 s of drawing here.
 HEAVY = (190, 50, 100)  # rows, columns, characters per cell
-
-
-def long_table_actions(rows: int, columns: int, chars: int) -> list[dict]:
-    """Rows of `columns` cells of `chars` characters, as tables within a table's limits
-    (MAX_ROWS, MAX_TABLE_CHARACTERS), one per page: each grows into sheets of its own, so the
-    document is as long as one table of every row would be."""
-    cell = ("lorem ipsum dolor sit amet " * 20)[:chars]
-    per_table = max(1, min(MAX_ROWS, MAX_TABLE_CHARACTERS // (columns * chars)))
-    actions: list[dict] = []
-    for index, first in enumerate(range(0, rows, per_table)):
-        if index:
-            actions.append({"type": "add_page", "args": {}})
-        table = {"cells": [[cell] * columns for _ in range(min(per_table, rows - first))], "width": 555}
-        name = "t" if index == 0 else f"t_{index + 1}"
-        args = {"type": "table", "name": name, "page": index, "position": {"x": 20, "y": 20}, "data": table}
-        actions.append({"type": "add_element", "args": args})
-    return actions
-
-
-def _table_design(client: httpx.Client, rows: int, columns: int, chars: int) -> str:
-    design = client.data(client.post("/designs", json={"name": "Long table", "size": "A4"}), 201)
-    actions = long_table_actions(rows, columns, chars)
-    client.data(client.patch(f"/designs/{design['designId']}/tree", json={"actions": actions}), 200)
-    return design["designId"]
 
 
 def _heavy_design_and_its_render_process(server: Server, client: httpx.Client) -> tuple[str, int, int]:
@@ -62,56 +46,12 @@ def _heavy_design_and_its_render_process(server: Server, client: httpx.Client) -
     return design_id, worker, _credits(client)
 
 
-def _small_design(client: httpx.Client) -> str:
-    design = client.data(client.post("/designs", json={"name": "Card", "size": "A5"}), 201)
-    text = {"type": "text", "name": "t", "position": {"x": 20, "y": 20}, "data": {"content": "ok"}}
-    action = {"type": "add_element", "args": text}
-    client.data(client.patch(f"/designs/{design['designId']}/tree", json={"actions": [action]}), 200)
-    return design["designId"]
-
-
-def _credits(client: httpx.Client) -> int:
-    return client.data(client.get("/me"), 200)["credits"]
-
-
-def children(server: Server, running: bytes = b"") -> set[int]:
-    """The server's child processes (those whose command line holds `running`)."""
-    assert server.process is not None
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        if parent == server.process.pid and running in cmdline:
-            found.add(int(entry.name))
-    return found
-
-
-def render_processes(server: Server) -> set[int]:
-    """The server's render processes (its children running api.renderers.worker)."""
-    return children(server, b"api.renderers.worker")
-
-
 def process_state(pid: int) -> str | None:
     """R, S, Z (a zombie: dead, not yet reaped)…, or None when the process is gone."""
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except OSError:
         return None
-
-
-def cpu_seconds(pid: int) -> float:
-    """CPU time the process has used so far (0 once it is gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @pytest.fixture(scope="module")
@@ -215,7 +155,7 @@ def test_a_generation_whose_client_left_is_stopped_and_not_charged(patient):
 
 
 def test_an_mcp_generation_whose_agent_left_is_stopped_and_not_charged(patient):
-    from ..test_mcp_hardening import ACCEPT, open_session
+    from tests.mcp_calls import ACCEPT, open_session
 
     server, client, key = patient
     design_id, worker, before = _heavy_design_and_its_render_process(server, client)

@@ -19,9 +19,9 @@ import pytest
 from engine import DesignTree
 from engine.design.diff import changes
 from tests.pdf_probes import pdf_text
+from tests.render_processes import _credits, _small_design, _table_design, children, cpu_seconds, render_processes
 
 from ...server import Server, create_workspace, wait_until
-from .test_render_limits import _credits, _small_design, _table_design, children, cpu_seconds, render_processes
 
 # A table of 30 rows that each wrap onto a sheet of their own: seconds of drawing, far more than
 # a GET takes, and few enough that a test waiting for three of them stays short.

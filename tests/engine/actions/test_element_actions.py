@@ -2,19 +2,12 @@
 
 import pytest
 
-from engine import ActionError, apply, new_design
+from engine import apply, new_design
+from tests.actions import fails
 
 from ...conftest import action, add, build
 
 TEXT = add("text", "title", {"x": 10, "y": 20}, {"content": "Hello"})
-
-
-def fails(tree, actions, *fragments):
-    with pytest.raises(ActionError) as info:
-        apply(tree, actions)
-    for fragment in fragments:
-        assert fragment in info.value.message, info.value.message
-    return info.value
 
 
 # add_element

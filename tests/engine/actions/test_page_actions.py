@@ -4,9 +4,9 @@ import pytest
 from reportlab.lib.pagesizes import A4, A5, LETTER
 
 from engine import apply, new_design
+from tests.actions import fails
 
 from ...conftest import action, add, build
-from .test_element_actions import fails
 
 
 def test_add_page_without_format_copies_the_last_page():

@@ -18,12 +18,12 @@ from engine.design.variables import apply_values
 from engine.elements import ELEMENT_TYPES
 from engine.errors import ActionError
 from engine.render.layout import layout, page_digest
-from tests.pdf_probes import crop_points, ink_ratio, pdf_text
+from tests.images import TAGGED_IMAGES
+from tests.pdf_probes import crop_points, ink_ratio, pdf_text, structure
 
 from ...conftest import action, add, build
 from ...pdf_checker import problems
 from ...validators import assert_passes_outloud, assert_valid_pdf_a
-from ..pdf.test_profiles import IMAGES, structure
 
 PAID = {"variable": "status", "equals": "paid"}
 
@@ -422,7 +422,7 @@ def tagged(long_invoice, tmp_path_factory):
     paths = {}
     for profile in ("accessible", "pdf-a"):
         paths[profile] = folder / f"{profile}.pdf"
-        paths[profile].write_bytes(render_pdf(tree, GROWN, IMAGES.__getitem__, profile))
+        paths[profile].write_bytes(render_pdf(tree, GROWN, TAGGED_IMAGES.__getitem__, profile))
     return paths
 
 

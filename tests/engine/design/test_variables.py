@@ -3,10 +3,11 @@
 import pytest
 
 from engine import ValueBindingError, apply_values, check_values, render_pdf
+from tests.codes import decode
+from tests.images import resolver
 from tests.pdf_probes import crop_points, page_image, pdf_text
 
 from ...conftest import action, add, build
-from ..elements.test_render_elements import decode, resolver
 
 DESIGN = [
     add("text", "name", {"x": 40, "y": 40}, {"content": "Sample Name"}),

@@ -3,10 +3,10 @@
 import pytest
 
 from engine import render_pdf
+from tests.images import resolver
 from tests.pdf_probes import crop_points, page_image
 
 from ...conftest import action, build
-from .test_render_elements import resolver
 
 
 def pixel(pdf, x, y, page=0):

@@ -14,12 +14,11 @@ import pytest
 from engine import apply, render_pdf
 from engine.elements.text import fitted_text, layout
 from engine.render.layout import layout as lay_out_sheets
-from tests.pdf_probes import line_rects, page_count, pdf_text
+from tests.pdf_probes import line_rects, page_count, pdf_text, structure
 
 from ...conftest import action, add, build
 from ...pdf_checker import problems
 from ...validators import assert_passes_outloud, assert_valid_pdf_a
-from ..pdf.test_profiles import structure
 
 NAME = "**Maximilian** Alexander *Worthington-Smythe*"
 SHOWN_NAME = "Maximilian Alexander Worthington-Smythe"

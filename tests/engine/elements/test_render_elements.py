@@ -3,35 +3,14 @@
 import io
 
 import pytest
-import zxingcpp
 from PIL import Image
 
 from engine import RenderError, render_pdf, render_png
+from tests.codes import decode
+from tests.images import resolver
 from tests.pdf_probes import crop_points, font_report, ink_ratio, page_image, pdf_text
 
 from ...conftest import action, add, build
-
-
-def png_bytes(colour=(200, 30, 30, 255), size=(80, 40)) -> bytes:
-    out = io.BytesIO()
-    Image.new("RGBA", size, colour).save(out, format="PNG")
-    return out.getvalue()
-
-
-IMAGES = {"uploads:red": png_bytes(), "assets:blue": png_bytes((20, 40, 220, 255), (40, 40))}
-
-
-def resolver(ref: str) -> bytes:
-    return IMAGES[ref]
-
-
-def decode(image: Image.Image) -> dict[str, str]:
-    """Decoded symbols by format name, normalised ('EAN-13' -> 'EAN13', 'QR Code' -> 'QRCODE')."""
-
-    def name(fmt) -> str:
-        return str(fmt).split(".")[-1].replace("-", "").replace(" ", "").upper()
-
-    return {name(r.format): r.text for r in zxingcpp.read_barcodes(image)}
 
 
 def test_text_is_extractable_with_lists_and_formats():

@@ -16,8 +16,7 @@ from engine.media.icons import icon_ids, icon_svg
 from engine.media.images import ImageError
 from engine.media.svg import _parse_svg, rasterize_svg
 from engine.media.svg_work import SVG_MAX_DEPTH, SVG_MAX_WORK, check_svg_work
-
-from ...api.test_api_media import upload
+from tests.uploads import upload
 
 NS = 'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'
 GENEROUS = 2.0  # seconds: a refusal comes from counting, not drawing (timing belongs in benchmarks)

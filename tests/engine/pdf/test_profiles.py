@@ -1,37 +1,22 @@
 """The tagged profiles, checked by three independent validators (the manual, "Tagged PDF"):
 pikepdf.pdfa for PDF/A-3b, outloud for PDF/UA-1, and our own structural checker."""
 
-from pathlib import Path
 
 import pikepdf
 import pikepdf.pdfa
 import pytest
 
 from engine import render_pdf
-from tests.pdf_probes import pdf_text
+from tests.images import TAGGED_IMAGES
+from tests.pdf_probes import pdf_text, structure
 
-from ...conftest import action, add, build, png
+from ...conftest import action, add, build
 from ...pdf_checker import problems
 from ...validators import assert_passes_outloud, assert_valid_pdf_a
 
 WORDS = ["apple", "pear", "plum", "fig", "kiwi", "lime", "date"]
 
 
-def cmyk_jpeg() -> bytes:
-    import io
-
-    from PIL import Image
-
-    out = io.BytesIO()
-    Image.new("CMYK", (30, 30), (200, 40, 0, 10)).save(out, format="JPEG")
-    return out.getvalue()
-
-
-IMAGES = {
-    "uploads:logo": png(size=(60, 40)),
-    "uploads:photo": png((20, 90, 200, 255), size=(30, 30), fmt="JPEG"),
-    "uploads:cmyk": cmyk_jpeg(),
-}
 TITLE = 'Profile test: <tags> & "quotes"'
 
 
@@ -92,7 +77,7 @@ def documents(everything, tmp_path_factory):
     paths = {}
     for profile in ("standard", "accessible", "pdf-a"):
         path = folder / f"{profile}.pdf"
-        path.write_bytes(render_pdf(everything, {"t": ROWS}, IMAGES.__getitem__, profile))
+        path.write_bytes(render_pdf(everything, {"t": ROWS}, TAGGED_IMAGES.__getitem__, profile))
         paths[profile] = path
     return paths
 
@@ -112,27 +97,6 @@ def test_tagged_profiles_pass_our_structural_checker(documents, profile):
 
 def test_our_checker_finds_an_untagged_document(documents):
     assert problems(documents["standard"].read_bytes()) == ["no StructTreeRoot"]
-
-
-def structure(path: Path) -> list[tuple[str, dict]]:
-    """(role, interesting attributes) of every structure element, in reading order."""
-    out = []
-    with pikepdf.open(path) as pdf:
-
-        def walk(item):
-            if isinstance(item, pikepdf.Array):
-                for kid in item:
-                    walk(kid)
-            elif isinstance(item, pikepdf.Dictionary) and item.get("/Type") == "/StructElem":
-                attrs = {k: str(item[k]) for k in ("/Alt", "/ActualText") if k in item}
-                if "/A" in item:
-                    attrs.update({k: str(v) for k, v in item.A.items() if k != "/O"})
-                out.append((str(item.S)[1:], attrs))
-                if "/K" in item:
-                    walk(item.K)
-
-        walk(pdf.Root.StructTreeRoot.K)
-    return out
 
 
 def test_the_structure_follows_the_design(documents):
@@ -168,7 +132,7 @@ def test_catalog_and_metadata(documents):
 def test_tagged_output_keeps_the_text_and_is_deterministic(everything, documents):
     text = "".join(pdf_text(documents["accessible"].read_bytes()))
     assert "Heading" in text and "fig crate" in text and "After the table" in text
-    again = render_pdf(everything, {"t": ROWS}, IMAGES.__getitem__, "accessible")
+    again = render_pdf(everything, {"t": ROWS}, TAGGED_IMAGES.__getitem__, "accessible")
     assert again == documents["accessible"].read_bytes()
 
 

@@ -13,9 +13,8 @@ from engine.memo import TextCache
 from engine.render import form_cache as compiled
 from engine.text import shaping
 from tests.paths import ROOT
+from tests.reference_documents import DIGESTS, render, udhr_page
 from workbench import samples
-
-from .test_same_bytes import DIGESTS, render, udhr_page
 
 ENGINE = ROOT / "engine"
 CACHE_DECORATORS = {"cache", "lru_cache", "text_cache"}

@@ -9,36 +9,17 @@ import io
 from pathlib import Path
 
 import pikepdf
-import pypdfium2 as pdfium
 import pytest
 
 from engine import DesignTree, render_pdf
 from engine.elements.text import check_lang
 from engine.errors import ActionError
-from tests.pdf_probes import page_count, page_image
+from tests.pdf_probes import char_left, page_count, page_image
+from tests.text_samples import HEADER, WIDTHS
 
 from ...conftest import action, add, build
 from ...pdf_checker import problems
 from ...validators import assert_passes_its_profiles_validator
-
-HEADER = ["Alpha", "Bravo", "Charlie"]
-WIDTHS = [120, 60, 90]  # unequal, so a mirrored table is not the same table
-
-
-def char_left(pdf: bytes, word: str, page: int = 0, occurrence: int = 0) -> tuple[float, float]:
-    """(left, right) in points of the `occurrence`-th `word` on a page, from PDFium's char boxes."""
-    document = pdfium.PdfDocument(pdf)
-    try:
-        text_page = document[page].get_textpage()
-        text = text_page.get_text_range()
-        start = -1
-        for _ in range(occurrence + 1):
-            start = text.index(word, start + 1)
-        left = text_page.get_charbox(start)[0]
-        right = text_page.get_charbox(start + len(word) - 1)[2]
-        return left, right
-    finally:
-        document.close()
 
 
 def table(direction: str, cells: list[list[str]] | None = None, **styles) -> DesignTree:

@@ -23,7 +23,7 @@ from engine import render_pdf
 from engine.elements.text import fitted_text
 from engine.text import shaping, typeset
 from tests.paths import ROOT
-from tests.pdf_probes import page_count, page_image, pdf_text
+from tests.pdf_probes import ink_columns, page_count, pdf_text
 
 from ...conftest import add, build
 from ...validators import assert_passes_its_profiles_validator
@@ -104,18 +104,6 @@ def shown(pdf: bytes, page: int = 0) -> list[Shown]:
                     found.append(item)
                 item = None
     return [s for s in found if not s.invisible]
-
-
-def ink_columns(pdf: bytes, box: tuple[float, float, float, float], dpi: float = 144) -> tuple[float, float]:
-    """(left, right) of the ink inside box (x, y from the top-left, w, h), in points from the page's left."""
-    image = page_image(pdf, dpi=dpi).convert("L")
-    scale = dpi / 72
-    x, y, w, h = box
-    left_px, top_px = round(x * scale), round(y * scale)
-    crop = image.crop((left_px, top_px, round((x + w) * scale), round((y + h) * scale)))
-    columns = [i for i in range(crop.width) if any(crop.getpixel((i, j)) < 128 for j in range(crop.height))]
-    assert columns, "no ink in the box"
-    return (left_px + columns[0]) / scale, (left_px + columns[-1] + 1) / scale
 
 
 # Arabic: joined forms, the lam-alef ligature, right to left

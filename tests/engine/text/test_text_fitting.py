@@ -22,6 +22,7 @@ from engine.errors import LimitExceeded
 from engine.render.layout import flow_margin, layout
 from engine.text import fitting, typeset
 from tests.pdf_probes import line_rects, page_count, pdf_text
+from tests.text_samples import LONG_NAME, paragraphs, words_in_order
 
 from ...conftest import action, add, build
 from ...pdf_checker import problems
@@ -146,8 +147,6 @@ def test_the_keys_are_in_the_action_catalog():
 
 
 # Shrink: the size is searched, measured in the PDF.
-
-LONG_NAME = "Maximilian Alexander Worthington-Smythe"
 
 
 def drawn_sizes(pdf: bytes, page: int = 0) -> list[float]:
@@ -384,11 +383,6 @@ def test_a_list_is_cut_across_its_items():
 # Flow: the box grows, its followers move, and it continues on new sheets.
 
 
-def paragraphs(count: int, lines_each: int = 5) -> str:
-    """Paragraphs of numbered words, one word per line in a narrow box."""
-    return "\n".join(" ".join(f"p{p:02d}l{line}" for line in range(lines_each)) for p in range(count))
-
-
 def flowing_letter(body: str, follower_gap: float = 20):
     return build(
         [
@@ -400,10 +394,6 @@ def flowing_letter(body: str, follower_gap: float = 20):
         ],
         title="A letter that flows",
     )
-
-
-def words_in_order(texts: list[str]) -> list[str]:
-    return [word for text in texts for word in text.split() if word.startswith("p") and "l" in word]
 
 
 def test_a_flowing_text_over_three_sheets_keeps_every_line_in_order_and_its_follower_after_it():

@@ -22,20 +22,9 @@ from engine.memo import text_cache
 from engine.text import shaping, typeset
 from engine.text.markup import check_links
 from engine.text.markup import parse as parse_markup
+from tests.text_samples import chinese
 
 from ...conftest import action, add, build
-
-
-def chinese(length: int, seed: int) -> str:
-    """Text like Chinese prose: ideographs (not repeating, so no cache helps) and a comma or stop
-    every 5 to 25 of them."""
-    rng = random.Random(seed)
-    common = [chr(code) for code in range(0x4E00, 0x4E00 + 3000)]
-    out: list[str] = []
-    while len(out) < length:
-        out.extend(rng.choice(common) for _ in range(rng.randint(5, 25)))
-        out.append(rng.choice("，。、；！？"))
-    return "".join(out[:length])
 
 
 def counted(monkeypatch: pytest.MonkeyPatch, module: object, name: str, budget: int, size=lambda *a: 1) -> list[int]:

@@ -376,9 +376,8 @@ def test_generate_and_generate_many_carry_e_invoices_watermarks_and_passwords(wb
     import facturx
     import pikepdf
 
+    from tests.einvoices import INVOICE
     from workbench.notebook.einvoice import factur_x_xml
-
-    from ...engine.finishing.test_finishing import INVOICE
 
     design = badge(wb)
     invoices = pd.DataFrame({"name": ["Globex", "Initech"], "number": ["INV-A", "INV-B"]})
