@@ -19,6 +19,7 @@ from .base import (
     Box,
     BoxPosition,
     DrawContext,
+    EditorHints,
     ElementType,
     StrictModel,
     VariableSpec,
@@ -150,6 +151,8 @@ ELEMENT = ElementType(
     measure=box_size,
     draw=draw,
     title="Barcode",
-    defaults={"position": {"w": 200, "h": 70}, "data": {"content": "DOCBENCH-0001", "format": "CODE128"}},
     variable=VariableSpec(kind="code", field="data.content", accepts="a string valid for the format", apply=bind_value),
+    editor=EditorHints(
+        defaults={"position": {"w": 200, "h": 70}, "data": {"content": "DOCBENCH-0001", "format": "CODE128"}},
+    ),
 )

@@ -215,6 +215,32 @@ class InlineText:
 
 
 @dataclass(frozen=True)
+class EditorHints:
+    """What an element type declares for the editor alone: how a new one looks, how it is
+    resized, typed on, styled from the text toolbar and hit on the canvas. The engine never
+    reads these (tests/engine/elements/test_element_contract.py checks it); the faces that show
+    an editor (workbench/editor) read them through `ElementType.editor`."""
+
+    # A new element's content, as add_element args without x and y:
+    # {"position": {...}, "data": {...}, "styles": {...}}; checked against the models here.
+    defaults: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # How the editor widens a type whose width is derived (neither w nor size nor maxWidth
+    # in its position): (node, new width) -> update_element args, e.g. {"data": {...}}.
+    resize_width: Callable[[Any, float], dict] | None = None
+    # The element's text may be typed in place on the canvas (None: it is edited in the form only).
+    inline_text: InlineText | None = None
+    # The Styles fields the editor's text toolbar offers for this type, in the toolbar's order
+    # (family, size, weight, …); each is edited by its field type, as in the properties form.
+    # Empty: the type's styles are edited in the properties panel only.
+    text_toolbar: tuple[str, ...] = ()
+    # The editor keeps its width-to-height ratio while resizing it (Shift frees it), as for a
+    # picture; for the others Shift keeps it.
+    keeps_aspect: bool = False
+    # Where a click hits it on the canvas, (node) -> HitArea; None: anywhere in its box.
+    hit_area_of: Callable[[Any], HitArea] | None = None
+
+
+@dataclass(frozen=True)
 class ElementType:
     name: str
     summary: str
@@ -226,9 +252,6 @@ class ElementType:
     variable: VariableSpec | None
     # What people call it: the toolbar's button, the first name of a new element.
     title: str = ""
-    # A new element's content, as add_element args without x and y:
-    # {"position": {...}, "data": {...}, "styles": {...}}; checked against the models here.
-    defaults: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     # Dotted paths of the fields holding image refs ("data.src"): media rewrites data: and
     # https:// sources there, and image_refs reads them unless a type gives its own.
     image_fields: tuple[str, ...] = ()
@@ -246,9 +269,6 @@ class ElementType:
     # Rules across a node's parts (position, data, styles): (node) -> None, raising
     # ValueError with a message naming the fix. Checked wherever a node is validated.
     check: Callable[[Any], None] | None = None
-    # How the editor widens a type whose width is derived (neither w nor size nor maxWidth
-    # in its position): (node, new width) -> update_element args, e.g. {"data": {...}}.
-    resize_width: Callable[[Any, float], dict] | None = None
     # How update_element merges a data patch into stored data (default: key by key).
     merge_data: Callable[[dict, dict], dict] | None = None
     # Its content may hold placeholders, each a variable of the design (extensions.md 1).
@@ -256,21 +276,12 @@ class ElementType:
     # Tagged profiles: most elements are pictures, a Figure with data.alt or decoration
     # without; text and tables mark their own structure (paragraphs, lists, cells).
     tags_itself: bool = False
-    # The element's text may be typed in place on the canvas (None: it is edited in the form only).
-    inline_text: InlineText | None = None
-    # The Styles fields the editor's text toolbar offers for this type, in the toolbar's order
-    # (family, size, weight, …); each is edited by its field type, as in the properties form.
-    # Empty: the type's styles are edited in the properties panel only.
-    text_toolbar: tuple[str, ...] = ()
-    # The editor keeps its width-to-height ratio while resizing it (Shift frees it), as for a
-    # picture; for the others Shift keeps it.
-    keeps_aspect: bool = False
-    # Where a click hits it on the canvas, (node) -> HitArea; None: anywhere in its box.
-    hit_area_of: Callable[[Any], HitArea] | None = None
     # What makes one of its elements split when not every one does (splits_when), as the
     # refusals name it: "data.overflow 'flow'". An element that splits cannot repeat
     # (extensions.md 4): it cannot also sit at the same place on every sheet.
     split_condition: str = ""
+    # What the editor needs of the type (EditorHints above); the engine reads none of it.
+    editor: EditorHints = field(default_factory=lambda: EditorHints())
     Node: type[BaseModel] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -279,9 +290,9 @@ class ElementType:
         object.__setattr__(self, "Data", with_link(self.Data))
         for path in self.image_fields:
             self.model_field(path)  # a KeyError names a path that is not a field
-        if self.inline_text is not None:
-            self.model_field(self.inline_text.field)
-        for name in self.text_toolbar:
+        if self.editor.inline_text is not None:
+            self.model_field(self.editor.inline_text.field)
+        for name in self.editor.text_toolbar:
             self.model_field(f"styles.{name}")
         if self.image_refs is None:
             object.__setattr__(self, "image_refs", self._declared_image_refs)
@@ -330,7 +341,7 @@ class ElementType:
 
     def hit_area(self, node: Any) -> HitArea:
         """Where a click on the editor's canvas hits the node (HitArea)."""
-        return "box" if self.hit_area_of is None else self.hit_area_of(node)
+        return "box" if self.editor.hit_area_of is None else self.editor.hit_area_of(node)
 
     def resized(self, node: Any, width: float, height: float) -> dict:
         """update_element args ({"position": …} or {"data": …}) giving the node this size."""
@@ -341,8 +352,8 @@ class ElementType:
             return {"position": {"size": width}}
         if "maxWidth" in self.Position.model_fields:
             return {"position": {"maxWidth": width}}
-        if self.resize_width is not None:
-            return self.resize_width(node, width)
+        if self.editor.resize_width is not None:
+            return self.editor.resize_width(node, width)
         return {}
 
     def model_field(self, path: str) -> FieldInfo:
@@ -366,9 +377,9 @@ class ElementType:
     def typed_text(self, node: Any) -> str | None:
         """The text a person edits in place on the canvas, as the field's widget shows it
         (a list's items one per line); None when the type has no inline text."""
-        if self.inline_text is None:
+        if self.editor.inline_text is None:
             return None
-        path = self.inline_text.field
+        path = self.editor.inline_text.field
         part, _, name = path.partition(".")
         widget = widget_of(self.model_field(path))
         current = getattr(getattr(node, part), name)
@@ -377,9 +388,9 @@ class ElementType:
 
     def text_typed(self, node: Any, text: str) -> dict:
         """update_element args for text typed in place on the canvas (`typed_text`'s field)."""
-        if self.inline_text is None:
+        if self.editor.inline_text is None:
             raise ValueError(f"a {self.title.lower()} has no text to type on the canvas")
-        return self.edited(node, self.inline_text.field, text)
+        return self.edited(node, self.editor.inline_text.field, text)
 
     def _declared_image_refs(self, node: Any) -> list[str]:
         refs: list[str] = []
@@ -391,13 +402,13 @@ class ElementType:
 
     def _check_defaults(self) -> None:
         """A type's defaults must make a valid element: a mistake shows at import, naming it."""
-        unknown = set(self.defaults) - set(PARTS)
+        unknown = set(self.editor.defaults) - set(PARTS)
         if unknown:
             raise TypeError(f"element type '{self.name}': defaults has {sorted(unknown)}; use {', '.join(PARTS)}")
         try:
-            self.Position.model_validate({"x": 0, "y": 0, **self.defaults.get("position", {})})
-            self.Data.model_validate(dict(self.defaults.get("data", {})))
-            self.Styles.model_validate(dict(self.defaults.get("styles", {})))
+            self.Position.model_validate({"x": 0, "y": 0, **self.editor.defaults.get("position", {})})
+            self.Data.model_validate(dict(self.editor.defaults.get("data", {})))
+            self.Styles.model_validate(dict(self.editor.defaults.get("styles", {})))
         except ValidationError as exc:
             raise TypeError(f"element type '{self.name}': its defaults do not make a valid element: {exc}") from None
 

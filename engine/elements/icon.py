@@ -12,6 +12,7 @@ from .base import (
     Box,
     BoxPosition,
     DrawContext,
+    EditorHints,
     ElementType,
     Opacity,
     StrictModel,
@@ -80,6 +81,8 @@ ELEMENT = ElementType(
     measure=box_size,
     draw=draw,
     title="Icon",
-    defaults={"position": {"w": 48, "h": 48}, "data": {"iconId": "star"}, "styles": {"color": "#1f4e8c"}},
     variable=VariableSpec(kind="icon", field="data.iconId", accepts="an icon id string", apply=bind_value),
+    editor=EditorHints(
+        defaults={"position": {"w": 48, "h": 48}, "data": {"iconId": "star"}, "styles": {"color": "#1f4e8c"}},
+    ),
 )

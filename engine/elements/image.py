@@ -7,7 +7,18 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, model_validator
 
 from ..media.images import REF_PATTERN, Crop, place
-from .base import Box, BoxPosition, DrawContext, ElementType, Opacity, StrictModel, VariableSpec, box_size, with_data
+from .base import (
+    Box,
+    BoxPosition,
+    DrawContext,
+    EditorHints,
+    ElementType,
+    Opacity,
+    StrictModel,
+    VariableSpec,
+    box_size,
+    with_data,
+)
 from .editing import HIDDEN, IMAGE, Widget
 
 Fit = Literal["contain", "cover", "fill"]
@@ -102,7 +113,6 @@ ELEMENT = ElementType(
     draw=draw,
     title="Image",
     # The editor adds a placeholder asset as data.src when none is given.
-    defaults={"position": {"w": 140, "h": 100}, "data": {"fit": "contain"}},
     image_fields=("data.src",),
     variable=VariableSpec(
         kind="image",
@@ -112,5 +122,6 @@ ELEMENT = ElementType(
         image_ref=True,
     ),
     position_hints={"size": "images take an explicit box: send position.w and position.h"},
-    keeps_aspect=True,  # a picture resized from a corner keeps its proportions unless Shift is held
+    # a picture resized from a corner keeps its proportions unless Shift is held
+    editor=EditorHints(defaults={"position": {"w": 140, "h": 100}, "data": {"fit": "contain"}}, keeps_aspect=True),
 )

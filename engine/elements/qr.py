@@ -21,6 +21,7 @@ from .base import (
     Box,
     Coordinate,
     DrawContext,
+    EditorHints,
     ElementType,
     StrictModel,
     VariableSpec,
@@ -174,10 +175,10 @@ ELEMENT = ElementType(
     measure=measure,
     draw=draw,
     title="QR code",
-    defaults={"position": {"size": 96}, "data": {"content": "https://example.com"}},
     variable=VariableSpec(kind="code", field="data.content", accepts="a string", apply=bind_value),
     position_hints={
         "w": "QR codes are square: use position.size",
         "h": "QR codes are square: use position.size",
     },
+    editor=EditorHints(defaults={"position": {"size": 96}, "data": {"content": "https://example.com"}}),
 )

@@ -12,6 +12,7 @@ from .base import (
     Box,
     BoxPosition,
     DrawContext,
+    EditorHints,
     ElementType,
     HitArea,
     NonNegative,
@@ -131,11 +132,13 @@ ELEMENT = ElementType(
     measure=box_size,
     draw=draw,
     title="Shape",
-    defaults={
-        "position": {"w": 140, "h": 90},
-        "data": {"shapeType": "rectangle"},
-        "styles": {"fill": "#dbe7f7", "stroke": "#1f4e8c"},
-    },
     variable=VariableSpec(kind="color", field="styles.fill", accepts="a hex colour string", apply=bind_value),
-    hit_area_of=hit_area,
+    editor=EditorHints(
+        defaults={
+            "position": {"w": 140, "h": 90},
+            "data": {"shapeType": "rectangle"},
+            "styles": {"fill": "#dbe7f7", "stroke": "#1f4e8c"},
+        },
+        hit_area_of=hit_area,
+    ),
 )

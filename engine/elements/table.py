@@ -23,6 +23,7 @@ from .base import (
     Box,
     Coordinate,
     DrawContext,
+    EditorHints,
     ElementType,
     NonNegative,
     StrictModel,
@@ -688,11 +689,6 @@ ELEMENT = ElementType(
     measure=measure,
     draw=draw,
     title="Table",
-    defaults={
-        "position": {},
-        "data": {"cells": [["Item", "Qty", "Price"], ["", "", ""], ["", "", ""]], "columnWidths": [140, 60, 80]},
-    },
-    resize_width=resize_to_width,
     variable=VariableSpec(
         kind="table",
         field="data.cells",
@@ -708,5 +704,12 @@ ELEMENT = ElementType(
     paginate=paginate,
     merge_data=merge_data,
     tags_itself=True,
-    text_toolbar=("fontFamily", "fontSize", "fontWeight", "italic", "color", "align"),
+    editor=EditorHints(
+        defaults={
+            "position": {},
+            "data": {"cells": [["Item", "Qty", "Price"], ["", "", ""], ["", "", ""]], "columnWidths": [140, 60, 80]},
+        },
+        resize_width=resize_to_width,
+        text_toolbar=("fontFamily", "fontSize", "fontWeight", "italic", "color", "align"),
+    ),
 )

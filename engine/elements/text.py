@@ -27,6 +27,7 @@ from .base import (
     Box,
     Coordinate,
     DrawContext,
+    EditorHints,
     ElementType,
     FieldHost,
     InlineText,
@@ -807,11 +808,6 @@ ELEMENT = ElementType(
     measure=measure,
     draw=draw,
     title="Text",
-    defaults={
-        "position": {"maxWidth": 220},
-        "data": {"content": "Your text here"},
-        "styles": {"fontSize": 16},
-    },
     variable=VariableSpec(
         kind="text",
         field="data.content",
@@ -837,6 +833,13 @@ ELEMENT = ElementType(
     split_condition="data.overflow 'flow'",
     tags_itself=True,
     # The raw content: placeholders and markup are typed as written (extensions.md 1, 3).
-    inline_text=InlineText(field="data.content", look=look),
-    text_toolbar=("fontFamily", "fontSize", "fontWeight", "italic", "underline", "color", "align"),
+    editor=EditorHints(
+        defaults={
+            "position": {"maxWidth": 220},
+            "data": {"content": "Your text here"},
+            "styles": {"fontSize": 16},
+        },
+        inline_text=InlineText(field="data.content", look=look),
+        text_toolbar=("fontFamily", "fontSize", "fontWeight", "italic", "underline", "color", "align"),
+    ),
 )

@@ -52,7 +52,7 @@ def boxes(tree: DesignTree, page: int) -> list[dict]:
                 "hidden": node.isHidden,
                 "locked": node.isLocked,
                 "inline_text": inline_text(node),
-                "keeps_aspect": ELEMENT_TYPES[node.type].keeps_aspect,
+                "keeps_aspect": ELEMENT_TYPES[node.type].editor.keeps_aspect,
                 "hit": ELEMENT_TYPES[node.type].hit_area(node),
             }
         )
@@ -70,9 +70,9 @@ def inline_text(node: Any) -> dict | None:
     """What the canvas needs to let a person type the element's text in place, from the type's
     declaration (ElementType.inline_text); None when it has none or the element is locked."""
     element = ELEMENT_TYPES[node.type]
-    if element.inline_text is None or node.isLocked:
+    if element.editor.inline_text is None or node.isLocked:
         return None
-    look = element.inline_text.look(node)
+    look = element.editor.inline_text.look(node)
     return {
         "text": element.typed_text(node),
         "family": look.family,  # the face the canvas asks for (Canvas._send_face)
@@ -186,7 +186,7 @@ def copy_name(taken: set[str], name: str) -> str:
 def new_element(tree: DesignTree, element_type: str, page: int, at: tuple[float, float], **data: Any) -> dict:
     """add_element for a new element of the type, at `at`, with the type's defaults."""
     element = ELEMENT_TYPES[element_type]
-    default = copy.deepcopy(element.defaults)  # the declaration is shared: the action gets its own copy
+    default = copy.deepcopy(element.editor.defaults)  # the declaration is shared: the action gets its own copy
     args = {
         "type": element_type,
         "name": unique_name(tree, element.name),

@@ -47,7 +47,7 @@ def offered_fields() -> dict[str, FieldInfo]:
     """Every field some element type offers in the toolbar, in declaration order (first type first)."""
     fields: dict[str, FieldInfo] = {}
     for element in ELEMENT_TYPES.values():
-        for name in element.text_toolbar:
+        for name in element.editor.text_toolbar:
             fields.setdefault(name, element.Styles.model_fields[name])
     return fields
 
@@ -57,7 +57,7 @@ def shown_values(selected: Sequence[Any]) -> dict[str, Any]:
     element offering it; empty when no selected type offers any."""
     values: dict[str, Any] = {}
     for node in selected:
-        for name in ELEMENT_TYPES[node.type].text_toolbar:
+        for name in ELEMENT_TYPES[node.type].editor.text_toolbar:
             values.setdefault(name, getattr(node.styles, name))
     return values
 
@@ -68,7 +68,7 @@ def style_batch(selected: Sequence[Any], name: str, value: Any) -> list[dict]:
     actions = []
     for node in selected:
         element = ELEMENT_TYPES[node.type]
-        if name in element.text_toolbar:
+        if name in element.editor.text_toolbar:
             args = element.edited(node, f"styles.{name}", value)
             actions.append({"type": "update_element", "args": {"id": node.id, **args}})
     return actions

@@ -5,6 +5,8 @@ the engine, by this test alone, is everywhere a built-in one is."""
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import json
 import os
 import subprocess
@@ -22,6 +24,7 @@ from engine import apply, new_design
 from engine.design.colors import HexColor
 from engine.design.variables import image_variable_names
 from engine.elements import ELEMENT_TYPES, ElementType
+from engine.elements.base import EditorHints
 from engine.elements.editing import COLOR, Widget, plain_type, widget_of
 from engine.elements.text import ELEMENT as TEXT
 from engine.elements.text import TextStyles
@@ -45,7 +48,7 @@ from pydantic import Field
 from engine.text import typeset
 from engine.design.colors import HexColor, to_rl
 from engine.elements.base import (
-    BoxPosition, ElementType, Opacity, StrictModel, VariableSpec, box_size, require_string, with_data,
+    BoxPosition, EditorHints, ElementType, Opacity, StrictModel, VariableSpec, box_size, require_string, with_data,
 )
 
 
@@ -83,13 +86,15 @@ ELEMENT = ElementType(
     Styles=StampStyles,
     measure=box_size,
     draw=draw,
-    defaults={"position": {"w": 90, "h": 90}, "data": {"label": "PAID"}},
+    editor=EditorHints(defaults={"position": {"w": 90, "h": 90}, "data": {"label": "PAID"}}),
     variable=VariableSpec(kind="text", field="data.label", accepts="a string", apply=bind_value),
 )
 '''
 
 # What the editor shows of the plugin type, from a fresh interpreter with the plugin's environment.
 EDITOR_PROBE = """
+import ast
+import dataclasses
 import json
 
 import panel as pn
@@ -223,7 +228,7 @@ def test_an_installed_plugin_registers_through_its_entry_point(tmp_path):
 
 
 TEXT_AGAIN = """
-from engine.elements.base import BoxPosition, ElementType, StrictModel, box_size
+from engine.elements.base import BoxPosition, EditorHints, ElementType, StrictModel, box_size
 
 
 class Nothing(StrictModel):
@@ -232,7 +237,8 @@ class Nothing(StrictModel):
 
 ELEMENT = ElementType(
     name="text", summary="another text", Position=BoxPosition, Data=Nothing, Styles=Nothing,
-    measure=box_size, draw=lambda *args: None, variable=None, defaults={"position": {"w": 10, "h": 10}},
+    measure=box_size, draw=lambda *args: None, variable=None,
+    editor=EditorHints(defaults={"position": {"w": 10, "h": 10}}),
 )
 """
 
@@ -287,7 +293,9 @@ def test_a_new_text_style_gets_fitting_widgets_by_its_type(monkeypatch):
     from workbench.editor.properties import element_form
 
     fields = {name: getattr(TEXT, name) for name in ("summary", "Position", "Data", "measure", "draw", "variable")}
-    outlined = ElementType(name="outlined", Styles=OutlinedTextStyles, defaults=TEXT.defaults, **fields)
+    outlined = ElementType(
+        name="outlined", Styles=OutlinedTextStyles, **fields, editor=EditorHints(defaults=TEXT.editor.defaults)
+    )
     monkeypatch.setitem(ELEMENT_TYPES, "outlined", outlined)
     node = outlined.Node(id="o1", type="outlined", name="Title", position={"x": 0, "y": 0}, data={"content": "Hi"})
     sent: list[list[dict]] = []
@@ -421,7 +429,7 @@ def test_defaults_that_do_not_make_an_element_are_refused_naming_the_type():
     text = ELEMENT_TYPES["text"]
     fields = {name: getattr(text, name) for name in ("summary", "Position", "Data", "Styles", "measure", "draw")}
     with pytest.raises(TypeError, match="element type 'broken': its defaults do not make a valid element"):
-        ElementType(name="broken", variable=None, defaults={"styles": {"fontSize": -1}}, **fields)
+        ElementType(name="broken", variable=None, **fields, editor=EditorHints(defaults={"styles": {"fontSize": -1}}))
     with pytest.raises(KeyError, match="data has no field 'logo'"):
         ElementType(name="broken", variable=None, image_fields=("data.logo",), **fields)
 
@@ -441,3 +449,20 @@ def test_every_bindable_type_has_a_sample_value_widget_shapes_included():
     assert tree.node_by_name("Badge").styles.fill == "#123456"
     image, _ = apply(new_design(), [add("image", "Photo", {"x": 0, "y": 0, "w": 20, "h": 20})])
     assert variable_widget(image.node_by_name("Photo"), sent.append) is None  # chosen from the Images panel
+
+
+def test_each_type_declares_its_editor_hints_apart_and_the_engine_never_reads_them():
+    """ElementType is the engine's contract; what only the editor needs is its EditorHints,
+    read by the faces that show an editor (workbench/editor) and by no stage of the engine."""
+    assert all(isinstance(element.editor, EditorHints) for element in ELEMENT_TYPES.values())
+    hints = {f.name for f in dataclasses.fields(EditorHints)}
+    assert not hints & {f.name for f in dataclasses.fields(ElementType)}
+    readers = []
+    for folder in ("engine", "api"):
+        for path in (ROOT / folder).rglob("*.py"):
+            if path == ROOT / "engine" / "elements" / "base.py":
+                continue  # where ElementType's editor-facing methods (hit_area, resized…) read its own hints
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Attribute) and node.attr == "editor":
+                    readers.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert readers == []

@@ -534,7 +534,7 @@ def test_a_text_designed_longer_than_its_sheet_breaks_at_the_margin():
 
 def test_typing_on_the_canvas_shows_the_fitted_size():
     node = name_design().node_by_name("Name")
-    assert TEXT.inline_text.look(node).size == fitted_text(node).style.size < 36
+    assert TEXT.editor.inline_text.look(node).size == fitted_text(node).style.size < 36
 
 
 def test_a_text_splits_only_when_it_flows():

@@ -48,8 +48,8 @@ def test_types_that_declare_no_hit_area_are_hit_anywhere_in_their_box():
 
 
 def test_images_keep_their_aspect_ratio_by_default_and_the_other_built_in_types_do_not():
-    assert ELEMENT_TYPES["image"].keeps_aspect is True
-    assert [name for name, element in ELEMENT_TYPES.items() if element.keeps_aspect] == ["image"]
+    assert ELEMENT_TYPES["image"].editor.keeps_aspect is True
+    assert [name for name, element in ELEMENT_TYPES.items() if element.editor.keeps_aspect] == ["image"]
 
 
 def test_the_canvas_boxes_carry_each_elements_hit_area_and_aspect_rule():

@@ -10,7 +10,7 @@ import engine.fonts
 from api.service import Service, Settings
 from engine import apply, new_design
 from engine.elements import ELEMENT_TYPES, ElementType, InlineText
-from engine.elements.base import BoxPosition, StrictModel, box_size
+from engine.elements.base import BoxPosition, EditorHints, StrictModel, box_size
 from workbench.client.api import LocalClient
 from workbench.editor import geometry
 from workbench.editor.editor import Editor
@@ -40,9 +40,9 @@ def box_named(editor: Editor, name: str) -> dict:
 
 
 def test_the_text_type_declares_its_content_as_inline_text_and_the_others_declare_none():
-    assert ELEMENT_TYPES["text"].inline_text.field == "data.content"
+    assert ELEMENT_TYPES["text"].editor.inline_text.field == "data.content"
     # A barcode's or a QR code's value is not typed as text on the page; a table has cells.
-    assert [name for name, element in ELEMENT_TYPES.items() if element.inline_text] == ["text"]
+    assert [name for name, element in ELEMENT_TYPES.items() if element.editor.inline_text] == ["text"]
 
 
 def test_an_inline_text_field_that_is_not_a_field_is_refused_at_declaration():
@@ -59,7 +59,7 @@ def test_an_inline_text_field_that_is_not_a_field_is_refused_at_declaration():
             measure=box_size,
             draw=lambda *args: None,
             variable=None,
-            inline_text=InlineText(field="data.caption", look=lambda node: None),
+            editor=EditorHints(inline_text=InlineText(field="data.caption", look=lambda node: None)),
         )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine import apply, new_design
-from engine.elements import ELEMENT_TYPES, ElementType
+from engine.elements import ELEMENT_TYPES, EditorHints, ElementType
 from engine.elements.text import ELEMENT as TEXT
 from workbench.editor import geometry
 from workbench.editor.colour_picker import design_colours, normal_hex
@@ -32,13 +32,13 @@ def styled():
 
 
 def test_the_toolbar_offers_what_the_types_declare_and_every_declared_field_exists():
-    assert TEXT.text_toolbar[:2] == ("fontFamily", "fontSize")
-    assert "underline" not in ELEMENT_TYPES["table"].text_toolbar  # a table cannot underline
-    assert not ELEMENT_TYPES["shape"].text_toolbar
-    assert list(offered_fields()) == list(TEXT.text_toolbar)  # the table's fields are the text's, in its order
+    assert TEXT.editor.text_toolbar[:2] == ("fontFamily", "fontSize")
+    assert "underline" not in ELEMENT_TYPES["table"].editor.text_toolbar  # a table cannot underline
+    assert not ELEMENT_TYPES["shape"].editor.text_toolbar
+    assert list(offered_fields()) == list(TEXT.editor.text_toolbar)  # the table's fields are the text's, in its order
     fields = {name: getattr(TEXT, name) for name in ("summary", "Position", "Data", "Styles", "measure", "draw")}
     with pytest.raises(KeyError, match="styles has no field 'shadow'"):
-        ElementType(name="broken", variable=None, text_toolbar=("shadow",), **fields)
+        ElementType(name="broken", variable=None, **fields, editor=EditorHints(text_toolbar=("shadow",)))
 
 
 def test_the_alignment_offers_start_and_end_and_says_what_they_mean(styled):
