@@ -5,13 +5,18 @@ not here adds it here, so that two tests never read a PDF two ways.
 
 from __future__ import annotations
 
+import ctypes
 import io
+from collections.abc import Iterator
 from pathlib import Path
 
 import pikepdf
 import pikepdf.pdfa
 import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
 from PIL import Image
+
+Box = tuple[float, float, float, float]
 
 
 def pdf_text(pdf: bytes) -> list[str]:
@@ -100,24 +105,30 @@ def page_sizes(pdf: bytes) -> list[tuple[float, float]]:
         document.close()
 
 
-def structure(path: Path) -> list[tuple[str, dict]]:
+def structure_elements(document: pikepdf.Pdf) -> Iterator[pikepdf.Dictionary]:
+    """Every structure element of an open document, in reading order (depth first)."""
+
+    def walk(item: pikepdf.Object) -> Iterator[pikepdf.Dictionary]:
+        if isinstance(item, pikepdf.Array):
+            for kid in item:
+                yield from walk(kid)
+        elif isinstance(item, pikepdf.Dictionary) and item.get("/Type") == "/StructElem":
+            yield item
+            if "/K" in item:
+                yield from walk(item.K)
+
+    yield from walk(document.Root.StructTreeRoot.K)
+
+
+def structure(pdf: bytes | Path) -> list[tuple[str, dict]]:
     """(role, interesting attributes) of every structure element, in reading order."""
     out = []
-    with pikepdf.open(path) as pdf:
-
-        def walk(item):
-            if isinstance(item, pikepdf.Array):
-                for kid in item:
-                    walk(kid)
-            elif isinstance(item, pikepdf.Dictionary) and item.get("/Type") == "/StructElem":
-                attrs = {k: str(item[k]) for k in ("/Alt", "/ActualText") if k in item}
-                if "/A" in item:
-                    attrs.update({k: str(v) for k, v in item.A.items() if k != "/O"})
-                out.append((str(item.S)[1:], attrs))
-                if "/K" in item:
-                    walk(item.K)
-
-        walk(pdf.Root.StructTreeRoot.K)
+    with pikepdf.open(io.BytesIO(pdf) if isinstance(pdf, bytes) else pdf) as document:
+        for item in structure_elements(document):
+            attrs = {k: str(item[k]) for k in ("/Alt", "/ActualText") if k in item}
+            if "/A" in item:
+                attrs.update({k: str(v) for k, v in item.A.items() if k != "/O"})
+            out.append((str(item.S)[1:], attrs))
     return out
 
 
@@ -147,3 +158,176 @@ def ink_columns(pdf: bytes, box: tuple[float, float, float, float], dpi: float =
     columns = [i for i in range(crop.width) if any(crop.getpixel((i, j)) < 128 for j in range(crop.height))]
     assert columns, "no ink in the box"
     return (left_px + columns[0]) / scale, (left_px + columns[-1] + 1) / scale
+
+
+def text_in_bands(pdf: bytes, page: int, bands: list[tuple[float | None, float | None]]) -> list[str]:
+    """The text PDFium finds inside each horizontal band of a page, across its whole width.
+    A band is (top, bottom) in points from the page's top edge; None is the page's own edge."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        sheet = document[page]
+        height, width = sheet.get_height(), sheet.get_width()
+        text_page = sheet.get_textpage()
+        return [
+            text_page.get_text_bounded(
+                left=0,
+                bottom=0 if bottom is None else height - bottom,
+                right=width,
+                top=height if top is None else height - top,
+            )
+            for top, bottom in bands
+        ]
+    finally:
+        document.close()
+
+
+def char_boxes(pdf: bytes) -> list[tuple[str, Box]]:
+    """Every character PDFium reads, in reading order over every page, with its box in points."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        out: list[tuple[str, Box]] = []
+        for page in document:
+            text_page = page.get_textpage()
+            out += [(text_page.get_text_range(i, 1), text_page.get_charbox(i)) for i in range(text_page.count_chars())]
+        return out
+    finally:
+        document.close()
+
+
+def char_count(pdf: bytes, page: int = 0) -> int:
+    """How many characters PDFium counts on a page (the spaces and line ends it adds included)."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        return document[page].get_textpage().count_chars()
+    finally:
+        document.close()
+
+
+def drawn_line(pdf: bytes, text: str) -> tuple[float, float]:
+    """The font size and the width (pt) of the first place `text` is drawn on the first page."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        text_page = document[0].get_textpage()
+        found = text_page.search(text).get_next()
+        assert found is not None, f"{text!r} is not drawn"
+        start, count = found
+        size = pdfium_c.FPDFText_GetFontSize(text_page, start)
+        width = text_page.get_charbox(start + count - 1)[2] - text_page.get_charbox(start)[0]
+        return size, width
+    finally:
+        document.close()
+
+
+def page_object_types(pdf: bytes, page: int = 0) -> list[int]:
+    """The type of every object on a page, as pypdfium2.raw's FPDF_PAGEOBJ_* numbers."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        return [obj.type for obj in document[page].get_objects()]
+    finally:
+        document.close()
+
+
+def tagged_text_objects(pdf: bytes, page: int) -> list[tuple[str, list[str]]]:
+    """Each text object of a page: its text and the marked-content tags around it
+    (Artifact, P, Span…), as PDFium reads them."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        sheet = document[page]
+        text_page = sheet.get_textpage()
+        found = []
+        for obj in sheet.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_TEXT]):
+            size = pdfium_c.FPDFTextObj_GetText(obj.raw, text_page.raw, None, 0)
+            buffer = ctypes.create_string_buffer(size)
+            pdfium_c.FPDFTextObj_GetText(obj.raw, text_page.raw, _wide(buffer), size)
+            text = buffer.raw.decode("utf-16-le").rstrip("\x00")
+            marks = []
+            for index in range(pdfium_c.FPDFPageObj_CountMarks(obj.raw)):
+                mark = pdfium_c.FPDFPageObj_GetMark(obj.raw, index)
+                length = ctypes.c_ulong()
+                pdfium_c.FPDFPageObjMark_GetName(mark, None, 0, ctypes.byref(length))
+                name = ctypes.create_string_buffer(length.value)
+                pdfium_c.FPDFPageObjMark_GetName(mark, _wide(name), length.value, ctypes.byref(length))
+                marks.append(name.raw.decode("utf-16-le").rstrip("\x00"))
+            found.append((text, marks))
+        return found
+    finally:
+        document.close()
+
+
+def _wide(buffer: ctypes.Array) -> ctypes._Pointer:
+    """PDFium writes UTF-16 into an FPDF_WCHAR (unsigned short) buffer."""
+    return ctypes.cast(buffer, ctypes.POINTER(ctypes.c_ushort))
+
+
+def page_images(pdf: bytes, dpi: float = 144) -> list[Image.Image]:
+    """Every page rasterised by PDFium on white, as RGB images (page_image, all pages at once)."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        return [page.render(scale=dpi / 72).to_pil().convert("RGB") for page in document]
+    finally:
+        document.close()
+
+
+def font_names(pdf: bytes) -> set[str]:
+    """The /BaseFont of every font resource (font_report), its subset prefix ('ABCDEF+') dropped."""
+    return {font["name"].split("+")[-1] for font in font_report(pdf)}
+
+
+def drawn_sizes(pdf: bytes, page: int = 0) -> list[float]:
+    """The font size of every Tf operator in a page's content stream."""
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        return [
+            float(operands[1])
+            for operands, operator in pikepdf.parse_content_stream(document.pages[page])
+            if str(operator) == "Tf"
+        ]
+
+
+def operators(pdf: bytes, page: int = 0) -> list[tuple[list, str]]:
+    """(operands, operator) of a page's content stream, in order; numeric operands as floats."""
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        return [
+            ([_number(o) for o in operands], str(op))
+            for operands, op in pikepdf.parse_content_stream(document.pages[page])
+        ]
+
+
+def _number(operand):
+    try:
+        return float(operand)
+    except (TypeError, ValueError, pikepdf.PdfError):
+        return operand
+
+
+def parent_tree(document: pikepdf.Pdf) -> dict[int, pikepdf.Object]:
+    """The ParentTree of an open document's structure tree, by key: a page's owners by MCID,
+    or the one structure element an annotation belongs to (its /StructParent)."""
+    nums = list(document.Root.StructTreeRoot.ParentTree.Nums)
+    return {int(nums[i]): nums[i + 1] for i in range(0, len(nums), 2)}
+
+
+def annotations(pdf: bytes) -> list[dict]:
+    """Every annotation of every page, each a link: its page, URI, rectangle, contents and flags."""
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        return [
+            {
+                "page": index,
+                "uri": str(annot.A.URI),
+                "rect": [float(v) for v in annot.Rect],
+                "contents": str(annot.get("/Contents", "")),
+                "flags": int(annot.get("/F", 0)),
+            }
+            for index, page in enumerate(document.pages)
+            for annot in page.obj.get("/Annots", [])
+        ]
+
+
+def link_uris(pdf: bytes) -> list[str]:
+    """The URI of every link annotation (/Subtype /Link), page by page."""
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        return [
+            str(annot.A.URI)
+            for page in document.pages
+            for annot in page.obj.get("/Annots", [])
+            if annot.get("/Subtype") == "/Link"
+        ]

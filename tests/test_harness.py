@@ -7,28 +7,46 @@ import ast
 
 from tests.paths import TESTS
 
-# Tests that work on PDFium's document or page objects beyond what a probe returns.
-OPENS_DOCUMENTS_ITSELF = {
-    "api/test_api_scripts.py": "compares the editor's raster with the PDF's, pixel for pixel, at 96 dpi",
-    "engine/design/test_repeat_and_conditions.py": "reads the text inside bands of a page (get_text_bounded)",
-    "engine/elements/test_cross_sections.py": "walks a banded table's sheets and their line boxes together",
-    "engine/elements/test_table_drawing.py": "every character with its box, across pages",
-    "engine/finishing/test_finishing.py": "text objects with the marked content around them (PDFium's C API)",
-    "engine/media/test_icons.py": "renders on a chosen fill colour",
-    "engine/render/test_compiled.py": "text and pixels of each page at once, to compare two documents",
-    "engine/text/test_scripts.py": "counts the characters PDFium reads against the shaped content",
-    "engine/text/test_udhr.py": "reads each language's row by its bounds on the page",
-    "workbench/web/test_templates.py": "the font size PDFium reports for a drawn line (its C API)",
-}
+# Modules of tests/ that open a PDF with PDFium, or run poppler's pdftotext/pdftoppm, outside
+# tests/pdf_probes.py, each with the reason a probe cannot serve it. None today: a test that
+# needs PDFium's document adds the probe it needs to tests/pdf_probes.py instead.
+OPENS_DOCUMENTS_ITSELF: dict[str, str] = {}
+PDF_READERS = ("pdftotext", "pdftoppm")
+
+
+def _opens_a_pdf(tree: ast.AST) -> bool:
+    """Whether a module reaches pypdfium2's PdfDocument (by any import or alias) or names one
+    of poppler's readers, as a subprocess would."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "PdfDocument":
+            return True
+        if isinstance(node, ast.Name) and node.id == "PdfDocument":
+            return True
+        if isinstance(node, ast.alias) and node.name.rsplit(".", 1)[-1] == "PdfDocument":
+            return True
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and any(r in node.value for r in PDF_READERS):
+            return True
+    return False
 
 
 def test_pdfs_are_opened_by_the_probes_or_say_why():
     opening = {
         path.relative_to(TESTS).as_posix()
-        for path in TESTS.rglob("test_*.py")
-        if path.name != "test_harness.py" and "pdfium.PdfDocument(" in path.read_text()
+        for path in TESTS.rglob("*.py")
+        if path.name not in ("pdf_probes.py", "test_harness.py") and _opens_a_pdf(ast.parse(path.read_text()))
     }
     assert opening == set(OPENS_DOCUMENTS_ITSELF), "read PDFs through tests/pdf_probes.py, or say why here"
+
+
+def test_the_harness_sees_each_way_of_opening_a_pdf():
+    """The check above is not blind: each way a module could open a PDF is seen, a probe's call is not."""
+    opening = [
+        "import pypdfium2 as pdfium\npdfium.PdfDocument(pdf)",
+        "from pypdfium2 import PdfDocument\nPdfDocument(pdf)",
+        "import subprocess\nsubprocess.run(['pdftotext', path, '-'])",
+    ]
+    assert all(_opens_a_pdf(ast.parse(source)) for source in opening)
+    assert not _opens_a_pdf(ast.parse("from tests.pdf_probes import pdf_text\npdf_text(pdf)"))
 
 
 def test_no_test_file_imports_another():
@@ -37,6 +55,29 @@ def test_no_test_file_imports_another():
     importing = []
     for path in TESTS.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").rsplit(".", 1)[-1].startswith("test_"):
-                importing.append(f"{path.relative_to(TESTS)}:{node.lineno} imports {node.module}")
+            for module in _modules_imported(node):
+                if module.rsplit(".", 1)[-1].startswith("test_"):
+                    importing.append(f"{path.relative_to(TESTS)}:{node.lineno} imports {module}")
     assert importing == []
+
+
+def _modules_imported(node: ast.AST) -> list[str]:
+    """The modules an import statement names: `from .test_a import x`, `import tests.test_a`,
+    and `from . import test_a` / `from tests import test_a` (where the names are modules)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if not isinstance(node, ast.ImportFrom):
+        return []
+    if node.module is None or node.module == "tests":
+        return [alias.name for alias in node.names]
+    return [node.module]
+
+
+def test_the_harness_sees_each_way_of_importing_a_test_file():
+    statements = ["from .test_mcp import ok", "from tests.api.test_mcp import ok", "from . import test_mcp"]
+    statements += ["import tests.api.test_mcp", "from tests import test_mcp", "from ..test_mcp import ok"]
+    for statement in statements:
+        (node,) = ast.parse(statement).body
+        assert any(m.rsplit(".", 1)[-1].startswith("test_") for m in _modules_imported(node)), statement
+    (harness,) = ast.parse("from tests.mcp_calls import ok").body
+    assert _modules_imported(harness) == ["tests.mcp_calls"]

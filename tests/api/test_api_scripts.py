@@ -12,12 +12,11 @@ import json
 import httpx
 import numpy as np
 import pikepdf
-import pypdfium2 as pdfium
 import pytest
 from PIL import Image
 
 from tests.mcp_calls import ok, run
-from tests.pdf_probes import char_left, ink_columns, pdf_text
+from tests.pdf_probes import char_left, ink_columns, page_image, pdf_text
 from tests.text_samples import HEADER, WIDTHS
 
 from ..conftest import add
@@ -186,11 +185,7 @@ def test_the_preview_equals_a_raster_of_the_pdf(alpha):
     shown = np.asarray(Image.open(io.BytesIO(httpx.get(preview["previewUrl"]).content)).convert("RGB"), dtype=int)
 
     pdf = generated(alpha, design_id)
-    document = pdfium.PdfDocument(pdf)
-    try:
-        raster = np.asarray(document[0].render(scale=96 / 72).to_pil().convert("RGB"), dtype=int)
-    finally:
-        document.close()
+    raster = np.asarray(page_image(pdf, dpi=96), dtype=int)
     assert shown.shape == raster.shape == (1123, 794, 3)
     assert (raster < 128).any()  # the scripts drew something
     assert np.abs(shown - raster).max() <= 2

@@ -7,7 +7,6 @@ import io
 
 import pikepdf
 import pikepdf.pdfa
-import pypdfium2 as pdfium
 import pytest
 from PIL import Image
 
@@ -19,7 +18,7 @@ from engine.elements import ELEMENT_TYPES
 from engine.errors import ActionError
 from engine.render.layout import layout, page_digest
 from tests.images import TAGGED_IMAGES
-from tests.pdf_probes import crop_points, ink_ratio, pdf_text, structure
+from tests.pdf_probes import crop_points, ink_ratio, pdf_text, structure, text_in_bands
 
 from ...conftest import action, add, build
 from ...pdf_checker import problems
@@ -360,20 +359,13 @@ def test_a_growing_table_runs_between_the_header_and_the_footer(long_invoice):
 
 def test_no_row_is_drawn_over_the_header_or_the_footer(long_invoice):
     pdf = render_pdf(long_invoice, GROWN)
-    document = pdfium.PdfDocument(pdf)
-    try:
-        seen = []
-        for index in range(3):
-            page = document[index]
-            height = page.get_height()
-            text = page.get_textpage()
-            header_band = text.get_text_bounded(0, height - 62, page.get_width(), height)
-            footer_band = text.get_text_bounded(0, 0, page.get_width(), height - 760)
-            assert "SHEETHEADER" in header_band and "item" not in header_band
-            assert "PAGEFOOTER" in footer_band and "item" not in footer_band
-            seen += [word for word in text.get_text_range().split() if word.startswith("item")]
-    finally:
-        document.close()
+    texts = pdf_text(pdf)
+    seen = []
+    for index in range(3):
+        header_band, footer_band = text_in_bands(pdf, index, [(0, 62), (760, None)])  # to y 62; from y 760
+        assert "SHEETHEADER" in header_band and "item" not in header_band
+        assert "PAGEFOOTER" in footer_band and "item" not in footer_band
+        seen += [word for word in texts[index].split() if word.startswith("item")]
     assert seen == [f"item{i:03d}" for i in range(80)]  # every row once, in order
 
 

@@ -8,13 +8,12 @@ import io
 
 import pikepdf
 import pikepdf.pdfa
-import pypdfium2 as pdfium
 import pytest
 
 from engine import apply, render_pdf
 from engine.elements.text import fitted_text, layout
 from engine.render.layout import layout as lay_out_sheets
-from tests.pdf_probes import line_rects, page_count, pdf_text, structure
+from tests.pdf_probes import line_rects, page_count, parent_tree, pdf_text, structure, text_in_bands
 
 from ...conftest import action, add, build
 from ...pdf_checker import problems
@@ -210,25 +209,18 @@ def banded():
 
 
 def test_a_growing_table_and_a_flowing_text_stay_between_the_header_and_the_footer(banded):
-    document = pdfium.PdfDocument(banded)
-    try:
-        assert len(document) >= 4
-        rows_seen: list[str] = []
-        lines_seen: list[str] = []
-        for index in range(len(document)):
-            page = document[index]
-            height, width = page.get_height(), page.get_width()
-            text = page.get_textpage()
-            header_band = text.get_text_bounded(0, height - 64, width, height)  # header: y 40 to 64
-            footer_band = text.get_text_bounded(0, 0, width, height - 760)
-            assert "SHEETHEADER" in header_band and "PAGEFOOTER" in footer_band
-            for band in (header_band, footer_band):
-                assert "item" not in band and not any(w.startswith("p") and "l" in w for w in band.split())
-            words = text.get_text_range().split()
-            rows_seen += [w for w in words if w.startswith("item")]
-            lines_seen += [w for w in words if w.startswith("p") and "l" in w and w[1:3].isdigit()]
-    finally:
-        document.close()
+    texts = pdf_text(banded)
+    assert len(texts) >= 4
+    rows_seen: list[str] = []
+    lines_seen: list[str] = []
+    for index, text in enumerate(texts):
+        header_band, footer_band = text_in_bands(banded, index, [(0, 64), (760, None)])  # header: y 40 to 64
+        assert "SHEETHEADER" in header_band and "PAGEFOOTER" in footer_band
+        for band in (header_band, footer_band):
+            assert "item" not in band and not any(w.startswith("p") and "l" in w for w in band.split())
+        words = text.split()
+        rows_seen += [w for w in words if w.startswith("item")]
+        lines_seen += [w for w in words if w.startswith("p") and "l" in w and w[1:3].isdigit()]
     assert rows_seen == [f"item{i:03d}" for i in range(60)]
     assert lines_seen == [f"p{p:02d}l{line}" for p in range(30) for line in range(5)]
 
@@ -313,8 +305,7 @@ def test_a_copys_links_are_in_the_link_element_of_its_first_drawing(linked_furni
     data = linked_furniture[profile].read_bytes()
     assert problems(data) == []
     with pikepdf.open(io.BytesIO(data)) as pdf:
-        nums = list(pdf.Root.StructTreeRoot.ParentTree.Nums)
-        parents = {int(nums[i]): nums[i + 1] for i in range(0, len(nums), 2)}
+        parents = parent_tree(pdf)
         links: dict[str, set] = {}
         for page in pdf.pages:
             for annot in page.obj.Annots:

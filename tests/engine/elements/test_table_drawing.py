@@ -9,13 +9,12 @@ import io
 import re
 
 import pikepdf
-import pypdfium2 as pdfium
 import pytest
 from PIL import ImageChops
 
 from engine import RenderOptions, render_pdf
 from engine.text import typeset
-from tests.pdf_probes import page_image, pdf_text
+from tests.pdf_probes import char_boxes, page_image, pdf_text, structure
 from workbench import samples
 
 from ...conftest import add, build
@@ -23,19 +22,6 @@ from ...pdf_checker import problems
 from ...validators import assert_passes_outloud, assert_valid_pdf_a
 
 CharBox = tuple[str, tuple[float, float, float, float]]
-
-
-def char_boxes(pdf: bytes) -> list[CharBox]:
-    """Every character PDFium reads, in reading order, with its box in points."""
-    document = pdfium.PdfDocument(pdf)
-    try:
-        out: list[CharBox] = []
-        for page in document:
-            text_page = page.get_textpage()
-            out += [(text_page.get_text_range(i, 1), text_page.get_charbox(i)) for i in range(text_page.count_chars())]
-        return out
-    finally:
-        document.close()
 
 
 def assert_same_places(direct: list[CharBox], general: list[CharBox]) -> None:
@@ -178,19 +164,7 @@ def test_text_elements_place_glyphs_as_text_objects_do(align):
 def test_the_tagged_invoice_keeps_its_table_structure():
     pdf = render_pdf(samples.invoice(), samples.invoice_row(5), samples.resolver, "accessible")
     assert problems(pdf) == []
-    roles: list[str] = []
-    with pikepdf.open(io.BytesIO(pdf)) as document:
-
-        def walk(item):
-            if isinstance(item, pikepdf.Array):
-                for kid in item:
-                    walk(kid)
-            elif isinstance(item, pikepdf.Dictionary) and item.get("/Type") == "/StructElem":
-                roles.append(str(item.S)[1:])
-                if "/K" in item:
-                    walk(item.K)
-
-        walk(document.Root.StructTreeRoot.K)
+    roles = [role for role, _ in structure(pdf)]
     assert roles.count("Table") == 1 and roles.count("TR") == 21
     assert roles.count("TH") == 4 and roles.count("TD") == 80
     # Every cell's text sits in its own marked content: one text object per TD/TH.

@@ -5,15 +5,12 @@ and the factur-x library, and the tagged profiles' validators kept green."""
 from __future__ import annotations
 
 import base64
-import ctypes
 import io
 from pathlib import Path
 
 import facturx
 import pikepdf
 import pydantic
-import pypdfium2 as pdfium
-import pypdfium2.raw as pdfium_c
 import pytest
 from lxml import etree
 
@@ -21,7 +18,7 @@ from engine import EngineError, Finishing, Watermark, render_pdf
 from engine.finishing.attachments import Attachment
 from engine.finishing.einvoice import EInvoice
 from tests.einvoices import INVOICE, LAUGHS, XXE, with_doctype
-from tests.pdf_probes import pdf_text
+from tests.pdf_probes import pdf_text, tagged_text_objects
 from workbench import samples
 from workbench.notebook.einvoice import factur_x_xml
 
@@ -302,38 +299,6 @@ def test_a_rows_options_add_to_the_batchs(design, row):
 # --- Watermark -----------------------------------------------------------------------
 
 
-def text_objects(pdf: bytes, page_index: int) -> list[tuple[str, list[str]]]:
-    """Each text object of a page: its text and the marked-content tags around it
-    (Artifact, P, Span…), as PDFium reads them."""
-    document = pdfium.PdfDocument(pdf)
-    try:
-        page = document[page_index]
-        textpage = page.get_textpage()
-        found = []
-        for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_TEXT]):
-            size = pdfium_c.FPDFTextObj_GetText(obj.raw, textpage.raw, None, 0)
-            buffer = ctypes.create_string_buffer(size)
-            pdfium_c.FPDFTextObj_GetText(obj.raw, textpage.raw, _wide(buffer), size)
-            text = buffer.raw.decode("utf-16-le").rstrip("\x00")
-            marks = []
-            for index in range(pdfium_c.FPDFPageObj_CountMarks(obj.raw)):
-                mark = pdfium_c.FPDFPageObj_GetMark(obj.raw, index)
-                length = ctypes.c_ulong()
-                pdfium_c.FPDFPageObjMark_GetName(mark, None, 0, ctypes.byref(length))
-                name = ctypes.create_string_buffer(length.value)
-                pdfium_c.FPDFPageObjMark_GetName(mark, _wide(name), length.value, ctypes.byref(length))
-                marks.append(name.raw.decode("utf-16-le").rstrip("\x00"))
-            found.append((text, marks))
-        return found
-    finally:
-        document.close()
-
-
-def _wide(buffer: ctypes.Array) -> ctypes._Pointer:
-    """PDFium writes UTF-16 into an FPDF_WCHAR (unsigned short) buffer."""
-    return ctypes.cast(buffer, ctypes.POINTER(ctypes.c_ushort))
-
-
 @pytest.fixture(scope="module")
 def paged():
     return samples.paged_invoice(), samples.paged_invoice_row(3)
@@ -353,10 +318,10 @@ def test_watermark_is_an_artifact_in_the_accessible_profile(paged, tmp_path):
     design, values = paged
     pdf = render(design, values, "accessible", watermark={"text": "DRAFT"})
     for index in range(len(pdf_text(pdf))):
-        marks = [marks for text, marks in text_objects(pdf, index) if text == "DRAFT"]
+        marks = [marks for text, marks in tagged_text_objects(pdf, index) if text == "DRAFT"]
         assert marks == [["Artifact"]], marks
     # and the content around it is still structure
-    assert any("P" in marks for _, marks in text_objects(pdf, 0))
+    assert any("P" in marks for _, marks in tagged_text_objects(pdf, 0))
     assert problems(pdf) == []
     assert_passes_outloud(write(tmp_path, "draft.pdf", pdf))
 

@@ -7,12 +7,12 @@ import re
 
 import numpy as np
 import pikepdf
-import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 import pytest
 from reportlab.pdfgen.canvas import Canvas
 
 from engine.media import icons
+from tests.pdf_probes import page_image, page_object_types
 
 PAGE = 400.0
 # Deliberately not square: the icon must be fitted to 100x100 and centred horizontally.
@@ -31,12 +31,8 @@ def _pdf_with_icon(icon_id: str = "star", color: str = "#ff0000", **kw: object) 
 
 
 def _rgb(pdf: bytes) -> np.ndarray:
-    doc = pdfium.PdfDocument(pdf)
-    try:
-        img = doc[0].render(scale=1, fill_color=(255, 255, 255, 255)).to_pil().convert("RGB")
-        return np.asarray(img, dtype=np.int16)
-    finally:
-        doc.close()
+    """The first page at 72 dpi, on white: one pixel a point."""
+    return np.asarray(page_image(pdf, dpi=72), dtype=np.int16)
 
 
 def _box_px(x: float, y: float, w: float, h: float) -> tuple[slice, slice]:
@@ -120,11 +116,7 @@ def test_stroke_width_changes_ink() -> None:
 
 def test_draw_icon_is_vector_and_adds_no_font() -> None:
     pdf = _pdf_with_icon("star", "#ff0000")
-    doc = pdfium.PdfDocument(pdf)
-    try:
-        kinds = [obj.type for obj in doc[0].get_objects()]
-    finally:
-        doc.close()
+    kinds = page_object_types(pdf)
     assert pdfium_c.FPDF_PAGEOBJ_PATH in kinds
     assert pdfium_c.FPDF_PAGEOBJ_IMAGE not in kinds
 

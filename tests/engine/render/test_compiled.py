@@ -9,11 +9,11 @@ from collections.abc import Iterator
 
 import numpy as np
 import pikepdf
-import pypdfium2 as pdfium
 import pytest
 
 from engine import DesignTree, RenderOptions, apply, new_design, render_pdf, render_png
 from engine.render import form_cache as compiled
+from tests.pdf_probes import page_images, pdf_text
 from workbench import samples
 
 
@@ -37,11 +37,7 @@ def plain_and_compiled(tree, row, resolver=samples.resolver) -> tuple[bytes, byt
 
 def pages(pdf: bytes) -> list[tuple[str, np.ndarray]]:
     """Each page's extracted text and its pixels at 72 dpi."""
-    document = pdfium.PdfDocument(pdf)
-    return [
-        (page.get_textpage().get_text_range(), np.asarray(page.render(scale=1).to_pil().convert("RGB")))
-        for page in document
-    ]
+    return [(text, np.asarray(image)) for text, image in zip(pdf_text(pdf), page_images(pdf, dpi=72), strict=True)]
 
 
 def assert_same_document(plain: bytes, compiled_pdf: bytes) -> None:

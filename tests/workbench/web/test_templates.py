@@ -3,13 +3,11 @@ generates, and the sample logo is added to the library once."""
 
 from __future__ import annotations
 
-import pypdfium2 as pdfium
-import pypdfium2.raw as pdfium_c
 import pytest
 
 from api.service import Service, Settings
 from engine import render_pdf
-from tests.pdf_probes import pdf_text
+from tests.pdf_probes import drawn_line, pdf_text
 from workbench import samples
 from workbench.client.api import LocalClient
 from workbench.samples import TEMPLATES
@@ -53,18 +51,6 @@ def generate(client, key: str, data: dict) -> list[str]:
     design_id = create_from_template(client, key)
     generated = client.call("generate_pdf", {"designId": design_id}, {"data": data})
     return [" ".join(sheet.split()) for sheet in pdf_text(client.fetch(generated["downloadUrl"]))]
-
-
-def drawn_line(pdf: bytes, text: str) -> tuple[float, float]:
-    """The font size and the width (pt) of the first place `text` is drawn on sheet 1."""
-    document = pdfium.PdfDocument(pdf)
-    textpage = document[0].get_textpage()
-    found = textpage.search(text).get_next()
-    assert found is not None, f"{text!r} is not drawn"
-    start, count = found
-    size = pdfium_c.FPDFText_GetFontSize(textpage, start)
-    width = textpage.get_charbox(start + count - 1)[2] - textpage.get_charbox(start)[0]
-    return size, width
 
 
 def test_the_certificate_fills_its_field_sentence_and_fits_a_long_name_on_one_line(client):
