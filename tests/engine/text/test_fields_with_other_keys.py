@@ -1,13 +1,10 @@
 """Fields (extensions.md 1) together with markup (3), fitting (2), repeat and showIf (4):
 the glue between the sections, checked in real PDFs."""
 
-import io
 import json
 from dataclasses import replace
 from pathlib import Path
 
-import pikepdf
-import pikepdf.pdfa
 import pytest
 
 from engine import render_pdf
@@ -15,7 +12,8 @@ from engine.design.variables import apply_values
 from engine.elements.text import text_style
 from engine.render.layout import layout
 from engine.text import typeset
-from tests.pdf_probes import font_report, pdf_text
+from tests.pdf_probes import drawn_sizes, font_names, link_uris, pdf_text
+from tests.text_samples import LONG_NAME
 
 from ...conftest import action, add, build
 from ...validators import assert_passes_its_profiles_validator, outloud
@@ -23,20 +21,6 @@ from ...validators import assert_passes_its_profiles_validator, outloud
 
 def flat(extracted: str) -> str:
     return " ".join(extracted.split())
-
-
-def font_names(pdf: bytes) -> set[str]:
-    return {font["name"].split("+")[-1] for font in font_report(pdf)}
-
-
-def link_uris(pdf: bytes) -> list[str]:
-    with pikepdf.open(io.BytesIO(pdf)) as document:
-        return [
-            str(annot.A.URI)
-            for page in document.pages
-            for annot in page.obj.get("/Annots", [])
-            if annot.get("/Subtype") == "/Link"
-        ]
 
 
 def markdown_sentence(content: str, samples: dict[str, str]) -> dict:
@@ -115,18 +99,6 @@ def test_a_footer_repeated_on_pages_numbers_every_sheet_of_every_design_page():
 
 
 # Fitting (extensions.md 2): a shrinking text with fields fits the generation's value
-
-
-LONG_NAME = "Maximilian Alexander Worthington-Smythe"
-
-
-def drawn_sizes(pdf: bytes) -> list[float]:
-    with pikepdf.open(io.BytesIO(pdf)) as document:
-        return [
-            float(operands[1])
-            for operands, operator in pikepdf.parse_content_stream(document.pages[0])
-            if str(operator) == "Tf"
-        ]
 
 
 def test_a_shrinking_text_with_fields_fits_the_value_not_the_sample():

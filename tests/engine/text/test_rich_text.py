@@ -10,7 +10,7 @@ import pytest
 from engine import render_pdf
 from engine.elements import ELEMENT_TYPES
 from engine.errors import EngineError
-from tests.pdf_probes import crop_points, font_report, page_image, pdf_text
+from tests.pdf_probes import annotations, crop_points, font_names, operators, page_image, parent_tree, pdf_text
 
 from ...conftest import action, add, build, png
 from ...pdf_checker import problems
@@ -32,40 +32,6 @@ def text(content, data=None, styles=None, position=None, name="t"):
 
 def render(actions, profile="standard", values=None):
     return render_pdf(build(actions), values, IMAGES.__getitem__, profile)
-
-
-def font_names(pdf: bytes) -> set[str]:
-    return {font["name"].split("+")[-1] for font in font_report(pdf)}
-
-
-def annotations(pdf: bytes) -> list[dict]:
-    with pikepdf.open(io.BytesIO(pdf)) as document:
-        return [
-            {
-                "page": index,
-                "uri": str(annot.A.URI),
-                "rect": [float(v) for v in annot.Rect],
-                "contents": str(annot.get("/Contents", "")),
-                "flags": int(annot.get("/F", 0)),
-            }
-            for index, page in enumerate(document.pages)
-            for annot in page.obj.get("/Annots", [])
-        ]
-
-
-def operators(pdf: bytes, page: int = 0) -> list[tuple[list, str]]:
-    with pikepdf.open(io.BytesIO(pdf)) as document:
-        return [
-            ([_number(o) for o in operands], str(op))
-            for operands, op in pikepdf.parse_content_stream(document.pages[page])
-        ]
-
-
-def _number(operand):
-    try:
-        return float(operand)
-    except (TypeError, ValueError, pikepdf.PdfError):
-        return operand
 
 
 def flat(extracted: str) -> str:
@@ -327,8 +293,7 @@ def test_tagged_links_pass_our_checker_and_are_link_elements_holding_their_annot
     with pikepdf.open(io.BytesIO(data)) as pdf:
         page = pdf.pages[0].obj
         assert page.Tabs == pikepdf.Name.S
-        nums = list(pdf.Root.StructTreeRoot.ParentTree.Nums)
-        parents = {int(nums[i]): nums[i + 1] for i in range(0, len(nums), 2)}
+        parents = parent_tree(pdf)
         uris = []
         for annot in page.Annots:
             assert str(annot.Contents).strip()

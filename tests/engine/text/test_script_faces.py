@@ -14,7 +14,7 @@ import pytest
 from engine import DesignTree, render_pdf
 from engine.elements.text import check_lang
 from engine.errors import ActionError
-from tests.pdf_probes import char_left, page_count, page_image
+from tests.pdf_probes import char_left, page_count, page_image, structure_elements
 from tests.text_samples import HEADER, WIDTHS
 
 from ...conftest import action, add, build
@@ -181,19 +181,10 @@ TEXTS = [
 
 def languages(pdf: bytes) -> list[tuple[str, str | None]]:
     """(role, /Lang) of every structure element, in reading order."""
-    found: list[tuple[str, str | None]] = []
     with pikepdf.open(io.BytesIO(pdf)) as document:
-
-        def walk(item):
-            if isinstance(item, pikepdf.Array):
-                for kid in item:
-                    walk(kid)
-            elif isinstance(item, pikepdf.Dictionary) and item.get("/Type") == "/StructElem":
-                found.append((str(item.S)[1:], str(item.Lang) if "/Lang" in item else None))
-                if "/K" in item:
-                    walk(item.K)
-
-        walk(document.Root.StructTreeRoot.K)
+        found = [
+            (str(item.S)[1:], str(item.Lang) if "/Lang" in item else None) for item in structure_elements(document)
+        ]
         assert str(document.Root.Lang) == "en-GB"
     return found
 

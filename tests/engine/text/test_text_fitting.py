@@ -21,7 +21,7 @@ from engine.elements.text import fitted_text
 from engine.errors import LimitExceeded
 from engine.render.layout import flow_margin, layout
 from engine.text import fitting, typeset
-from tests.pdf_probes import line_rects, page_count, pdf_text
+from tests.pdf_probes import drawn_sizes, line_rects, page_count, pdf_text
 from tests.text_samples import LONG_NAME, paragraphs, words_in_order
 
 from ...conftest import action, add, build
@@ -147,16 +147,6 @@ def test_the_keys_are_in_the_action_catalog():
 
 
 # Shrink: the size is searched, measured in the PDF.
-
-
-def drawn_sizes(pdf: bytes, page: int = 0) -> list[float]:
-    """The font size of every Tf operator in a page's content stream."""
-    with pikepdf.open(io.BytesIO(pdf)) as document:
-        return [
-            float(operands[1])
-            for operands, operator in pikepdf.parse_content_stream(document.pages[page])
-            if str(operator) == "Tf"
-        ]
 
 
 def name_design(**styles):
