@@ -1,4 +1,5 @@
-"""Shared helpers: real PDFs opened with pypdfium2/pikepdf, real PNG decoding."""
+"""Shared fixtures and helpers: designs built from actions, the session's real servers and stores,
+PNG images. Reading a PDF back is tests/pdf_probes.py's."""
 
 from __future__ import annotations
 

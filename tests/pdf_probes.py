@@ -1,6 +1,7 @@
 """The PDF probes every test uses: what a reader sees of a PDF (text, pages, pixels, boxes,
-fonts), read with PDFium (pypdfium2) and pikepdf, in one place. A test that needs a probe
-not here adds it here, so that two tests never read a PDF two ways.
+fonts, content-stream operators, the structure tree, annotations), read with PDFium
+(pypdfium2) and pikepdf, in one place. A test that needs a probe not here adds it here,
+so that two tests never read a PDF two ways (tests/test_harness.py holds to that for PDFium).
 """
 
 from __future__ import annotations
