@@ -26,10 +26,9 @@ from .fonts.embedding import SUBSETS
 from .media import icons
 from .media.images import ImageLibrary
 from .memo import TextCache
-from .pdf import structure_tree as profiles
+from .pdf import structure_tree
 from .render.form_cache import FORMS
-from .text import markup, richtext, shaping, typeset
-from .text import placeholders as fields
+from .text import markup, placeholders, richtext, shaping, typeset
 
 
 @dataclass(frozen=True)
@@ -64,7 +63,7 @@ FUNCTIONS: tuple[tuple[Callable[..., Any], str], ...] = (
     (markup.parse, "the spans of a text's markup"),
     (markup._parser, "the markdown parser"),
     (markup._links, "the links of a text's markup, by the text's digest"),
-    (fields.parse, "the placeholders of a text"),
+    (placeholders.parse, "the placeholders of a text"),
     (fonts._catalog, "the font catalog"),
     (fonts.face, "a face, per family, weight and slant asked for"),
     (fonts._face, "a face, per font file of the catalog"),
@@ -77,9 +76,9 @@ FUNCTIONS: tuple[tuple[Callable[..., Any], str], ...] = (
     (colors.to_rl, "ReportLab's colour of a hex colour"),
     (colors.parse_gradient, "a parsed gradient"),
     (icons.icon_drawing, "an icon's drawing, per id, colour and stroke"),
-    (profiles._icc_bytes, "the sRGB profile"),
-    (profiles._xmp_of, "a tagged document's XMP, per document info"),
-    (profiles._name, "a PDF name"),
+    (structure_tree._icc_bytes, "the sRGB profile"),
+    (structure_tree._xmp_of, "a tagged document's XMP, per document info"),
+    (structure_tree._name, "a PDF name"),
     (einvoice._schema, "a Factur-X level's schema"),
     (einvoice._template, "the Factur-X XMP template"),
     (einvoice._xmp_descriptions, "a Factur-X level's XMP properties"),
@@ -113,7 +112,7 @@ def _function_info(function: Any, holds: str) -> CacheInfo:
 
 def caches() -> list[CacheInfo]:
     """Every process-wide cache, its bound and its figures now."""
-    forms, subsets, formatted = FORMS.stats(), SUBSETS.stats(), len(profiles.FORMATTED)
+    forms, subsets, formatted = FORMS.stats(), SUBSETS.stats(), len(structure_tree.FORMATTED)
     return [
         *(_function_info(function, holds) for function, holds in FUNCTIONS),
         CacheInfo(
@@ -144,7 +143,7 @@ def caches() -> list[CacheInfo]:
         CacheInfo(
             "engine.pdf.structure_tree.FORMATTED",
             "objects of the tagged profiles formatted once (sRGB profile, metadata)",
-            profiles.FORMATTED_MAX,
+            structure_tree.FORMATTED_MAX,
             "entries",
             formatted,
         ),

@@ -28,7 +28,7 @@ from ..media.images import ImageLibrary, Resolver, place
 from ..pdf.links import add_link
 from ..pdf.tagging import Tagger, Untagged
 from ..text.placeholders import Sheet
-from . import form_cache as compiled
+from . import form_cache
 from .layout import LaidOutPage, Placement, layout
 from .options import DEFAULT_OPTIONS, RenderOptions
 
@@ -182,10 +182,10 @@ def _draw_compiled(ctx: DrawContext, tree: DesignTree, sheet: LaidOutPage, base_
     background = sheet.background
     background_ref = background.backgroundImage
     background_key = (background.model_dump_json(), images.digest(background_ref) if background_ref else None)
-    run: list[compiled.Item] = [(background_key, lambda c: _draw_background(c, sheet))]
+    run: list[form_cache.Item] = [(background_key, lambda c: _draw_background(c, sheet))]
     for placement in sheet.placements:
         node = placement.node
-        if compiled.is_static(placement, tree):
+        if form_cache.is_static(placement, tree):
             drawn = tuple(images.digest(ref) for ref in ELEMENT_TYPES[node.type].image_refs(node))
             item_key = (node.model_dump_json(), tuple(placement.box), drawn)
             run.append((item_key, lambda c, p=placement: _draw_placement(c, p)))
@@ -196,7 +196,7 @@ def _draw_compiled(ctx: DrawContext, tree: DesignTree, sheet: LaidOutPage, base_
     _draw_run(ctx, run, sheet, base_font)
 
 
-def _draw_run(ctx: DrawContext, run: list[compiled.Item], sheet: LaidOutPage, base_font: str) -> None:
+def _draw_run(ctx: DrawContext, run: list[form_cache.Item], sheet: LaidOutPage, base_font: str) -> None:
     if not run:
         return
     size = (sheet.page.width, sheet.page.height)
@@ -208,7 +208,7 @@ def _draw_run(ctx: DrawContext, run: list[compiled.Item], sheet: LaidOutPage, ba
             canvas, ctx.page_height, ctx.images, Untagged(), sheet=ctx.sheet, language=ctx.language, options=ctx.options
         )
 
-    form = compiled.FORMS.get_or_compile(key, lambda: compiled.compile_run(size, base_font, run, scratch_context))
+    form = form_cache.FORMS.get_or_compile(key, lambda: form_cache.compile_run(size, base_font, run, scratch_context))
     if form is None:
         for _, draw in run:
             draw(ctx)
