@@ -45,6 +45,7 @@ from uniseg.linebreak import line_break, line_break_units
 from .. import fonts
 from ..memo import text_cache
 from ..pdf import reportlab_internals
+from . import segmentation
 
 if TYPE_CHECKING:
     from reportlab.pdfgen.canvas import Canvas
@@ -283,7 +284,10 @@ BROKEN_CHARACTERS = 2_000_000
 #   character of class ID, CL, EX or NS (LB31: no rule keeps them together), where no rule
 #   reads past the ideograph;
 # - after a space between two letters (AL, HL: LB18), where the rules that read across spaces
-#   (LB14-LB17) would need a bracket, quote or dash before it.
+#   (LB14-LB17) would need a bracket, quote or dash before it;
+# - between two words of Thai, Lao, Khmer or Burmese (class SA, which uniseg takes for AL: no
+#   break), found by ICU's dictionaries (engine.text.segmentation, extensions.md 17); both sides
+#   are characters of those scripts, never a space, so no rule reads across.
 _IDEOGRAPHS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fffd\U00030000-\U0003fffd"
 _KANA = "".join(  # the kana of class ID (the small ones are CJ, which may not start a line)
     chr(code) for code in range(0x3040, 0x3100) if str(line_break(chr(code))) == "ID"
@@ -317,6 +321,7 @@ def _sure_breaks(text: str) -> Iterator[int]:
         if _class_of(text[at - 1]) in _LETTERS and _class_of(text[at + 1]) in _LETTERS:
             yield at + 1
         at = text.find(" ", at + 1)
+    yield from segmentation.word_breaks(text)
 
 
 @lru_cache(maxsize=65536)
