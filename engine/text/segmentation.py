@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import re
 
-from icu4py.breakers import LineBreaker
-
 # Thai and Lao (U+0E00–0EFF), Myanmar (U+1000–109F; extended A and B: U+AA60–AA7F, U+A9E0–A9FF),
 # Khmer (U+1780–17FF) and Khmer symbols (U+19E0–19FF): ICU's dictionaries and UAX #14's class
 # SA. All in the BMP, so ICU's offsets (UTF-16) are offsets in the run's characters.
@@ -32,6 +30,10 @@ def word_breaks(text: str) -> list[int]:
     for run in _DICTIONARY_RUN.finditer(text):
         if run.end() - run.start() < 2:
             continue
+        # Imported here, by the first text that needs it: loading ICU takes some 5-10 ms, which
+        # a process that never sets these scripts (the CLI, most workers) does not pay.
+        from icu4py.breakers import LineBreaker
+
         start, length = run.start(), run.end() - run.start()
         breaks.extend(start + end for _, end in LineBreaker(run.group(), _ROOT).segments() if end < length)
     return breaks
