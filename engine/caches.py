@@ -28,7 +28,7 @@ from .media.images import ImageLibrary
 from .memo import TextCache
 from .pdf import structure_tree
 from .render.form_cache import FORMS
-from .text import markup, placeholders, richtext, shaping, typeset
+from .text import breaking, markup, placeholders, richtext, shaping, typeset, words
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,10 @@ FUNCTIONS: tuple[tuple[Callable[..., Any], str], ...] = (
     (shaping.clusters, "a text's grapheme clusters"),
     (shaping._hb_font, "HarfBuzz's font, per face"),
     (shaping._codes, "the character each glyph is drawn with, per face"),
+    (words.shaped, "a word of the simple scripts shaped and encoded, per face, language and features"),
+    (words._width, "a text's width as drawn, per style"),
+    (breaking.hyphenator, "the hyphenation patterns of a language"),
+    (breaking.hyphenation_points, "where a word may be hyphenated, per language"),
     (typeset.breaker_for, "a line breaker, per text style"),
     (typeset._wrap_cached, "a text's lines, per style and width"),
     (typeset.pdf_number, "a number as ReportLab writes it"),

@@ -32,7 +32,7 @@ from .base import (
     validated_element,
 )
 from .editing import CELLS, Widget
-from .text import ALIGN_HELP, FontWeight
+from .text import ALIGN_HELP, HYPHENS_HELP, LIGATURES_HELP, NUMERIC_HELP, FontWeight
 
 MAX_ROWS = 500
 MAX_COLUMNS = 50
@@ -61,6 +61,7 @@ class CellStyles(StrictModel):
     color: HexColor | None = None
     backgroundColor: HexColor | None = None
     align: text_style.Align | None = None
+    fontVariantNumeric: text_style.NumericVariant | None = None
 
 
 class Cell(StrictModel):
@@ -171,6 +172,10 @@ class TableStyles(StrictModel):
     headerBackgroundColor: HexColor | None = "#f2f2f2"
     headerColor: HexColor | None = None
     headerFontWeight: FontWeight = 700
+    # extensions.md 17
+    hyphens: text_style.Hyphens | None = Field(None, description=HYPHENS_HELP)
+    fontVariantNumeric: text_style.NumericVariant = Field("normal", description=NUMERIC_HELP)
+    ligatures: text_style.Ligatures = Field("normal", description=LIGATURES_HELP)
 
 
 class CellLayout(NamedTuple):
@@ -225,6 +230,9 @@ def _cell_style(
         color=(own and own.color) or color,
         align=_physical_align((own and own.align) or styles.align, styles.direction),
         direction=styles.direction,
+        hyphens=styles.hyphens,
+        numeric=(own and own.fontVariantNumeric) or styles.fontVariantNumeric,
+        ligatures=styles.ligatures,
     )
     return style, (own and own.backgroundColor) or background
 

@@ -21,7 +21,7 @@ from ..pdf import links, tagging
 from ..text import fitting, markup, richtext, typeset
 from ..text import placeholders as placeholders
 from ..text.formatting import DataType, check_format, check_locale, check_value, format_value
-from ..text.style import Align, Direction, TextStyle
+from ..text.style import Align, Direction, Hyphens, Ligatures, NumericVariant, TextStyle
 from .base import (
     MAX_LENGTH,
     Box,
@@ -60,6 +60,12 @@ DIRECTION_HELP = (
     "auto: each paragraph's direction from its first strong character (Unicode bidi P2-P3); "
     "ltr or rtl set it for every paragraph"
 )
+HYPHENS_HELP = (
+    "Where words may break: manual (only at soft hyphens, U+00AD), auto (also by the language's "
+    "hyphenation patterns), none; unset: auto for justified text, else manual"
+)
+NUMERIC_HELP = "Figures: tabular-nums (all one width, for columns of amounts), oldstyle-nums, lining-nums, slashed-zero"
+LIGATURES_HELP = "normal: the font's standard ligatures (fi, fl, ffi); none: letters stay apart"
 # A well-formed BCP 47 tag (RFC 5646 langtag, no grandfathered forms): language, then an
 # optional script, region, variants, extensions and private use. Shaping takes any
 # well-formed tag, so the check is the syntax, not a list of known languages.
@@ -225,6 +231,10 @@ class TextStyles(StrictModel):
     align: Align = Field("left", description=ALIGN_HELP)
     direction: Direction = Field("auto", description=DIRECTION_HELP)
     lineHeight: float = Field(1.2, gt=0, le=10, description="A multiple of fontSize")
+    # extensions.md 17
+    hyphens: Hyphens | None = Field(None, description=HYPHENS_HELP)
+    fontVariantNumeric: NumericVariant = Field("normal", description=NUMERIC_HELP)
+    ligatures: Ligatures = Field("normal", description=LIGATURES_HELP)
     opacity: Opacity = 1.0
     fit: Fit = Field(
         "none",
@@ -326,6 +336,9 @@ def text_style(styles: Any, lang: str | None = None) -> TextStyle:
         underline=styles.underline,
         direction=styles.direction,
         lang=lang or "",
+        hyphens=styles.hyphens,
+        numeric=styles.fontVariantNumeric,
+        ligatures=styles.ligatures,
     )
 
 

@@ -16,12 +16,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import overload
 
+from reportlab.lib.rl_accel import fp_str
 from reportlab.pdfgen.canvas import Canvas
 
 from .. import fonts
 from ..design.colors import to_rl
+from ..pdf import reportlab_internals
 from ..pdf.tagging import Untagged
-from . import shaping
+from . import shaping, words
 from .markup import Span
 from .typeset import TextStyle, align_offset, baseline_offset, first_overflow, strike_rise, width_of
 
@@ -178,7 +180,8 @@ def _words(spans: tuple[Span, ...], style: TextStyle, first_link: int) -> tuple[
             link = first_link + len(urls) - 1
         previous_url = span.link
         piece_style = span_style(style, span.bold, span.italic, span.strike, span.link is not None)
-        for index, part in enumerate(span.text.split(" ")):
+        # Soft hyphens break only in plain text (engine.text.typeset): here they stay invisible.
+        for index, part in enumerate(span.text.replace("\u00ad", "").split(" ")):
             if index:
                 gaps.append(Piece(" ", piece_style, width_of(" ", piece_style), link))
                 words.append([])
@@ -501,26 +504,38 @@ def _by_link(placed: list[tuple[float, Piece]]) -> list[tuple[int | None, list[t
 
 
 def _draw_pieces(canvas: Canvas, pieces: list[tuple[float, Piece]], y: float) -> None:
-    # One text object for the run: each piece moves the text origin, rather than opening
-    # a text object per word (fewer operators, a smaller content stream).
-    text_object = canvas.beginText(0, y)
-    color = spacing = None
+    # One text object for the run: each piece moves the text origin, rather than opening a
+    # text object per word (fewer operators, a smaller content stream). A colour change ends
+    # it: the canvas sets colours (their alpha, an enforced colour space) between text objects.
+    document = reportlab_internals.document_of(canvas)
+    operators: list[str] = []
+    color: str | None = None
+    spacing = 0.0
+    font_now: str | None = None
+
+    def flush() -> None:
+        if operators:
+            unspacing = " 0 Tc" if spacing else ""  # Tc outlives the text object
+            canvas.addLiteral(f"BT {' '.join(operators)}{unspacing} ET")
+            operators.clear()
+
     for x, piece in pieces:
         style = piece.style
         if not piece.text.strip(" "):
             continue
-        text_object.setTextOrigin(x, y)
         if style.color != color:
-            color = style.color
-            text_object.setFillColor(to_rl(color))
+            flush()
+            color, font_now = style.color, None
+            canvas.setFillColor(to_rl(color))
+            if spacing:
+                operators.append(f"{fp_str(spacing)} Tc")
         if style.letter_spacing != spacing:
             spacing = style.letter_spacing
-            text_object.setCharSpace(spacing)
-        for run, face in fonts.runs(piece.text, style.face):
-            text_object.setFont(face.name, style.size)
-            text_object.textOut(run)
-    if color is not None:
-        canvas.drawText(text_object)
+            operators.append(f"{fp_str(spacing)} Tc")
+        operators.append(f"1 0 0 1 {fp_str(x)} {fp_str(y)} Tm")
+        drawn, font_now = words.line_operators(piece.text, style, document, font_now)
+        operators.extend(drawn)
+    flush()
     for x, piece in pieces:
         style = piece.style
         for wanted, rise in ((style.underline, -style.size * 0.12), (style.strikethrough, strike_rise(style))):

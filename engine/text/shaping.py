@@ -134,8 +134,13 @@ Glyph = tuple[int, int, float, float, float]
 
 
 @lru_cache(maxsize=65536)
-def shape(text: str, face: fonts.Face, rtl: bool, script: str, lang: str) -> tuple[Glyph, ...]:
-    """HarfBuzz's glyphs for a run, in visual order, with the font's default features (kern, liga, …)."""
+def shape(
+    text: str, face: fonts.Face, rtl: bool, script: str, lang: str, features: tuple[tuple[str, bool], ...] = ()
+) -> tuple[Glyph, ...]:
+    """HarfBuzz's glyphs for a run, in visual order, with the font's default features (kern,
+    liga, …) and `features` turned on or off (TextStyle.features)."""
+    if not text:
+        return ()  # HarfBuzz gives an empty buffer no positions at all
     font, scale = _hb_font(face)
     buffer = hb.Buffer()
     buffer.add_str(text)
@@ -145,7 +150,7 @@ def shape(text: str, face: fonts.Face, rtl: bool, script: str, lang: str) -> tup
         buffer.script = script
     if lang:
         buffer.language = lang
-    hb.shape(font, buffer, {})
+    hb.shape(font, buffer, dict(features))
     return tuple(
         (info.codepoint, info.cluster, pos.x_advance * scale, pos.x_offset * scale, pos.y_offset * scale)
         for info, pos in zip(buffer.glyph_infos, buffer.glyph_positions, strict=True)
@@ -226,7 +231,7 @@ def _line_runs(segments: tuple[Segment, ...], rtl: bool) -> tuple[PlacedRun, ...
                 continue
             piece = segment.text[start:end]
             level = line_levels[offset + start]
-            glyphs = shape(piece, faces[start], level % 2 == 1, scripts[start], style.lang)
+            glyphs = shape(piece, faces[start], level % 2 == 1, scripts[start], style.lang, style.features)
             face = faces[start]
             runs.append(Run(number, offset + start, piece, face, level, glyphs, style.size, style.letter_spacing))
             start = end
@@ -368,6 +373,26 @@ def _codes(face: fonts.Face) -> _Codes:
         if char < PRIVATE_START:
             by_glyph.setdefault(glyph, char)
     return _Codes(by_glyph, {})
+
+
+def nominal_advance(face: fonts.Face, glyph: int) -> float:
+    """The glyph's own advance (its hmtx), 1/1000 em."""
+    font, scale = _hb_font(face)
+    return font.get_glyph_h_advance(glyph) * scale
+
+
+def glyph_character(face: fonts.Face, glyph: int, source: str) -> tuple[int, bool]:
+    """The character drawing `glyph`, which HarfBuzz set for the text `source`, and whether it
+    is a private code (whose meaning, `source`, the document's ToUnicode must be told): the
+    source character itself where the cmap maps it to the glyph, else the glyph's private code
+    (a ligature, a tabular or old-style figure: extracted as the text it was set for)."""
+    if len(source) == 1 and reportlab_internals.character_map(face.name).get(ord(source)) == glyph:
+        return ord(source), False
+    codes = _codes(face)
+    char = codes.private.get(glyph)
+    if char is None:
+        char = codes.private[glyph] = _private_code(face, glyph)
+    return char, True
 
 
 def _private_code(face: fonts.Face, glyph: int) -> int:

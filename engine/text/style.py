@@ -5,6 +5,7 @@ for its type."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 from .. import fonts
@@ -12,6 +13,12 @@ from .. import fonts
 Align = Literal["left", "center", "right", "justify", "start", "end"]
 # extensions.md 6: auto takes each paragraph's direction from its first strong character.
 Direction = Literal["auto", "ltr", "rtl"]
+# extensions.md 17
+Hyphens = Literal["manual", "auto", "none"]
+NumericVariant = Literal["normal", "tabular-nums", "oldstyle-nums", "lining-nums", "slashed-zero"]
+Ligatures = Literal["normal", "none"]
+# The OpenType feature each numeric variant turns on (CSS font-variant-numeric).
+NUMERIC_FEATURES = {"tabular-nums": "tnum", "oldstyle-nums": "onum", "lining-nums": "lnum", "slashed-zero": "zero"}
 
 
 @dataclass(frozen=True)
@@ -31,6 +38,10 @@ class TextStyle:
     # extensions.md 6
     direction: Direction = "auto"
     lang: str = ""  # BCP 47 tag of the content ("": the design's language); shaping and /Lang
+    # extensions.md 17
+    hyphens: Hyphens | None = None  # None: auto for justified text, else manual
+    numeric: NumericVariant = "normal"
+    ligatures: Ligatures = "normal"
 
     @property
     def face(self) -> fonts.Face:
@@ -39,3 +50,22 @@ class TextStyle:
     @property
     def leading(self) -> float:
         return self.size * self.line_height
+
+    @property
+    def hyphenation(self) -> Hyphens:
+        """Where words may break: at soft hyphens only (manual), also by the language's
+        patterns (auto), or nowhere (none)."""
+        if self.hyphens is not None:
+            return self.hyphens
+        return "auto" if self.align == "justify" else "manual"
+
+    @cached_property
+    def features(self) -> tuple[tuple[str, bool], ...]:
+        """The OpenType features set apart from the font's defaults, for HarfBuzz. Letter
+        spacing turns the optional ligatures off, as CSS does: spaced letters stay letters."""
+        found: list[tuple[str, bool]] = []
+        if self.ligatures == "none" or self.letter_spacing:
+            found += [("liga", False), ("clig", False)]
+        if self.numeric != "normal":
+            found.append((NUMERIC_FEATURES[self.numeric], True))
+        return tuple(found)

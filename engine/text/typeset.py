@@ -11,17 +11,16 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
-from reportlab.lib.rl_accel import escapePDF, fp_str
-from reportlab.pdfbase import pdfmetrics
+from reportlab.lib.rl_accel import fp_str
 from reportlab.pdfgen.canvas import Canvas
 
-from .. import fonts
 from ..design.colors import is_opaque, to_rl
 from ..pdf import reportlab_internals
-from . import shaping
+from . import breaking, shaping, words
 from .style import Align, TextStyle
+
+SOFT_HYPHEN = "\u00ad"
 
 
 @dataclass(frozen=True)
@@ -38,16 +37,11 @@ class Line:
 
 
 def width_of(text: str, style: TextStyle) -> float:
+    """The text's width as drawn: shaped by HarfBuzz (kerned, ligated), the simple scripts
+    word by word with their spaces between (engine.text.words)."""
     if shaping.needs_shaping(text):
         return shaping.width(text, style)  # shaped advances: a box measures as it draws
-    face = style.face
-    if face.glyphs.issuperset(map(ord, text)):
-        width = pdfmetrics.stringWidth(text, face.name, style.size)  # one run: fonts.string_width's sum
-    else:
-        width = fonts.string_width(text, face, style.size)
-    if style.letter_spacing:
-        width += style.letter_spacing * len(text)
-    return width
+    return words.width(text, style)
 
 
 def wrap(text: str, style: TextStyle, max_width: float | None) -> list[Line]:
@@ -96,6 +90,7 @@ class LineBreaker:
             or "\n" in text
             or "\r" in text
             or "\t" in text
+            or SOFT_HYPHEN in text
             or shaping.needs_shaping(text)
         ):
             return None
@@ -123,16 +118,74 @@ def _wrap_cached(text: str, style: TextStyle, max_width: float | None) -> tuple[
     for paragraph in text.split("\n"):
         rtl_alike = style.direction == "rtl" and shaping.reads_alike_both_ways(paragraph)
         if (style.direction == "rtl" and not rtl_alike) or shaping.needs_shaping(paragraph):
-            lines.extend(_wrap_shaped(paragraph, style, max_width))
+            # A soft hyphen is invisible unless a line breaks there; shaped text breaks by UAX #14.
+            lines.extend(_wrap_shaped(paragraph.replace(SOFT_HYPHEN, ""), style, max_width))
             continue
         if max_width is None:
-            lines.append(Line(paragraph, width_of(paragraph, style), True, rtl_alike))
+            shown = paragraph.replace(SOFT_HYPHEN, "")
+            lines.append(Line(shown, width_of(shown, style), True, rtl_alike))
             continue
         lines.extend(_wrap_paragraph(paragraph, style, max_width, rtl_alike))
     return tuple(lines)
 
 
 def _wrap_paragraph(paragraph: str, style: TextStyle, max_width: float, rtl: bool = False) -> list[Line]:
+    """A paragraph of the simple scripts broken by total fit (engine.text.breaking), at spaces,
+    soft hyphens, hard hyphens and, under hyphens: auto, the language's hyphenation points;
+    line by line (_wrap_greedily) where total fit would take more lines, or cannot fit a word."""
+    greedy = _wrap_greedily(paragraph.replace(SOFT_HYPHEN, ""), style, max_width, rtl)
+    if len(greedy) < 2:
+        return greedy
+    found = [_breakable_word(word, style) for word in paragraph.split(" ")]
+    if any(sum(word.widths) > max_width for word in found):
+        return greedy  # a word wider than the box: broken between characters, line by line
+    justified = style.align == "justify"
+    broken = breaking.break_paragraph(
+        found, width_of(" ", style), width_of("-", style), max_width, justified, style.size
+    )
+    if broken is None or len(broken) > len(greedy):
+        return greedy
+    lines: list[Line] = []
+    for number, line in enumerate(broken):
+        last = number == len(broken) - 1
+        width = width_of(line.text, style)
+        if justified and not last and " " in line.text:
+            width = max_width  # its spaces stretch or shrink to the box
+        lines.append(Line(line.text, width, last, rtl))
+    return lines
+
+
+def _breakable_word(word: str, style: TextStyle) -> breaking.Word:
+    """A word cut where it may break: at its soft hyphens (unless hyphens: none), after a hard
+    hyphen between letters, and at the language's hyphenation points (hyphens: auto)."""
+    mode = style.hyphenation
+    cuts: dict[int, bool] = {}  # where, and whether a hyphen is added there
+    text = word
+    if SOFT_HYPHEN in word:
+        text = word.replace(SOFT_HYPHEN, "")
+        if mode != "none":
+            at = 0
+            for piece in word.split(SOFT_HYPHEN)[:-1]:
+                at += len(piece)
+                if 0 < at < len(text):
+                    cuts[at] = True
+    for at in range(1, len(text) - 1):
+        if text[at - 1] == "-" and text[at].isalpha() and text[at - 2 : at - 1].isalpha():
+            cuts[at] = False
+    if mode == "auto" and not cuts:
+        for at in breaking.hyphenation_points(text, style.lang):
+            cuts[at] = True
+    if not cuts:
+        return breaking.Word((text,), (width_of(text, style),), ())
+    ends = [*sorted(cuts), len(text)]
+    prefix_widths = [width_of(text[:end], style) for end in ends]
+    starts = [0, *ends[:-1]]
+    pieces = tuple(text[a:b] for a, b in zip(starts, ends, strict=True))
+    widths = tuple(b - a for a, b in zip([0.0, *prefix_widths[:-1]], prefix_widths, strict=True))
+    return breaking.Word(pieces, widths, tuple(cuts[end] for end in ends[:-1]))
+
+
+def _wrap_greedily(paragraph: str, style: TextStyle, max_width: float, rtl: bool = False) -> list[Line]:
     space = width_of(" ", style)
     lines: list[Line] = []
     current: list[str] = []
@@ -327,11 +380,11 @@ def draw_lines(
         y = page_height - baseline
         if line.shaped:
             _draw_shaped(canvas, line, style, left, y, box_width)
-        elif style.align == "justify" and not line.ends_paragraph and " " in line.text:
-            _draw_justified(canvas, line, style, left, y, box_width)
+        elif _justified(style, line):
+            _draw_plain(canvas, line.text, style, left, y, justified_extra(line.text, style, box_width))
         else:
             x = left + align_offset(style.align, box_width - line.width, line.rtl)
-            _draw_runs(canvas, line.text, style, x, y)
+            _draw_plain(canvas, line.text, style, x, y)
         if style.underline and line.text:
             _underline(canvas, style, left, y, box_width, line)
         if style.strikethrough and line.text:
@@ -347,11 +400,9 @@ def writes_directly(canvas: Canvas, direct: bool) -> bool:
 
 
 def is_plain(lines: list[Line] | tuple[Line, ...], style: TextStyle) -> bool:
-    """Lines TextWriter draws exactly as the general path does: unshaped, none justified
-    word by word, no letter spacing or decorations, an opaque colour (alpha is graphics state)."""
+    """Lines TextWriter draws exactly as the general path does: unshaped, no letter spacing
+    or decorations, an opaque colour (alpha is graphics state)."""
     if style.letter_spacing or style.underline or style.strikethrough or not is_opaque(style.color):
-        return False
-    if style.align == "justify" and any(not line.ends_paragraph and " " in line.text for line in lines):
         return False
     return not any(line.shaped for line in lines)
 
@@ -373,22 +424,19 @@ def fill_operator(color: str) -> str:
 class TextWriter:
     """Plain lines written as PDF text operators into one text object (BT … ET).
 
-    ReportLab's PDFTextObject costs a text object, a font lookup and a width per line; a
-    table's cells are hundreds of lines per page. This writes what _draw_runs writes — the
-    same Tm origin, each run's subsets from the TTFont's own encoding
-    (reportlab_internals.split_into_subsets: subset assignment and font names stay ReportLab's) — with Tf
-    only when the font changes and rg only when the colour does (text state persists
-    between lines of one text object, ISO 32000-1 9.3.1).
+    ReportLab's PDFTextObject costs a text object and a font lookup per line; a table's cells
+    are hundreds of lines per page. This writes each line as _draw_plain does — the same Tm
+    origin, the same TJ arrays (engine.text.words) — with Tf only when the font changes and
+    rg only when the colour does (text state persists between lines of one text object,
+    ISO 32000-1 9.3.1).
     """
 
     def __init__(self, canvas: Canvas) -> None:
         self._document = reportlab_internals.document_of(canvas)
         self._operators: list[str] = []
-        self._font: tuple[str, str] | None = None
+        self._font: str | None = None  # "subset size", as Tf was last given them
         self._fill: str | None = None
         self.has_text = False
-        # What add needs of a style, by the style's id: a table's cells share four styles.
-        self._plans: dict[int, tuple[TextStyle, fonts.Face, Any, str, float]] = {}
 
     def set_fill(self, color: str) -> None:
         """Set an opaque fill colour inside the text object (only when it changes)."""
@@ -396,14 +444,6 @@ class TextWriter:
         if operator != self._fill:
             self._operators.append(operator)
             self._fill = operator
-
-    def _plan(self, style: TextStyle) -> tuple[TextStyle, fonts.Face, Any, str, float]:
-        plan = self._plans.get(id(style))
-        if plan is None or plan[0] is not style:
-            face = style.face
-            plan = (style, face, pdfmetrics.getFont(face.name), pdf_number(style.size), baseline_offset(style))
-            self._plans[id(style)] = plan
-        return plan
 
     def add(
         self,
@@ -416,25 +456,20 @@ class TextWriter:
     ) -> None:
         """Lines for which is_plain holds, placed as draw_lines places them."""
         doc = self._document
-        append = self._operators.append
-        _, primary, primary_font, size, offset = self._plan(style)
-        baseline = top + offset
+        operators = self._operators
+        baseline = top + baseline_offset(style)
         for line in lines:
             text = line.text
             if text:
-                x = left + align_offset(style.align, box_width - line.width, line.rtl)
-                append(f"1 0 0 1 {pdf_number(x)} {pdf_number(page_height - baseline)} Tm")
-                if primary.glyphs.issuperset(map(ord, text)):
-                    runs: Any = ((text, primary_font),)  # fonts.runs' one run, without its per-character test
+                extra = 0.0
+                if _justified(style, line):
+                    x, extra = left, justified_extra(text, style, box_width)
                 else:
-                    runs = ((run, pdfmetrics.getFont(face.name)) for run, face in fonts.runs(text, primary))
-                for run, font in runs:
-                    for name, chunk in reportlab_internals.split_into_subsets(font, run, doc):
-                        if self._font != (name, size):
-                            append(f"{name} {size} Tf")
-                            self._font = (name, size)
-                        append(f"({escapePDF(chunk)}) Tj")
-                        self.has_text = True
+                    x = left + align_offset(style.align, box_width - line.width, line.rtl)
+                operators.append(f"1 0 0 1 {pdf_number(x)} {pdf_number(page_height - baseline)} Tm")
+                drawn, self._font = words.line_operators(text, style, doc, self._font, extra)
+                operators.extend(drawn)
+                self.has_text = True
             baseline += style.leading
 
     def code(self) -> str:
@@ -485,28 +520,20 @@ def _draw_shaped(canvas: Canvas, line: Line, style: TextStyle, left: float, y: f
     shaping.draw_line(canvas, shaping.line_runs([s for s in segments if s.text], line.rtl), x, y, line.text)
 
 
-def _draw_runs(canvas: Canvas, text: str, style: TextStyle, x: float, y: float) -> None:
+def justified_extra(text: str, style: TextStyle, box_width: float) -> float:
+    """Points added to each space of a justified line of the simple scripts so that it fills
+    the box (negative where total fit shrank its spaces)."""
+    return (box_width - width_of(text, style)) / text.count(" ")
+
+
+def _draw_plain(canvas: Canvas, text: str, style: TextStyle, x: float, y: float, space_extra: float = 0.0) -> None:
+    """A line of the simple scripts from (x, y): one text object of TJ arrays (engine.text.words)."""
     if not text:
         return
-    text_object = canvas.beginText(x, y)
-    if style.letter_spacing:
-        text_object.setCharSpace(style.letter_spacing)
-    for run, face in fonts.runs(text, style.face):
-        text_object.setFont(face.name, style.size)
-        text_object.textOut(run)
-    canvas.drawText(text_object)
-
-
-def _draw_justified(canvas: Canvas, line: Line, style: TextStyle, left: float, y: float, box_width: float) -> None:
-    # Word by word: PDF word spacing (Tw) only acts on single-byte code 32, which
-    # subset TrueType fonts do not use, so the gaps are placed explicitly.
-    words = line.text.split(" ")
-    widths = [width_of(w, style) for w in words]
-    gap = (box_width - sum(widths)) / (len(words) - 1)
-    x = left
-    for word, width in zip(words, widths, strict=True):
-        _draw_runs(canvas, word, style, x, y)
-        x += width + gap
+    ops, _ = words.line_operators(text, style, reportlab_internals.document_of(canvas), None, space_extra)
+    # Tc is text state, which outlives the text object: set back after a letter-spaced line.
+    spacing, unspacing = (f"{fp_str(style.letter_spacing)} Tc ", " 0 Tc") if style.letter_spacing else ("", "")
+    canvas.addLiteral(f"BT {spacing}1 0 0 1 {fp_str(x)} {fp_str(y)} Tm {' '.join(ops)}{unspacing} ET")
 
 
 def strike_rise(style: TextStyle) -> float:

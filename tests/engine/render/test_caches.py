@@ -11,7 +11,7 @@ from engine import caches, fonts, render_pdf
 from engine.fonts import embedding
 from engine.memo import TextCache
 from engine.render import form_cache as compiled
-from engine.text import shaping
+from engine.text import shaping, words
 from tests.paths import ROOT
 from tests.reference_documents import DIGESTS, render, udhr_page
 from workbench import samples
@@ -68,6 +68,8 @@ def test_renders_on_threads_give_the_bytes_of_renders_one_after_another():
     embedding.SUBSETS.clear()
     shaping.shape.cache_clear()
     shaping._line_runs.cache_clear()
+    words.shaped.cache_clear()
+    words._width.cache_clear()
     jobs = [
         (
             "certificate-standard",

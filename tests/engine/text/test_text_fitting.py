@@ -377,7 +377,7 @@ def flowing_letter(body: str, follower_gap: float = 20):
     return build(
         [
             add("text", "Heading", {"x": 40, "y": 40}, {"content": "Dear reader"}),
-            add("text", "Body", {"x": 40, "y": 80, "maxWidth": 60}, {"content": "short", "overflow": "flow"}),
+            add("text", "Body", {"x": 40, "y": 80, "maxWidth": 50}, {"content": "short", "overflow": "flow"}),
             add("text", "Aside", {"x": 300, "y": 90}, {"content": "Beside the body"}),
             add("text", "Signature", {"x": 40, "y": 80 + 14.4 + follower_gap}, {"content": "Yours truly"}),
             action("bind_variable", name="Body"),
@@ -513,7 +513,7 @@ def test_a_flowing_text_in_the_tagged_profiles(profile, tmp_path):
 
 def test_a_text_designed_longer_than_its_sheet_breaks_at_the_margin():
     tree = build(
-        [add("text", "Body", {"x": 40, "y": 80, "maxWidth": 60}, {"content": paragraphs(30), "overflow": "flow"})]
+        [add("text", "Body", {"x": 40, "y": 80, "maxWidth": 50}, {"content": paragraphs(30), "overflow": "flow"})]
     )
     sheets = layout(tree)
     limit = tree.pages[0].height - flow_margin(tree.pages[0])

@@ -1,0 +1,218 @@
+"""Text of the simple scripts shaped by HarfBuzz a word at a time, and drawn as TJ arrays.
+
+The simple scripts are what engine.text.shaping leaves to the fast path (Latin, Greek,
+Cyrillic in a left-to-right paragraph: shaping.needs_shaping is false). They need no bidi
+and no reordering, but a typesetter still kerns them and sets their ligatures, contextual
+forms and numeral styles (extensions.md 17): each word is shaped by HarfBuzz with the
+font's default features and the style's own (TextStyle.features), once, and kept as what a
+PDF draws: one character per glyph for the subset font (the cmap's own character; a
+private code for a ligature or an alternate no character maps to, whose ToUnicode says the
+text it was drawn for) and the TJ numbers that move a glyph from the font's advance to
+HarfBuzz's.
+
+Words are shaped apart and the spaces between them are their own glyphs: kerning across a
+space is rare in text faces, a word measures the same on every line, and a line is drawn
+in one TJ array whose spaces a justified line stretches or shrinks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+from reportlab.lib.rl_accel import escapePDF, fp_str
+from reportlab.pdfbase import pdfmetrics
+
+from .. import fonts
+from ..pdf import reportlab_internals
+from . import shaping
+from .style import TextStyle
+
+# A kerning smaller than this (1/1000 em) is no kerning: the TJ number would be noise.
+NEGLIGIBLE = 1e-3
+
+
+@dataclass(frozen=True, slots=True)
+class Glyphs:
+    """A piece of text in one face as HarfBuzz set it, as the PDF draws it."""
+
+    face: fonts.Face
+    drawn: str  # one character per glyph, the subset font's encoding of it
+    shifts: tuple[tuple[int, float], ...]  # (glyph index, TJ number before it), 1/1000 em
+    rises: tuple[tuple[int, float], ...]  # (glyph index, its rise and the ones after it), 1/1000 em
+    advance: float  # HarfBuzz's advances summed, 1/1000 em
+    meanings: tuple[tuple[int, str], ...]  # private codes among `drawn` and the text each stands for
+
+
+@lru_cache(maxsize=65536)
+def shaped(text: str, face: fonts.Face, lang: str, features: tuple[tuple[str, bool], ...]) -> Glyphs:
+    """A word (or any text of one face without line breaks) shaped and encoded. The glyphs
+    are placed where HarfBuzz put them: TJ numbers take the PDF's pen (which moves by the
+    font's advance of each character drawn) to each glyph's position, and back to the end of
+    the word's advances after the last; a mark above or below its base rises (Ts)."""
+    glyphs = shaping.shape(text, face, False, "Zyyy", lang, features)
+    if not glyphs:
+        return Glyphs(face, "", (), (), 0.0, ())
+    widths = reportlab_internals.char_widths(face.name)
+    drawn: list[str] = []
+    shifts: list[tuple[int, float]] = []
+    rises: list[tuple[int, float]] = []
+    meanings: list[tuple[int, str]] = []
+    at = 0.0  # where the PDF's pen is
+    pen = 0.0  # where HarfBuzz's is
+    rise = 0.0
+    starts = sorted({g[1] for g in glyphs})
+    ends = dict(zip(starts, [*starts[1:], len(text)], strict=True))
+    for index, (glyph, cluster, advance, dx, dy) in enumerate(glyphs):
+        source = text[cluster : ends[cluster]]
+        code, private = shaping.glyph_character(face, glyph, source)
+        if private:
+            meanings.append((code, source))
+        drawn.append(chr(code))
+        target = pen + dx
+        if abs(at - target) > NEGLIGIBLE:
+            shifts.append((index, at - target))  # a TJ number moves the next glyph left
+        if dy != rise:
+            rises.append((index, dy))
+            rise = dy
+        at = target + widths.get(code, 0.0)
+        pen += advance
+    if abs(at - pen) > NEGLIGIBLE:
+        shifts.append((len(glyphs), at - pen))
+    if rise:
+        rises.append((len(glyphs), 0.0))
+    return Glyphs(face, "".join(drawn), tuple(shifts), tuple(rises), pen, tuple(meanings))
+
+
+def pieces(text: str, style: TextStyle) -> Iterator[Glyphs]:
+    """The text's glyphs in order: its runs of one face (fonts.runs: a character the style's
+    face lacks comes from a fallback, and a space stays in the face of the run it is in),
+    each cut into words and the spaces between them, each shaped."""
+    features = style.features
+    lang = style.lang
+    face = style.face
+    if face.glyphs.issuperset(map(ord, text)):
+        runs: tuple[tuple[str, fonts.Face], ...] = ((text, face),)
+    else:
+        runs = fonts.runs(text, face, lang)
+    for run, run_face in runs:
+        if " " not in run:
+            yield shaped(run, run_face, lang, features)
+            continue
+        space = shaped(" ", run_face, lang, features)
+        for number, word in enumerate(run.split(" ")):
+            if number:
+                yield space
+            if word:
+                yield shaped(word, run_face, lang, features)
+
+
+@lru_cache(maxsize=65536)
+def _width(text: str, style: TextStyle) -> float:
+    total = 0.0
+    glyph_count = 0
+    for piece in pieces(text, style):
+        total += piece.advance
+        glyph_count += len(piece.drawn)
+    return total * style.size / 1000 + style.letter_spacing * glyph_count
+
+
+def width(text: str, style: TextStyle) -> float:
+    """The text's width as drawn: HarfBuzz's advances (kerned, ligated) of its words and
+    spaces, plus letterSpacing after every glyph."""
+    return _width(text, style)
+
+
+def line_operators(
+    text: str, style: TextStyle, document: reportlab_internals.Document, font_now: str | None, space_extra: float = 0.0
+) -> tuple[list[str], str | None]:
+    """The operators drawing a line of the simple scripts from the current text position:
+    Tf where the subset changes (`font_now`: the one set, as "name size"), a TJ array per
+    subset run. `space_extra` points are added to every space (a justified line's, negative
+    to shrink). Returns the operators and the subset set at their end."""
+    size = style.size
+    size_text = fp_str(size)
+    space_shift = -space_extra * 1000 / size if space_extra else 0.0
+    runs: list[_Run] = []
+    for piece in pieces(text, style):
+        if not runs or runs[-1].face is not piece.face:
+            runs.append(_Run(piece.face))
+        run = runs[-1]
+        at = run.count
+        run.shifts.extend((at + index, shift) for index, shift in piece.shifts)
+        run.rises.extend((at + index, rise) for index, rise in piece.rises)
+        if space_shift and piece.drawn == " ":
+            run.shifts.append((at + 1, space_shift))
+        run.drawn.append(piece.drawn)
+        run.count += len(piece.drawn)
+        if piece.meanings:
+            table = reportlab_internals.glyph_meanings(document, piece.face.name)
+            for code, meaning in piece.meanings:
+                table.setdefault(code, meaning)
+    operators: list[str] = []
+    for run in runs:
+        font = pdfmetrics.getFont(run.face.name)
+        start = 0
+        for name, codes in reportlab_internals.split_into_subsets(font, "".join(run.drawn), document):
+            wanted = f"{name} {size_text}"
+            if wanted != font_now:
+                operators.append(f"{wanted} Tf")
+                font_now = wanted
+            if run.rises:
+                operators.extend(_risen(codes, start, run, size))
+            else:
+                operators.append(_shown(codes, _among(run.shifts, start, start + len(codes))))
+            start += len(codes)
+    return operators, font_now
+
+
+class _Run:
+    """A line's glyphs in one face, gathered word by word."""
+
+    __slots__ = ("count", "drawn", "face", "rises", "shifts")
+
+    def __init__(self, face: fonts.Face) -> None:
+        self.face = face
+        self.drawn: list[str] = []
+        self.count = 0
+        self.shifts: list[tuple[int, float]] = []
+        self.rises: list[tuple[int, float]] = []
+
+
+def _among(shifts: list[tuple[int, float]], start: int, end: int) -> list[tuple[int, float]]:
+    """The shifts drawn with glyphs start … end of a run, counted from start: those before its
+    glyphs after the first, and after its last (which move the pen to where the next piece
+    starts); the one before the first belongs to the piece before, but for the run's first."""
+    return [(at - start, shift) for at, shift in shifts if at <= end and (at > start or start == 0)]
+
+
+def _shown(codes: bytes, shifts: list[tuple[int, float]]) -> str:
+    """A TJ array (or a Tj when nothing moves) of codes, with shifts (_among) among them."""
+    if not shifts:
+        return f"({escapePDF(codes)}) Tj"
+    parts: list[str] = []
+    cut = 0
+    for at, shift in shifts:
+        if at > cut:
+            parts.append(f"({escapePDF(codes[cut:at])})")
+            cut = at
+        parts.append(fp_str(shift))
+    if cut < len(codes):
+        parts.append(f"({escapePDF(codes[cut:])})")
+    return f"[{' '.join(parts)}] TJ"
+
+
+def _risen(codes: bytes, start: int, run: _Run, size: float) -> list[str]:
+    """_shown cut where a glyph rises or falls (a mark), with Ts between the pieces."""
+    end = start + len(codes)
+    rises = dict(run.rises)
+    cuts = sorted({at for at in rises if start < at < end} | {start, end})
+    out: list[str] = []
+    for begin, finish in zip(cuts, cuts[1:], strict=False):
+        if begin in rises and (begin > start or start == 0):
+            out.append(f"{fp_str(rises[begin] * size / 1000)} Ts")
+        out.append(_shown(codes[begin - start : finish - start], _among(run.shifts, begin, finish)))
+    if end in rises:
+        out.append(f"{fp_str(rises[end] * size / 1000)} Ts")
+    return out
