@@ -400,12 +400,19 @@ def split_into_subsets(font: Any, text: str, doc: PDFDocument) -> list[tuple[str
     return [(font.getSubsetInternalName(subset, doc), codes) for subset, codes in font.splitString(text, doc)]
 
 
+_ASCII_NAMES = "_docbench_ascii_subset_names"  # an attribute of ours on ReportLab's document
+
+
 def ascii_subset_name(font_name: str, doc: PDFDocument) -> str:
     """The resource name ("F1+0") of the font's first subset in the document, where ASCII has
-    its own codes, set up as if the document had drawn with it."""
-    font = pdfmetrics.getFont(font_name)
-    font._assignState(doc)
-    return font.getSubsetInternalName(0, doc)[1:]
+    its own codes, set up as if the document had drawn with it (remembered per document)."""
+    names: dict[str, str] = doc.__dict__.setdefault(_ASCII_NAMES, {})
+    name = names.get(font_name)
+    if name is None:
+        font = pdfmetrics.getFont(font_name)
+        font._assignState(doc)
+        name = names[font_name] = font.getSubsetInternalName(0, doc)[1:]
+    return name
 
 
 def ascii_fonts_used(doc: PDFDocument) -> tuple[tuple[str, str], ...] | None:

@@ -141,6 +141,18 @@ def shape(
     liga, …) and `features` turned on or off (TextStyle.features)."""
     if not text:
         return ()  # HarfBuzz gives an empty buffer no positions at all
+    buffer, scale = shaped_buffer(text, face, rtl, script, lang, features)
+    return tuple(
+        (info.codepoint, info.cluster, pos.x_advance * scale, pos.x_offset * scale, pos.y_offset * scale)
+        for info, pos in zip(buffer.glyph_infos, buffer.glyph_positions, strict=True)
+    )
+
+
+def shaped_buffer(
+    text: str, face: fonts.Face, rtl: bool, script: str, lang: str, features: tuple[tuple[str, bool], ...]
+) -> tuple[hb.Buffer, float]:
+    """HarfBuzz's buffer after shaping a (non-empty) run, uncached, and the factor from its
+    font units to 1/1000 em: for a caller that keeps what it makes of it (engine.text.words)."""
     font, scale = _hb_font(face)
     buffer = hb.Buffer()
     buffer.add_str(text)
@@ -151,10 +163,7 @@ def shape(
     if lang:
         buffer.language = lang
     hb.shape(font, buffer, dict(features))
-    return tuple(
-        (info.codepoint, info.cluster, pos.x_advance * scale, pos.x_offset * scale, pos.y_offset * scale)
-        for info, pos in zip(buffer.glyph_infos, buffer.glyph_positions, strict=True)
-    )
+    return buffer, scale
 
 
 def _scripts(text: str) -> list[str]:

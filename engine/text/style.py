@@ -43,7 +43,7 @@ class TextStyle:
     numeric: NumericVariant = "normal"
     ligatures: Ligatures = "normal"
 
-    @property
+    @cached_property
     def face(self) -> fonts.Face:
         return fonts.face(self.family, self.weight, self.italic)
 

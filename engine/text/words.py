@@ -43,6 +43,9 @@ class Glyphs:
     rises: tuple[tuple[int, float], ...]  # (glyph index, its rise and the ones after it), 1/1000 em
     advance: float  # HarfBuzz's advances summed, 1/1000 em
     meanings: tuple[tuple[int, str], ...]  # private codes among `drawn` and the text each stands for
+    # Its Tj or TJ operator where every glyph has a printable ASCII code, the same in every
+    # document (subset 0: ReportLab's asciiReadable) and nothing rises; else None.
+    shown: str | None
 
 
 @lru_cache(maxsize=65536)
@@ -51,10 +54,33 @@ def shaped(text: str, face: fonts.Face, lang: str, features: tuple[tuple[str, bo
     are placed where HarfBuzz put them: TJ numbers take the PDF's pen (which moves by the
     font's advance of each character drawn) to each glyph's position, and back to the end of
     the word's advances after the last; a mark above or below its base rises (Ts)."""
-    glyphs = shaping.shape(text, face, False, "Zyyy", lang, features)
-    if not glyphs:
-        return Glyphs(face, "", (), (), 0.0, ())
     widths = reportlab_internals.char_widths(face.name)
+    if _context_free(face, lang, features).issuperset(text):
+        # What HarfBuzz would give: each character's own glyph at its own advance.
+        return Glyphs(face, text, (), (), sum(widths[ord(c)] for c in text), (), _ascii_shown_of(text, ()))
+    if not text:
+        return Glyphs(face, "", (), (), 0.0, (), None)
+    buffer, scale = shaping.shaped_buffer(text, face, False, "Zyyy", lang, features)
+    infos, positions = buffer.glyph_infos, buffer.glyph_positions
+    cmap = reportlab_internals.character_map(face.name)
+    glyph_ids = [info.codepoint for info in infos]
+    placed = [position.position for position in positions]  # (x offset, y offset, x advance, y advance)
+    characters = list(map(ord, text))
+    if (
+        len(glyph_ids) == len(characters)
+        and all(info.cluster == index for index, info in enumerate(infos))
+        and all(cmap.get(c) == g for c, g in zip(characters, glyph_ids, strict=True))
+        and not any(x or y for x, y, _, _ in placed)
+    ):
+        # Most words: each character's own glyph on the line, only its advance kerned. The pen
+        # is moved after a glyph by what HarfBuzz's advance differs from the font's.
+        advances = [x_advance * scale for _, _, x_advance, _ in placed]
+        simple_shifts = [
+            (index + 1, widths[c] - advance)
+            for index, (c, advance) in enumerate(zip(characters, advances, strict=True))
+            if abs(widths[c] - advance) > NEGLIGIBLE
+        ]
+        return Glyphs(face, text, tuple(simple_shifts), (), sum(advances), (), _ascii_shown_of(text, simple_shifts))
     drawn: list[str] = []
     shifts: list[tuple[int, float]] = []
     rises: list[tuple[int, float]] = []
@@ -62,27 +88,75 @@ def shaped(text: str, face: fonts.Face, lang: str, features: tuple[tuple[str, bo
     at = 0.0  # where the PDF's pen is
     pen = 0.0  # where HarfBuzz's is
     rise = 0.0
-    starts = sorted({g[1] for g in glyphs})
-    ends = dict(zip(starts, [*starts[1:], len(text)], strict=True))
-    for index, (glyph, cluster, advance, dx, dy) in enumerate(glyphs):
-        source = text[cluster : ends[cluster]]
-        code, private = shaping.glyph_character(face, glyph, source)
-        if private:
-            meanings.append((code, source))
+    one_to_one = len(infos) == len(text) and all(info.cluster == i for i, info in enumerate(infos))
+    if not one_to_one:
+        starts = sorted({info.cluster for info in infos})
+        ends = dict(zip(starts, [*starts[1:], len(text)], strict=True))
+    for index, (info, position) in enumerate(zip(infos, positions, strict=True)):
+        x_offset, y_offset, x_advance, _ = position.position
+        glyph = info.codepoint
+        source = text[index] if one_to_one else text[info.cluster : ends[info.cluster]]
+        if len(source) == 1 and cmap.get(ord(source)) == glyph:
+            code = ord(source)  # most glyphs: the character's own
+        else:
+            code, private = shaping.glyph_character(face, glyph, source)
+            if private:
+                meanings.append((code, source))
         drawn.append(chr(code))
-        target = pen + dx
+        target = pen + x_offset * scale
         if abs(at - target) > NEGLIGIBLE:
             shifts.append((index, at - target))  # a TJ number moves the next glyph left
+        dy = y_offset * scale
         if dy != rise:
             rises.append((index, dy))
             rise = dy
         at = target + widths.get(code, 0.0)
-        pen += advance
+        pen += x_advance * scale
+    glyph_count = len(infos)
     if abs(at - pen) > NEGLIGIBLE:
-        shifts.append((len(glyphs), at - pen))
+        shifts.append((glyph_count, at - pen))
     if rise:
-        rises.append((len(glyphs), 0.0))
-    return Glyphs(face, "".join(drawn), tuple(shifts), tuple(rises), pen, tuple(meanings))
+        rises.append((glyph_count, 0.0))
+    text_drawn = "".join(drawn)
+    shown = None if rises or meanings else _ascii_shown_of(text_drawn, shifts)
+    return Glyphs(face, text_drawn, tuple(shifts), tuple(rises), pen, tuple(meanings), shown)
+
+
+def _ascii_shown_of(drawn: str, shifts: list[tuple[int, float]] | tuple[()]) -> str | None:
+    if not (drawn.isascii() and drawn.isprintable()):
+        return None
+    return _shown(drawn.encode("latin-1"), list(shifts))
+
+
+# Amounts, dates and numbers are most of what varies between rows, and new to the caches in each
+# document: their characters are shaped without HarfBuzz where the font does nothing to them.
+CONTEXT_FREE_CANDIDATES = "0123456789.,-/:%+"
+
+
+@lru_cache(maxsize=256)
+def _context_free(face: fonts.Face, lang: str, features: tuple[tuple[str, bool], ...]) -> frozenset[str]:
+    """The characters of CONTEXT_FREE_CANDIDATES that HarfBuzz sets as the cmap's glyph at its
+    own advance, alone and beside each other (no kerning, ligature or contextual form between
+    any two of them), for this face, language and features: asked of HarfBuzz once."""
+    cmap = reportlab_internals.character_map(face.name)
+    widths = reportlab_internals.char_widths(face.name)
+
+    def plain(text: str) -> bool:
+        glyphs = shaping.shape(text, face, False, "Zyyy", lang, features)
+        expected = tuple((cmap[ord(c)], i, widths[ord(c)]) for i, c in enumerate(text))
+        got = tuple((g[0], g[1], g[2]) for g in glyphs)
+        return (
+            len(got) == len(expected)
+            and all(
+                a[0] == b[0] and a[1] == b[1] and abs(a[2] - b[2]) < NEGLIGIBLE
+                for a, b in zip(got, expected, strict=True)
+            )
+            and not any(g[3] or g[4] for g in glyphs)
+        )
+
+    found = {c for c in CONTEXT_FREE_CANDIDATES if ord(c) in cmap and plain(c)}
+    spoilt = {c for a in found for b in found if not plain(a + b) for c in (a, b)}
+    return frozenset(found - spoilt)
 
 
 def pieces(text: str, style: TextStyle) -> Iterator[Glyphs]:
@@ -131,9 +205,64 @@ def line_operators(
     Tf where the subset changes (`font_now`: the one set, as "name size"), a TJ array per
     subset run. `space_extra` points are added to every space (a justified line's, negative
     to shrink). Returns the operators and the subset set at their end."""
-    size = style.size
-    size_text = fp_str(size)
-    space_shift = -space_extra * 1000 / size if space_extra else 0.0
+    size_text = fp_str(style.size)
+    if " " not in text:  # a word alone (a table's cells): its own operator, if it has one
+        face = style.face
+        if face.glyphs.issuperset(map(ord, text)):
+            word = shaped(text, face, style.lang, style.features)
+            if word.shown is not None:
+                wanted = f"/{reportlab_internals.ascii_subset_name(face.name, document)} {size_text}"
+                return ([word.shown] if wanted == font_now else [f"{wanted} Tf", word.shown]), wanted
+    joined = _joined(text, style, space_extra)
+    if joined is not None:
+        font_name, operator = joined
+        wanted = f"/{reportlab_internals.ascii_subset_name(font_name, document)} {size_text}"
+        return ([operator] if wanted == font_now else [f"{wanted} Tf", operator]), wanted
+    runs = _gathered(text, style, space_extra)
+    operators = []
+    for run in runs:
+        for code, meaning in run.meanings:
+            reportlab_internals.glyph_meanings(document, run.face.name).setdefault(code, meaning)
+        font = pdfmetrics.getFont(run.face.name)
+        start = 0
+        for name, codes in reportlab_internals.split_into_subsets(font, "".join(run.drawn), document):
+            wanted = f"{name} {size_text}"
+            if wanted != font_now:
+                operators.append(f"{wanted} Tf")
+                font_now = wanted
+            if run.rises:
+                operators.extend(_risen(codes, start, run, style.size))
+            else:
+                operators.append(_shown(codes, _among(run.shifts, start, start + len(codes))))
+            start += len(codes)
+    return operators, font_now
+
+
+def _joined(text: str, style: TextStyle, space_extra: float) -> tuple[str, str] | None:
+    """A line of words and spaces in one face, each shown by printable ASCII codes (Glyphs.shown):
+    the face's name and one operator showing them all (a justified line's spaces moved by
+    `space_extra` points), their strings merged where nothing moves between them. None for
+    any other line."""
+    found = list(pieces(text, style))
+    face = found[0].face if found else None
+    if face is None or any(piece.shown is None or piece.face is not face for piece in found):
+        return None
+    space_shift = fp_str(-space_extra * 1000 / style.size) if space_extra else ""
+    bodies = []
+    for piece in found:
+        shown = piece.shown
+        bodies.append(shown[1:-4] if shown.endswith("] TJ") else shown[:-3])  # type: ignore[union-attr]
+        if space_shift and piece.drawn == " ":
+            bodies.append(space_shift)
+    body = " ".join(bodies).replace(") (", "")  # strings side by side are one string
+    if not space_shift and all(piece.shown.endswith(") Tj") for piece in found):  # type: ignore[union-attr]
+        return face.name, f"{body} Tj"
+    return face.name, f"[{body}] TJ"
+
+
+def _gathered(text: str, style: TextStyle, space_extra: float) -> list[_Run]:
+    """The line's glyphs in runs of one face, with what moves them."""
+    space_shift = -space_extra * 1000 / style.size if space_extra else 0.0
     runs: list[_Run] = []
     for piece in pieces(text, style):
         if not runs or runs[-1].face is not piece.face:
@@ -146,31 +275,14 @@ def line_operators(
             run.shifts.append((at + 1, space_shift))
         run.drawn.append(piece.drawn)
         run.count += len(piece.drawn)
-        if piece.meanings:
-            table = reportlab_internals.glyph_meanings(document, piece.face.name)
-            for code, meaning in piece.meanings:
-                table.setdefault(code, meaning)
-    operators: list[str] = []
-    for run in runs:
-        font = pdfmetrics.getFont(run.face.name)
-        start = 0
-        for name, codes in reportlab_internals.split_into_subsets(font, "".join(run.drawn), document):
-            wanted = f"{name} {size_text}"
-            if wanted != font_now:
-                operators.append(f"{wanted} Tf")
-                font_now = wanted
-            if run.rises:
-                operators.extend(_risen(codes, start, run, size))
-            else:
-                operators.append(_shown(codes, _among(run.shifts, start, start + len(codes))))
-            start += len(codes)
-    return operators, font_now
+        run.meanings.extend(piece.meanings)
+    return runs
 
 
 class _Run:
     """A line's glyphs in one face, gathered word by word."""
 
-    __slots__ = ("count", "drawn", "face", "rises", "shifts")
+    __slots__ = ("count", "drawn", "face", "meanings", "rises", "shifts")
 
     def __init__(self, face: fonts.Face) -> None:
         self.face = face
@@ -178,6 +290,7 @@ class _Run:
         self.count = 0
         self.shifts: list[tuple[int, float]] = []
         self.rises: list[tuple[int, float]] = []
+        self.meanings: list[tuple[int, str]] = []
 
 
 def _among(shifts: list[tuple[int, float]], start: int, end: int) -> list[tuple[int, float]]:
