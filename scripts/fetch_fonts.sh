@@ -20,7 +20,7 @@
 #      NOTICE.txt, measures latin/greek/cyrillic coverage and the scripts
 #      (ISO 15924) of the 400 face and writes engine/fonts/catalog.json.
 #
-# Script families (Noto Sans Arabic ... KR, issue 16) ship regular and bold
+# Script families (Noto Sans Arabic ... KR, issue 16; Lao, Khmer, Myanmar, issue 33) ship regular and bold
 # only; a CJK family is built for one locale, named in its line (Hans, Jpan,
 # Kore): engine/fonts/README.md says how scripts are measured.
 #
@@ -75,6 +75,9 @@ noto-sans-devanagari|0.4.1|Noto Sans Devanagari|sans|
 noto-sans-bengali|0.4.4|Noto Sans Bengali|sans|
 noto-sans-tamil|0.4.3|Noto Sans Tamil|sans|
 noto-sans-thai|0.4.2|Noto Sans Thai|sans|
+noto-sans-lao|0.4.2|Noto Sans Lao|sans|
+noto-sans-khmer|0.4.3|Noto Sans Khmer|sans|
+noto-sans-myanmar|0.4.2|Noto Sans Myanmar|sans|
 noto-sans-sc|0.4.3|Noto Sans SC|sans|Hans
 noto-sans-jp|0.4.3|Noto Sans JP|sans|Jpan
 noto-sans-kr|0.4.3|Noto Sans KR|sans|Kore
@@ -200,6 +203,9 @@ LETTER_RANGES = {
     "Beng": [(0x985, 0x9B9)],  # a .. ha
     "Taml": [(0xB85, 0xBB9)],  # a .. ha
     "Thai": [(0xE01, 0xE30)],  # ko kai .. sara a
+    "Laoo": [(0xE81, 0xEAE)],  # ko .. ho tam (the consonants)
+    "Khmr": [(0x1780, 0x17A2)],  # ka .. qa (the consonants)
+    "Mymr": [(0x1000, 0x1021)],  # ka .. a (the consonants)
 }
 # A CJK family is designed for one locale (Han glyph shapes differ between
 # Chinese, Japanese and Korean, which no cmap shows), named in its line; it

@@ -33,13 +33,16 @@ SCRIPT_SAMPLES = {
     "Beng": "নমস্কার বিশ্ব",
     "Taml": "வணக்கம் உலகம்",
     "Thai": "สวัสดีชาวโลก",
+    "Laoo": "ສະບາຍດີຊາວໂລກ",
+    "Khmr": "សួស្តីពិភពលោក",
+    "Mymr": "မင်္ဂလာပါ",  # "hello": "world" (ကမ္ဘာ) stacks below the sample's 52 pixels
     "Hans": "你好，世界",
     "Jpan": "こんにちは世界",
     "Kore": "안녕하세요 세계",
 }
 _RIGHT_TO_LEFT = {"Arab", "Hebr"}
 _SAMPLE_LANGUAGE = {"Arab": "ar", "Hebr": "he", "Deva": "hi", "Beng": "bn", "Taml": "ta", "Thai": "th"}
-_SAMPLE_LANGUAGE |= {"Hans": "zh-Hans", "Jpan": "ja", "Kore": "ko"}
+_SAMPLE_LANGUAGE |= {"Laoo": "lo", "Khmr": "km", "Mymr": "my", "Hans": "zh-Hans", "Jpan": "ja", "Kore": "ko"}
 
 
 def own_script(family: str) -> str | None:

@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+import uharfbuzz
 
 from engine import fonts, render_pdf
 from tests.paths import ROOT
@@ -29,6 +30,12 @@ WORDS = [
     ("안녕하세요", "Noto Sans KR", False),
 ]
 KANA = "こんにちは"
+# Sentences of the scripts written without spaces (as in test_word_breaks.py): Lao "Lao is the
+# official language of the Lao PDR", Khmer "Khmer is the official language of Cambodia" (with
+# four subscript consonants: ខ្ម ផ្ល ប្រ ម្ព), Burmese from UDHR article 1 (a stacked ္ခ, a medial ြ).
+LAO = "ພາສາລາວເປັນພາສາທາງການຂອງສາທາລະນະລັດປະຊາທິປະໄຕປະຊາຊົນລາວ"
+KHMER = "ភាសាខ្មែរគឺជាភាសាផ្លូវការនៃប្រទេសកម្ពុជា"
+BURMESE = "လူတိုင်းသည်တူညီလွတ်လပ်သောဂုဏ်သိက္ခာဖြင့်လည်းကောင်း"
 
 
 def postscript_stem(family: str) -> str:
@@ -51,7 +58,15 @@ def test_every_family_lists_the_scripts_it_covers():
     assert scripts["Inter"] == ["Latn", "Grek", "Cyrl"]
     assert scripts["Noto Sans Arabic"] == ["Latn", "Arab"]
     assert scripts["Noto Sans Hebrew"] == ["Latn", "Hebr"]
-    for family, code in [("Devanagari", "Deva"), ("Bengali", "Beng"), ("Tamil", "Taml"), ("Thai", "Thai")]:
+    for family, code in [
+        ("Devanagari", "Deva"),
+        ("Bengali", "Beng"),
+        ("Tamil", "Taml"),
+        ("Thai", "Thai"),
+        ("Lao", "Laoo"),
+        ("Khmer", "Khmr"),
+        ("Myanmar", "Mymr"),
+    ]:
         assert scripts[f"Noto Sans {family}"] == ["Latn", code]
     # One CJK family per language, each listing its locale's code (and kana / Hangul).
     assert scripts["Noto Sans SC"][-1:] == ["Hans"]
@@ -70,6 +85,9 @@ def test_every_family_lists_the_scripts_it_covers():
         ("Beng", "", "Noto Sans Bengali"),
         ("Taml", "", "Noto Sans Tamil"),
         ("Thai", "", "Noto Sans Thai"),
+        ("Laoo", "", "Noto Sans Lao"),  # not DejaVu Sans, which has most Lao letters
+        ("Khmr", "", "Noto Sans Khmer"),
+        ("Mymr", "", "Noto Sans Myanmar"),
         ("Hani", "", "Noto Sans SC"),
         ("Hani", "zh-Hans", "Noto Sans SC"),
         ("Hani", "ja", "Noto Sans JP"),
@@ -299,3 +317,33 @@ def test_markdown_and_table_cells_fall_back_per_script_too():
     assert notdef_glyphs(pdf) == []
     text = pdf_text(pdf)[0]
     assert all(word in text for word in ("你好", "项目", "नमस्ते", "안녕"))
+
+
+@pytest.mark.parametrize("weight,style", [(400, "Regular"), (700, "Bold")])
+def test_lao_khmer_and_burmese_sentences_draw_in_their_noto_families_shaped(weight, style):
+    """Each sentence, in an Inter text, is drawn in its Noto family at the text's weight, with
+    no .notdef, extracts as written, and is shaped: as many glyphs as HarfBuzz makes of it with
+    that font (a Khmer subscript consonant is one glyph for coeng + consonant)."""
+    sentences = {"NotoSansLao": LAO, "NotoSansKhmer": KHMER, "NotoSansMyanmar": BURMESE}
+    pdf = render_pdf(
+        build(
+            [
+                add("text", stem, {"x": 20, "y": 20 + 60 * i}, {"content": sentence}, {"fontWeight": weight})
+                for i, (stem, sentence) in enumerate(sentences.items())
+            ]
+        )
+    )
+    assert font_names(pdf) == {f"{stem}-{style}" for stem in sentences}  # no DejaVu Sans, no Inter
+    assert notdef_glyphs(pdf) == []
+    assert pdf_text(pdf)[0].split("\r\n") == list(sentences.values())  # one line each, as written
+    drawn = Counter(glyph.font.split("+")[-1] for glyph in shown_glyphs(pdf))
+    for stem, sentence in sentences.items():
+        family = next(e.id for e in fonts.families() if postscript_stem(e.id) == stem)
+        buffer = uharfbuzz.Buffer()
+        buffer.add_str(sentence)
+        buffer.guess_segment_properties()
+        uharfbuzz.shape(uharfbuzz.Font(uharfbuzz.Face(fonts.face_file(family, weight).path.read_bytes())), buffer)
+        shaped = len(buffer.glyph_infos)
+        # One glyph more at most: the line's invisible extraction anchor (engine.text.shaping).
+        assert shaped <= drawn[f"{stem}-{style}"] <= shaped + 1, (stem, drawn, shaped)
+    assert drawn[f"NotoSansKhmer-{style}"] <= len(KHMER) - 4  # the four subscripts fused
