@@ -195,6 +195,41 @@ def char_boxes(pdf: bytes) -> list[tuple[str, Box]]:
         document.close()
 
 
+def advance_boxes(pdf: bytes, page: int = 0) -> list[tuple[str, Box]]:
+    """Every character PDFium reads on a page with its loose box: across its advance (where the
+    pen was before and after it), from the font's descent to its ascent."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        text_page = document[page].get_textpage()
+        return [
+            (text_page.get_text_range(i, 1), text_page.get_charbox(i, loose=True)) for i in range(text_page.count_chars())
+        ]
+    finally:
+        document.close()
+
+
+def drawn_lines(pdf: bytes, page: int = 0) -> list[str]:
+    """A page's text line by line as drawn (characters grouped by their baseline, top first),
+    a line-end hyphen as the hyphen it is: PDFium reads one as a soft hyphen (U+FFFE) and joins
+    the line to the next."""
+    lines: dict[float, list[str]] = {}
+    for char, box in advance_boxes(pdf, page):
+        if char not in "\r\n":
+            lines.setdefault(round(box[1], 1), []).append("-" if char == "\ufffe" else char)
+    return ["".join(chars).strip() for _, chars in sorted(lines.items(), reverse=True)]
+
+
+def glyphs_shown(pdf: bytes, page: int = 0) -> int:
+    """How many glyphs a page's text operators show (one-byte codes: every font is a subset)."""
+    count = 0
+    for operands, operator in operators(pdf, page):
+        if operator == "Tj":
+            count += len(bytes(operands[0]))
+        elif operator == "TJ":
+            count += sum(len(bytes(item)) for item in operands[0] if isinstance(item, pikepdf.String))
+    return count
+
+
 def char_count(pdf: bytes, page: int = 0) -> int:
     """How many characters PDFium counts on a page (the spaces and line ends it adds included)."""
     document = pdfium.PdfDocument(pdf)

@@ -107,12 +107,33 @@ def break_paragraph(
     """The paragraph's lines by total fit, or None where no set of breaks fits."""
     if len(words) > MOST_WORDS:
         return None
-    items = _items(words, space, hyphen, justified)
+    items = _items(words, [space] * (len(words) - 1), hyphen, justified)
+    breaks = _breaks(items, max_width, justified, size)
+    return None if breaks is None else _lines(items, breaks)
+
+
+def break_words(
+    widths: Sequence[float], gaps: Sequence[float], max_width: float, justified: bool, size: float
+) -> list[int] | None:
+    """Lines of whole words by total fit (rich text: words of styled pieces, each gap its own
+    width, a zero one between ideographs): the index of each line's first word, or None."""
+    if len(widths) > MOST_WORDS:
+        return None
+    words = [Word(("",), (width,), ()) for width in widths]
+    items = _items(words, gaps, 0.0, justified)
+    breaks = _breaks(items, max_width, justified, size)
+    if breaks is None:
+        return None
+    # Item 0 is the first word's box, then a gap's glue and a word's box by turns.
+    return [0, *((end + 1) // 2 for end in breaks[:-1])]
+
+
+def _breaks(items: list[tuple], max_width: float, justified: bool, size: float) -> list[int] | None:
     ragged = 0.0 if justified else RAGGED_STRETCH_EMS * size
     for tolerance, hyphenate in PASSES:
         breaks = _best_breaks(items, max_width, tolerance, ragged, allow_hyphens=hyphenate)
         if breaks is not None:
-            return _lines(items, breaks)
+            return breaks
     return None
 
 
@@ -123,12 +144,13 @@ NEVER = 1e9
 INFINITE = float("inf")
 
 
-def _items(words: Sequence[Word], space: float, hyphen: float, justified: bool) -> list[tuple]:
-    stretch, shrink = (space * STRETCH, space * SHRINK) if justified else (0.0, 0.0)
+def _items(words: Sequence[Word], spaces: Sequence[float], hyphen: float, justified: bool) -> list[tuple]:
+    share = (STRETCH, SHRINK) if justified else (0.0, 0.0)
     items: list[tuple] = []
     for number, word in enumerate(words):
         if number:
-            items.append((GLUE, space, stretch, shrink, 0.0, False, " "))
+            space = spaces[number - 1]
+            items.append((GLUE, space, space * share[0], space * share[1], 0.0, False, " "))
         last = len(word.pieces) - 1
         for index, (piece, width) in enumerate(zip(word.pieces, word.widths, strict=True)):
             items.append((BOX, width, 0.0, 0.0, 0.0, False, piece))
@@ -221,7 +243,11 @@ def _try_break(
             kept.append(node)  # later breaks may still end a line from it
         if ratio < -1 or ratio > tolerance:
             continue
-        badness = min(100 * ratio**3, 10000.0) if ratio >= 0 else 100 * (-ratio) ** 3
+        # Capped as TeX caps it, but in the last pass, where every line may be loose and the
+        # looser of two must still cost more.
+        badness = 100 * abs(ratio) ** 3 if ratio != INFINITE else 1e8
+        if tolerance != INFINITE:
+            badness = min(badness, 10000.0)
         demerits = (LINE_PENALTY + badness) ** 2
         if penalty > 0:
             demerits += penalty**2

@@ -23,7 +23,7 @@ from .. import fonts
 from ..design.colors import to_rl
 from ..pdf import reportlab_internals
 from ..pdf.tagging import Untagged
-from . import shaping, words
+from . import breaking, shaping, words
 from .markup import Span
 from .typeset import TextStyle, align_offset, baseline_offset, first_overflow, strike_rise, width_of
 
@@ -206,7 +206,7 @@ def wrap(paragraphs: tuple[tuple[Span, ...], ...], style: TextStyle, max_width: 
     for spans in paragraphs:
         words, gaps, started = _words(spans, style, len(urls))
         urls.extend(started)
-        wrapped = _wrap_paragraph(words, gaps, max_width)
+        wrapped = _wrap_paragraph(words, gaps, max_width, style)
         text = "".join(span.text for span in spans)
         if style.direction == "rtl" or shaping.needs_shaping(text):
             rtl = shaping.is_rtl(text, style.direction)
@@ -219,7 +219,32 @@ def _word_width(word: list[Piece]) -> float:
     return sum(p.width for p in word)
 
 
-def _wrap_paragraph(words: list[list[Piece]], gaps: list[Piece], max_width: float | None) -> list[RichLine]:
+def _wrap_paragraph(
+    words: list[list[Piece]], gaps: list[Piece], max_width: float | None, style: TextStyle
+) -> list[RichLine]:
+    """Lines of whole words by total fit (engine.text.breaking), as the plain path breaks
+    them; line by line where total fit would take more lines or a word is wider than the box."""
+    greedy = _wrap_greedily(words, gaps, max_width)
+    if max_width is None or len(greedy) < 2 or any(_word_width(word) > max_width for word in words):
+        return greedy
+    justified = style.align == "justify"
+    widths = [_word_width(word) for word in words]
+    starts = breaking.break_words(widths, [gap.width for gap in gaps], max_width, justified, style.size)
+    if starts is None or len(starts) > len(greedy):
+        return greedy
+    lines: list[RichLine] = []
+    for start, end in zip(starts, [*starts[1:], len(words)], strict=True):
+        last = end == len(words)
+        line_gaps = tuple(gaps[start : end - 1])
+        width = sum(widths[start:end]) + sum(gap.width for gap in line_gaps)
+        if justified and not last and end - start > 1:
+            width = min(width, max_width)  # its spaces stretch or shrink to the box
+        broke_at_space = last or gaps[end - 1].text == " "
+        lines.append(RichLine(tuple(tuple(w) for w in words[start:end]), line_gaps, width, last, False, broke_at_space))
+    return lines
+
+
+def _wrap_greedily(words: list[list[Piece]], gaps: list[Piece], max_width: float | None) -> list[RichLine]:
     lines: list[RichLine] = []
     current: list[tuple[Piece, ...]] = []
     current_gaps: list[Piece] = []
