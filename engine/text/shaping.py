@@ -135,7 +135,7 @@ Glyph = tuple[int, int, float, float, float]
 
 @lru_cache(maxsize=65536)
 def shape(
-    text: str, face: fonts.Face, rtl: bool, script: str, lang: str, features: tuple[tuple[str, bool], ...] = ()
+    text: str, face: fonts.Face, rtl: bool, script: str, lang: str, features: tuple[tuple[str, object], ...] = ()
 ) -> tuple[Glyph, ...]:
     """HarfBuzz's glyphs for a run, in visual order, with the font's default features (kern,
     liga, …) and `features` turned on or off (TextStyle.features)."""
@@ -149,7 +149,7 @@ def shape(
 
 
 def shaped_buffer(
-    text: str, face: fonts.Face, rtl: bool, script: str, lang: str, features: tuple[tuple[str, bool], ...]
+    text: str, face: fonts.Face, rtl: bool, script: str, lang: str, features: tuple[tuple[str, object], ...]
 ) -> tuple[hb.Buffer, float]:
     """HarfBuzz's buffer after shaping a (non-empty) run, uncached, and the factor from its
     font units to 1/1000 em: for a caller that keeps what it makes of it (engine.text.words)."""
@@ -162,8 +162,33 @@ def shaped_buffer(
         buffer.script = script
     if lang:
         buffer.language = lang
-    hb.shape(font, buffer, dict(features))
+    # A feature's value: on or off, or (start, end, on) ranges of the text (punctuation_squeeze).
+    hb.shape(font, buffer, {tag: list(value) if isinstance(value, tuple) else value for tag, value in features})
     return buffer, scale
+
+
+# Fullwidth punctuation of Chinese, Japanese and Korean text (JLREQ's classes cl-01, cl-02,
+# cl-06, cl-07): each glyph is an em wide, its mark on one half and space on the other.
+OPENING_PUNCTUATION = frozenset("「『（［｛〔〈《【〘〖〝")
+CLOSING_PUNCTUATION = frozenset("」』）］｝〕〉》】〙〗〟、。，．：；！？")
+_CJK_PUNCTUATION = OPENING_PUNCTUATION | CLOSING_PUNCTUATION
+
+
+def punctuation_squeeze(text: str) -> tuple[tuple[int, int, bool], ...]:
+    """Where two fullwidth punctuation marks meet, the space between them halved, as JLREQ
+    (3.1.4) and CSS's text-spacing-trim do: a closing mark before any other loses its trailing
+    half, an opening mark after another opening one its leading half. The ranges of the
+    characters set half-width by the font's `halt` feature (Noto Sans CJK has it)."""
+    if not _CJK_PUNCTUATION.intersection(text):
+        return ()
+    halves: list[tuple[int, int, bool]] = []
+    for index in range(len(text) - 1):
+        first, second = text[index], text[index + 1]
+        if first in CLOSING_PUNCTUATION and second in _CJK_PUNCTUATION:
+            halves.append((index, index + 1, True))
+        elif first in OPENING_PUNCTUATION and second in OPENING_PUNCTUATION:
+            halves.append((index + 1, index + 2, True))
+    return tuple(halves)
 
 
 def _scripts(text: str) -> list[str]:
@@ -240,7 +265,11 @@ def _line_runs(segments: tuple[Segment, ...], rtl: bool) -> tuple[PlacedRun, ...
                 continue
             piece = segment.text[start:end]
             level = line_levels[offset + start]
-            glyphs = shape(piece, faces[start], level % 2 == 1, scripts[start], style.lang, style.features)
+            features = style.features
+            squeezed = punctuation_squeeze(piece)
+            if squeezed:
+                features = (*features, ("halt", squeezed))
+            glyphs = shape(piece, faces[start], level % 2 == 1, scripts[start], style.lang, features)
             face = faces[start]
             runs.append(Run(number, offset + start, piece, face, level, glyphs, style.size, style.letter_spacing))
             start = end

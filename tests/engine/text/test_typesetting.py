@@ -199,3 +199,11 @@ def test_total_fit_never_takes_more_lines_than_filling_line_by_line():
             greedy = typeset._wrap_greedily(PARAGRAPH, style, width)
             assert len(fitted) <= len(greedy)
             assert " ".join(line.text for line in fitted).split() == PARAGRAPH.split()
+
+
+def test_fullwidth_punctuation_side_by_side_is_squeezed():
+    pdf = one_text("「東京」、（大阪）。", {"fontFamily": "Noto Sans JP", "fontSize": 20})
+    lefts = {char: box[0] for char, box in advance_boxes(pdf) if char in "」、（東"}
+    assert lefts["、"] - lefts["」"] == pytest.approx(10, abs=0.1)  # a closing bracket before a comma: half
+    assert lefts["（"] - lefts["、"] == pytest.approx(10, abs=0.1)  # a comma before an opening bracket: half
+    assert lefts["」"] - lefts["東"] == pytest.approx(40, abs=0.1)  # ideographs keep their em
