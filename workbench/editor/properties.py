@@ -115,7 +115,12 @@ def _marked_widget(
 
 def _plain_widget(annotation: Any, optional: bool, label: str, part: str, value: Any, send: Callable) -> Any:
     if typing.get_origin(annotation) is Literal:
-        widget = pn.widgets.Select(label=label, options=list(typing.get_args(annotation)), value=value)
+        # An optional choice left unset ("": its default, as the field's description says).
+        choices = ["", *typing.get_args(annotation)] if optional else list(typing.get_args(annotation))
+        widget = pn.widgets.Select(label=label, options=choices, value="" if value is None else value)
+        widget.sizing_mode = "stretch_width"
+        _watch(widget, lambda v: send(None if v == "" and optional else v))
+        return _shows(widget, lambda v: setattr(widget, "value", "" if v is None else v))
     elif annotation is bool:
         widget = pn.widgets.Checkbox(label=label, value=bool(value))
         widget.sizing_mode = "stretch_width"
