@@ -13,7 +13,9 @@ import zxingcpp
 from engine import render_pdf
 from engine.elements import barcode, qr
 from tests.codes import decode
+from tests.pdf_checker import problems
 from tests.pdf_probes import char_boxes, crop_points, page_image, page_sizes, pdf_text
+from tests.validators import assert_passes_outloud, assert_valid_pdf_a
 
 from ...conftest import add, build
 
@@ -342,3 +344,30 @@ def test_the_quick_capacity_check_accepts_only_what_the_encoder_can_encode(level
             except ValueError:
                 accepted = False
             assert accepted == encodable, (level, length, text[0])
+
+
+def test_retail_codes_in_the_tagged_profiles_pass_the_validators(tmp_path):
+    """The digits drawn group by group (letter-spaced, in smaller type outside the bars) stay
+    inside the barcode's Figure: PDF/A-3b, PDF/UA-1 and our structural checker accept them."""
+    tree = build(
+        [
+            add(
+                "barcode", "ean", {"x": 60, "y": 60, "w": 226, "h": 90}, {"content": "590123412345", "format": "EAN13"}
+            ),
+            add(
+                "barcode",
+                "upc",
+                {"x": 60, "y": 200, "w": 230, "h": 90},
+                {"content": "03600029145", "format": "UPCA", "alt": "Barcode of the product number"},
+            ),
+        ],
+        title="Retail codes",
+    )
+    for profile in ("accessible", "pdf-a"):
+        pdf = render_pdf(tree, profile=profile)
+        assert problems(pdf) == [], profile
+        path = tmp_path / f"{profile}.pdf"
+        path.write_bytes(pdf)
+        (assert_valid_pdf_a if profile == "pdf-a" else assert_passes_outloud)(path)
+        read = sorted(r.text for r in zxingcpp.read_barcodes(page_image(pdf, dpi=200)))
+        assert read == ["0036000291452", "5901234123457"], profile
