@@ -84,16 +84,16 @@ def bars(content: str, fmt: BarcodeFormat) -> tuple[str, tuple[tuple[int, int], 
 # Quiet zones (left, right) in narrow-element widths, the least each standard allows: kept
 # blank inside the element's box, the symbol drawn smaller so that they fit (a scanner must
 # see light on both sides of the bars to find them; a dark shape beside the box is not read
-# into the code). Where the GS1 General Specifications (5.2.3.4) and extensions.md 17 differ,
+# into the code). Where the GS1 General Specifications and extensions.md 17 differ,
 # the larger of the two is kept.
 QUIET_ZONES: dict[str, tuple[int, int]] = {
-    "CODE128": (10, 10),  # ISO/IEC 15417 4.4.4: 10X each side
-    "EAN13": (11, 7),  # ISO/IEC 15420, GS1 5.2.3.4: 11X left, 7X right
+    "CODE128": (10, 10),  # ISO/IEC 15417: 10X each side
+    "EAN13": (11, 7),  # ISO/IEC 15420 and GS1: 11X left, 7X right
     "ISBN13": (11, 7),  # an EAN-13
     "EAN8": (11, 7),  # GS1 asks 7X each side; extensions.md 17 11X left for every EAN
     "UPCA": (11, 9),  # GS1 asks 9X each side; extensions.md 17 11X left
-    "CODE39": (10, 10),  # ISO/IEC 16388 4.4.4: 10X each side
-    "ITF": (10, 10),  # ISO/IEC 16390 4.4.3: 10X each side
+    "CODE39": (10, 10),  # ISO/IEC 16388: 10X each side
+    "ITF": (10, 10),  # ISO/IEC 16390: 10X each side
 }
 # python-barcode's units per narrow element: ITF's narrow bar is 2 units, its wide one 5.
 _NARROW_UNITS = {"ITF": 2}
@@ -107,8 +107,8 @@ def quiet_zones(fmt: BarcodeFormat) -> tuple[int, int]:
 
 
 class RetailLayout(NamedTuple):
-    """The human-readable digits of an EAN or UPC as the standard sets them (ISO/IEC 15420
-    annex, GS1 5.2.3.4), in modules from the symbol's left edge: the guard bars (and UPC-A's
+    """The human-readable digits of an EAN or UPC as the standard sets them (ISO/IEC 15420,
+    the GS1 General Specifications), in modules from the symbol's left edge: the guard bars (and UPC-A's
     first and last symbol characters) run down between the digit groups, each group sits
     under its half, EAN-13's first digit and UPC-A's first and last stand in the quiet zones."""
 

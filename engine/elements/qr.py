@@ -38,7 +38,7 @@ ErrorCorrection = Literal["L", "M", "Q", "H"]
 _UTF8_ECI = 26
 
 
-# ISO/IEC 18004 6.3.8: four light modules on every side. A stored design holds its styles'
+# ISO/IEC 18004: four light modules on every side. A stored design holds its styles'
 # defaults as values, so those saved before issue 33 say quietZone 2: a smaller quietZone
 # than this is drawn as this, a larger one as given.
 QUIET_ZONE = 4
