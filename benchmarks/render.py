@@ -121,13 +121,13 @@ def draw_qr(c: Canvas, rect: Rect, value: str) -> None:
     c.rect(*rect, stroke=0, fill=1)
     code = zxingcpp.create_barcode(value, zxingcpp.BarcodeFormat.QRCode, ec_level="M")
     matrix = (np.asarray(code.to_image(scale=1, add_quiet_zones=False)) == 0).tolist()
-    module = size / (len(matrix) + 4)  # two modules of quiet zone on each side
-    top = y + size - 2 * module
+    module = size / (len(matrix) + 8)  # four modules of quiet zone on each side, as docbench draws
+    top = y + size - 4 * module
     path = c.beginPath()
     for r, cells in enumerate(matrix):
         for col, dark in enumerate(cells):
             if dark:
-                path.rect(x + (col + 2) * module, top - (r + 1) * module, module, module)
+                path.rect(x + (col + 4) * module, top - (r + 1) * module, module, module)
     c.setFillColor(black)
     c.drawPath(path, stroke=0, fill=1)
 
@@ -135,9 +135,18 @@ def draw_qr(c: Canvas, rect: Rect, value: str) -> None:
 def draw_barcode(c: Canvas, rect: Rect, value: str, font: str) -> None:
     x, y, w, h = rect
     label = min(h / 5, 12.0)  # docbench's default label size, under the bars
-    modules = Code128(value, barWidth=1, quiet=0).width  # to stretch the bars to the box
+    # The bars and docbench's 10 modules of quiet zone each side stretched to the box.
+    bar = w / (Code128(value, barWidth=1, quiet=0).width + 20)
     code = Code128(
-        value, barWidth=w / modules, barHeight=h - 1.15 * label, quiet=0, humanReadable=1, fontName=font, fontSize=label
+        value,
+        barWidth=bar,
+        barHeight=h - 1.15 * label,
+        quiet=1,
+        lquiet=10 * bar,
+        rquiet=10 * bar,
+        humanReadable=1,
+        fontName=font,
+        fontSize=label,
     )
     c.setFillColor(black)
     code.drawOn(c, x, y + 1.15 * label)

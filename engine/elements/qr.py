@@ -38,6 +38,12 @@ ErrorCorrection = Literal["L", "M", "Q", "H"]
 _UTF8_ECI = 26
 
 
+# ISO/IEC 18004: four light modules on every side. A stored design holds its styles'
+# defaults as values, so those saved before issue 33 say quietZone 2: a smaller quietZone
+# than this is drawn as this, a larger one as given.
+QUIET_ZONE = 4
+
+
 class QrPosition(StrictModel):
     x: Coordinate
     y: Coordinate
@@ -62,7 +68,12 @@ class QrData(StrictModel):
 class QrStyles(StrictModel):
     color: HexColor = "#000000"
     backgroundColor: HexColor | None = Field("#ffffff", description="null for transparent")
-    quietZone: int = Field(2, ge=0, le=8, description="Blank modules around the code (scanners want 2-4)")
+    quietZone: int = Field(
+        QUIET_ZONE,
+        ge=0,
+        le=8,
+        description="Blank modules around the code, inside its square: at least 4 (ISO/IEC 18004) are kept",
+    )
 
 
 Runs = tuple[np.ndarray, np.ndarray, np.ndarray]  # rows, first columns, lengths of the dark runs
@@ -152,9 +163,10 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     if styles.backgroundColor:
         canvas.setFillColor(to_rl(styles.backgroundColor))
         canvas.rect(box.x, bottom, box.w, box.h, stroke=0, fill=1)
-    module = box.w / (count + 2 * styles.quietZone)
-    left = box.x + module * styles.quietZone
-    top = box.y + module * styles.quietZone
+    quiet = max(styles.quietZone, QUIET_ZONE)
+    module = box.w / (count + 2 * quiet)
+    left = box.x + module * quiet
+    top = box.y + module * quiet
     path = _modules_path(node.data.content, node.data.errorCorrection, left, top, module, ctx.page_height)
     canvas.setFillColor(to_rl(styles.color))
     canvas.drawPath(PDFPathObject(code=[path]), stroke=0, fill=1)
