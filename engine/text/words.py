@@ -17,7 +17,7 @@ in one TJ array whose spaces a justified line stretches or shrinks.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -55,9 +55,10 @@ def shaped(text: str, face: fonts.Face, lang: str, features: tuple[tuple[str, bo
     font's advance of each character drawn) to each glyph's position, and back to the end of
     the word's advances after the last; a mark above or below its base rises (Ts)."""
     widths = reportlab_internals.char_widths(face.name)
-    if _context_free(face, lang, features).issuperset(text):
-        # What HarfBuzz would give: each character's own glyph at its own advance.
-        return Glyphs(face, text, (), (), sum(widths[ord(c)] for c in text), (), _ascii_shown_of(text, ()))
+    if text and text[0] in FIGURES:
+        table = pair_kerning(face, lang, features)
+        if table.characters.issuperset(text):
+            return _pairwise(text, face, table, widths)
     if not text:
         return Glyphs(face, "", (), (), 0.0, (), None)
     buffer, scale = shaping.shaped_buffer(text, face, False, "Zyyy", lang, features)
@@ -128,35 +129,68 @@ def _ascii_shown_of(drawn: str, shifts: list[tuple[int, float]] | tuple[()]) -> 
     return _shown(drawn.encode("latin-1"), list(shifts))
 
 
-# Amounts, dates and numbers are most of what varies between rows, and new to the caches in each
-# document: their characters are shaped without HarfBuzz where the font does nothing to them.
-CONTEXT_FREE_CANDIDATES = "0123456789.,-/:%+"
+# Amounts and numbers are most of what varies between rows, and new to the caches in each
+# document: set from a table of their pairs where the font only kerns them pairwise.
+FIGURES = "0123456789.,"
+
+
+@dataclass(frozen=True, slots=True)
+class PairKerning:
+    """Characters a face sets, with some features, as the cmap's glyphs kerned pair by pair
+    (HarfBuzz checked on every pair and every three of them): what a word of them comes to."""
+
+    characters: frozenset[str]
+    kerning: dict[tuple[str, str], float]  # 1/1000 em added to the first of a pair's advance
 
 
 @lru_cache(maxsize=256)
-def _context_free(face: fonts.Face, lang: str, features: tuple[tuple[str, bool], ...]) -> frozenset[str]:
-    """The characters of CONTEXT_FREE_CANDIDATES that HarfBuzz sets as the cmap's glyph at its
-    own advance, alone and beside each other (no kerning, ligature or contextual form between
-    any two of them), for this face, language and features: asked of HarfBuzz once."""
+def pair_kerning(face: fonts.Face, lang: str, features: tuple[tuple[str, object], ...]) -> PairKerning:
+    """FIGURES' pair kerning in this face (some 1,900 shapings, once): a character whose pairs
+    or threes HarfBuzz sets any other way (a ligature, a contextual form, a mark) is left out."""
     cmap = reportlab_internals.character_map(face.name)
     widths = reportlab_internals.char_widths(face.name)
+    found = [c for c in FIGURES if ord(c) in cmap]
 
-    def plain(text: str) -> bool:
-        glyphs = shaping.shape(text, face, False, "Zyyy", lang, features)
-        expected = tuple((cmap[ord(c)], i, widths[ord(c)]) for i, c in enumerate(text))
-        got = tuple((g[0], g[1], g[2]) for g in glyphs)
-        return (
-            len(got) == len(expected)
-            and all(
-                a[0] == b[0] and a[1] == b[1] and abs(a[2] - b[2]) < NEGLIGIBLE
-                for a, b in zip(got, expected, strict=True)
-            )
-            and not any(g[3] or g[4] for g in glyphs)
-        )
+    def advances(text: str) -> list[float] | None:
+        """HarfBuzz's advances when it sets each character's own glyph on the line, else None."""
+        glyphs = shaping.shape.__wrapped__(text, face, False, "Zyyy", lang, features)
+        if len(glyphs) != len(text) or any(
+            g[0] != cmap[ord(c)] or g[1] != i or g[3] or g[4] for i, (g, c) in enumerate(zip(glyphs, text, strict=True))
+        ):
+            return None
+        return [g[2] for g in glyphs]
 
-    found = {c for c in CONTEXT_FREE_CANDIDATES if ord(c) in cmap and plain(c)}
-    spoilt = {c for a in found for b in found if not plain(a + b) for c in (a, b)}
-    return frozenset(found - spoilt)
+    kerning: dict[tuple[str, str], float] = {}
+    spoilt: set[str] = {c for c in found if advances(c) != [widths[ord(c)]]}
+    for a in found:
+        for b in found:
+            got = advances(a + b)
+            if got is None or abs(got[1] - widths[ord(b)]) > NEGLIGIBLE:
+                spoilt |= {a, b}
+            elif abs(got[0] - widths[ord(a)]) > NEGLIGIBLE:
+                kerning[a, b] = got[0] - widths[ord(a)]
+    kept = [c for c in found if c not in spoilt]
+    for a in kept:
+        for b in kept:
+            for c in kept:
+                got = advances(a + b + c)
+                expected = [widths[ord(a)] + kerning.get((a, b), 0.0), widths[ord(b)] + kerning.get((b, c), 0.0)]
+                if got is None or any(abs(x - y) > NEGLIGIBLE for x, y in zip(got, expected, strict=False)):
+                    return PairKerning(frozenset(), {})  # a longer context: HarfBuzz sets every word
+    return PairKerning(frozenset(kept), kerning)
+
+
+def _pairwise(text: str, face: fonts.Face, table: PairKerning, widths: Mapping[int, float]) -> Glyphs:
+    """A word of a PairKerning's characters, as HarfBuzz would set it."""
+    shifts: list[tuple[int, float]] = []
+    advance = 0.0
+    for index, (a, b) in enumerate(zip(text, text[1:], strict=False)):
+        kern = table.kerning.get((a, b))
+        if kern is not None:
+            shifts.append((index + 1, -kern))
+            advance += kern
+    advance += sum(widths[ord(c)] for c in text)
+    return Glyphs(face, text, tuple(shifts), (), advance, (), _ascii_shown_of(text, shifts))
 
 
 def pieces(text: str, style: TextStyle) -> Iterator[Glyphs]:

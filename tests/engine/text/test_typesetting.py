@@ -207,3 +207,20 @@ def test_fullwidth_punctuation_side_by_side_is_squeezed():
     assert lefts["、"] - lefts["」"] == pytest.approx(10, abs=0.1)  # a closing bracket before a comma: half
     assert lefts["（"] - lefts["、"] == pytest.approx(10, abs=0.1)  # a comma before an opening bracket: half
     assert lefts["」"] - lefts["東"] == pytest.approx(40, abs=0.1)  # ideographs keep their em
+
+
+@pytest.mark.parametrize("family", ["Inter", "Playfair Display", "EB Garamond", "Roboto"])
+def test_figures_set_from_the_pair_table_are_what_harfbuzz_sets(family):
+    import random
+
+    from engine.text import shaping, words
+
+    face = fonts.face(family)
+    table = words.pair_kerning(face, "", ())
+    assert table.characters  # these faces kern figures pair by pair, or not at all
+    rng = random.Random(7)
+    for _ in range(500):
+        number = "".join(rng.choice(words.FIGURES) for _ in range(rng.randint(1, 10)))
+        glyphs = shaping.shape.__wrapped__(number, face, False, "Zyyy", "", ())
+        assert words.shaped(number, face, "", ()).advance == pytest.approx(sum(g[2] for g in glyphs), abs=1e-6)
+        assert words.shaped(number, face, "", ()).drawn == number
