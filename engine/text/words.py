@@ -70,18 +70,30 @@ def shaped(text: str, face: fonts.Face, lang: str, features: tuple[tuple[str, bo
     if (
         len(glyph_ids) == len(characters)
         and all(info.cluster == index for index, info in enumerate(infos))
-        and all(cmap.get(c) == g for c, g in zip(characters, glyph_ids, strict=True))
         and not any(x or y for x, y, _, _ in placed)
     ):
-        # Most words: each character's own glyph on the line, only its advance kerned. The pen
-        # is moved after a glyph by what HarfBuzz's advance differs from the font's.
+        # Most words: a glyph per character on the line, only its advance kerned. The pen is
+        # moved after a glyph by what HarfBuzz's advance differs from the font's. A glyph
+        # the character does not map to (a contextual form) is drawn with its private code.
+        codes = characters
+        found: list[tuple[int, str]] = []
+        if any(cmap.get(c) != g for c, g in zip(characters, glyph_ids, strict=True)):
+            codes = []
+            for index, (c, g) in enumerate(zip(characters, glyph_ids, strict=True)):
+                if cmap.get(c) != g:
+                    c, private = shaping.glyph_character(face, g, text[index])
+                    if private:
+                        found.append((c, text[index]))
+                codes.append(c)
         advances = [x_advance * scale for _, _, x_advance, _ in placed]
         simple_shifts = [
             (index + 1, widths[c] - advance)
-            for index, (c, advance) in enumerate(zip(characters, advances, strict=True))
+            for index, (c, advance) in enumerate(zip(codes, advances, strict=True))
             if abs(widths[c] - advance) > NEGLIGIBLE
         ]
-        return Glyphs(face, text, tuple(simple_shifts), (), sum(advances), (), _ascii_shown_of(text, simple_shifts))
+        drawn_text = text if codes is characters else "".join(map(chr, codes))
+        shown = None if found else _ascii_shown_of(drawn_text, simple_shifts)
+        return Glyphs(face, drawn_text, tuple(simple_shifts), (), sum(advances), tuple(found), shown)
     drawn: list[str] = []
     shifts: list[tuple[int, float]] = []
     rises: list[tuple[int, float]] = []
@@ -272,6 +284,7 @@ def line_operators(
     return operators, font_now
 
 
+@lru_cache(maxsize=32768)
 def _joined(text: str, style: TextStyle, space_extra: float) -> tuple[str, str] | None:
     """A line of words and spaces in one face, each shown by printable ASCII codes (Glyphs.shown):
     the face's name and one operator showing them all (a justified line's spaces moved by
@@ -294,8 +307,10 @@ def _joined(text: str, style: TextStyle, space_extra: float) -> tuple[str, str] 
     return face.name, f"[{body}] TJ"
 
 
-def _gathered(text: str, style: TextStyle, space_extra: float) -> list[_Run]:
-    """The line's glyphs in runs of one face, with what moves them."""
+@lru_cache(maxsize=16384)
+def _gathered(text: str, style: TextStyle, space_extra: float) -> tuple[_Run, ...]:
+    """The line's glyphs in runs of one face, with what moves them (the same in every
+    document: only their subsets' codes are the document's). Not to be changed."""
     space_shift = -space_extra * 1000 / style.size if space_extra else 0.0
     runs: list[_Run] = []
     for piece in pieces(text, style):
@@ -310,7 +325,7 @@ def _gathered(text: str, style: TextStyle, space_extra: float) -> list[_Run]:
         run.drawn.append(piece.drawn)
         run.count += len(piece.drawn)
         run.meanings.extend(piece.meanings)
-    return runs
+    return tuple(runs)
 
 
 class _Run:
