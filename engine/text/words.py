@@ -64,36 +64,10 @@ def shaped(text: str, face: fonts.Face, lang: str, features: tuple[tuple[str, bo
     buffer, scale = shaping.shaped_buffer(text, face, False, "Zyyy", lang, features)
     infos, positions = buffer.glyph_infos, buffer.glyph_positions
     cmap = reportlab_internals.character_map(face.name)
-    glyph_ids = [info.codepoint for info in infos]
-    placed = [position.position for position in positions]  # (x offset, y offset, x advance, y advance)
-    characters = list(map(ord, text))
-    if (
-        len(glyph_ids) == len(characters)
-        and all(info.cluster == index for index, info in enumerate(infos))
-        and not any(x or y for x, y, _, _ in placed)
-    ):
-        # Most words: a glyph per character on the line, only its advance kerned. The pen is
-        # moved after a glyph by what HarfBuzz's advance differs from the font's. A glyph
-        # the character does not map to (a contextual form) is drawn with its private code.
-        codes = characters
-        found: list[tuple[int, str]] = []
-        if any(cmap.get(c) != g for c, g in zip(characters, glyph_ids, strict=True)):
-            codes = []
-            for index, (c, g) in enumerate(zip(characters, glyph_ids, strict=True)):
-                if cmap.get(c) != g:
-                    c, private = shaping.glyph_character(face, g, text[index])
-                    if private:
-                        found.append((c, text[index]))
-                codes.append(c)
-        advances = [x_advance * scale for _, _, x_advance, _ in placed]
-        simple_shifts = [
-            (index + 1, widths[c] - advance)
-            for index, (c, advance) in enumerate(zip(codes, advances, strict=True))
-            if abs(widths[c] - advance) > NEGLIGIBLE
-        ]
-        drawn_text = text if codes is characters else "".join(map(chr, codes))
-        shown = None if found else _ascii_shown_of(drawn_text, simple_shifts)
-        return Glyphs(face, drawn_text, tuple(simple_shifts), (), sum(advances), tuple(found), shown)
+    if len(infos) == len(text):
+        simple = _one_per_character(text, face, infos, positions, scale, cmap, widths)
+        if simple is not None:
+            return simple
     drawn: list[str] = []
     shifts: list[tuple[int, float]] = []
     rises: list[tuple[int, float]] = []
@@ -133,6 +107,44 @@ def shaped(text: str, face: fonts.Face, lang: str, features: tuple[tuple[str, bo
     text_drawn = "".join(drawn)
     shown = None if rises or meanings else _ascii_shown_of(text_drawn, shifts)
     return Glyphs(face, text_drawn, tuple(shifts), tuple(rises), pen, tuple(meanings), shown)
+
+
+def _one_per_character(
+    text: str,
+    face: fonts.Face,
+    infos: list,
+    positions: list,
+    scale: float,
+    cmap: Mapping[int, int],
+    widths: Mapping[int, float],
+) -> Glyphs | None:
+    """Most words: a glyph per character, in order, on the line; only advances kerned. The
+    pen is moved after a glyph by what HarfBuzz's advance differs from the font's; a glyph its
+    character does not map to (a contextual form) is drawn with its private code. None for
+    any other shaping."""
+    codes: list[int] = []
+    found: list[tuple[int, str]] = []
+    shifts: list[tuple[int, float]] = []
+    total = 0.0
+    for index, (char, info, position) in enumerate(zip(text, infos, positions, strict=True)):
+        x_offset, y_offset, x_advance, _ = position.position
+        if info.cluster != index or x_offset or y_offset:
+            return None
+        glyph = info.codepoint
+        code = ord(char)
+        if cmap.get(code) != glyph:
+            code, private = shaping.glyph_character(face, glyph, char)
+            if private:
+                found.append((code, char))
+        codes.append(code)
+        advance = x_advance * scale
+        total += advance
+        kern = widths[code] - advance
+        if kern > NEGLIGIBLE or kern < -NEGLIGIBLE:
+            shifts.append((index + 1, kern))
+    if found:
+        return Glyphs(face, "".join(map(chr, codes)), tuple(shifts), (), total, tuple(found), None)
+    return Glyphs(face, text, tuple(shifts), (), total, (), _ascii_shown_of(text, shifts))
 
 
 def _ascii_shown_of(drawn: str, shifts: list[tuple[int, float]] | tuple[()]) -> str | None:
