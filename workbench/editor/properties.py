@@ -115,8 +115,10 @@ def _marked_widget(
 
 def _plain_widget(annotation: Any, optional: bool, label: str, part: str, value: Any, send: Callable) -> Any:
     if typing.get_origin(annotation) is Literal:
-        # An optional choice left unset ("": its default, as the field's description says).
-        choices = ["", *typing.get_args(annotation)] if optional else list(typing.get_args(annotation))
+        # An optional choice left unset ("default": what the field's description says it is).
+        choices: Any = list(typing.get_args(annotation))
+        if optional:
+            choices = {"default": "", **{choice: choice for choice in choices}}
         widget = pn.widgets.Select(label=label, options=choices, value="" if value is None else value)
         widget.sizing_mode = "stretch_width"
         _watch(widget, lambda v: send(None if v == "" and optional else v))

@@ -38,7 +38,8 @@ def test_a_texts_styles_offer_hyphens_numerals_and_ligatures():
     sent: list = []
     widgets = by_label(element_form(tree.node_by_name("body"), sent.extend, variables=[]))
     hyphens, numerals, ligatures = widgets["Hyphens"], widgets["Font variant numeric"], widgets["Ligatures"]
-    assert isinstance(hyphens, pn.widgets.Select) and hyphens.options == ["", "manual", "auto", "none"]
+    assert isinstance(hyphens, pn.widgets.Select)
+    assert hyphens.options == {"default": "", "manual": "manual", "auto": "auto", "none": "none"}
     assert hyphens.value == ""  # unset: by the alignment
     assert numerals.options[:2] == ["normal", "tabular-nums"] and ligatures.options == ["normal", "none"]
     hyphens.value = "auto"
