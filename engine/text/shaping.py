@@ -442,6 +442,29 @@ def _pdfium_segments(text: str) -> list[tuple[str, str]]:
     return segments
 
 
+def spoken_lines(lines: Sequence[str]) -> str:
+    """A wrapped paragraph's lines as one text (a tagged paragraph's ActualText): the space a
+    line broke at comes back, but none between two characters of a script written without
+    spaces (Chinese, Japanese, Thai), which break anywhere: 山田太郎 wrapped after 山田太 is
+    山田太郎, not 山田太 郎."""
+    out = ""
+    for line in lines:
+        if out and line and not (_unspaced(out[-1]) and _unspaced(line[0])):
+            out += " "
+        out += line
+    return out
+
+
+def _unspaced(char: str) -> bool:
+    """A character of a script whose words are not separated by spaces, or CJK punctuation."""
+    code = ord(char)
+    if 0x0E00 <= code <= 0x0EFF or 0x1000 <= code <= 0x109F or 0x1780 <= code <= 0x17FF:
+        return True  # Thai, Lao, Myanmar, Khmer
+    if 0xAC00 <= code <= 0xD7AF or 0x1100 <= code <= 0x11FF or 0x3130 <= code <= 0x318F:
+        return False  # Hangul: Korean separates its words with spaces
+    return ft_unicodedata.east_asian_width(char) in ("W", "F")
+
+
 def actual_text(text: str) -> str:
     """A PDF text string (UTF-16BE with its byte-order mark) in hex."""
     return "<" + ("\ufeff" + text).encode("utf-16-be").hex().upper() + ">"
