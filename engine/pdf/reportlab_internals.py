@@ -24,6 +24,7 @@ written here as bytes could not be encrypted by it, and `WrittenObject` refuses 
 from __future__ import annotations
 
 import copy
+import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -520,6 +521,16 @@ def _interleaved(parts: tuple[bytes, ...], fills: Sequence[bytes | str]) -> list
     return pieces
 
 
+def subset_tag(font_name: str, codes: Sequence[int], glyphs: Sequence[int | None]) -> bytes:
+    """A subset's six-letter tag ("KQWZTB" of "KQWZTB+Inter-Regular"): a function of the font and
+    what the subset holds (the character of each code, the glyph it draws), so that each subset
+    of a document is named apart (ISO 32000 9.6.4: the tag tells subsets apart; ReportLab tags
+    every font's first subset AAAAAA) and the same subset is named alike in every document and
+    process: the bytes depend on nothing the process did before."""
+    digest = hashlib.sha256(repr((font_name, tuple(codes), tuple(glyphs))).encode()).digest()
+    return bytes(ord("A") + byte % 26 for byte in digest[:6])
+
+
 class TrueTypeFont(ttfonts.TTFont):
     """ReportLab's TrueType font, whose subsets' objects (ReportLab calls addObjects for each
     font a document used, as it is saved) are made by `subset_objects` and written as bytes:
@@ -585,15 +596,17 @@ class TrueTypeFont(ttfonts.TTFont):
         fonts_dict = doc.idToObject["BasicFonts"].dict
         for number, codes in enumerate(state.subsets):
             internal_name = self.getSubsetInternalName(number, doc)[1:]
-            base_font_name = b"".join((ttfonts.SUBSETN(number), b"+", face.name, face.subfontNameX)).decode("pdfdoc")
             codes = tuple(codes)
+            glyph_ids = tuple(map(glyphs.get, codes))
+            tag = subset_tag(self.fontName, codes, glyph_ids)
+            base_font_name = b"".join((tag, b"+", face.name, face.subfontNameX)).decode("pdfdoc")
             spoken = tuple((code, meanings[code]) for code in codes if code in meanings) if meanings else ()
             key = (
                 face.filename,
                 face.subfontNameX,
                 number,
                 codes,
-                tuple(map(glyphs.get, codes)),
+                glyph_ids,
                 spoken,
                 bool(doc.compression),
                 rl_config.pdfMultiLine,
@@ -658,6 +671,7 @@ __all__ = [
     "set_entries",
     "set_info_without_trapped",
     "split_into_subsets",
+    "subset_tag",
     "stream_size",
     "text_string",
     "to_unicode_cmap",
