@@ -53,7 +53,7 @@ FUNCTIONS: tuple[tuple[Callable[..., Any], str], ...] = (
     (shaping._short_piece_units, "a short piece between sure breaks, cut at its opportunities"),
     (shaping.clusters, "a text's grapheme clusters"),
     (shaping._hb_font, "HarfBuzz's font, per face"),
-    (shaping._codes, "the character each glyph is drawn with, per face"),
+    (shaping._outline, "a glyph's outline as PDF path operators, per face"),
     (typeset.breaker_for, "a line breaker, per text style"),
     (typeset._wrap_cached, "a text's lines, per style and width"),
     (typeset.pdf_number, "a number as ReportLab writes it"),
