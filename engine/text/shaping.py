@@ -456,6 +456,11 @@ def _unspaced(char: str) -> bool:
     return ft_unicodedata.east_asian_width(char) in ("W", "F")
 
 
+def actual_text(text: str) -> str:
+    """A PDF text string (UTF-16BE with its byte-order mark) in hex."""
+    return "<" + ("\ufeff" + text).encode("utf-16-be").hex().upper() + ">"
+
+
 def draw_line(
     canvas: Canvas,
     placed: Sequence[PlacedRun],
@@ -467,10 +472,26 @@ def draw_line(
     """Draw a line's runs (line_runs) from x = left, in logical order (see "Drawing." above),
     so that text extracted from the PDF is `text`, the line's own.
     `before(run)` is called before each run is drawn (markup sets its colour)."""
+    spoken = _placed_marks(placed)
+    if spoken:
+        canvas.addLiteral(f"/Span <</ActualText {actual_text(text)}>> BDC")
     for item in sorted(placed, key=lambda item: item.run.start):
         if before is not None:
             before(item.run)
         draw_run(canvas, item.run, left + item.x, y)
+    if spoken:
+        canvas.addLiteral("EMC")
+
+
+def _placed_marks(placed: Sequence[PlacedRun]) -> bool:
+    """Whether a left-to-right line has glyphs HarfBuzz placed off their pen position or without
+    an advance (Thai tone marks, accents over a letter): PDFium and poppler read those elsewhere
+    in the line (ทั้ง as ทัง … ้), so the line carries its text as /ActualText, which both read
+    as written there and MuPDF and pdf.js, which ignore it, need not (their glyphs read right).
+    Not a line with right-to-left runs: poppler and PDFium read those backwards from a Span."""
+    if any(item.run.level % 2 for item in placed):
+        return False
+    return any(dx or dy or not advance for item in placed for _, _, advance, dx, dy in item.run.glyphs)
 
 
 def draw_run(canvas: Canvas, run: Run, x: float, y: float) -> None:
