@@ -346,17 +346,19 @@ def clusters(text: str) -> tuple[str, ...]:
 # Drawing.
 #
 # Text is extracted from a PDF (PDFium, poppler, MuPDF, pdf.js) from its glyphs' ToUnicode
-# entries, in the order they are drawn and where they are, each reader with its own way of
-# putting right-to-left text in order. So each glyph's code says the characters it stands for
-# (the character the text has there, never another the font maps to the same glyph, such as a
-# Kangxi radical for a Han character or a presentation form for a joined Arabic letter), and
-# the glyphs are drawn in logical order: left-to-right runs as one TJ, right-to-left ones glyph
-# by glyph from their right end. Measured on Hebrew, Arabic, Arabic with Latin and numbers,
-# Devanagari, Latin ligatures and wrapped Japanese (tests/engine/text/test_extraction.py):
-# PDFium, poppler and MuPDF then read every line as written, with no /ActualText; pdf.js reads
-# the letters in order but drops the spaces between right-to-left words (it joins glyphs drawn
-# leftwards without them), where drawing them in visual order (as Chromium and Typst do) has
-# MuPDF read them backwards and PDFium read Arabic backwards.
+# entries, in the order they are drawn and where they are, each reader putting right-to-left
+# text in order its own way. Glyphs are drawn in visual order, as Chromium (Skia) and Typst
+# draw them, and each glyph's code says the characters it stands for: the character the text
+# has there, never another the font maps to the same glyph (a Kangxi radical for a Han
+# character, a presentation form for a joined Arabic letter); a cluster's characters shared
+# over its glyphs. Measured on Hebrew, Arabic, Arabic with Latin and numbers, Devanagari, Thai,
+# Latin ligatures and wrapped Japanese (tests/engine/text/test_extraction.py): PDFium and
+# poppler read every line as written, with no /ActualText but on left-to-right lines with
+# marks placed off the pen (_placed_marks); pdf.js too, but for the order of a right-to-left
+# line's runs; MuPDF (1.21) reads right-to-left text in visual order, backwards, as it reads
+# Chromium's and Typst's. Drawing right-to-left runs in logical order instead (leftwards, glyph
+# by glyph) has MuPDF read them right but PDFium break lines of lists and links into pieces
+# and pdf.js drop the spaces between words.
 
 
 def _glyph_texts(run: Run, order: Sequence[int]) -> dict[int, str]:
@@ -456,6 +458,11 @@ def _unspaced(char: str) -> bool:
     return ft_unicodedata.east_asian_width(char) in ("W", "F")
 
 
+def has_right_to_left(text: str) -> bool:
+    """Whether the text has a right-to-left letter (Hebrew, Arabic, …)."""
+    return any(ft_unicodedata.bidirectional(char) in ("R", "AL") for char in text)
+
+
 def actual_text(text: str) -> str:
     """A PDF text string (UTF-16BE with its byte-order mark) in hex."""
     return "<" + ("\ufeff" + text).encode("utf-16-be").hex().upper() + ">"
@@ -469,13 +476,13 @@ def draw_line(
     text: str,
     before: Callable[[Run], None] | None = None,
 ) -> None:
-    """Draw a line's runs (line_runs) from x = left, in logical order (see "Drawing." above),
-    so that text extracted from the PDF is `text`, the line's own.
+    """Draw a line's runs (line_runs) from x = left (see "Drawing." above), so that text
+    extracted from the PDF is `text`, the line's own.
     `before(run)` is called before each run is drawn (markup sets its colour)."""
     spoken = _placed_marks(placed)
     if spoken:
         canvas.addLiteral(f"/Span <</ActualText {actual_text(text)}>> BDC")
-    for item in sorted(placed, key=lambda item: item.run.start):
+    for item in placed:
         if before is not None:
             before(item.run)
         draw_run(canvas, item.run, left + item.x, y)
@@ -495,9 +502,8 @@ def _placed_marks(placed: Sequence[PlacedRun]) -> bool:
 
 
 def draw_run(canvas: Canvas, run: Run, x: float, y: float) -> None:
-    """Draw a shaped run with its left end at (x, y), each glyph at HarfBuzz's position: a
-    left-to-right run as one TJ, a right-to-left one glyph by glyph from its right end, so
-    that its glyphs are drawn in logical order."""
+    """Draw a shaped run with its left end at (x, y) in one TJ, each glyph at HarfBuzz's
+    position, in visual order."""
     if not run.glyphs:
         return
     font = pdfmetrics.getFont(run.face.name)
@@ -505,14 +511,18 @@ def draw_run(canvas: Canvas, run: Run, x: float, y: float) -> None:
     meanings = reportlab_internals.glyph_meanings(doc, run.face.name)
     size = run.size
     scale = size / 1000
+    # Each glyph's text shared out in logical order (a right-to-left run's glyphs reversed); a
+    # right-to-left glyph standing for more than one character (lam-alef) says them reversed:
+    # PDFium, poppler and pdf.js turn each of its characters round with the run's.
     rtl = run.level % 2 == 1
-    order = range(len(run.glyphs) - 1, -1, -1) if rtl else range(len(run.glyphs))
-    texts = _glyph_texts(run, order)
+    texts = _glyph_texts(run, range(len(run.glyphs) - 1, -1, -1) if rtl else range(len(run.glyphs)))
+    if rtl:
+        texts = {i: text[::-1] for i, text in texts.items()}
     # A glyph that stands for none of the text (a cluster with more glyphs than characters:
     # Noto Sans Arabic's dots, drawn apart from their letters) is drawn as its outline: as a
     # glyph with an empty ToUnicode entry, MuPDF reads it as U+FFFD and PDFium as a space.
-    outlined = [i for i in order if not texts[i]]
-    order = [i for i in order if texts[i]]
+    outlined = [i for i in range(len(run.glyphs)) if not texts[i]]
+    order = [i for i in range(len(run.glyphs)) if texts[i]]
     codes = {i: _code(run.face, run.glyphs[i][0], texts[i], meanings) for i in order}
     chars = "".join(chr(codes[i]) for i in order)
     encoded = [(name, code) for name, data in reportlab_internals.split_into_subsets(font, chars, doc) for code in data]
@@ -527,8 +537,7 @@ def draw_run(canvas: Canvas, run: Run, x: float, y: float) -> None:
     rise_now = 0.0
     array: list[str] = []
     widths = reportlab_internals.char_widths(run.face.name)
-    at = 0.0  # where the PDF's text position is, from x (a left-to-right run's)
-    line_at = 0.0  # where the text line starts, from x (a right-to-left run's, moved by Td)
+    at = 0.0  # where the PDF's text position is, from x
 
     def flush() -> None:
         if array:
@@ -546,12 +555,6 @@ def draw_run(canvas: Canvas, run: Run, x: float, y: float) -> None:
             ops.append(f"{fp_str(rise)} Ts")
             rise_now = rise
         target = origins[index]
-        if rtl:
-            # PDFium and MuPDF read glyphs drawn leftwards in one TJ in the order drawn, poppler
-            # and PDFium read separately shown glyphs by where they are: one Tj each.
-            ops.append(f"{fp_str(target - line_at)} 0 Td <{code:02X}> Tj")
-            line_at = target
-            continue
         shift = (at - target) / scale  # TJ's numbers move the next glyph left, in 1/1000 em
         if abs(shift) > 1e-3:
             array.append(fp_str(shift))
