@@ -1,5 +1,5 @@
 """Text extracted from the PDF comes back in logical order with the spaces the content has
-(extensions.md 17), in PDFium (Chrome, pypdfium2), poppler (pdftotext) and MuPDF (mutool).
+(extensions.md 17), in PDFium (Chrome, pypdfium2), poppler and MuPDF (their command-line readers).
 
 Right-to-left glyphs are drawn in visual order, as Chromium and Typst draw them (see
 engine.text.shaping, "Drawing."): MuPDF 1.21 reads them backwards, as it reads theirs; those
