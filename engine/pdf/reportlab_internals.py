@@ -557,13 +557,13 @@ def _interleaved(parts: tuple[bytes, ...], fills: Sequence[bytes | str]) -> list
     return pieces
 
 
-def subset_tag(font_name: str, codes: Sequence[int], glyphs: Sequence[int | None]) -> bytes:
+def subset_tag(font_name: str, texts: Sequence[str], glyphs: Sequence[int | None]) -> bytes:
     """A subset's six-letter tag ("KQWZTB" of "KQWZTB+Inter-Regular"): a function of the font and
-    what the subset holds (the character of each code, the glyph it draws), so that each subset
+    what the subset holds (the text each code stands for, the glyph it draws), so that each subset
     of a document is named apart (ISO 32000 9.6.4: the tag tells subsets apart; ReportLab tags
     every font's first subset AAAAAA) and the same subset is named alike in every document and
     process: the bytes depend on nothing the process did before."""
-    digest = hashlib.sha256(repr((font_name, tuple(codes), tuple(glyphs))).encode()).digest()
+    digest = hashlib.sha256(repr((font_name, tuple(texts), tuple(glyphs))).encode()).digest()
     return bytes(ord("A") + byte % 26 for byte in digest[:6])
 
 
@@ -634,7 +634,9 @@ class TrueTypeFont(ttfonts.TTFont):
             internal_name = self.getSubsetInternalName(number, doc)[1:]
             codes = tuple(codes)
             glyph_ids = tuple(map(glyphs.get, codes))
-            tag = subset_tag(self.fontName, codes, glyph_ids)
+            # By what each code draws and says, not by the codes: a private code's number
+            # depends on what the process drew before (private_code), the document does not.
+            tag = subset_tag(self.fontName, tuple(meanings.get(code, chr(code)) for code in codes), glyph_ids)
             base_font_name = b"".join((tag, b"+", face.name, face.subfontNameX)).decode("pdfdoc")
             spoken = tuple((code, meanings[code]) for code in codes if code in meanings) if meanings else ()
             key = (
