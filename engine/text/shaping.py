@@ -13,12 +13,11 @@ paragraph. Anything else goes through here:
   and the runs put in visual order (L2);
 - break units: Unicode line-break opportunities (UAX #14, uniseg), and grapheme clusters
   (UAX #29) where a word wider than its box must break between characters;
-- drawing: glyph ids become codes of ReportLab's subset fonts (the character the font's cmap
-  maps to the glyph, else a supplementary private-use code that is a function of the glyph,
-  whose meaning — the text it was drawn for — is kept per document), drawn
-  at HarfBuzz's positions, each line inside `/Span <</ActualText …>> BDC … EMC` so text
-  extracted or copied from the PDF (PDFium: Chrome, pypdfium2) is the line's text in logical
-  order (see extraction_form).
+- drawing: glyph ids become codes of ReportLab's subset fonts (the text's own character where
+  the font's cmap maps it to the glyph, else a supplementary private-use code per glyph and
+  the text it stands for, which the font's ToUnicode map says), drawn in visual order at
+  HarfBuzz's positions, so that text extracted or copied from the PDF is the line's text in
+  logical order (see "Drawing.").
 
 Shaping results are cached in units of 1/1000 em per (text, face, direction, script, language):
 a size only scales them.
