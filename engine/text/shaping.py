@@ -352,7 +352,7 @@ def clusters(text: str) -> tuple[str, ...]:
 # character, a presentation form for a joined Arabic letter); a cluster's characters shared
 # over its glyphs. Measured on Hebrew, Arabic, Arabic with Latin and numbers, Devanagari, Thai,
 # Latin ligatures and wrapped Japanese (tests/engine/text/test_extraction.py): PDFium and
-# poppler read every line as written, with no /ActualText but on left-to-right lines with
+# poppler read every line as written, with no /ActualText but on left-to-right runs with
 # marks placed off the pen (_placed_marks); pdf.js too, but for the order of a right-to-left
 # line's runs; MuPDF (1.21) reads right-to-left text in visual order, backwards, as it reads
 # Chromium's and Typst's. Drawing right-to-left runs in logical order instead (leftwards, glyph
@@ -478,26 +478,24 @@ def draw_line(
     """Draw a line's runs (line_runs) from x = left (see "Drawing." above), so that text
     extracted from the PDF is `text`, the line's own.
     `before(run)` is called before each run is drawn (markup sets its colour)."""
-    spoken = _placed_marks(placed)
-    if spoken:
-        canvas.addLiteral(f"/Span <</ActualText {actual_text(text)}>> BDC")
     for item in placed:
         if before is not None:
             before(item.run)
+        spoken = _placed_marks(item.run)
+        if spoken:
+            canvas.addLiteral(f"/Span <</ActualText {actual_text(item.run.text)}>> BDC")
         draw_run(canvas, item.run, left + item.x, y)
-    if spoken:
-        canvas.addLiteral("EMC")
+        if spoken:
+            canvas.addLiteral("EMC")
 
 
-def _placed_marks(placed: Sequence[PlacedRun]) -> bool:
-    """Whether a left-to-right line has glyphs HarfBuzz placed off their pen position or without
-    an advance (Thai tone marks, accents over a letter): PDFium and poppler read those elsewhere
-    in the line (ทั้ง as ทัง … ้), so the line carries its text as /ActualText, which both read
-    as written there and MuPDF and pdf.js, which ignore it, need not (their glyphs read right).
-    Not a line with right-to-left runs: poppler and PDFium read those backwards from a Span."""
-    if any(item.run.level % 2 for item in placed):
-        return False
-    return any(dx or dy or not advance for item in placed for _, _, advance, dx, dy in item.run.glyphs)
+def _placed_marks(run: Run) -> bool:
+    """Whether a left-to-right run has glyphs HarfBuzz placed off their pen position or without
+    an advance (Thai tone marks, Bengali and Devanagari vowel signs): PDFium and poppler read
+    those elsewhere in the line (ทั้ง as ทัง … ้), so the run carries its text as /ActualText,
+    which both read as written there and MuPDF and pdf.js, which ignore it, need not (its glyphs
+    read right). Not a right-to-left run: PDFium and poppler read its ActualText backwards."""
+    return run.level % 2 == 0 and any(dx or dy or not advance for _, _, advance, dx, dy in run.glyphs)
 
 
 def draw_run(canvas: Canvas, run: Run, x: float, y: float) -> None:

@@ -146,3 +146,13 @@ def test_wrapped_lines_of_spaced_scripts_keep_the_space_they_broke_at():
     assert shaping.spoken_lines(["山田太", "郎様"]) == "山田太郎様"
     assert shaping.spoken_lines(["안녕하세요", "세계"]) == "안녕하세요 세계"
     assert shaping.spoken_lines(["見る", "Web"]) == "見る Web"
+
+
+@pytest.mark.parametrize("reader", ["pdfium", "poppler"])
+def test_left_to_right_words_with_marks_in_a_line_with_arabic_are_extracted_as_written(reader):
+    """Each left-to-right run with marks HarfBuzz placed off the pen carries its own ActualText
+    (a whole line's would be read backwards, the line having right-to-left words)."""
+    words = ["नमस्ते", "নমস্কার", "สวัสดี"]
+    pdf = text_pdf("Inter: مرحبا " + " ".join(words), "Inter")
+    [line] = READERS[reader](pdf)
+    assert all(word in line for word in words), line
