@@ -228,9 +228,8 @@ def advance_boxes(pdf: bytes, page: int = 0) -> list[tuple[str, Box]]:
     document = pdfium.PdfDocument(pdf)
     try:
         text_page = document[page].get_textpage()
-        return [
-            (text_page.get_text_range(i, 1), text_page.get_charbox(i, loose=True)) for i in range(text_page.count_chars())
-        ]
+        count = text_page.count_chars()
+        return [(text_page.get_text_range(i, 1), text_page.get_charbox(i, loose=True)) for i in range(count)]
     finally:
         document.close()
 
