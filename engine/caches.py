@@ -53,7 +53,7 @@ FUNCTIONS: tuple[tuple[Callable[..., Any], str], ...] = (
     (shaping._short_piece_units, "a short piece between sure breaks, cut at its opportunities"),
     (shaping.clusters, "a text's grapheme clusters"),
     (shaping._hb_font, "HarfBuzz's font, per face"),
-    (shaping._codes, "the character each glyph is drawn with, per face"),
+    (shaping._outline, "a glyph's outline as PDF path operators, per face"),
     (words.shaped, "a word of the simple scripts shaped and encoded, per face, language and features"),
     (words._width, "a text's width as drawn, per style"),
     (words.pair_kerning, "the figures a face kerns pair by pair, and their kerning"),

@@ -1,13 +1,16 @@
 """The PDF probes every test uses: what a reader sees of a PDF (text, pages, pixels, boxes,
 fonts, content-stream operators, the structure tree, annotations), read with PDFium
-(pypdfium2) and pikepdf, in one place. A test that needs a probe not here adds it here,
-so that two tests never read a PDF two ways (tests/test_harness.py holds to that for PDFium).
+(pypdfium2), pikepdf, poppler (pdftotext) and MuPDF (mutool), in one place. A test that needs
+a probe not here adds it here, so that two tests never read a PDF two ways
+(tests/test_harness.py holds to that for PDFium and the command-line readers).
 """
 
 from __future__ import annotations
 
 import ctypes
 import io
+import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +30,30 @@ def pdf_text(pdf: bytes) -> list[str]:
         return [page.get_textpage().get_text_range() for page in document]
     finally:
         document.close()
+
+
+# Formatting characters poppler puts around right-to-left text it reorders (RLE … PDF, RLM):
+# not the document's text.
+_POPPLER_MARKS = dict.fromkeys(map(ord, "\u202a\u202b\u202c\u202d\u202e\u200e\u200f"))
+
+
+def poppler_text(pdf: bytes) -> list[str]:
+    """The text of every page as poppler's pdftotext extracts it (in its reading order), each
+    page's lines stripped and without the bidi formatting characters pdftotext adds."""
+    result = subprocess.run(["pdftotext", "-q", "-enc", "UTF-8", "-", "-"], input=pdf, capture_output=True, check=True)
+    pages = result.stdout.decode("utf-8").translate(_POPPLER_MARKS).split("\f")[:-1]
+    return ["\n".join(line.strip() for line in page.splitlines() if line.strip()) for page in pages]
+
+
+def mupdf_text(pdf: bytes) -> list[str]:
+    """The text of every page as MuPDF (mutool draw -F txt) extracts it, each page's lines stripped."""
+    with tempfile.NamedTemporaryFile(suffix=".pdf") as file:
+        file.write(pdf)
+        file.flush()
+        command = ["mutool", "draw", "-q", "-F", "txt", "-o", "-", file.name]
+        result = subprocess.run(command, capture_output=True, check=True)
+    pages = result.stdout.decode("utf-8").split("\f")[:-1]
+    return ["\n".join(line.strip() for line in page.splitlines() if line.strip()) for page in pages]
 
 
 def page_count(pdf: bytes) -> int:

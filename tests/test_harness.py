@@ -11,7 +11,7 @@ from tests.paths import TESTS
 # tests/pdf_probes.py, each with the reason a probe cannot serve it. None today: a test that
 # needs PDFium's document adds the probe it needs to tests/pdf_probes.py instead.
 OPENS_DOCUMENTS_ITSELF: dict[str, str] = {}
-PDF_READERS = ("pdftotext", "pdftoppm")
+PDF_READERS = ("pdftotext", "pdftoppm", "mutool")
 
 
 def _opens_a_pdf(tree: ast.AST) -> bool:

@@ -18,7 +18,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, ValidationInfo, mod
 from ..design.colors import HexColor, to_rl
 from ..fonts import DEFAULT_FAMILY, FontFamily
 from ..pdf import links, tagging
-from ..text import fitting, markup, richtext, typeset
+from ..text import fitting, markup, richtext, shaping, typeset
 from ..text import placeholders as placeholders
 from ..text.formatting import DataType, check_format, check_locale, check_value, format_value
 from ..text.style import Align, Direction, Hyphens, Ligatures, NumericVariant, TextStyle
@@ -582,7 +582,7 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
 
     def spoken(lines: tuple[typeset.Line, ...]) -> str:
         # Wrapped lines lose the space they broke at in extracted text; ActualText keeps it.
-        return " ".join(line.text for line in lines)
+        return shaping.spoken_lines([line.text for line in lines])
 
     def draw_body(role: str, lines: Any, top: float, index: int, continued: str | None, **attributes: str) -> None:
         # `continued`: the key of the one element a flowing paragraph's sheets share.

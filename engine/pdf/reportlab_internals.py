@@ -24,6 +24,8 @@ written here as bytes could not be encrypted by it, and `WrittenObject` refuses 
 from __future__ import annotations
 
 import copy
+import hashlib
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -393,6 +395,41 @@ def add_glyph_code(font_name: str, code: int, glyph: int, width: float) -> None:
     face.charWidths[code] = width
 
 
+_PRIVATE_CODES = "_docbench_private_codes"  # an attribute of ours on ReportLab's font face
+_PRIVATE_PLANES = (range(0xF0000, 0xFFFFE), range(0x100000, 0x10FFFE))  # planes 15 and 16, private use
+_PRIVATE_LOCK = threading.Lock()
+
+
+def private_code(font_name: str, glyph: int, meaning: str, width: float) -> int:
+    """The private-use character the font draws `glyph` with where it stands for `meaning` (a
+    joined form, a ligature, a piece of a conjunct: what its ToUnicode entry says): one code per
+    glyph and meaning for the life of the font, taken from the private planes where the font's
+    own cmap has nothing, `width` its advance. Which code is taken depends on what the process
+    drew before; the document's bytes do not (ReportLab numbers a subset's codes in order of use)."""
+    face = _face(font_name)
+    with _PRIVATE_LOCK:
+        table: dict[tuple[int, str], int] = face.__dict__.setdefault(_PRIVATE_CODES, {})
+        code = table.get((glyph, meaning))
+        if code is not None:
+            return code
+        taken = face.charToGlyph
+        start = max(table.values(), default=_PRIVATE_PLANES[0].start - 1) + 1
+        for plane in _PRIVATE_PLANES:
+            code = next((c for c in range(max(start, plane.start), plane.stop) if c not in taken), None)
+            if code is not None:
+                break
+        else:
+            raise ValueError(f"{font_name}: no private code is left for glyph {glyph}")
+        add_glyph_code(font_name, code, glyph, width)
+        table[(glyph, meaning)] = code
+        return code
+
+
+def private_codes(font_name: str) -> Mapping[tuple[int, str], int]:
+    """The private codes private_code gave the font so far, by glyph and meaning. Read only."""
+    return _face(font_name).__dict__.get(_PRIVATE_CODES, {})
+
+
 def split_into_subsets(font: Any, text: str, doc: PDFDocument) -> list[tuple[str, bytes]]:
     """The text as the font's subsets in this document encode it: (the subset's font resource
     name, "/F2+0", its one-byte codes) per run of one subset. Characters are given codes in the
@@ -527,6 +564,16 @@ def _interleaved(parts: tuple[bytes, ...], fills: Sequence[bytes | str]) -> list
     return pieces
 
 
+def subset_tag(font_name: str, texts: Sequence[str], glyphs: Sequence[int | None]) -> bytes:
+    """A subset's six-letter tag ("KQWZTB" of "KQWZTB+Inter-Regular"): a function of the font and
+    what the subset holds (the text each code stands for, the glyph it draws), so that each subset
+    of a document is named apart (ISO 32000 9.6.4: the tag tells subsets apart; ReportLab tags
+    every font's first subset AAAAAA) and the same subset is named alike in every document and
+    process: the bytes depend on nothing the process did before."""
+    digest = hashlib.sha256(repr((font_name, tuple(texts), tuple(glyphs))).encode()).digest()
+    return bytes(ord("A") + byte % 26 for byte in digest[:6])
+
+
 class TrueTypeFont(ttfonts.TTFont):
     """ReportLab's TrueType font, whose subsets' objects (ReportLab calls addObjects for each
     font a document used, as it is saved) are made by `subset_objects` and written as bytes:
@@ -592,15 +639,19 @@ class TrueTypeFont(ttfonts.TTFont):
         fonts_dict = doc.idToObject["BasicFonts"].dict
         for number, codes in enumerate(state.subsets):
             internal_name = self.getSubsetInternalName(number, doc)[1:]
-            base_font_name = b"".join((ttfonts.SUBSETN(number), b"+", face.name, face.subfontNameX)).decode("pdfdoc")
             codes = tuple(codes)
+            glyph_ids = tuple(map(glyphs.get, codes))
+            # By what each code draws and says, not by the codes: a private code's number
+            # depends on what the process drew before (private_code), the document does not.
+            tag = subset_tag(self.fontName, tuple(meanings.get(code, chr(code)) for code in codes), glyph_ids)
+            base_font_name = b"".join((tag, b"+", face.name, face.subfontNameX)).decode("pdfdoc")
             spoken = tuple((code, meanings[code]) for code in codes if code in meanings) if meanings else ()
             key = (
                 face.filename,
                 face.subfontNameX,
                 number,
                 codes,
-                tuple(map(glyphs.get, codes)),
+                glyph_ids,
                 spoken,
                 bool(doc.compression),
                 rl_config.pdfMultiLine,
@@ -653,6 +704,8 @@ __all__ = [
     "object_names",
     "object_number",
     "page_content",
+    "private_code",
+    "private_codes",
     "pages_of",
     "pdf_array",
     "pdf_name",
@@ -665,6 +718,7 @@ __all__ = [
     "set_entries",
     "set_info_without_trapped",
     "split_into_subsets",
+    "subset_tag",
     "stream_size",
     "text_string",
     "to_unicode_cmap",

@@ -447,6 +447,8 @@ def _draw_shaped(
         if members[-1] == len(pieces) - 1 and not line.ends_paragraph and line.broke_at_space:
             text += " "  # the space a wrapped line broke at, for extracted text
         links = {pieces[i].link for i in members} - {None}
+        # PDFium reads right-to-left ActualText backwards: such a line reads from its glyphs.
+        spoken = None if shaping.has_right_to_left(text) else text
         if not tags.tagged:
             _draw_runs(canvas, runs, pieces, x, y, text)
             for link in sorted(links):  # type: ignore[type-var]
@@ -455,11 +457,11 @@ def _draw_shaped(
                 end = max(x + item.x + item.run.width for item in linked)
                 add_link(link, (start, bottom, end, top))
         elif number is None:
-            with tags.marked(canvas, text):
+            with tags.marked(canvas, spoken):
                 _draw_runs(canvas, runs, pieces, x, y, text)
         else:
             with tags.group("Link", key=f"{key}/link-{number}"):
-                with tags.marked(canvas, text):
+                with tags.marked(canvas, spoken):
                     _draw_runs(canvas, runs, pieces, x, y, text)
                 start = min(x + item.x for item in runs)
                 end = max(x + item.x + item.run.width for item in runs)

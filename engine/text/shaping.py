@@ -13,12 +13,11 @@ paragraph. Anything else goes through here:
   and the runs put in visual order (L2);
 - break units: Unicode line-break opportunities (UAX #14, uniseg), and grapheme clusters
   (UAX #29) where a word wider than its box must break between characters;
-- drawing: glyph ids become codes of ReportLab's subset fonts (the character the font's cmap
-  maps to the glyph, else a supplementary private-use code that is a function of the glyph,
-  whose meaning — the text it was drawn for — is kept per document), drawn
-  at HarfBuzz's positions, each line inside `/Span <</ActualText …>> BDC … EMC` so text
-  extracted or copied from the PDF (PDFium: Chrome, pypdfium2) is the line's text in logical
-  order (see extraction_form).
+- drawing: glyph ids become codes of ReportLab's subset fonts (the text's own character where
+  the font's cmap maps it to the glyph, else a supplementary private-use code per glyph and
+  the text it stands for, which the font's ToUnicode map says), drawn in visual order at
+  HarfBuzz's positions, so that text extracted or copied from the PDF is the line's text in
+  logical order (see "Drawing.").
 
 Shaping results are cached in units of 1/1000 em per (text, face, direction, script, language):
 a size only scales them.
@@ -35,7 +34,6 @@ from typing import TYPE_CHECKING
 
 import uharfbuzz as hb
 from bidi import algorithm as bidi_algorithm
-from bidi.mirror import MIRRORED
 from fontTools import unicodedata as ft_unicodedata
 from reportlab.lib.rl_accel import fp_str
 from reportlab.pdfbase import pdfmetrics
@@ -393,24 +391,72 @@ def clusters(text: str) -> tuple[str, ...]:
 
 
 # Drawing.
+#
+# Text is extracted from a PDF (PDFium, poppler, MuPDF, pdf.js) from its glyphs' ToUnicode
+# entries, in the order they are drawn and where they are, each reader putting right-to-left
+# text in order its own way. Glyphs are drawn in visual order, as Chromium (Skia) and Typst
+# draw them, and each glyph's code says the characters it stands for: the character the text
+# has there, never another the font maps to the same glyph (a Kangxi radical for a Han
+# character, a presentation form for a joined Arabic letter); a cluster's characters shared
+# over its glyphs. Measured on Hebrew, Arabic, Arabic with Latin and numbers, Devanagari, Thai,
+# Latin ligatures and wrapped Japanese (tests/engine/text/test_extraction.py): PDFium and
+# poppler read every line as written, with no /ActualText but on left-to-right runs with
+# marks placed off the pen (_placed_marks); pdf.js too, but for the order of a right-to-left
+# line's runs; MuPDF (1.21) reads right-to-left text in visual order, backwards, as it reads
+# Chromium's and Typst's. Drawing right-to-left runs in logical order instead (leftwards, glyph
+# by glyph) has MuPDF read them right but PDFium break lines of lists and links into pieces
+# and pdf.js drop the spaces between words.
 
 
-@dataclass
-class _Codes:
-    """Per face: the character each glyph is drawn with (ReportLab subsets fonts by character):
-    the cmap's own, and the private codes given so far to glyphs no character maps to."""
+def _glyph_texts(run: Run, order: Sequence[int]) -> dict[int, str]:
+    """What each glyph (by index in run.glyphs) stands for, so that the glyphs' texts read in
+    drawing `order` are the run's text: each cluster's characters shared out over its glyphs in
+    that order, one each and the rest to its last (a ligature takes all of them, a glyph past
+    the cluster's characters none)."""
+    starts = sorted({g[1] for g in run.glyphs})
+    ends = dict(zip(starts, [*starts[1:], len(run.text)], strict=True))
+    texts: dict[int, str] = {}
+    index = 0
+    while index < len(order):
+        cluster = run.glyphs[order[index]][1]
+        last = index
+        while last + 1 < len(order) and run.glyphs[order[last + 1]][1] == cluster:
+            last += 1
+        characters = run.text[cluster : ends[cluster]]
+        for piece, at in enumerate(range(index, last + 1)):
+            texts[order[at]] = characters[piece:] if at == last else characters[piece : piece + 1]
+        index = last + 1
+    return texts
 
-    by_glyph: dict[int, int]
-    private: dict[int, int]
 
+class _PathPen:
+    """PDF path operators for a glyph's outline (HarfBuzz's draw callbacks), in font units."""
 
-@lru_cache(maxsize=256)  # per face; one let go is made again, its private codes the same
-def _codes(face: fonts.Face) -> _Codes:
-    by_glyph: dict[int, int] = {}
-    for char, glyph in sorted(reportlab_internals.character_map(face.name).items()):
-        if char < PRIVATE_START:
-            by_glyph.setdefault(glyph, char)
-    return _Codes(by_glyph, {})
+    def __init__(self) -> None:
+        self.ops: list[str] = []
+        self.at = (0.0, 0.0)
+
+    def moveTo(self, point: tuple[float, float]) -> None:  # noqa: N802 (a pen's method names)
+        self.ops.append(f"{fp_str(*point)} m")
+        self.at = point
+
+    def lineTo(self, point: tuple[float, float]) -> None:  # noqa: N802
+        self.ops.append(f"{fp_str(*point)} l")
+        self.at = point
+
+    def curveTo(self, first: tuple[float, float], second: tuple[float, float], end: tuple[float, float]) -> None:  # noqa: N802
+        self.ops.append(f"{fp_str(*first, *second, *end)} c")
+        self.at = end
+
+    def qCurveTo(self, control: tuple[float, float], end: tuple[float, float]) -> None:  # noqa: N802
+        # A quadratic Bézier as the cubic PDF draws: control points two thirds of the way.
+        (x0, y0), (qx, qy), (x, y) = self.at, control, end
+        first = (x0 + 2 * (qx - x0) / 3, y0 + 2 * (qy - y0) / 3)
+        second = (x + 2 * (qx - x) / 3, y + 2 * (qy - y) / 3)
+        self.curveTo(first, second, end)
+
+    def closePath(self) -> None:  # noqa: N802
+        self.ops.append("h")
 
 
 def nominal_advance(face: fonts.Face, glyph: int) -> float:
@@ -422,92 +468,66 @@ def nominal_advance(face: fonts.Face, glyph: int) -> float:
 def glyph_character(face: fonts.Face, glyph: int, source: str) -> tuple[int, bool]:
     """The character drawing `glyph`, which HarfBuzz set for the text `source`, and whether it
     is a private code (whose meaning, `source`, the document's ToUnicode must be told): the
-    source character itself where the cmap maps it to the glyph, else the glyph's private code
-    (a ligature, a tabular or old-style figure: extracted as the text it was set for)."""
+    source character itself where the cmap maps it to the glyph, else the private code of the
+    glyph and the text (a ligature, a tabular figure, a contextual form: extracted as the text
+    it was set for). engine.text.words encodes the simple scripts' words with it, once each."""
     if len(source) == 1 and reportlab_internals.character_map(face.name).get(ord(source)) == glyph:
         return ord(source), False
-    codes = _codes(face)
-    char = codes.private.get(glyph)
-    if char is None:
-        char = codes.private[glyph] = _private_code(face, glyph)
-    return char, True
+    code = reportlab_internals.private_codes(face.name).get((glyph, source))
+    if code is None:
+        code = reportlab_internals.private_code(face.name, glyph, source, nominal_advance(face, glyph))
+    return code, True
 
 
-def _private_code(face: fonts.Face, glyph: int) -> int:
-    """The private code a glyph no character maps to is drawn with: a function of the glyph
-    (plane 15, or plane 16 where the font's own cmap holds that plane-15 character), the same
-    in every document and process; what it stands for is kept per document (_code)."""
-    cmap = reportlab_internals.character_map(face.name)
-    for code in (PRIVATE_START + glyph, PRIVATE_START_16 + glyph):
-        if cmap.get(code, glyph) == glyph:
-            font, scale = _hb_font(face)
-            reportlab_internals.add_glyph_code(face.name, code, glyph, font.get_glyph_h_advance(glyph) * scale)
-            return code
-    raise ValueError(f"{face.name}: no private code is free for glyph {glyph}")
+@lru_cache(maxsize=4096)
+def _outline(face: fonts.Face, glyph: int) -> str:
+    """A glyph's outline as PDF path operators, in font units."""
+    font, _ = _hb_font(face)
+    pen = _PathPen()
+    font.draw_glyph_with_pen(glyph, pen)
+    return " ".join(pen.ops)
 
 
-def _code(face: fonts.Face, glyph: int, spoken: str, meanings: dict[int, str]) -> int:
-    """The character drawing `glyph`: the cmap's own, else its private code, which the
-    document's text reads as `spoken` (the characters of the cluster the document first drew
-    it in; `meanings`: the document's table for the face, reportlab_internals.glyph_meanings)."""
-    codes = _codes(face)
-    char = codes.by_glyph.get(glyph)
-    if char is not None:
-        return char
-    char = codes.private.get(glyph)
-    if char is None:
-        # Threads may both get here: they add the same code for the same glyph.
-        char = codes.private[glyph] = _private_code(face, glyph)
-    meanings.setdefault(char, spoken)
-    return char
+def _code(face: fonts.Face, glyph: int, text: str, meanings: dict[int, str]) -> int:
+    """The character `glyph` is drawn with where it stands for `text`: the text's own character
+    where the font maps it to that glyph, else a private code whose ToUnicode entry is the text
+    (`meanings`: the document's table for the face, reportlab_internals.glyph_meanings)."""
+    if len(text) == 1 and reportlab_internals.character_map(face.name).get(ord(text)) == glyph:
+        return ord(text)
+    code = reportlab_internals.private_codes(face.name).get((glyph, text))
+    if code is None:
+        font, scale = _hb_font(face)
+        code = reportlab_internals.private_code(face.name, glyph, text, font.get_glyph_h_advance(glyph) * scale)
+    meanings.setdefault(code, text)
+    return code
 
 
-def extraction_form(text: str) -> str:
-    """A line's text as its /ActualText, so that PDFium (Chrome, pypdfium2) extracts it as written.
-
-    PDFium takes every line as drawn left to right, whatever /ActualText says, and reorders
-    it: it cuts the line's text into runs of right-to-left letters, left-to-right letters,
-    numbers and marks, and neutrals; then (as found by extracting our own PDFs, with the
-    line's ActualText on a neutral anchor: see _anchor) a line with more right-to-left runs
-    than left-to-right ones has the order of its runs reversed, neutrals mirrored, and any
-    other line keeps its runs, brackets after a right-to-left run mirrored. Each is its own
-    inverse, so applied here to the logical text, PDFium's pass gives the logical text back
-    (tests/engine/text/test_scripts.py checks it on Arabic, Hebrew, and both mixed with Latin and numbers).
-    Text without right-to-left letters comes through unchanged."""
-    if not needs_shaping(text):
-        return text
-    segments = _pdfium_segments(text)
-    left_runs = sum(kind == "L" for kind, _ in segments)
-    right_runs = sum(kind == "R" for kind, _ in segments)
-    if not right_runs:
-        return text
-    if right_runs > left_runs:
-        return "".join(_mirrored(chunk) if kind == "N" else chunk for kind, chunk in reversed(segments))
-    out: list[str] = []
-    after_right = False
-    for kind, chunk in segments:
-        out.append(_mirrored(chunk) if kind == "N" and after_right else chunk)
-        if kind in ("L", "R"):
-            after_right = kind == "R"
-    return "".join(out)
+def spoken_lines(lines: Sequence[str]) -> str:
+    """A wrapped paragraph's lines as one text (a tagged paragraph's ActualText): the space a
+    line broke at comes back, but none between two characters of a script written without
+    spaces (Chinese, Japanese, Thai), which break anywhere: 山田太郎 wrapped after 山田太 is
+    山田太郎, not 山田太 郎."""
+    out = ""
+    for line in lines:
+        if out and line and not (_unspaced(out[-1]) and _unspaced(line[0])):
+            out += " "
+        out += line
+    return out
 
 
-def _mirrored(text: str) -> str:
-    return "".join(MIRRORED.get(c, c) for c in text)
+def _unspaced(char: str) -> bool:
+    """A character of a script whose words are not separated by spaces, or CJK punctuation."""
+    code = ord(char)
+    if 0x0E00 <= code <= 0x0EFF or 0x1000 <= code <= 0x109F or 0x1780 <= code <= 0x17FF:
+        return True  # Thai, Lao, Myanmar, Khmer
+    if 0xAC00 <= code <= 0xD7AF or 0x1100 <= code <= 0x11FF or 0x3130 <= code <= 0x318F:
+        return False  # Hangul: Korean separates its words with spaces
+    return ft_unicodedata.east_asian_width(char) in ("W", "F")
 
 
-_PDFIUM_DIRECTIONS = {"L": "L", "R": "R", "AL": "R"} | dict.fromkeys(("AN", "EN", "NSM", "CS", "ES", "ET", "BN"), "W")
-
-
-def _pdfium_segments(text: str) -> list[tuple[str, str]]:
-    segments: list[tuple[str, str]] = []
-    for char in text:
-        kind = _PDFIUM_DIRECTIONS.get(ft_unicodedata.bidirectional(char), "N")
-        if segments and segments[-1][0] == kind:
-            segments[-1] = (kind, segments[-1][1] + char)
-        else:
-            segments.append((kind, char))
-    return segments
+def has_right_to_left(text: str) -> bool:
+    """Whether the text has a right-to-left letter (Hebrew, Arabic, …)."""
+    return any(ft_unicodedata.bidirectional(char) in ("R", "AL") for char in text)
 
 
 def actual_text(text: str) -> str:
@@ -523,83 +543,96 @@ def draw_line(
     text: str,
     before: Callable[[Run], None] | None = None,
 ) -> None:
-    """Draw a line's runs (line_runs) from x = left, in a Span whose /ActualText is `text`
-    (the line's own, logical) around one with it in its extraction_form where that differs
-    (right-to-left letters): a conjunct drawn with a glyph no character maps to, a joined
-    Arabic letter, a ligature all extract as the letters written.
+    """Draw a line's runs (line_runs) from x = left (see "Drawing." above), so that text
+    extracted from the PDF is `text`, the line's own.
     `before(run)` is called before each run is drawn (markup sets its colour)."""
-    # Two spans: the outer holds the logical text for a reader that takes ActualText as written
-    # (Acrobat, assistive technology: the outermost replaces everything inside it); PDFium reads
-    # the innermost, in the form its own reordering turns back into the logical text.
-    form = extraction_form(text)
-    spans = 1 if form == text else 2
-    if spans == 2:
-        canvas.addLiteral(f"/Span <</ActualText {actual_text(text)}>> BDC")
-    canvas.addLiteral(f"/Span <</ActualText {actual_text(form)}>> BDC")
-    if placed:
-        _anchor(canvas, placed[0].run.face, placed[0].run.size, left + min(item.x for item in placed), y)
     for item in placed:
         if before is not None:
             before(item.run)
+        spoken = _placed_marks(item.run)
+        if spoken:
+            canvas.addLiteral(f"/Span <</ActualText {actual_text(item.run.text)}>> BDC")
         draw_run(canvas, item.run, left + item.x, y)
-    canvas.addLiteral(" ".join(["EMC"] * spans))
+        if spoken:
+            canvas.addLiteral("EMC")
 
 
-def _anchor(canvas: Canvas, face: fonts.Face, size: float, left: float, y: float) -> None:
-    """An invisible full stop just left of the line, first in the Span: PDFium takes a Span's
-    ActualText from its leftmost text object and lays its characters out in that object's
-    direction, so a neutral one makes the extraction the same whatever the line's glyphs are."""
-    if not face.covers("."):  # never a .notdef, even an invisible one
-        face = fonts.fallback_face(face)
-    font = pdfmetrics.getFont(face.name)
-    [(name, data)] = reportlab_internals.split_into_subsets(font, ".", reportlab_internals.document_of(canvas))
-    at = f"1 0 0 1 {fp_str(left - size)} {fp_str(y)} Tm"
-    canvas.addLiteral(f"BT 3 Tr {name} {fp_str(size)} Tf {at} <{data[0]:02X}> Tj 0 Tr ET")
+def _placed_marks(run: Run) -> bool:
+    """Whether a left-to-right run has glyphs HarfBuzz placed off their pen position or without
+    an advance (Thai tone marks, Bengali and Devanagari vowel signs): PDFium and poppler read
+    those elsewhere in the line (ทั้ง as ทัง … ้), so the run carries its text as /ActualText,
+    which both read as written there and MuPDF and pdf.js, which ignore it, need not (its glyphs
+    read right). Not a right-to-left run: PDFium and poppler read its ActualText backwards."""
+    return run.level % 2 == 0 and any(dx or dy or not advance for _, _, advance, dx, dy in run.glyphs)
 
 
 def draw_run(canvas: Canvas, run: Run, x: float, y: float) -> None:
-    """Draw a shaped run with its left end at (x, y), each glyph at HarfBuzz's position."""
+    """Draw a shaped run with its left end at (x, y) in one TJ, each glyph at HarfBuzz's
+    position, in visual order."""
     if not run.glyphs:
         return
     font = pdfmetrics.getFont(run.face.name)
     doc = reportlab_internals.document_of(canvas)
     meanings = reportlab_internals.glyph_meanings(doc, run.face.name)
     size = run.size
-    starts = sorted({g[1] for g in run.glyphs})
-    ends = dict(zip(starts, [*starts[1:], len(run.text)], strict=True))
-    chars = "".join(chr(_code(run.face, g[0], run.text[g[1] : ends[g[1]]], meanings)) for g in run.glyphs)
+    scale = size / 1000
+    # Each glyph's text shared out in logical order (a right-to-left run's glyphs reversed); a
+    # right-to-left glyph standing for more than one character (lam-alef) says them reversed:
+    # PDFium, poppler and pdf.js turn each of its characters round with the run's.
+    rtl = run.level % 2 == 1
+    texts = _glyph_texts(run, range(len(run.glyphs) - 1, -1, -1) if rtl else range(len(run.glyphs)))
+    if rtl:
+        texts = {i: text[::-1] for i, text in texts.items()}
+    # A glyph that stands for none of the text (a cluster with more glyphs than characters:
+    # Noto Sans Arabic's dots, drawn apart from their letters) is drawn as its outline: as a
+    # glyph with an empty ToUnicode entry, MuPDF reads it as U+FFFD and PDFium as a space.
+    outlined = [i for i in range(len(run.glyphs)) if not texts[i]]
+    order = [i for i in range(len(run.glyphs)) if texts[i]]
+    codes = {i: _code(run.face, run.glyphs[i][0], texts[i], meanings) for i in order}
+    chars = "".join(chr(codes[i]) for i in order)
     encoded = [(name, code) for name, data in reportlab_internals.split_into_subsets(font, chars, doc) for code in data]
-    widths = reportlab_internals.char_widths(run.face.name)
-    ops = [f"BT 0 Tc 0 Ts 1 0 0 1 {fp_str(x)} {fp_str(y)} Tm"]
+    # Each glyph's origin and rise from (x, y), in visual order.
+    origins: list[float] = []
+    pen = 0.0
+    for _, _, advance, dx, _ in run.glyphs:
+        origins.append(pen + dx * scale)
+        pen += advance * scale + run.letter_spacing
+    ops = ["BT 0 Tc 0 Ts", f"1 0 0 1 {fp_str(x)} {fp_str(y)} Tm"] if order else []
     subset_now = None
     rise_now = 0.0
     array: list[str] = []
+    widths = reportlab_internals.char_widths(run.face.name)
     at = 0.0  # where the PDF's text position is, from x
-    pen = 0.0  # the next glyph's origin before its offset, from x
-    scale = size / 1000
 
     def flush() -> None:
         if array:
             ops.append(f"[{' '.join(array)}] TJ")
             array.clear()
 
-    for (_, _, advance, dx, dy), (subset, code), char in zip(run.glyphs, encoded, chars, strict=True):
+    for index, (subset, code) in zip(order, encoded, strict=True):
         if subset != subset_now:
             flush()
             ops.append(f"{subset} {fp_str(size)} Tf")
             subset_now = subset
-        rise = dy * scale
+        rise = run.glyphs[index][4] * scale
         if rise != rise_now:
             flush()
             ops.append(f"{fp_str(rise)} Ts")
             rise_now = rise
-        target = pen + dx * scale
+        target = origins[index]
         shift = (at - target) / scale  # TJ's numbers move the next glyph left, in 1/1000 em
         if abs(shift) > 1e-3:
             array.append(fp_str(shift))
         array.append(f"<{code:02X}>")
-        at = target + widths.get(ord(char), 0) * scale
-        pen += advance * scale + run.letter_spacing
+        at = target + widths.get(codes[index], 0) * scale
     flush()
-    ops.append("0 Ts ET" if rise_now else "ET")
+    if order:
+        ops.append("0 Ts ET" if rise_now else "ET")
+    if outlined:
+        _, units = _hb_font(run.face)
+        to_points = fp_str(units * scale)
+        for index in outlined:
+            at_x, at_y = x + origins[index], y + run.glyphs[index][4] * scale
+            path = _outline(run.face, run.glyphs[index][0])
+            ops.append(f"q {to_points} 0 0 {to_points} {fp_str(at_x)} {fp_str(at_y)} cm {path} f Q")
     canvas.addLiteral(" ".join(ops))

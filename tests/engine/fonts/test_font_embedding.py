@@ -172,7 +172,7 @@ def test_a_subset_whose_private_codes_mean_other_text_is_not_taken_from_the_cach
         canvas = Canvas(buffer, invariant=1)
         if meaning is not None:
             meanings = reportlab_internals.glyph_meanings(reportlab_internals.document_of(canvas), face.name)
-            meanings.update(dict.fromkeys(shaping._codes(face).private.values(), meaning))
+            meanings.update(dict.fromkeys(reportlab_internals.private_codes(face.name).values(), meaning))
         shaping.draw_line(canvas, placed, 20, 100, content)
         canvas.showPage()
         canvas.save()
@@ -180,7 +180,7 @@ def test_a_subset_whose_private_codes_mean_other_text_is_not_taken_from_the_cach
 
     embedding.SUBSETS.clear()
     first = draw(None)
-    assert shaping._codes(face).private  # the text has glyphs no character maps to
+    assert reportlab_internals.private_codes(face.name)  # the text has glyphs no character maps to
     other = draw("\u2603")
     marked = "<" + "\u2603".encode("utf-16-be").hex().upper() + ">"
     assert not any(marked in cmap for cmap in _to_unicode_texts(first))

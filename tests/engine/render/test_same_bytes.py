@@ -5,7 +5,10 @@ tests/engine/text/test_udhr.py's UDHR page, in every profile, on the fast path a
 path (RenderOptions.reference(): everything drawn through ReportLab's own objects, tagged
 profiles through pikepdf). The digests were computed at main before the change (commit
 2098c74) by `DOCUMENTS` below, each in a fresh process, with the module switches the options
-replaced set as `reference` says.
+replaced set as `reference` says. Recomputed deliberately (each in a fresh process) for
+issue 33: every subset's tag is a function of what it holds (reportlab_internals.subset_tag),
+no longer AAAAAA for each font's first; shaped lines (the UDHR page) are drawn without
+ActualText spans, each glyph's code saying the text it stands for (engine.text.shaping).
 
 The UDHR page is the same too although its private glyph codes are now a function of the
 glyph and their meaning is kept per document (engine.pdf.reportlab_internals): what those codes

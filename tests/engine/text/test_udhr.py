@@ -66,7 +66,12 @@ def test_the_tagged_profiles_validate_with_every_script(udhr_design, profile, tm
     assert problems(pdf) == []
     path = tmp_path / f"udhr-{profile}.pdf"
     path.write_bytes(pdf)
-    assert_passes_its_profiles_validator(path, profile)
+    # outloud's TXT-004 warns where five codes of a font map to one text. Each glyph's code says
+    # the characters it stands for (engine.text.shaping, "Drawing."): Arabic's joined forms of a
+    # letter each map to the letter, and a Bengali pre-base vowel sign drawn before its
+    # consonant is shared out in the order drawn, so that the line reads as written in
+    # PDFium, poppler, MuPDF and pdf.js (test_every_language_comes_back_from_the_pdf).
+    assert_passes_its_profiles_validator(path, profile, skip=("TXT-004",))
     assert notdef_glyphs(pdf) == []
 
 
