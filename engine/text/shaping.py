@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
@@ -413,19 +413,27 @@ def _glyph_texts(run: Run, order: Sequence[int]) -> dict[int, str]:
     drawing `order` are the run's text: each cluster's characters shared out over its glyphs in
     that order, one each and the rest to its last (a ligature takes all of them, a glyph past
     the cluster's characters none)."""
-    starts = sorted({g[1] for g in run.glyphs})
+    if len(run.glyphs) == len(run.text) and all(run.glyphs[i][1] == at for at, i in enumerate(order)):
+        return dict(zip(order, run.text, strict=True))  # a glyph per character (most Latin text)
+    clusters = [run.glyphs[i][1] for i in order]
+    starts = sorted(set(clusters))
     ends = dict(zip(starts, [*starts[1:], len(run.text)], strict=True))
     texts: dict[int, str] = {}
-    index = 0
-    while index < len(order):
-        cluster = run.glyphs[order[index]][1]
-        last = index
-        while last + 1 < len(order) and run.glyphs[order[last + 1]][1] == cluster:
-            last += 1
+    count = len(order)
+    at = 0
+    while at < count:
+        cluster = clusters[at]
         characters = run.text[cluster : ends[cluster]]
-        for piece, at in enumerate(range(index, last + 1)):
-            texts[order[at]] = characters[piece:] if at == last else characters[piece : piece + 1]
-        index = last + 1
+        last = at
+        while last + 1 < count and clusters[last + 1] == cluster:
+            last += 1
+        if last == at:
+            texts[order[at]] = characters
+        else:
+            for piece, index in enumerate(order[at:last]):
+                texts[index] = characters[piece : piece + 1]
+            texts[order[last]] = characters[last - at :]
+        at = last + 1
     return texts
 
 
@@ -488,11 +496,11 @@ def _outline(face: fonts.Face, glyph: int) -> str:
     return " ".join(pen.ops)
 
 
-def _code(face: fonts.Face, glyph: int, text: str, meanings: dict[int, str]) -> int:
+def _code(face: fonts.Face, glyph: int, text: str, meanings: dict[int, str], cmap: Mapping[int, int]) -> int:
     """The character `glyph` is drawn with where it stands for `text`: the text's own character
-    where the font maps it to that glyph, else a private code whose ToUnicode entry is the text
-    (`meanings`: the document's table for the face, reportlab_internals.glyph_meanings)."""
-    if len(text) == 1 and reportlab_internals.character_map(face.name).get(ord(text)) == glyph:
+    where the font maps it to that glyph (`cmap`), else a private code whose ToUnicode entry is
+    the text (`meanings`: the document's table for the face, reportlab_internals.glyph_meanings)."""
+    if len(text) == 1 and cmap.get(ord(text)) == glyph:
         return ord(text)
     code = reportlab_internals.private_codes(face.name).get((glyph, text))
     if code is None:
@@ -580,7 +588,7 @@ def draw_run(canvas: Canvas, run: Run, x: float, y: float) -> None:
     # right-to-left glyph standing for more than one character (lam-alef) says them reversed:
     # PDFium, poppler and pdf.js turn each of its characters round with the run's.
     rtl = run.level % 2 == 1
-    texts = _glyph_texts(run, range(len(run.glyphs) - 1, -1, -1) if rtl else range(len(run.glyphs)))
+    texts = _glyph_texts(run, list(range(len(run.glyphs) - 1, -1, -1) if rtl else range(len(run.glyphs))))
     if rtl:
         texts = {i: text[::-1] for i, text in texts.items()}
     # A glyph that stands for none of the text (a cluster with more glyphs than characters:
@@ -588,7 +596,8 @@ def draw_run(canvas: Canvas, run: Run, x: float, y: float) -> None:
     # glyph with an empty ToUnicode entry, MuPDF reads it as U+FFFD and PDFium as a space.
     outlined = [i for i in range(len(run.glyphs)) if not texts[i]]
     order = [i for i in range(len(run.glyphs)) if texts[i]]
-    codes = {i: _code(run.face, run.glyphs[i][0], texts[i], meanings) for i in order}
+    cmap = reportlab_internals.character_map(run.face.name)
+    codes = {i: _code(run.face, run.glyphs[i][0], texts[i], meanings, cmap) for i in order}
     chars = "".join(chr(codes[i]) for i in order)
     encoded = [(name, code) for name, data in reportlab_internals.split_into_subsets(font, chars, doc) for code in data]
     # Each glyph's origin and rise from (x, y), in visual order.
