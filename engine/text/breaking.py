@@ -42,9 +42,10 @@ PASSES = ((1.0, False), (2.0, True), (float("inf"), True))
 STRETCH = 1 / 2
 SHRINK = 1 / 3
 RAGGED_STRETCH_EMS = 3.0
-# Paragraphs with more words than this are broken line by line: total fit costs time in the
-# number of words times the lines' length, and a 100,000-character paragraph is allowed.
-MOST_WORDS = 4000
+# Total fit costs time in the number of words times the words a line holds (the breaks a line
+# may start from); paragraphs past this much of it are broken line by line (a 100,000-character
+# paragraph is allowed, in a box of any width at any size): some 0.1 s of breaking at most.
+MOST_WORK = 60_000
 # Pyphen's margins: at least two letters before a hyphen and three after it (TeX's for English).
 LEFT_MIN = 2
 RIGHT_MIN = 3
@@ -105,7 +106,7 @@ def break_paragraph(
     words: Sequence[Word], space: float, hyphen: float, max_width: float, justified: bool, size: float
 ) -> list[BrokenLine] | None:
     """The paragraph's lines by total fit, or None where no set of breaks fits."""
-    if len(words) > MOST_WORDS:
+    if too_much(len(words), sum(sum(word.widths) for word in words) + space * len(words), max_width):
         return None
     items = _items(words, [space] * (len(words) - 1), hyphen, justified)
     breaks = _breaks(items, max_width, justified, size)
@@ -117,7 +118,7 @@ def break_words(
 ) -> list[int] | None:
     """Lines of whole words by total fit (rich text: words of styled pieces, each gap its own
     width, a zero one between ideographs): the index of each line's first word, or None."""
-    if len(widths) > MOST_WORDS:
+    if too_much(len(widths), sum(widths) + sum(gaps), max_width):
         return None
     words = [Word(("",), (width,), ()) for width in widths]
     items = _items(words, gaps, 0.0, justified)
@@ -126,6 +127,13 @@ def break_words(
         return None
     # Item 0 is the first word's box, then a gap's glue and a word's box by turns.
     return [0, *((end + 1) // 2 for end in breaks[:-1])]
+
+
+def too_much(count: int, total_width: float, max_width: float) -> bool:
+    """Whether breaking `count` words `total_width` long into lines `max_width` wide costs
+    more than MOST_WORK (words times the words a line holds)."""
+    per_line = max_width / (total_width / count) if total_width > 0 else count
+    return count * max(per_line, 1.0) > MOST_WORK
 
 
 def _breaks(items: list[tuple], max_width: float, justified: bool, size: float) -> list[int] | None:

@@ -136,7 +136,10 @@ def _wrap_paragraph(paragraph: str, style: TextStyle, max_width: float, rtl: boo
     greedy = _wrap_greedily(paragraph.replace(SOFT_HYPHEN, ""), style, max_width, rtl)
     if len(greedy) < 2:
         return greedy
-    found = [_breakable_word(word, style) for word in paragraph.split(" ")]
+    parts = paragraph.split(" ")
+    if breaking.too_much(len(parts), sum(line.width for line in greedy), max_width):
+        return greedy  # before hyphenating every word of a paragraph too long to set as a whole
+    found = [_breakable_word(word, style) for word in parts]
     if any(sum(word.widths) > max_width for word in found):
         return greedy  # a word wider than the box: broken between characters, line by line
     justified = style.align == "justify"

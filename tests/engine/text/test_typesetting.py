@@ -224,3 +224,19 @@ def test_figures_set_from_the_pair_table_are_what_harfbuzz_sets(family):
         glyphs = shaping.shape.__wrapped__(number, face, False, "Zyyy", "", ())
         assert words.shaped(number, face, "", ()).advance == pytest.approx(sum(g[2] for g in glyphs), abs=1e-6)
         assert words.shaped(number, face, "", ()).drawn == number
+
+
+def test_a_paragraph_too_long_to_set_as_a_whole_is_broken_line_by_line():
+    import random
+
+    from engine.text import typeset
+    from engine.text.style import TextStyle
+
+    rng = random.Random(1)
+    words = ["".join(rng.choice("abcdefghij") for _ in range(rng.randint(2, 9))) for _ in range(12_000)]
+    style = TextStyle(family="EB Garamond", size=11, align="justify")
+    text = " ".join(words)
+    # Total fit would weigh every break a line may start from, for each of 12,000 words.
+    assert typeset.wrap(text, style, 300) == typeset._wrap_greedily(text, style, 300)
+    short = " ".join(words[:300])
+    assert typeset.wrap(short, style, 300) != typeset._wrap_greedily(short, style, 300)
