@@ -28,6 +28,7 @@ from engine.elements.base import EditorHints
 from engine.elements.editing import COLOR, Widget, plain_type, widget_of
 from engine.elements.text import ELEMENT as TEXT
 from engine.elements.text import TextStyles
+from tests.panel_widgets import widgets_of
 from tests.pdf_probes import all_text
 from workbench.editor.colour_picker import ColourPicker
 
@@ -280,13 +281,6 @@ class OutlinedTextStyles(TextStyles):
     shadowColor: HexColor | None = None
     tracking: float = Field(0.0, ge=-5, le=50, description="Extra space between letters, in points")
     weightAxis: Annotated[int, Field(ge=1, le=1000)] = 400
-
-
-def widgets_of(panel) -> list:
-    found = []
-    for child in getattr(panel, "objects", None) or []:
-        found.extend(widgets_of(child) if hasattr(child, "objects") else [child])
-    return found
 
 
 def test_a_new_text_style_gets_fitting_widgets_by_its_type(monkeypatch):

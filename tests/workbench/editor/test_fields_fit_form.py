@@ -11,23 +11,13 @@ from engine import apply, new_design
 from engine.elements import ELEMENT_TYPES
 from engine.errors import EngineError
 from engine.text.placeholders import fill
+from tests.panel_widgets import by_label
 from workbench.editor import geometry
 from workbench.editor.colour_picker import ColourPicker
 from workbench.editor.properties import NO_CONDITION, element_form
 from workbench.editor.session import changes_nothing
 
 from ...conftest import add
-
-
-def widgets_of(panel) -> list:
-    found = []
-    for child in getattr(panel, "objects", None) or []:
-        found.extend(widgets_of(child) if hasattr(child, "objects") else [child])
-    return found
-
-
-def by_label(form) -> dict:
-    return {getattr(w, "caption", "") or getattr(w, "name", ""): w for w in widgets_of(form)}
 
 
 @pytest.fixture

@@ -6,20 +6,10 @@ from __future__ import annotations
 import panel as pn
 
 from engine import apply, new_design
+from tests.panel_widgets import by_label
 from workbench.editor.properties import element_form
 
 from ...conftest import add
-
-
-def widgets_of(panel) -> list:
-    found = []
-    for child in getattr(panel, "objects", None) or []:
-        found.extend(widgets_of(child) if hasattr(child, "objects") else [child])
-    return found
-
-
-def by_label(form) -> dict:
-    return {getattr(w, "name", ""): w for w in widgets_of(form)}
 
 
 def designed():
