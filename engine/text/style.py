@@ -4,7 +4,7 @@ for its type."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import Literal
 
@@ -50,6 +50,19 @@ class TextStyle:
     @property
     def leading(self) -> float:
         return self.size * self.line_height
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __getstate__(self) -> dict:
+        # Its fields only: what the cached properties keep is this process's (a str's hash).
+        return {field.name: getattr(self, field.name) for field in fields(self)}
+
+    @cached_property
+    def _hash(self) -> int:
+        # A style keys the text caches, each asked several times a line: its fields are hashed
+        # once (a frozen dataclass's own __hash__ makes a tuple of all of them at every call).
+        return hash(tuple(getattr(self, field.name) for field in fields(self)))
 
     @property
     def hyphenation(self) -> Hyphens:

@@ -10,7 +10,7 @@ import bisect
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from reportlab.lib.rl_accel import fp_str
 from reportlab.pdfgen.canvas import Canvas
@@ -30,9 +30,10 @@ class Line:
     ends_paragraph: bool  # the last line of a paragraph is never justified
     rtl: bool = False  # the line's paragraph runs right to left (extensions.md 6)
 
-    @property
+    @cached_property
     def shaped(self) -> bool:
-        """Drawn by engine.text.shaping (bidi, HarfBuzz) rather than the fast path."""
+        """Drawn by engine.text.shaping (bidi, HarfBuzz) rather than the fast path (asked of
+        each line each time a table is drawn: kept)."""
         return (self.rtl and not shaping.reads_alike_both_ways(self.text)) or shaping.needs_shaping(self.text)
 
 

@@ -17,6 +17,7 @@ in one TJ array whose spaces a justified line stretches or shrinks.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -44,7 +45,9 @@ class Glyphs:
     advance: float  # HarfBuzz's advances summed, 1/1000 em
     meanings: tuple[tuple[int, str], ...]  # private codes among `drawn` and the text each stands for
     # Its Tj or TJ operator where every glyph has a printable ASCII code, the same in every
-    # document (subset 0: ReportLab's asciiReadable) and nothing rises; else None.
+    # document (subset 0: ReportLab's asciiReadable), or a private code (left in the string as
+    # the character it is, for line_operators to put the document's code in), and nothing
+    # rises; else None.
     shown: str | None
 
 
@@ -105,7 +108,7 @@ def shaped(text: str, face: fonts.Face, lang: str, features: tuple[tuple[str, bo
     if rise:
         rises.append((glyph_count, 0.0))
     text_drawn = "".join(drawn)
-    shown = None if rises or meanings else _ascii_shown_of(text_drawn, shifts)
+    shown = None if rises else _ascii_shown_of(text_drawn, shifts)
     return Glyphs(face, text_drawn, tuple(shifts), tuple(rises), pen, tuple(meanings), shown)
 
 
@@ -143,14 +146,22 @@ def _one_per_character(
         if kern > NEGLIGIBLE or kern < -NEGLIGIBLE:
             shifts.append((index + 1, kern))
     if found:
-        return Glyphs(face, "".join(map(chr, codes)), tuple(shifts), (), total, tuple(found), None)
+        drawn = "".join(map(chr, codes))
+        return Glyphs(face, drawn, tuple(shifts), (), total, tuple(found), _ascii_shown_of(drawn, shifts))
     return Glyphs(face, text, tuple(shifts), (), total, (), _ascii_shown_of(text, shifts))
 
 
 def _ascii_shown_of(drawn: str, shifts: list[tuple[int, float]] | tuple[()]) -> str | None:
-    if not (drawn.isascii() and drawn.isprintable()):
+    """Glyphs.shown of a word: its operator where its characters are printable ASCII or private
+    codes (kept as characters in the operator's strings), else None."""
+    ascii_part = drawn if drawn.isascii() else _PRIVATE.sub("", drawn)
+    if not (ascii_part.isascii() and ascii_part.isprintable()):
         return None
-    return _shown(drawn.encode("latin-1"), list(shifts))
+    return _shown(drawn, list(shifts))
+
+
+# engine.text.shaping's private codes (planes 15 and 16), which a document gives codes of its own.
+_PRIVATE = re.compile("[\U000f0000-\U0010ffff]")
 
 
 # Amounts and numbers are most of what varies between rows, and new to the caches in each
@@ -264,18 +275,15 @@ def line_operators(
     subset run. `space_extra` points are added to every space (a justified line's, negative
     to shrink). Returns the operators and the subset set at their end."""
     size_text = fp_str(style.size)
-    if " " not in text:  # a word alone (a table's cells): its own operator, if it has one
-        face = style.face
-        if face.glyphs.issuperset(map(ord, text)):
-            word = shaped(text, face, style.lang, style.features)
-            if word.shown is not None:
-                wanted = f"/{reportlab_internals.ascii_subset_name(face.name, document)} {size_text}"
-                return ([word.shown] if wanted == font_now else [f"{wanted} Tf", word.shown]), wanted
     joined = _joined(text, style, space_extra)
     if joined is not None:
-        font_name, operator = joined
-        wanted = f"/{reportlab_internals.ascii_subset_name(font_name, document)} {size_text}"
-        return ([operator] if wanted == font_now else [f"{wanted} Tf", operator]), wanted
+        font_name, operator, privates = joined
+        subset = reportlab_internals.ascii_subset_name(font_name, document)
+        if privates:
+            operator = _with_codes(operator, privates, font_name, subset, document)
+        if operator is not None:
+            wanted = f"/{subset} {size_text}"
+            return ([operator] if wanted == font_now else [f"{wanted} Tf", operator]), wanted
     runs = _gathered(text, style, space_extra)
     operators = []
     for run in runs:
@@ -297,15 +305,16 @@ def line_operators(
 
 
 @lru_cache(maxsize=32768)
-def _joined(text: str, style: TextStyle, space_extra: float) -> tuple[str, str] | None:
-    """A line of words and spaces in one face, each shown by printable ASCII codes (Glyphs.shown):
-    the face's name and one operator showing them all (a justified line's spaces moved by
-    `space_extra` points), their strings merged where nothing moves between them. None for
-    any other line."""
+def _joined(text: str, style: TextStyle, space_extra: float) -> tuple[str, str, tuple[tuple[int, str], ...]] | None:
+    """A line of words and spaces in one face, each shown by printable ASCII codes or private
+    ones (Glyphs.shown): the face's name, one operator showing them all (a justified line's
+    spaces moved by `space_extra` points; their strings merged where nothing moves between
+    them) and the private codes in it, with what each stands for. None for any other line."""
     found = list(pieces(text, style))
     face = found[0].face if found else None
     if face is None or any(piece.shown is None or piece.face is not face for piece in found):
         return None
+    privates = tuple(dict.fromkeys(meaning for piece in found for meaning in piece.meanings))
     space_shift = fp_str(-space_extra * 1000 / style.size) if space_extra else ""
     bodies = []
     for piece in found:
@@ -315,8 +324,30 @@ def _joined(text: str, style: TextStyle, space_extra: float) -> tuple[str, str] 
             bodies.append(space_shift)
     body = " ".join(bodies).replace(") (", "")  # strings side by side are one string
     if not space_shift and all(piece.shown.endswith(") Tj") for piece in found):  # type: ignore[union-attr]
-        return face.name, f"{body} Tj"
-    return face.name, f"[{body}] TJ"
+        return face.name, f"{body} Tj", privates
+    return face.name, f"[{body}] TJ", privates
+
+
+def _with_codes(
+    operator: str,
+    privates: tuple[tuple[int, str], ...],
+    font_name: str,
+    subset: str,
+    document: reportlab_internals.Document,
+) -> str | None:
+    """A joined line's operator with its private codes given the document's codes for them,
+    their meanings told to the document's ToUnicode; None where one falls outside the font's
+    first subset (the line is then drawn as any other)."""
+    characters = "".join(chr(code) for code, _ in privates)
+    split = reportlab_internals.split_into_subsets(pdfmetrics.getFont(font_name), characters, document)
+    if any(name != f"/{subset}" for name, _ in split):
+        return None
+    codes = b"".join(data for _, data in split)
+    meanings = reportlab_internals.glyph_meanings(document, font_name)
+    for (code, meaning), byte in zip(privates, codes, strict=True):
+        meanings.setdefault(code, meaning)
+        operator = operator.replace(chr(code), escapePDF(bytes((byte,))))
+    return operator
 
 
 @lru_cache(maxsize=16384)
@@ -361,19 +392,31 @@ def _among(shifts: list[tuple[int, float]], start: int, end: int) -> list[tuple[
     return [(at - start, shift) for at, shift in shifts if at <= end and (at > start or start == 0)]
 
 
-def _shown(codes: bytes, shifts: list[tuple[int, float]]) -> str:
+# What a PDF string escapes of printable ASCII (ISO 32000-1 7.3.4.2); private codes pass as they are.
+_STRING_ESCAPES = str.maketrans({"\\": "\\\\", "(": "\\(", ")": "\\)"})
+
+
+def _escaped(codes: bytes | str) -> str:
+    """Codes as the inside of a PDF string: bytes (a subset's codes) as ReportLab escapes them;
+    a str of printable ASCII and private codes (Glyphs.shown) with its \\, ( and ) escaped."""
+    if isinstance(codes, bytes):
+        return escapePDF(codes)
+    return codes.translate(_STRING_ESCAPES)
+
+
+def _shown(codes: bytes | str, shifts: list[tuple[int, float]]) -> str:
     """A TJ array (or a Tj when nothing moves) of codes, with shifts (_among) among them."""
     if not shifts:
-        return f"({escapePDF(codes)}) Tj"
+        return f"({_escaped(codes)}) Tj"
     parts: list[str] = []
     cut = 0
     for at, shift in shifts:
         if at > cut:
-            parts.append(f"({escapePDF(codes[cut:at])})")
+            parts.append(f"({_escaped(codes[cut:at])})")
             cut = at
         parts.append(fp_str(shift))
     if cut < len(codes):
-        parts.append(f"({escapePDF(codes[cut:])})")
+        parts.append(f"({_escaped(codes[cut:])})")
     return f"[{' '.join(parts)}] TJ"
 
 
