@@ -26,7 +26,7 @@ from .fonts.embedding import SUBSETS
 from .media import icons
 from .media.images import ImageLibrary
 from .memo import TextCache
-from .pdf import structure_tree
+from .pdf import reportlab_internals, structure_tree
 from .render.form_cache import FORMS
 from .text import breaking, markup, placeholders, richtext, shaping, typeset, words
 
@@ -84,6 +84,7 @@ FUNCTIONS: tuple[tuple[Callable[..., Any], str], ...] = (
     (colors.parse_gradient, "a parsed gradient"),
     (icons.icon_drawing, "an icon's drawing, per id, colour and stroke"),
     (structure_tree._icc_bytes, "the sRGB profile"),
+    (reportlab_internals._subset_tag_of, "a font subset's tag, per font, codes and meanings"),
     (structure_tree._xmp_of, "a tagged document's XMP, per document info"),
     (structure_tree._name, "a PDF name"),
     (einvoice._schema, "a Factur-X level's schema"),

@@ -28,6 +28,7 @@ import hashlib
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from reportlab import rl_config
@@ -574,6 +575,17 @@ def subset_tag(font_name: str, texts: Sequence[str], glyphs: Sequence[int | None
     return bytes(ord("A") + byte % 26 for byte in digest[:6])
 
 
+@lru_cache(maxsize=4096)
+def _subset_tag_of(font_name: str, codes: tuple[int, ...], spoken: tuple[tuple[int, str], ...]) -> bytes:
+    """subset_tag of a subset's codes and the private ones' meanings: by what each code draws
+    and says, not by the codes (a private code's number depends on what the process drew
+    before, private_code; the document does not), remembered by the codes in this process,
+    where a code always draws the same glyph and says the same text."""
+    meanings = dict(spoken)
+    glyphs = _face(font_name).charToGlyph
+    return subset_tag(font_name, tuple(meanings.get(code, chr(code)) for code in codes), tuple(map(glyphs.get, codes)))
+
+
 class TrueTypeFont(ttfonts.TTFont):
     """ReportLab's TrueType font, whose subsets' objects (ReportLab calls addObjects for each
     font a document used, as it is saved) are made by `subset_objects` and written as bytes:
@@ -641,11 +653,9 @@ class TrueTypeFont(ttfonts.TTFont):
             internal_name = self.getSubsetInternalName(number, doc)[1:]
             codes = tuple(codes)
             glyph_ids = tuple(map(glyphs.get, codes))
-            # By what each code draws and says, not by the codes: a private code's number
-            # depends on what the process drew before (private_code), the document does not.
-            tag = subset_tag(self.fontName, tuple(meanings.get(code, chr(code)) for code in codes), glyph_ids)
-            base_font_name = b"".join((tag, b"+", face.name, face.subfontNameX)).decode("pdfdoc")
             spoken = tuple((code, meanings[code]) for code in codes if code in meanings) if meanings else ()
+            tag = _subset_tag_of(self.fontName, codes, spoken)
+            base_font_name = b"".join((tag, b"+", face.name, face.subfontNameX)).decode("pdfdoc")
             key = (
                 face.filename,
                 face.subfontNameX,
