@@ -63,7 +63,10 @@ def word_spaces(pdf: bytes) -> tuple[float, float]:
     document = pdfium.PdfDocument(pdf)
     try:
         text_page = document[0].get_textpage()
-        chars = [(text_page.get_text_range(i, 1), text_page.get_charbox(i, loose=True)) for i in range(text_page.count_chars())]
+        chars = [
+            (text_page.get_text_range(i, 1), text_page.get_charbox(i, loose=True))
+            for i in range(text_page.count_chars())
+        ]
     finally:
         document.close()
     lines: dict[float, list] = {}
@@ -103,7 +106,10 @@ def main() -> None:
         panel = Image.new("RGB", (image.width, image.height + 70), "white")
         panel.paste(image, (0, 70))
         ImageDraw.Draw(panel).text(
-            (round(20 * DPI / 72), 20), f"{name}: word spaces {worst:.2f}x worst, {median:.2f}x median", fill=(30, 30, 30), font=label_font
+            (round(20 * DPI / 72), 20),
+            f"{name}: word spaces {worst:.2f}x worst, {median:.2f}x median",
+            fill=(30, 30, 30),
+            font=label_font,
         )
         panels.append(panel)
     out = Image.new("RGB", (sum(p.width for p in panels) + 20, max(p.height for p in panels)), (226, 230, 236))
