@@ -381,14 +381,16 @@ class _Parser:
                 return Unary(token.pos, operand.end, value, operand)
             if value == "(":
                 inner = self.expression(0)
-                close = self.expect(")", "to close the '(' at character %d" % token.pos)
+                close = self.expect(")", f"to close the '(' at character {token.pos}")
                 return Group(token.pos, close.end, inner)
             raise _fail(token.pos, f"unexpected '{value}'", "expected a value, a name or '('")
         if kind == "name":
             nxt = self.peek()
             if nxt.kind == "op" and nxt.value == "(":
                 if token.braced:
-                    raise _fail(nxt.pos, f"${{{value}}} is a name, not a function", "call functions by their plain name")
+                    raise _fail(
+                        nxt.pos, f"${{{value}}} is a name, not a function", "call functions by their plain name"
+                    )
                 return self.call(token, value.lower())
             if nxt.kind == "op" and nxt.value == ".":
                 self.take()
