@@ -66,7 +66,6 @@ _MAX_DAYS = 3_700_000
 _ROUND_DIGITS = range(-10, 21)
 _KEYWORDS = frozenset({"and", "or", "not", "true", "false", "null", "if"})
 
-Env_ = Any  # the closures' argument; an Env (named for readability of signatures)
 Fn = Callable[[Any], Any]
 
 
@@ -92,7 +91,8 @@ class EvaluationError(ValueError):
 # ---------------------------------------------------------------------------------------
 # Tokens
 
-_NUMBER = re.compile(r"\d+(?:\.\d+)?|\.\d+")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?|\.\d+", re.ASCII)
+_DIGITS = frozenset("0123456789")
 _OPERATORS = ("==", "!=", "<>", "<=", ">=", "=", "<", ">", "+", "-", "*", "/", "%", "(", ")", ",", ".")
 _ESCAPES = {"'": "'", '"': '"', "\\": "\\"}
 
@@ -118,7 +118,7 @@ def _tokens(text: str) -> list[Token]:
         if c in " \t\r\n":
             i += 1
             continue
-        if c.isdigit() or (c == "." and i + 1 < n and text[i + 1].isdigit()):
+        if c in _DIGITS or (c == "." and i + 1 < n and text[i + 1] in _DIGITS):
             m = _NUMBER.match(text, i)
             assert m is not None
             end = m.end()
@@ -461,6 +461,10 @@ class Names:
     aggregates_only: bool = False  # a footer: bare column keys only inside aggregates
 
     def __post_init__(self) -> None:
+        for mapping in (self.variables, self.row or {}, *(self.tables or {}).values()):
+            for name, type_ in mapping.items():
+                if type_ not in VALUE_TYPES:
+                    raise ValueError(f"{name!r} has type {type_!r}; a name's type is one of {', '.join(VALUE_TYPES)}")
         # Copies, so a caller mutating its dict later cannot change a cached check.
         object.__setattr__(self, "variables", _frozen(self.variables))
         object.__setattr__(self, "tables", _frozen({k: _frozen(v) for k, v in (self.tables or {}).items()}))
@@ -604,11 +608,18 @@ def as_input(value: object, type: str, name: str) -> object:
         return _to_date(value, name, "; send an ISO 8601 date")
     if type == "boolean":
         return _to_boolean(value, name, "; send true or false")
-    if isinstance(value, (dt.date, Decimal, int, float, bool)) and not isinstance(value, str):
+    if isinstance(value, (list, tuple)):  # a list text: its items one per line
+        return "\n".join(_plain(item) for item in value)
+    if isinstance(value, (dt.date, Decimal, int, float, bool)):
         return _plain(value)
     if isinstance(value, str):
         return value
     raise EvaluationError(f"{_show(value, name)} is not a {type}", name)
+
+
+def value_type(data_type: str | None) -> str:
+    """The ValueType of a text or column `dataType` (string, number, currency, date)."""
+    return {"number": "number", "currency": "number", "date": "date"}.get(data_type or "string", "text")
 
 
 def to_text(value: object, locale: str = "en") -> str:
@@ -624,8 +635,8 @@ def to_text(value: object, locale: str = "en") -> str:
         try:
             with localcontext(Context(prec=120, rounding=ROUND_HALF_UP)):
                 return format_decimal(value, locale=loc)
-        except (DecimalException, ValueError) as exc:
-            raise EvaluationError(f"the number {value} cannot be shown: {exc}") from None
+        except (DecimalException, ValueError):
+            raise EvaluationError(f"the number {value} is too large to show; round it or divide it") from None
     if isinstance(value, (dt.date, dt.datetime)):
         return format_date(value, format="medium", locale=loc)
     return str(value)
@@ -860,7 +871,7 @@ class _Compiler:
             return current_type, lambda env: step(left_fn(env), right_fn(env))
         frozen_steps = tuple(steps)
 
-        def chain(env: Env_) -> Any:
+        def chain(env: Env) -> Any:
             value = first(env)
             for step, right_fn in frozen_steps:
                 value = step(value, right_fn(env))
@@ -894,7 +905,7 @@ class _Compiler:
             return "boolean", lambda env: not _equal(left(env), right(env), coerce_left, coerce_right)
         test = _ORDER[op]
 
-        def order(env: Env_) -> bool:
+        def order(env: Env) -> bool:
             a, b = left(env), right(env)
             if a is None or b is None:
                 return False
@@ -922,6 +933,8 @@ class _Compiler:
                 f"write {usage}",
             )
         if name in _AGGREGATES or (name == "len" and self.is_column(node.args[0])):
+            # len of a bare key is the row's text inside a table, the column's row count in a
+            # footer (where bare keys are columns); len(table.key) is always a row count.
             return self.aggregate(node)
         return getattr(self, "f_" + name)(node)
 
@@ -930,9 +943,10 @@ class _Compiler:
             return self.is_column(node.inner)
         if isinstance(node, Column):
             return True
-        return isinstance(node, Ref) and self.names.row is not None and node.name in self.names.row
+        names = self.names
+        return isinstance(node, Ref) and names.aggregates_only and names.row is not None and node.name in names.row
 
-    def column(self, node: Any, function: str) -> tuple[str, str, Callable[[Env_], Sequence[object]], str]:
+    def column(self, node: Any, function: str) -> tuple[str, str, Callable[[Env], Sequence[object]], str]:
         """(element type, column name as written, getter of the values, memo source)."""
         while isinstance(node, Group):
             node = node.inner
@@ -956,7 +970,7 @@ class _Compiler:
             self.variables.add(node.table)
             table, key = node.table, node.key
 
-            def table_column(env: Env_) -> Sequence[object]:
+            def table_column(env: Env) -> Sequence[object]:
                 return env.tables.get(table, {}).get(key, ())
 
             return columns[key], f"{table}.{key}", table_column, table
@@ -964,7 +978,7 @@ class _Compiler:
             self.columns.add(node.name)
             key = node.name
 
-            def rows_column(env: Env_) -> Sequence[object]:
+            def rows_column(env: Env) -> Sequence[object]:
                 if env.rows is None:
                     raise EvaluationError(f"{function}({key}) reads the table's rows, but there are none here", key)
                 return env.rows.get(key, ())
@@ -991,7 +1005,7 @@ class _Compiler:
                     "count a table variable's column, e.g. count(items.item)",
                 )
 
-            def count_rows(env: Env_) -> Decimal:
+            def count_rows(env: Env) -> Decimal:
                 if not env.rows:
                     return Decimal(0)
                 return Decimal(len(next(iter(env.rows.values()))))
@@ -1015,7 +1029,7 @@ class _Compiler:
         column_name = written
         memo_key_tail = (name, source, written)
 
-        def aggregate(env: Env_) -> Any:
+        def aggregate(env: Env) -> Any:
             values = getter(env)
             memo = env._memo
             hit = memo.get(memo_key_tail)
@@ -1062,7 +1076,7 @@ class _Compiler:
                 snippet = self.source(node)
                 d_name = _name_of(node.args[1])
 
-                def digits_fn(env: Env_) -> int | None:
+                def digits_fn(env: Env) -> int | None:
                     value = d_number(env)
                     if value is None:
                         return None
@@ -1080,7 +1094,7 @@ class _Compiler:
 
         snippet = self.source(node)
 
-        def round_(env: Env_) -> Decimal | None:
+        def round_(env: Env) -> Decimal | None:
             value = number(env)
             digits = digits_fn(env)
             if value is None or digits is None:
@@ -1130,7 +1144,7 @@ class _Compiler:
         parts = tuple(self.compile(argument)[1] for argument in node.args)
         snippet = self.source(node)
 
-        def concat(env: Env_) -> str:
+        def concat(env: Env) -> str:
             total, out = 0, []
             for part in parts:
                 piece = _plain(part(env))
@@ -1146,7 +1160,7 @@ class _Compiler:
         compiled = [self.compile(argument) for argument in node.args]
         parts = tuple(fn for _, fn in compiled)
 
-        def coalesce(env: Env_) -> Any:
+        def coalesce(env: Env) -> Any:
             for part in parts:
                 value = part(env)
                 if value is not None and value != "":
@@ -1182,7 +1196,7 @@ def _fix_for(type_: str) -> str:
     return "use a number"
 
 
-def _row_get(env: Env_, key: str) -> Any:
+def _row_get(env: Env, key: str) -> Any:
     row = env.row
     if row is None:
         raise EvaluationError(f"{key} is a column of the current row, but there is no row here", key)
@@ -1194,7 +1208,7 @@ def _typed(type_: str, name: str, get: Fn) -> Fn:
     number): the common case is one class check."""
     if type_ == "number":
 
-        def number(env: Env_) -> Any:
+        def number(env: Env) -> Any:
             value = get(env)
             if value is None or value.__class__ is Decimal:
                 return value
@@ -1203,7 +1217,7 @@ def _typed(type_: str, name: str, get: Fn) -> Fn:
         return number
     if type_ == "date":
 
-        def date(env: Env_) -> Any:
+        def date(env: Env) -> Any:
             value = get(env)
             if value is None or value.__class__ is dt.date:
                 return value
@@ -1214,7 +1228,7 @@ def _typed(type_: str, name: str, get: Fn) -> Fn:
         return lambda env: _to_boolean(get(env), name)
     if type_ == "text":
 
-        def text(env: Env_) -> Any:
+        def text(env: Env) -> Any:
             value = get(env)
             return value if value is None or value.__class__ is str else _plain(value)
 

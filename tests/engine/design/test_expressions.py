@@ -15,6 +15,7 @@ from engine.design.expressions import (
     check,
     parse,
     to_text,
+    value_type,
 )
 
 ROW = Names(row={"qty": "number", "price": "number", "item": "text", "due": "date", "note": "any"})
@@ -175,6 +176,12 @@ def test_any_values_compare_in_the_other_sides_kind():
 
 
 # -- text, dates, names -----------------------------------------------------------------
+
+
+def test_len_of_a_key_is_the_rows_text_in_a_table_and_the_row_count_in_a_footer():
+    env = Env(row={"item": "Pen"}, rows={"item": ["Pen", "Ink", None]})
+    assert value("len(item)", ROW, env) == Decimal(3)
+    assert value("len(item)", FOOTER, Env(rows={"item": ["Pen", None]})) == Decimal(2)
 
 
 def test_string_functions():
@@ -358,6 +365,23 @@ def test_as_input_of_a_wrong_value_names_the_name():
     with pytest.raises(EvaluationError) as caught:
         as_input("soon", "date", "due")
     assert caught.value.name == "due"
+
+
+def test_names_take_only_value_types():
+    with pytest.raises(ValueError, match="one of number, text, boolean, date, any"):
+        Names(variables={"price": "currency"})
+    assert [value_type(t) for t in ("string", None, "number", "currency", "date")] == [
+        "text",
+        "text",
+        "number",
+        "number",
+        "date",
+    ]
+
+
+def test_a_number_too_large_to_show_is_an_evaluation_error():
+    with pytest.raises(EvaluationError, match="too large to show"):
+        to_text(Decimal("1E+400000"))
 
 
 def test_to_text_in_the_locale():
