@@ -428,8 +428,8 @@ def _check_length(text: str) -> None:
         raise ExpressionError("an expression is a text", 0)
     if len(text) > MAX_EXPRESSION_LENGTH:
         raise ExpressionError(
-            f"an expression holds at most {MAX_EXPRESSION_LENGTH:,} characters, this one {len(text):,} "
-            f"at character {MAX_EXPRESSION_LENGTH}; move parts into computed columns or other elements",
+            f"an expression holds at most {MAX_EXPRESSION_LENGTH:,} characters; this one has {len(text):,}, "
+            f"past the bound at character {MAX_EXPRESSION_LENGTH}; move parts into computed columns or other elements",
             MAX_EXPRESSION_LENGTH,
         )
     if not text.strip():
@@ -780,6 +780,7 @@ class _Compiler:
         )
 
     def c_column(self, node: Column) -> tuple[str, Fn]:
+        self.column(node, "sum")  # refuses a table or key that is not there first
         raise _fail(
             node.pos,
             f"{_written(node.table)}.{_written(node.key)} is a column (a list of values)",

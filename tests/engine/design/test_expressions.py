@@ -281,6 +281,8 @@ def test_a_bare_column_in_a_footer_is_refused():
 
 def test_table_key_must_name_a_table_and_its_column():
     assert "orders is not a table variable" in str(refused("sum(orders.amount)", TABLES))
+    assert "orders is not a table variable" in str(refused("orders.amount + 1", TABLES))
+    assert "read it in an aggregate, e.g. sum(items.amount)" in str(refused("items.amount + 1", TABLES))
     error = refused("sum(items.total)", TABLES)
     assert error.position == 10 and "has no column total" in str(error) and "item, amount, when" in str(error)
 
