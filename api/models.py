@@ -406,6 +406,11 @@ class VariableInfo(BaseModel):
     accepts: str = Field(description="What a value must be")
     sample: Any = Field(description="The design-time value: the bound element's content, or the field's sample")
     elements: list[str] = Field(description="The names of the elements the variable fills")
+    readBy: list[str] = Field(
+        default_factory=list,
+        description="The names of the elements whose expressions read it (extensions.md 11): computed columns, "
+        "footers, texts, {= …} fields and showIf expressions",
+    )
 
 
 class VariableList(BaseModel):

@@ -347,9 +347,7 @@ class RedisBackend:
         self._stop.set()
 
 
-def worker_main(
-    redis_url: str, blob_root: str | Path | None, burst: bool = False, secret: bytes | None = None
-) -> None:
+def worker_main(redis_url: str, blob_root: str | Path | None, burst: bool = False, secret: bytes | None = None) -> None:
     """`docbench worker`: run batch chunks from the queue until stopped, reading and writing blobs
     at `blob_root` (a directory or s3://bucket/prefix; None: where each job's web process keeps them).
     `secret` is the servers' --secret, which batches that sign or encrypt need."""

@@ -30,7 +30,7 @@ from engine.errors import EngineError, RenderError
 from ..blobs import copy_to, open_blobs
 from ..errors import ApiError
 from ..models import RowOptions
-from ..renderers import RenderLimits, check_pdf_size
+from ..renderers import RenderLimits, check_pdf_size, generation_date
 from ..sealing import PasswordSeal, SealedCertificate, SigningMaterial, open_sealed
 
 if TYPE_CHECKING:
@@ -179,6 +179,7 @@ def _render_row(payload: JobPayload, index: int, blob_root: str | Path, secret: 
                 payload.profile,  # type: ignore[arg-type]
                 max_sheets=limits.max_pages,
                 finishing=finishing,
+                today=generation_date(),
             )
             pdf = signed(pdf, payload.profile, finishing, material)
         check_pdf_size(pdf, limits.max_pdf_bytes)

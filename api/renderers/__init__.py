@@ -18,6 +18,7 @@ dropped from the queue, or its process killed if it had started.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import threading
 from collections import Counter
@@ -47,6 +48,11 @@ _REEXPORT = (
     "OpenSSL's default) and only the certificate, its key and its chain"
 )
 CERTIFICATE_ADVICE = (_REEXPORT, _REEXPORT)
+
+
+def generation_date() -> dt.date:
+    """What an expression's today() reads (extensions.md 11): the day a document is rendered, in UTC."""
+    return dt.datetime.now(dt.UTC).date()
 
 
 def _env_number(name: str, default: float) -> float:

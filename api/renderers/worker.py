@@ -43,12 +43,20 @@ def render_pdf(
 
     from ..blobs import open_blobs
     from ..jobs.runner import parsed_tree, signed
-    from . import check_pdf_size
+    from . import check_pdf_size, generation_date
 
     blobs = open_blobs(blob_root)
     tree = parsed_tree(tree_json)
     resolver = _resolver(blobs, images)
-    pdf = engine.render_pdf(tree, values, resolver, profile, max_sheets=max_pages, finishing=finishing)  # type: ignore[arg-type]
+    pdf = engine.render_pdf(
+        tree,
+        values,
+        resolver,
+        profile,
+        max_sheets=max_pages,
+        finishing=finishing,
+        today=generation_date(),  # type: ignore[arg-type]
+    )
     pdf = signed(pdf, profile, finishing, signing)
     check_pdf_size(pdf, max_bytes)
     return blobs.put(pdf, "application/pdf"), len(pdf)
@@ -68,11 +76,14 @@ def render_png(
 
     from ..blobs import open_blobs
     from ..jobs.runner import parsed_tree
+    from . import generation_date
 
     blobs = open_blobs(blob_root)
     mark = engine.Watermark.model_validate(watermark) if watermark is not None else None
     tree = parsed_tree(tree_json)
-    png = engine.render_png(tree, page, _resolver(blobs, images), dpi=dpi, values=values, watermark=mark)
+    png = engine.render_png(
+        tree, page, _resolver(blobs, images), dpi=dpi, values=values, watermark=mark, today=generation_date()
+    )
     return blobs.put(png, "image/png")
 
 

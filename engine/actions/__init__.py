@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..design import computed
 from ..design.conditions import drop_orphan_conditions
 from ..design.placeholder_variables import sync_field_variables
 from ..design.tree import DesignTree
@@ -68,6 +69,11 @@ def apply(
             # extensions.md 1: placeholders are variables, from the next action on (a showIf may
             # name a field added just before); a field whose last placeholder went is gone here.
             sync_field_variables(ctx.tree)
+            # extensions.md 11: every expression still computes, and computed texts show their results.
+            for node_id in computed.check(ctx.tree):
+                # A computed text's content changed after the action measured it: echo it as shown.
+                if isinstance(data, dict) and data.get("id") == node_id and "position" in data:
+                    data = element_result(ctx.tree.nodes[node_id])
             if not variables_before <= ctx.tree.variables.keys():
                 # extensions.md 4: a condition goes away with its variable, whichever action removed it.
                 drop_orphan_conditions(ctx.tree)

@@ -18,9 +18,14 @@ REPEAT_HELP = (
     "none; sheets: also drawn at the same place on every continuation sheet of its page; "
     "pages: on every sheet of the document (tables and flowing texts cannot repeat)"
 )
+KEEP_WITH_NEXT_HELP = (
+    "Following a table or flowing text: moves to the next sheet together with the element below it "
+    "(a totals block never splits)"
+)
 SHOW_IF_HELP = (
-    "Drawn only when the condition holds for the generation's values: equals or notEquals (compared as "
-    "text), or with neither when the value is not empty. The variable must exist"
+    "Drawn only when the condition holds for the generation's values: {variable, equals?, notEquals?} "
+    "(compared as text; with neither, when the value is not empty; the variable must exist), or "
+    "{expression} (drawn when it is true)"
 )
 
 
@@ -43,6 +48,7 @@ def _add_args_model(element: ElementType) -> type[StrictModel]:
         isLocked=(bool, False),
         repeat=(Repeat, Field("none", description=REPEAT_HELP)),
         showIf=(Condition | None, Field(None, description=SHOW_IF_HELP)),
+        keepWithNext=(bool, Field(False, description=KEEP_WITH_NEXT_HELP)),
     )
 
 
@@ -106,6 +112,7 @@ def run_add(ctx: ApplyContext, args: Any) -> dict:
             isLocked=args.isLocked,
             repeat=args.repeat,
             showIf=args.showIf,
+            keepWithNext=args.keepWithNext,
         )
     except ValidationError as exc:  # the type's rules across its parts (ElementType.check)
         raise ValueError(describe(exc, _model_map(element, element.Node), _hints(element))) from None
@@ -125,6 +132,7 @@ class UpdateElementArgs(ElementAddress):
     isLocked: bool | None = None
     repeat: Repeat | None = Field(None, description=REPEAT_HELP + "; null resets to none")
     showIf: Condition | None = Field(None, description=SHOW_IF_HELP + "; null removes the condition")
+    keepWithNext: bool | None = Field(None, description=KEEP_WITH_NEXT_HELP)
 
 
 def _check_furniture_and_condition(tree: DesignTree, node: Any, condition_set: bool) -> None:
@@ -146,7 +154,7 @@ def run_update(ctx: ApplyContext, args: UpdateElementArgs) -> dict:
         "data": merge_data(current["data"], args.data) if args.data else current["data"],
         "styles": merge_keys(current["styles"], args.styles or {}),
     }
-    for flag in ("isHidden", "isLocked"):
+    for flag in ("isHidden", "isLocked", "keepWithNext"):
         if getattr(args, flag) is not None:
             candidate[flag] = getattr(args, flag)
     # Sent as null, repeat returns to its default and showIf is removed.

@@ -78,6 +78,8 @@ def holds(tree: DesignTree, condition: Condition) -> bool:
     value and the operand are compared as text (as_text); with neither it holds when the
     value is not empty: not "", not null, not an empty list, not a table with no text
     below its header."""
+    if condition.variable is None:
+        return True  # an expression (extensions.md 11): decided when the tree is resolved (engine.design.computed)
     if condition.equals is not None:
         return as_text(variable_value(tree, condition.variable)) == as_text(condition.equals)
     if condition.notEquals is not None:
@@ -94,6 +96,8 @@ def check_condition(tree: DesignTree, condition: Condition) -> None:
     """Refuse a condition naming no variable of the design, or comparing one that cannot be
     compared (a table's grid)."""
     name = condition.variable
+    if name is None:
+        return  # an expression: checked with the design's other expressions (engine.design.computed)
     if name not in tree.variables:
         known = ", ".join(f"'{n}'" for n in sorted(tree.variables)) or "none yet"
         raise ValueError(
@@ -135,7 +139,7 @@ def drop_orphan_conditions(tree: DesignTree) -> list[str]:
     elements that lost theirs."""
     dropped = []
     for node_id, node in tree.nodes.items():
-        if node.showIf is not None and node.showIf.variable not in tree.variables:
+        if node.showIf is not None and node.showIf.variable is not None and node.showIf.variable not in tree.variables:
             tree.nodes[node_id] = node.model_copy(update={"showIf": None})
             dropped.append(node.name)
     return dropped

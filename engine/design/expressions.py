@@ -443,6 +443,27 @@ def parse(text: str) -> object:
     return _Parser(text).parse()
 
 
+def parse_names(text: str) -> frozenset[str]:
+    """The bare names an expression reads (variables or column keys, not `table.key`'s), by
+    its syntax alone: what a table orders its computed columns by before their types are known."""
+    found: set[str] = set()
+    pending = [parse(text)]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, Ref):
+            found.add(node.name)
+        elif isinstance(node, Group | Unary):
+            pending.append(node.inner if isinstance(node, Group) else node.operand)
+        elif isinstance(node, Chain):
+            pending.append(node.first)
+            pending.extend(operand for _, _, operand in node.rest)
+        elif isinstance(node, Compare):
+            pending.extend((node.left, node.right))
+        elif isinstance(node, Call):
+            pending.extend(node.args)
+    return frozenset(found)
+
+
 # ---------------------------------------------------------------------------------------
 # Names and environments
 
@@ -521,6 +542,12 @@ def _plain(value: object) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+def plain(value: object) -> str:
+    """A value as plain text: numbers as their digits without exponent (3.00 stays "3.00"),
+    dates ISO, booleans true/false, null "" (what concat writes)."""
+    return _plain(value)
 
 
 def _kind(value: object) -> str:

@@ -15,6 +15,7 @@ from ..elements import ELEMENT_TYPES
 from ..elements.text import MAX_TEXT_CHARACTERS
 from ..errors import ValueBindingError
 from ..text.placeholders import value_text
+from . import computed
 from .placeholder_variables import FIELD_ACCEPTS, FIELD_KIND, field_value, fill_fields, placeholder_nodes
 from .tree import DesignTree
 
@@ -102,15 +103,25 @@ def _field_value(node: Any, path: str) -> Any:
 
 def list_variables(tree: DesignTree) -> list[dict]:
     """Every variable, bound elements and fields alike (extensions.md 5): its name, kind, what
-    a value must be, its design-time sample and the names of the elements it fills."""
+    a value must be, its design-time sample, the names of the elements it fills, and those of
+    the elements whose expressions read it (extensions.md 11: readBy)."""
     holders = placeholder_nodes(tree)
+    readers = computed.read_by(tree)
     out = []
     for name, variable in tree.variables.items():
         filled = [node.name for node in holders.get(name, [])]
+        read_by = readers.get(name, [])
         if variable.nodeId is None:
             sample = field_value(tree, name)
             out.append(
-                {"name": name, "kind": FIELD_KIND, "accepts": FIELD_ACCEPTS, "sample": sample, "elements": filled}
+                {
+                    "name": name,
+                    "kind": FIELD_KIND,
+                    "accepts": FIELD_ACCEPTS,
+                    "sample": sample,
+                    "elements": filled,
+                    "readBy": read_by,
+                }
             )
             continue
         node = tree.nodes[variable.nodeId]
@@ -123,6 +134,7 @@ def list_variables(tree: DesignTree) -> list[dict]:
                 "accepts": spec.accepts + (f"; it also fills {{{name}}} in texts" if filled else ""),
                 "sample": _field_value(node, spec.field),
                 "elements": [node.name, *filled],
+                "readBy": read_by,
             }
         )
     return out

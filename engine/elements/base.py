@@ -26,6 +26,7 @@ from pydantic import (
 )
 from pydantic.fields import FieldInfo
 
+from ..design import expressions
 from ..design.names import check_visible
 from ..pdf.tagging import Untagged
 from ..render.options import DEFAULT_OPTIONS, RenderOptions
@@ -156,6 +157,9 @@ class VariableSpec:
     # variable fills the element and the placeholders): (node) -> its content as displayed.
     # None: a placeholder may not share the variable's name (an image, a table, ...).
     field_text: Callable[[Any], str] | None = None
+    # What an expression reads the value as (extensions.md 11): (node) -> "text", "number",
+    # "date", ... (engine.design.expressions' types). None: text.
+    value_type: Callable[[Any], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -173,6 +177,38 @@ class FieldHost:
     # (node, name) -> the update_element changes ({part: {field: value}}) that add a `{name}`
     # placeholder to the content and turn placeholders on: an editor's "Insert field".
     insert: Callable[[Any, str], dict] | None = None
+
+
+@dataclass(frozen=True)
+class ExpressionUse:
+    """One expression of a node (extensions.md 11): where it is, for messages
+    ("data.columnDefs[2].value"), its text, and what it may read besides the design's variables."""
+
+    where: str
+    text: str
+    # Inside a table: the current row's column keys -> their types; None elsewhere.
+    row: Mapping[str, str] | None = None
+    # A footer: column keys only inside aggregates (sum(amount)).
+    aggregates_only: bool = False
+    # The result must be a boolean (showIf); None: any result is shown.
+    boolean: bool = False
+
+
+@dataclass(frozen=True)
+class Computing:
+    """An element type whose content is computed from expressions (extensions.md 11):
+    engine.design.computed checks them against the design and resolves them per generation."""
+
+    # (node) -> its expressions, in the order they are computed.
+    uses: Callable[[Any], list[ExpressionUse]]
+    # (node, scope) -> the node showing its results, scope being engine.design.computed.Scope;
+    # raises ValueError naming the row and column whose values made an expression fail.
+    resolve: Callable[[Any, Any], Any]
+    # (node) -> the column types a table variable's expressions read as `name.key`, or None
+    # for a type that is not such a table.
+    columns: Callable[[Any], Mapping[str, str] | None] = lambda node: None
+    # (node, scope) -> {column key: values per row} of a resolved node, for `name.key` elsewhere.
+    column_values: Callable[[Any, Any], Mapping[str, list[Any]]] | None = None
 
 
 PARTS = ("position", "data", "styles")
@@ -280,6 +316,8 @@ class ElementType:
     # refusals name it: "data.overflow 'flow'". An element that splits cannot repeat
     # (extensions.md 4): it cannot also sit at the same place on every sheet.
     split_condition: str = ""
+    # Its content is computed from expressions (extensions.md 11).
+    computing: Computing | None = None
     # What the editor needs of the type (EditorHints above); the engine reads none of it.
     editor: EditorHints = field(default_factory=lambda: EditorHints())
     Node: type[BaseModel] = field(init=False)
@@ -447,6 +485,19 @@ def require_string(value: Any) -> str:
     return value
 
 
+def _expression_syntax(text: str) -> str:
+    """An expression's syntax, checked where it is set (its names and types are checked against
+    the design by engine.design.computed, which knows the variables)."""
+    expressions.parse(text)
+    return text
+
+
+# extensions.md 11: an expression of the small language of engine.design.expressions.
+ExpressionText = Annotated[
+    str, Field(min_length=1, max_length=expressions.MAX_EXPRESSION_LENGTH), AfterValidator(_expression_syntax)
+]
+
+
 # extensions.md 4: where an element is drawn besides its own page's first sheet.
 Repeat = Literal["none", "sheets", "pages"]
 # A value showIf compares with; every value is compared as text (engine.design.conditions).
@@ -455,15 +506,30 @@ ConditionValue = str | int | float | bool
 
 # showIf (extensions.md 4); how it is evaluated: engine.design.conditions.
 class Condition(StrictModel):
-    """A condition on a variable: the element is drawn only when it holds for the
-    generation's values (the design-time content in previews)."""
+    """A condition on a variable, or an expression (extensions.md 11): the element is drawn
+    only when it holds for the generation's values (the design-time content in previews)."""
 
-    variable: str = Field(description="A variable of the design")
+    # Left out of dumps while unset, so a stored {variable, equals, notEquals} stays as it was.
+    variable: str | None = Field(None, description="A variable of the design", exclude_if=lambda name: name is None)
     equals: ConditionValue | None = Field(None, description="Drawn when the value, as text, is this")
     notEquals: ConditionValue | None = Field(None, description="Drawn when the value, as text, is not this")
+    expression: ExpressionText | None = Field(
+        None,
+        description='Instead of variable: drawn when this expression is true, e.g. "total > 100" (extensions.md 11)',
+        exclude_if=lambda text: text is None,
+    )
 
     @model_validator(mode="after")
     def _one_comparison(self) -> Condition:
+        if (self.variable is None) == (self.expression is None):
+            raise ValueError(
+                "send showIf.variable (with equals, notEquals or neither) or showIf.expression, one of the two"
+            )
+        if self.expression is not None and (self.equals is not None or self.notEquals is not None):
+            raise ValueError(
+                "showIf.expression compares by itself: write the comparison in it (e.g. \"status = 'paid'\") "
+                "and leave equals and notEquals out"
+            )
         if self.equals is not None and self.notEquals is not None:
             raise ValueError(
                 "send equals or notEquals, not both: one condition per element (with neither, "
@@ -486,3 +552,10 @@ class NodeBase(StrictModel):
         description="sheets: also drawn on every continuation sheet of its page; pages: on every sheet of the document",
     )
     showIf: Condition | None = Field(None, description="Drawn only when this condition holds; null: always")
+    # extensions.md 11; left out of dumps while false, so stored trees stay as they were.
+    keepWithNext: bool = Field(
+        False,
+        description="Following a table or flowing text, moves to the next sheet together with the element "
+        "below it (a totals block never splits)",
+        exclude_if=lambda keep: not keep,
+    )

@@ -12,19 +12,23 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Annotated, Any, Literal, NamedTuple
 
-from pydantic import Field, ValidationInfo, model_validator
+from pydantic import Field, PrivateAttr, ValidationInfo, model_validator
 
 from ..design.colors import HexColor, is_opaque, to_rl
 from ..fonts import DEFAULT_FAMILY, FontFamily
 from ..text import style as text_style
 from ..text import typeset
+from ..text.formatting import format_value
 from .base import (
     MAX_LENGTH,
     Box,
+    Computing,
     Coordinate,
     DrawContext,
     EditorHints,
+    ElementName,
     ElementType,
+    ExpressionText,
     NonNegative,
     StrictModel,
     VariableSpec,
@@ -32,6 +36,17 @@ from .base import (
     validated_element,
 )
 from .editing import CELLS, Widget
+from .table_rows import (
+    ColumnDef,
+    FooterRow,
+    Shown,
+    ShownRow,
+    check_columns,
+    column_types,
+    design_rows,
+    shown,
+    uses,
+)
 from .text import ALIGN_HELP, HYPHENS_HELP, LIGATURES_HELP, NUMERIC_HELP, FontWeight
 
 MAX_ROWS = 500
@@ -121,6 +136,39 @@ class TableData(StrictModel):
     cells: CellRows | None = Field(None, description="Rows of cells: strings or {type, data, styles}")
     headerRow: bool = Field(True, description="The first row is a header: styled, and repeated on new pages")
     headerColumn: bool = Field(False, description="The first column is a header column")
+    # extensions.md 11; each left out of dumps while unset, so stored tables stay as they were.
+    columnDefs: list[ColumnDef] | None = Field(
+        None,
+        max_length=MAX_COLUMNS,
+        description="One per column, in order: {key, header?, dataType?, format?, locale?, currency?, align?, "
+        "value?}; the table's value is then a list of row objects keyed by column key",
+        exclude_if=lambda defs: defs is None,
+    )
+    footer: list[FooterRow] | None = Field(
+        None,
+        description='Rows after the last data row: column key -> an expression ("=sum(amount)") or literal text; '
+        "never left alone at the top of a sheet",
+        exclude_if=lambda rows: rows is None,
+    )
+    groupBy: ElementName | None = Field(
+        None,
+        description="A column key: consecutive rows with the same value form a group, headed by a group row "
+        "and closed by groupFooter rows",
+        exclude_if=lambda key: key is None,
+    )
+    groupHeader: ExpressionText | None = Field(
+        None,
+        description="The group row's text, an expression; default the group's value",
+        exclude_if=lambda t: t is None,
+    )
+    groupFooter: list[FooterRow] | None = Field(
+        None,
+        description="Rows closing each group, like footer; their aggregates see the group's rows",
+        exclude_if=lambda rows: rows is None,
+    )
+    # The rows as shown once engine.design.computed resolved the table for a generation
+    # (table_rows.shown with the design's values); unset: computed from the data alone.
+    _shown: Shown | None = PrivateAttr(None)
 
     @model_validator(mode="after")
     def _grid(self, info: ValidationInfo) -> TableData:
@@ -147,6 +195,7 @@ class TableData(StrictModel):
                 raise ValueError("send data.columnWidths or data.width, not both")
             if len(self.columnWidths) != columns or any(w <= 0 for w in self.columnWidths):
                 raise ValueError(f"columnWidths needs {columns} positive widths, one per column")
+        check_columns(self)
         return self
 
 
@@ -193,6 +242,13 @@ class Grid:
     column_widths: tuple[float, ...]
     row_heights: tuple[float, ...]
     cells: tuple[tuple[CellLayout, ...], ...]
+    # Each row's kind (table_rows.RowKind): a header row, a body row, a group row (one cell
+    # spanning the table), a group footer or footer row (extensions.md 11).
+    kinds: tuple[str, ...] = ()
+
+    def spans(self, r: int) -> bool:
+        """Row r is one cell across the table (a group row)."""
+        return self.kinds[r] == "group"
 
 
 @dataclass(frozen=True)
@@ -253,6 +309,13 @@ def _physical_align(align: text_style.Align, direction: text_style.Direction) ->
     return "right" if (align == "start") == (direction == "rtl") else "left"
 
 
+def cell_extent(layout: Grid, r: int, c: int, lefts: tuple[float, ...]) -> tuple[float, float]:
+    """(left, width) of cell c of row r: its column's, or the whole table's for a group row."""
+    if layout.spans(r):
+        return min(lefts), sum(layout.column_widths)
+    return lefts[c], layout.column_widths[c]
+
+
 def column_lefts(widths: tuple[float, ...], left: float, direction: text_style.Direction) -> tuple[float, ...]:
     """Each column's left edge, in column order: from `left` rightwards, or in an rtl table
     from the right edge leftwards, the first column on the right (extensions.md 6)."""
@@ -270,37 +333,75 @@ def column_lefts(widths: tuple[float, ...], left: float, direction: text_style.D
 
 def grid(node: Any) -> Grid:
     # Models are not hashable; their JSON is, and costs far less than re-wrapping cells.
-    return _grid_cached(node.data.model_dump_json(), node.styles.model_dump_json())
+    data = node.data
+    rows = None
+    if data.columnDefs is not None:
+        rows = (data._shown or design_rows(data)).rows
+    return _grid_cached(data.model_dump_json(), node.styles.model_dump_json(), rows)
+
+
+# The kinds of row drawn like the header row (extensions.md 11: footers are "styled like the header").
+HEADER_LIKE = frozenset(("header", "group", "groupFooter", "footer"))
 
 
 @lru_cache(maxsize=512)
-def _grid_cached(data_json: str, styles_json: str) -> Grid:
+def _grid_cached(data_json: str, styles_json: str, shown: tuple[ShownRow, ...] | None) -> Grid:
     data = ELEMENT.Data.model_validate_json(data_json)  # the declared model, with every element's data.link
     styles = TableStyles.model_validate_json(styles_json)
     widths = column_widths(data)
     inner_widths = [max(width - 2 * styles.cellPadding, 1.0) for width in widths]
     header_rows = 1 if data.headerRow else 0
-    # A plain cell (a string) takes one of four styles: made once each, not once a cell.
-    plain_styles: dict[tuple[bool, bool], tuple[typeset.LineBreaker, str | None]] = {}
+    if shown is None:
+        shown = tuple(
+            ShownRow("header" if r < header_rows else "body", tuple(cell_texts([row])[0]), r)
+            for r, row in enumerate(data.cells or [])
+        )
+    aligns = [column.align for column in data.columnDefs or []]
+    # A plain cell (a string) takes one of a few styles: made once each, not once a cell.
+    plain_styles: dict[tuple[bool, bool, Any], tuple[typeset.LineBreaker, str | None]] = {}
     rows: list[tuple[CellLayout, ...]] = []
     heights: list[float] = []
-    for r, row in enumerate(data.cells or []):
+    body_index = 0
+    for row in shown:
         laid: list[CellLayout] = []
-        for c, cell in enumerate(row):
-            header = r < header_rows or bool(data.headerColumn and c == 0)
-            if not isinstance(cell, str):
-                laid.append(_cell_layout(cell, styles, header, r - header_rows, widths[c]))
-                continue
-            striped = not header and bool(styles.stripeColor) and (r - header_rows) % 2 == 1
-            if (header, striped) not in plain_styles:
-                style, background = _cell_style(None, styles, header, striped)
-                plain_styles[header, striped] = typeset.breaker_for(style), background
-            breaker, background = plain_styles[header, striped]
-            laid.append(CellLayout(cell, breaker.style, background, breaker.lines(cell, inner_widths[c])))
+        header_like = row.kind in HEADER_LIKE
+        if row.kind == "group":
+            style, background = _cell_style(None, styles, True, False)
+            text = row.texts[0]
+            laid.append(
+                CellLayout(
+                    text,
+                    style,
+                    background,
+                    tuple(typeset.wrap(text, style, max(sum(widths) - 2 * styles.cellPadding, 1.0))),
+                )
+            )
+        else:
+            design_row = (data.cells or [])[row.template] if row.template is not None else ()
+            for c, text in enumerate(row.texts):
+                header = header_like or bool(data.headerColumn and c == 0)
+                cell = design_row[c] if c < len(design_row) else ""
+                align = aligns[c] if c < len(aligns) else None
+                if not isinstance(cell, str):
+                    if cell.data.content != text:
+                        cell = cell.model_copy(update={"data": CellData(content=text)})
+                    if align is not None and cell.styles.align is None:
+                        cell = cell.model_copy(update={"styles": cell.styles.model_copy(update={"align": align})})
+                    laid.append(_cell_layout(cell, styles, header, body_index, widths[c]))
+                    continue
+                striped = not header and bool(styles.stripeColor) and body_index % 2 == 1
+                if (header, striped, align) not in plain_styles:
+                    own = CellStyles(align=align) if align is not None else None
+                    style, background = _cell_style(own, styles, header, striped)
+                    plain_styles[header, striped, align] = typeset.breaker_for(style), background
+                breaker, background = plain_styles[header, striped, align]
+                laid.append(CellLayout(text, breaker.style, background, breaker.lines(text, inner_widths[c])))
+        if row.kind == "body":
+            body_index += 1
         rows.append(tuple(laid))
         tallest = max(len(cell.lines) * cell.style.leading for cell in laid)
         heights.append(tallest + 2 * styles.cellPadding)
-    return Grid(widths, tuple(heights), tuple(rows))
+    return Grid(widths, tuple(heights), tuple(rows), tuple(row.kind for row in shown))
 
 
 def measure(node: Any) -> tuple[float, float]:
@@ -312,14 +413,18 @@ def paginate(node: Any, first_room: float, page_room: float) -> list[TablePart]:
     """Split the rows into parts fitting first_room, then page_room each.
 
     Rows are never split and a header is never left alone at a page's foot; the
-    header row is repeated at the top of every later part. An empty first part
-    means the table starts on the next page. A row taller than a whole page gets a
+    header row is repeated at the top of every later part. Rows that keep together (a group
+    row and its first row; footer rows and the data row before them, extensions.md 11) go to
+    the next part together, unless they would not fit a whole page either. An empty first
+    part means the table starts on the next page. A row taller than a whole page gets a
     part of its own and overflows it.
     """
-    heights = grid(node).row_heights
+    layout = grid(node)
+    heights = layout.row_heights
     count = len(heights)
-    header = 1 if node.data.headerRow else 0
+    header = 1 if layout.kinds and layout.kinds[0] == "header" else 0
     header_height = sum(heights[:header])
+    glued = _glued(layout.kinds)
     parts: list[TablePart] = []
     start, room = 0, first_room
     while start < count:
@@ -330,6 +435,14 @@ def paginate(node: Any, first_room: float, page_room: float) -> list[TablePart]:
             used += heights[end]
             end += 1
         needed = min(count, start + (header + 1 if start == 0 else 1))
+        kept = end
+        while start < kept < count and glued[kept - 1]:
+            kept -= 1  # the rows that keep together with the next one go with it
+        if kept >= needed:
+            end = kept
+            used = (header_height if repeat else 0.0) + sum(heights[start:end])
+        elif start < end < count and glued[end - 1] and room < page_room - 0.01:
+            end = start  # the block fits no part of this sheet: it starts on the next one
         if end < needed:
             if room < page_room - 0.01:
                 parts.append(TablePart(start, start, False, 0.0))
@@ -340,6 +453,16 @@ def paginate(node: Any, first_room: float, page_room: float) -> list[TablePart]:
         parts.append(TablePart(start, end, repeat, used))
         start, room = end, page_room
     return parts
+
+
+def _glued(kinds: tuple[str, ...]) -> list[bool]:
+    """Whether each row keeps together with the row after it: a group row with its group's
+    first row, and a data row (or group footer) with the footer rows after it."""
+    glued = [False] * len(kinds)
+    for r in range(len(kinds) - 1):
+        after = kinds[r + 1]
+        glued[r] = kinds[r] == "group" or (after in ("groupFooter", "footer") and kinds[r] != "header")
+    return glued
 
 
 def draw(node: Any, box: Box, ctx: DrawContext, part: TablePart | None = None) -> None:
@@ -376,7 +499,7 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: TablePart | None = None) -
                 )
     if styles.borderColor and styles.borderWidth > 0:
         with tags.artifact(canvas):
-            _draw_grid(ctx, box, layout, row_tops, bottom, styles)
+            _draw_grid(ctx, box, layout, row_tops, bottom, styles, rows)
     canvas.restoreState()
 
 
@@ -399,14 +522,14 @@ def _draw_row(
     styles = node.styles
     padding = styles.cellPadding
     height = layout.row_heights[r]
-    header_row = node.data.headerRow and r == 0
+    header_row = layout.kinds[r] == "header"
     begin_content = ctx.tags.begin_content
     # The row's literals, added to the canvas as one (joined by the newline that separates
     # literals) before anything is drawn through the canvas, and at the end.
     pending: list[str] = []
     for c, cell in enumerate(layout.cells[r]):
-        width, left = layout.column_widths[c], lefts[c]
-        header_column = node.data.headerColumn and c == 0
+        left, width = cell_extent(layout, r, c, lefts)
+        header_column = node.data.headerColumn and c == 0 and not layout.spans(r)
         if header_row or header_column:
             role, attributes = "TH", _COLUMN_HEADER if header_row else _ROW_HEADER
         else:
@@ -542,12 +665,12 @@ def _draw_cells_batched(
         height = layout.row_heights[r]
         bottom = number(ctx.pdf_y(top, height))
         for c, cell in enumerate(layout.cells[r]):
-            width = layout.column_widths[c]
+            left, width = cell_extent(layout, r, c, lefts)
             inner = width - 2 * padding
             if cell.background:
                 if not is_opaque(cell.background):
                     return False
-                rect = f"{number(lefts[c])} {bottom} {number(width)} {number(height)} re"
+                rect = f"{number(left)} {bottom} {number(width)} {number(height)} re"
                 fills.setdefault(cell.background, []).append(rect)
             if cell.text:
                 fits = fitting_styles.get(id(cell.style))
@@ -556,7 +679,7 @@ def _draw_cells_batched(
                 # No glyph reaches a neighbour's background: its lines fit the box, its glyphs the rows.
                 if not fits or any(line.width > inner + 0.01 for line in cell.lines):
                     return False
-                texts.append((cell, lefts[c] + padding, top + padding, inner))
+                texts.append((cell, left + padding, top + padding, inner))
     if fills or texts:
         canvas.setFillAlpha(1)  # what setFillColor does for an opaque colour (nothing, unless it was not)
     for color, rects in fills.items():
@@ -581,7 +704,13 @@ def _draw_cells_batched(
 
 
 def _draw_grid(
-    ctx: DrawContext, box: Box, layout: Grid, row_tops: list[float], bottom: float, styles: TableStyles
+    ctx: DrawContext,
+    box: Box,
+    layout: Grid,
+    row_tops: list[float],
+    bottom: float,
+    styles: TableStyles,
+    rows: list[int] | None = None,
 ) -> None:
     canvas = ctx.canvas
     canvas.setStrokeColor(to_rl(styles.borderColor))
@@ -591,11 +720,31 @@ def _draw_grid(
     for y in [*row_tops, bottom]:
         path.moveTo(box.x, ctx.pdf_y(y))
         path.lineTo(right, ctx.pdf_y(y))
-    # The column edges: each column's left, and the table's right (mirrored in an rtl table).
-    for x in (*column_lefts(layout.column_widths, box.x, styles.direction), right):
-        path.moveTo(x, ctx.pdf_y(row_tops[0] if row_tops else box.y))
-        path.lineTo(x, ctx.pdf_y(bottom))
+    # The column edges: each column's left, and the table's right (mirrored in an rtl table);
+    # a group row spans the table, so the inner edges stop at it (extensions.md 11).
+    edges = column_lefts(layout.column_widths, box.x, styles.direction)
+    outer = (min(edges), right)
+    tops = [*row_tops, bottom]
+    spans = [layout.spans(r) for r in rows] if rows is not None else [False] * len(row_tops)
+    for x in (*edges, right):
+        inner = not any(abs(x - o) < 0.001 for o in outer)
+        runs = [(0, len(row_tops))] if not inner or not any(spans) else _runs_without(spans)
+        for first, last in runs:
+            path.moveTo(x, ctx.pdf_y(tops[first] if tops else box.y))
+            path.lineTo(x, ctx.pdf_y(tops[last]))
     canvas.drawPath(path, stroke=1, fill=0)
+
+
+def _runs_without(spans: list[bool]) -> list[tuple[int, int]]:
+    """[first, last) index ranges of consecutive rows that do not span."""
+    runs, first = [], None
+    for index, spanning in enumerate([*spans, True]):
+        if not spanning and first is None:
+            first = index
+        elif spanning and first is not None:
+            runs.append((first, index))
+            first = None
+    return runs
 
 
 def resize_to_width(node: Any, width: float) -> dict:
@@ -608,9 +757,21 @@ def resize_to_width(node: Any, width: float) -> dict:
 
 def bind_value(node: Any, value: Any) -> Any:
     """A 2-D array of strings replaces every cell (the first row is the header when
-    the table has one); new rows inherit the styling of the design's last row."""
+    the table has one); new rows inherit the styling of the design's last row. A typed table
+    (data.columnDefs) also takes a list of row objects keyed by column key (extensions.md 11)."""
     data = node.data
-    if not isinstance(value, list) or not value or not all(isinstance(r, list) for r in value):
+    if (
+        data.columnDefs is not None
+        and isinstance(value, list)
+        and (not value or any(isinstance(r, dict) for r in value))
+    ):
+        value = _rows_from_objects(data, value)
+    elif not isinstance(value, list) or not value or not all(isinstance(r, list) for r in value):
+        if data.columnDefs is not None:
+            raise ValueError(
+                "expected a list of row objects keyed by column key, e.g. "
+                f'[{{"{data.columnDefs[0].key}": ...}}], or a 2-D array of strings'
+            )
         raise ValueError("expected a non-empty 2-D array (list of rows) of strings")
     if len(value) > MAX_ROWS:
         raise ValueError(f"{len(value)} rows is more than the {MAX_ROWS} a table holds")
@@ -640,10 +801,79 @@ def bind_value(node: Any, value: Any) -> Any:
     return node.model_copy(update={"data": new_data})
 
 
+def _rows_from_objects(data: TableData, value: list) -> list[list[str]]:
+    """Row objects as the 2-D array they stand for: the design's header row first (when the
+    table has one), each object's values under their columns as text, a missing key an empty
+    cell. A key that is no column, or a computed column's, is refused naming both; so is a
+    value that is not one of the column's type."""
+    defs = data.columnDefs or []
+    keys = [column.key for column in defs]
+    computed = [column.key for column in defs if column.value is not None]
+    inputs = [key for key in keys if key not in computed]
+    if len(value) > MAX_ROWS:
+        raise ValueError(f"{len(value)} rows is more than the {MAX_ROWS} a table holds")
+    grid: list[list[str]] = [cell_texts([data.cells[0]])[0]] if data.headerRow and data.cells else []
+    for number, row in enumerate(value, start=1):
+        if not isinstance(row, dict):
+            raise ValueError(f"row {number} is a {type(row).__name__}: send every row as an object keyed by column key")
+        texts = [""] * len(defs)
+        for key, item in row.items():
+            if key in computed:
+                raise ValueError(
+                    f"row {number}: '{key}' is a computed column (its value is data.columnDefs' expression): "
+                    f"leave it out; the row's input columns are {', '.join(inputs)}"
+                )
+            if key not in keys:
+                raise ValueError(
+                    f"row {number}: '{key}' is not a column of this table; its input columns are {', '.join(inputs)}"
+                )
+            column = defs[keys.index(key)]
+            texts[keys.index(key)] = _cell_text(item, column, number)
+        grid.append(texts)
+    if not grid:
+        grid.append([""] * len(defs))  # a table has a row at least: no rows and no header show one empty row
+    return grid
+
+
+def _cell_text(item: Any, column: ColumnDef, number: int) -> str:
+    """A row object's value as the cell's text, checked against its column's type."""
+    if item is None:
+        return ""
+    if isinstance(item, bool) or not isinstance(item, (str, int, float)):
+        raise ValueError(
+            f"row {number}, column '{column.key}': expected a string or a number, got {type(item).__name__}"
+        )
+    text = item if isinstance(item, str) else repr(item) if isinstance(item, float) else str(item)
+    if text and column.formats():
+        try:
+            format_value(text, column.dataType, column.format, column.locale, column.currency)
+        except ValueError as exc:
+            raise ValueError(f"row {number}, column '{column.key}': {exc}") from None
+    return text
+
+
 def has_no_body_text(node: Any) -> bool:
     """A table is empty for showIf when no cell below its header row holds text."""
     body = cell_texts(node.data.cells)[1 if node.data.headerRow else 0 :]
     return not any(text for row in body for text in row)
+
+
+def resolve(node: Any, scope: Any) -> Any:
+    """The table with its rows computed from the generation's values (extensions.md 11)."""
+    if node.data.columnDefs is None:
+        return node
+    data = node.data.model_copy()
+    data._shown = shown(data, scope)
+    return node.model_copy(update={"data": data})
+
+
+def _column_types(node: Any) -> dict[str, str] | None:
+    return None if node.data.columnDefs is None else column_types(node.data)
+
+
+def _column_values(node: Any) -> dict[str, tuple[Any, ...]]:
+    data = node.data
+    return dict((data._shown or design_rows(data)).columns)
 
 
 def _count(value: Any, maximum: int) -> int | None:
@@ -700,7 +930,8 @@ ELEMENT = ElementType(
     variable=VariableSpec(
         kind="table",
         field="data.cells",
-        accepts="a 2-D array of strings, header row first when the table has one",
+        accepts="a 2-D array of strings, header row first when the table has one; a table with data.columnDefs "
+        "also takes a list of row objects keyed by column key",
         apply=bind_value,
         is_empty=has_no_body_text,
         comparable=False,
@@ -712,6 +943,7 @@ ELEMENT = ElementType(
     paginate=paginate,
     merge_data=merge_data,
     tags_itself=True,
+    computing=Computing(uses=uses, resolve=resolve, columns=_column_types, column_values=_column_values),
     editor=EditorHints(
         defaults={
             "position": {},

@@ -15,20 +15,24 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, ValidationInfo, model_validator
 
+from ..design import expressions
 from ..design.colors import HexColor, to_rl
 from ..fonts import DEFAULT_FAMILY, FontFamily
 from ..pdf import links, tagging
 from ..text import fitting, markup, richtext, shaping, typeset
 from ..text import placeholders as placeholders
-from ..text.formatting import DataType, check_format, check_locale, check_value, format_value
+from ..text.formatting import VALUE_TYPES, DataType, check_format, check_locale, check_value, format_value
 from ..text.style import Align, Direction, Hyphens, Ligatures, NumericVariant, TextStyle
 from .base import (
     MAX_LENGTH,
     Box,
+    Computing,
     Coordinate,
     DrawContext,
     EditorHints,
     ElementType,
+    ExpressionText,
+    ExpressionUse,
     FieldHost,
     InlineText,
     Opacity,
@@ -186,6 +190,13 @@ class TextData(StrictModel):
     samples: Annotated[dict[str, str], Widget(SAMPLES)] = Field(
         default_factory=dict, description="Placeholder name -> design-time value, shown when a generation gives none"
     )
+    # extensions.md 11; left out of dumps while unset, so stored trees stay as they were.
+    expression: ExpressionText | None = Field(
+        None,
+        description='The content is this expression\'s result (e.g. "sum(items.amount) * 1.2"), formatted by '
+        "dataType/format/locale/currency; content then holds the result on the design's samples",
+        exclude_if=lambda text: text is None,
+    )
     # extensions.md 6; left out of dumps while unset, so stored trees stay as they were.
     lang: Lang = Field(
         None,
@@ -202,6 +213,11 @@ class TextData(StrictModel):
         if self.listFormat != "none" and isinstance(self.content, str):
             self.content = self.content.split("\n") if self.content else []
         check_fields(self, info)
+        if self.expression is not None and (self.fields or self.listFormat != "none"):
+            raise ValueError(
+                "data.expression makes the whole content one result: leave data.fields and data.listFormat off "
+                "(or write {= expression} inside a text with fields)"
+            )
         if self.dataType != "string":
             check_format(self.dataType, self.format, self.locale, self.currency)
             for item in self.items():
@@ -304,7 +320,21 @@ def check_fields(data: TextData, info: ValidationInfo | None = None) -> None:
         except placeholders.FieldSyntaxError as exc:
             where = f"item {position}, " if isinstance(data.content, list) else ""
             raise ValueError(f"content: {where}{exc}") from None
-        shown += sum(len(s) if isinstance(s, str) else len(data.samples.get(s.name, "")) for s in segments)
+        for segment in segments:
+            if isinstance(segment, placeholders.Computed):
+                try:
+                    expressions.parse(segment.expression)
+                except expressions.ExpressionError as exc:
+                    where = f"item {position}, " if isinstance(data.content, list) else ""
+                    raise ValueError(
+                        f"content: {where}the {{= expression}} at character {segment.index}: {exc}"
+                    ) from None
+        shown += sum(
+            len(s)
+            if isinstance(s, str)
+            else len(data.samples.get(s.key if isinstance(s, placeholders.Computed) else s.name, ""))
+            for s in segments
+        )
     if shown > MAX_TEXT_CHARACTERS:
         # Each placeholder shows its sample: a short content can show a long text.
         text = validated_element(info, "the text")
@@ -313,7 +343,10 @@ def check_fields(data: TextData, info: ValidationInfo | None = None) -> None:
             f"{MAX_TEXT_CHARACTERS:,}: shorten data.samples, or {SPLIT_TEXT}"
         )
     known = placeholders.variable_names(items)
+    results = {segment.key for segment in placeholders.computed(items)}
     for name in data.samples:
+        if name in results:
+            continue  # a {= expression}'s result on the design's samples (engine.design.computed)
         if name in placeholders.RESERVED:
             what = "number" if name == placeholders.PAGE else "count"
             raise ValueError(f"samples: '{name}' is the sheet's {what}, filled when drawn: remove it from data.samples")
@@ -796,6 +829,51 @@ def _without_stale_samples(patch: dict, merged: dict) -> dict:
     return merged
 
 
+def expression_uses(node: Any) -> list[ExpressionUse]:
+    """extensions.md 11: data.expression, and each `{= expression}` of a text with fields."""
+    data = node.data
+    uses = [ExpressionUse("data.expression", data.expression)] if data.expression is not None else []
+    if data.fields:
+        uses.extend(
+            ExpressionUse(f"data.content {{= {segment.expression}}}", segment.expression)
+            for segment in placeholders.computed(data.items())
+        )
+    return uses
+
+
+def resolve_expressions(node: Any, scope: Any) -> Any:
+    """The text showing its expressions' results on `scope`'s values (engine.design.computed):
+    data.expression's as its content, each `{= expression}`'s among its samples."""
+    data = node.data
+    changes: dict[str, Any] = {}
+    if data.expression is not None:
+        changes["content"] = result_content(data, scope.evaluate(data.expression))
+    if data.fields:
+        found = placeholders.computed(data.items())
+        if found:
+            results = {s.key: expressions.to_text(scope.evaluate(s.expression), data.locale) for s in found}
+            changes["samples"] = {**data.samples, **results}
+    return with_data(node, **changes) if changes else node
+
+
+def result_content(data: TextData, value: Any) -> str:
+    """An expression's result as a text's content, read by its dataType: a number or a date as
+    its plain form (formatted when shown), text as it is; a result the type cannot read is refused."""
+    if value is None:
+        return ""
+    if data.dataType == "string":
+        return expressions.to_text(value, data.locale)
+    text = value if isinstance(value, str) else expressions.plain(value)
+    try:
+        check_value(text, data.dataType, data.format, data.locale, data.currency)
+    except ValueError as exc:
+        raise ValueError(
+            f"data.expression gives {text!r}, which dataType {data.dataType} cannot show ({exc}): "
+            "compute a value of that type, or set data.dataType to string"
+        ) from None
+    return text
+
+
 def look(node: Any) -> TextLook:
     styles = node.styles
     return TextLook(
@@ -827,6 +905,7 @@ ELEMENT = ElementType(
         accepts="a string (a number or ISO date string when data.dataType says so; a list of strings for lists)",
         apply=bind_value,
         field_text=field_text,
+        value_type=lambda node: "text" if node.data.listFormat != "none" else VALUE_TYPES[node.data.dataType],
     ),
     fields=FieldHost(
         names=field_names,
@@ -841,6 +920,7 @@ ELEMENT = ElementType(
     },
     merge_data=merge_data,
     check=check_parts,
+    computing=Computing(uses=expression_uses, resolve=resolve_expressions),
     paginate=paginate,
     splits_when=flows,
     split_condition="data.overflow 'flow'",

@@ -6,6 +6,7 @@ what gets generated.
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import threading
 from collections.abc import Iterator, Mapping
@@ -16,6 +17,7 @@ from reportlab import rl_config
 from reportlab.pdfgen.canvas import Canvas
 
 from .. import fonts
+from ..design import computed
 from ..design.colors import parse_gradient, to_rl
 from ..design.placeholder_variables import shows_sheet_numbers
 from ..design.tree import DesignTree
@@ -56,8 +58,12 @@ def render_pdf(
     watermark: Watermark | None = None,
     finishing: Finishing | None = None,
     options: RenderOptions = DEFAULT_OPTIONS,
+    today: dt.date | None = None,
 ) -> bytes:
     """Render the design with the values filled in; hidden elements are left out.
+
+    `today` is the generation's date, what the expressions' today() reads (extensions.md 11;
+    the engine has no clock): without it today() is null.
 
     `max_sheets` bounds the document's length (continuation sheets of growing tables
     included): past it LimitExceeded is raised after layout, before anything is drawn,
@@ -79,7 +85,16 @@ def render_pdf(
         raise EngineError(f"pdfProfile must be standard, accessible or pdf-a (got {profile!r})")
     plan = finishing.plan(profile) if finishing is not None else NO_FINISHING
     return _render(
-        tree, values, resolver, profile, pages, max_sheets, watermark=watermark, finishing=plan, options=options
+        tree,
+        values,
+        resolver,
+        profile,
+        pages,
+        max_sheets,
+        watermark=watermark,
+        finishing=plan,
+        options=options,
+        today=today,
     )
 
 
@@ -94,13 +109,14 @@ def _render(
     watermark: Watermark | None = None,
     finishing: FinishingPlan = NO_FINISHING,
     options: RenderOptions = DEFAULT_OPTIONS,
+    today: dt.date | None = None,
 ) -> bytes:
     if profile not in ("standard", "accessible", "pdf-a"):
         raise EngineError(f"pdfProfile must be standard, accessible or pdf-a (got {profile!r})")
     for page in pages or []:
         if not 0 <= page < len(tree.pages):
             raise PageNotFound(f"page {page} does not exist; the design has {len(tree.pages)} page(s), numbered from 0")
-    filled = apply_values(tree, values)
+    filled = computed.resolve(apply_values(tree, values), today)  # extensions.md 11
     sheets = layout(tree, filled, pages)
     if max_sheets is not None and len(sheets) > max_sheets:
         raise LimitExceeded(
@@ -308,14 +324,17 @@ def render_png(
     dpi: float = 96,
     values: Mapping[str, Any] | None = None,
     watermark: Watermark | None = None,
+    today: dt.date | None = None,
 ) -> bytes:
     """One design page as PNG at the given resolution (the first sheet of that page), with
-    `values` filled in if given, and a watermark over it if given."""
+    `values` filled in if given, and a watermark over it if given; `today` as render_pdf's."""
     if not 0 <= page < len(tree.pages):
         raise PageNotFound(f"page {page} does not exist; the design has {len(tree.pages)} page(s), numbered from 0")
     if not 10 <= dpi <= 1200:
         raise EngineError(f"dpi must be between 10 and 1200 (got {dpi})")
-    pdf = _render(tree, values, resolver, "standard", [page], None, first_sheet_only=True, watermark=watermark)
+    pdf = _render(
+        tree, values, resolver, "standard", [page], None, first_sheet_only=True, watermark=watermark, today=today
+    )
     return rasterize(pdf, 0, dpi)
 
 

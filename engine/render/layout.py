@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,6 +73,9 @@ def page_digest(tree: Mapping[str, Any], index: int) -> str:
     beyond = _drawn_from_elsewhere(tree, index)
     if beyond:
         drawn["beyond"] = beyond
+    if any(_computes(node) for node in drawn["nodes"] + beyond.get("furniture", [])):
+        # Expressions may read any variable of the design (extensions.md 11).
+        drawn["computed"] = {"nodes": nodes, "variables": tree.get("variables")}
     if any(_shows_sheet_numbers(node) for node in drawn["nodes"] + beyond.get("furniture", [])):
         # {page} and {pages} depend on the sheets every page lays out (extensions.md 1).
         drawn["document"] = {"index": index, "pages": tree["pages"], "nodes": nodes}
@@ -92,7 +95,9 @@ def _drawn_from_elsewhere(tree: Mapping[str, Any], index: int) -> dict[str, Any]
         if (nodes.get(node_id) or {}).get("repeat") == "pages"
     ]
     here = [nodes.get(node_id) for node_id in tree["pages"][index].get("elements", [])] + furniture
-    tested = sorted({node["showIf"]["variable"] for node in here if node and node.get("showIf")})
+    tested = sorted(
+        {node["showIf"]["variable"] for node in here if node and (node.get("showIf") or {}).get("variable")}
+    )
     variables = tree.get("variables", {})
     conditions = {name: _condition_source(nodes, variables.get(name) or {}, name) for name in tested}
     return {"furniture": furniture, "conditions": conditions} if furniture or conditions else {}
@@ -105,6 +110,14 @@ def _condition_source(nodes: Mapping[str, Any], variable: Mapping[str, Any], nam
         return nodes.get(variable["nodeId"])
     samples = (((node or {}).get("data") or {}).get("samples") or {} for node in nodes.values())
     return [given[name] for given in samples if name in given]
+
+
+def _computes(node: Mapping[str, Any] | None) -> bool:
+    """Whether a node (JSON form) holds an expression that may read other elements' values."""
+    data = (node or {}).get("data") or {}
+    if data.get("expression") or data.get("columnDefs") or ((node or {}).get("showIf") or {}).get("expression"):
+        return True
+    return bool(data.get("fields")) and "{=" in json.dumps(data.get("content", ""))
 
 
 def _shows_sheet_numbers(node: Mapping[str, Any] | None) -> bool:
@@ -169,7 +182,7 @@ def _layout_page(
     growing = [n for n in nodes if n.id in splitting]
     margin = flow_margin(page)
     limit = page.height - margin
-    bands = {t.id: _band(designed[t.id], furniture, margin, limit) for t in growing}
+    bands = {t.id: _band(designed[t.id], furniture, margin, limit, designed.values()) for t in growing}
 
     def sheet(k: int) -> LaidOutPage:
         while len(sheets) <= k:
@@ -179,6 +192,9 @@ def _layout_page(
     ends: dict[str, tuple[int, float]] = {}  # growing element's id -> (sheet, bottom y)
     spills: dict[str, tuple[int, float]] = {}  # its id -> (sheet, y origin) once its followers spill over
     placed: list[tuple[int, Placement]] = []
+    # Each growing element's followers as placed, in order: (node, index in `placed`, offset);
+    # an element with keepWithNext goes to the next sheet with the one after it (extensions.md 11).
+    followers: dict[str, list[tuple[Any, int, float]]] = {}
     for node in sorted(nodes, key=lambda n: (designed[n.id].y, n.id not in splitting)):
         own = designed[node.id]
         actual = _box(node)
@@ -204,9 +220,15 @@ def _layout_page(
                 follow_top, follow_bottom = bands[anchor.id]
                 spill = spills.get(anchor.id)
                 if spill is None and top + actual.h > max(follow_bottom, own.bottom) and top > follow_top:
-                    spill = spills[anchor.id] = (sheet_index + 1, follow_top - offset)
+                    kept = _kept_with(followers.get(anchor.id, []), sheet_index, placed)
+                    first = kept[0][2] if kept else offset  # the block moves whole: from its first element
+                    spill = spills[anchor.id] = (sheet_index + 1, follow_top - first)
+                    for kept_node, index, kept_offset in kept:
+                        box = placed[index][1].box._replace(y=spill[1] + kept_offset)
+                        placed[index] = (spill[0], Placement(kept_node, box))
                 if spill is not None:
                     sheet_index, top = spill[0], spill[1] + offset
+                followers.setdefault(anchor.id, []).append((node, len(placed), offset))
         box = Box(node.position.x, top, actual.w, actual.h)
         if paginate is None:
             placed.append((sheet_index, Placement(node, box)))
@@ -221,6 +243,21 @@ def _layout_page(
     for sheet_index, placement in sorted(placed, key=lambda p: paint_order[p[1].node.id]):
         sheet(sheet_index).placements.append(placement)
     return sheets
+
+
+def _kept_with(
+    followers: list[tuple[Any, int, float]], sheet_index: int, placed: list[tuple[int, Placement]]
+) -> list[tuple[Any, int, float]]:
+    """The followers placed just before one that moves to the next sheet, on the sheet it
+    leaves, that keep with the next (keepWithNext): each keeps with the one after it, so the
+    run ending at the moving element moves with it."""
+    kept: list[tuple[Any, int, float]] = []
+    for follower in reversed(followers):
+        node, index, _ = follower
+        if not node.keepWithNext or placed[index][0] != sheet_index:
+            break
+        kept.insert(0, follower)
+    return kept
 
 
 def _anchors(node: Any, own: Box, growing: list[Any], designed: dict[str, Box]) -> list[Any]:
@@ -252,18 +289,27 @@ def _furniture_of(furniture: list[Any], index: int) -> list[Any]:
     return [n for n in furniture if n.page == index or n.repeat == "pages"]
 
 
-def _band(own: Box, furniture: Sequence[Box], margin: float, limit: float) -> tuple[float, float]:
+def _band(
+    own: Box, furniture: Sequence[Box], margin: float, limit: float, page: Iterable[Box] = ()
+) -> tuple[float, float]:
     """(top, bottom) of the room a growing element designed at `own` has on its sheets.
 
     It stops above the highest repeated element lying below its designed top (a footer) and
-    continues below the lowest one lying wholly above it (a header); one that straddles its
-    top is neither. The band never reaches past the margins, and when headers and footers
-    would leave less than a quarter of the room between the margins it is the margins again:
-    the table then runs over them rather than into hundreds of sheets.
+    continues below the lowest one lying wholly above it (a header), with the gap the design
+    has above the element: between the header and it, or between it and the nearest of the
+    page's elements (`page`) in between (extensions.md 11). One that straddles its top is
+    neither. The band never reaches past the margins, and when headers and footers would
+    leave less than a quarter of the room between the margins it is the margins again: the
+    table then runs over them rather than into hundreds of sheets.
     """
     if not furniture:
         return margin, limit
-    top = max([margin] + [b.bottom for b in furniture if b.bottom <= own.y + 0.01])
+    headers = [b.bottom for b in furniture if b.bottom <= own.y + 0.01]
+    top = margin
+    if headers and max(headers) > margin:
+        header = max(headers)
+        nearest = max([header] + [b.bottom for b in page if header <= b.bottom <= own.y + 0.01 and b != own])
+        top = header + max(own.y - nearest, 0.0)
     bottom = min([limit] + [b.y for b in furniture if b.y >= own.y])
     if bottom - top < (limit - margin) / 4:
         return margin, limit

@@ -16,6 +16,8 @@ from babel.dates import format_date, format_datetime
 from babel.numbers import format_currency, format_decimal
 
 DataType = Literal["string", "number", "date", "currency"]
+# How an expression reads a value of each dataType (engine.design.expressions' types).
+VALUE_TYPES: dict[str, str] = {"string": "text", "number": "number", "currency": "number", "date": "date"}
 
 # Plain decimals, or thousands grouped with commas (never "1,5" read as 15).
 _NUMBER = re.compile(r"^[+-]?(\d+|\d{1,3}(,\d{3})+)(\.\d+)?([eE][+-]?\d+)?$|^[+-]?\.\d+$")

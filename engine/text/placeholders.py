@@ -39,8 +39,41 @@ class Placeholder(NamedTuple):
     name: str
 
 
-# A template: literal strings and placeholders, in order.
-Segment = str | Placeholder
+class Computed(NamedTuple):
+    """`{= expression }` (extensions.md 11): a placeholder showing an expression's result.
+    `index` is where the expression's text starts in the item (for messages)."""
+
+    expression: str
+    index: int
+
+    @property
+    def key(self) -> str:
+        """Its result's key among a text's samples, beside the placeholders' names."""
+        return "=" + self.expression
+
+
+# A template: literal strings, placeholders and computed placeholders, in order.
+Segment = str | Placeholder | Computed
+
+
+def _computed_end(text: str, start: int) -> int:
+    """The index of the `}` closing a `{=` opened before `start`, skipping braces inside the
+    expression's quoted strings; -1 when there is none."""
+    quote = None
+    i = start
+    while i < len(text):
+        char = text[i]
+        if quote is not None:
+            if char == "\\":
+                i += 1
+            elif char == quote:
+                quote = None
+        elif char in "'\"":
+            quote = char
+        elif char == "}":
+            return i
+        i += 1
+    return -1
 
 
 def _name_problem(name: str) -> str | None:
@@ -74,6 +107,21 @@ def parse(text: str) -> tuple[Segment, ...]:
                 literal.append("{")
                 i += 2
                 continue
+            if text.startswith("{=", i):
+                close = _computed_end(text, i + 2)
+                if close < 0:
+                    raise FieldSyntaxError(i, f"'{{=' at character {i} is not closed: end the expression with }}")
+                body = text[i + 2 : close]
+                if not body.strip():
+                    raise FieldSyntaxError(
+                        i, f"empty expression '{{=}}' at character {i}: write one, e.g. {{= qty * price}}"
+                    )
+                if literal:
+                    segments.append("".join(literal))
+                    literal = []
+                segments.append(Computed(body.strip(), i + 2 + len(body) - len(body.lstrip())))
+                i = close + 1
+                continue
             close = text.find("}", i + 1)
             opened = text.find("{", i + 1)
             if close < 0 or (0 <= opened < close):
@@ -105,6 +153,11 @@ def parse(text: str) -> tuple[Segment, ...]:
 def literal(text: str) -> str:
     """The text as a template showing it unchanged: its braces doubled."""
     return text.replace("{", "{{").replace("}", "}}")
+
+
+def computed(items: list[str] | tuple[str, ...]) -> tuple[Computed, ...]:
+    """The items' `{= expression }` placeholders, in order."""
+    return tuple(s for item in items for s in parse(item) if isinstance(s, Computed))
 
 
 def names(text: str) -> tuple[str, ...]:
@@ -148,6 +201,8 @@ def fill(
     for segment in parse(text):
         if isinstance(segment, str):
             out.append(segment)
+        elif isinstance(segment, Computed):
+            out.append(quote(values.get(segment.key, "")))
         elif segment.name == PAGE:
             out.append(str(sheet.number))
         elif segment.name == PAGES:

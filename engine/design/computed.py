@@ -1,0 +1,208 @@
+"""Computed values of a design (extensions.md 11): every expression checked against the
+design when it is set, and resolved for each generation.
+
+Expressions (engine.design.expressions) appear in typed tables (computed columns, group
+rows, footers), in a text's `data.expression`, in `{= expression}` placeholders and in
+`showIf: {expression}`. Element types declare theirs (ElementType.computing); this module
+knows the design: what each name is, its type and its value.
+
+- `check(tree)` runs after every action: an expression naming what the design does not have,
+  or of a type that cannot hold, is refused naming the element, the key, the position and
+  the fix; so is one that fails on the design's own samples. A text computed by an expression
+  shows its result on the samples in its stored `content` (and `{= …}` results are kept among
+  its `samples`), so the design measures as it previews.
+- `resolve(tree, today)` is the filled tree of a generation with every result in place:
+  tables' rows computed, texts' contents, and each `showIf: {expression}` decided (an element
+  whose expression is false is left out as a hidden one is). A value that makes an expression
+  fail is an error naming the variable, the row and the column.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..elements import ELEMENT_TYPES
+from ..elements.base import ExpressionUse
+from ..errors import EngineError, ValueBindingError
+from . import expressions
+from .conditions import variable_value
+from .tree import DesignTree
+
+SHOW_IF = "showIf.expression"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a node's expressions read: the design's names with their types, and their values."""
+
+    names: expressions.Names
+    env: expressions.Env
+
+    def evaluate(self, text: str) -> Any:
+        return expressions.check(text, self.names).evaluate(self.env)
+
+
+def _uses(node: Any) -> list[ExpressionUse]:
+    computing = ELEMENT_TYPES[node.type].computing
+    found = list(computing.uses(node)) if computing is not None else []
+    if node.showIf is not None and node.showIf.expression is not None:
+        found.append(ExpressionUse(SHOW_IF, node.showIf.expression, boolean=True))
+    return found
+
+
+def computes(tree: DesignTree) -> bool:
+    """The design has an expression somewhere (a design without one takes no extra work)."""
+    return any(_uses(node) for node in tree.nodes.values())
+
+
+def _value_type(node: Any) -> str:
+    spec = ELEMENT_TYPES[node.type].variable
+    return spec.value_type(node) if spec is not None and spec.value_type is not None else "text"
+
+
+def names(tree: DesignTree) -> expressions.Names:
+    """Every variable an expression may read, with its type: a typed table's as its columns."""
+    variables: dict[str, str] = {}
+    tables: dict[str, dict[str, str]] = {}
+    for name, variable in tree.variables.items():
+        if variable.nodeId is None:
+            variables[name] = "any"  # a placeholder: a string or a number
+            continue
+        node = tree.nodes[variable.nodeId]
+        computing = ELEMENT_TYPES[node.type].computing
+        columns = computing.columns(node) if computing is not None else None
+        if columns is not None:
+            tables[name] = dict(columns)
+        else:
+            variables[name] = _value_type(node)
+    return expressions.Names(variables=variables, tables=tables)
+
+
+def _variable_values(tree: DesignTree, known: expressions.Names) -> dict[str, Any]:
+    values = {}
+    for name, kind in known.variables.items():
+        value = variable_value(tree, name)
+        if isinstance(value, list):
+            value = "\n".join(str(item) for item in value)
+        try:
+            values[name] = expressions.as_input(value, kind, name)
+        except expressions.EvaluationError as exc:
+            raise ValueBindingError(name, str(exc)) from None
+    return values
+
+
+def resolve(tree: DesignTree, today: dt.date | None = None) -> DesignTree:
+    """The tree with every computed value in place (see the module's docstring)."""
+    if not computes(tree):
+        return tree
+    known = names(tree)
+    scope = Scope(known, expressions.Env(variables=_variable_values(tree, known), today=today))
+    nodes = dict(tree.nodes)
+    tables: dict[str, Any] = {}
+    # Tables first: texts and conditions elsewhere read their columns (items.amount).
+    for name, variable in tree.variables.items():
+        node = nodes.get(variable.nodeId or "")
+        computing = ELEMENT_TYPES[node.type].computing if node is not None else None
+        if computing is not None and computing.column_values is not None and name in known.tables:
+            nodes[node.id] = _resolved(tree, nodes[node.id], computing.resolve, scope)
+            tables[name] = computing.column_values(nodes[node.id])
+    scope = Scope(known, dataclasses.replace(scope.env, tables=tables))
+    for node_id, node in tree.nodes.items():
+        computing = ELEMENT_TYPES[node.type].computing
+        if computing is not None and nodes[node_id] is node and computing.uses(node):
+            nodes[node_id] = _resolved(tree, node, computing.resolve, scope)
+        condition = node.showIf
+        if condition is not None and condition.expression is not None:
+            shown = _evaluated(tree, node, SHOW_IF, condition.expression, scope)
+            nodes[node_id] = nodes[node_id].model_copy(
+                update={"showIf": None, "isHidden": node.isHidden or shown is not True}
+            )
+    return tree.model_copy(update={"nodes": nodes})
+
+
+def _resolved(tree: DesignTree, node: Any, resolve_node: Any, scope: Scope) -> Any:
+    """The node resolved; a failure names the variable it is bound to (a table's rows: "row 3,
+    column 'price': …"), else the variable whose value made it fail, else the element."""
+    try:
+        return resolve_node(node, scope)
+    except ValueError as exc:  # EvaluationError, a table's RowError, a result its type cannot show
+        if tree.variable_of(node) is not None:  # its variable has the element's name
+            raise ValueBindingError(node.name, str(exc)) from None
+        failing = getattr(exc, "name", None)
+        if failing in tree.variables:
+            raise ValueBindingError(failing, f"'{node.name}' cannot be computed from it: {exc}") from None
+        raise EngineError(f"element '{node.name}': {exc}") from None
+
+
+def _evaluated(tree: DesignTree, node: Any, where: str, text: str, scope: Scope) -> Any:
+    try:
+        return scope.evaluate(text)
+    except (expressions.EvaluationError, expressions.ExpressionError) as exc:
+        raise EngineError(f"element '{node.name}', {where}: {exc}") from None
+
+
+def _checked_uses(
+    tree: DesignTree, known: expressions.Names
+) -> Iterator[tuple[Any, ExpressionUse, expressions.Checked]]:
+    """Every expression of the design checked against its names; ValueError naming the element,
+    the key, the position and the fix for one that cannot be."""
+    for node in tree.nodes.values():
+        for use in _uses(node):
+            scope = dataclasses.replace(known, row=use.row, aggregates_only=use.aggregates_only)
+            if use.row is not None:
+                scope = dataclasses.replace(scope, tables={})  # a table's expressions read its own columns
+            try:
+                checked = expressions.check(use.text, scope)
+            except expressions.ExpressionError as exc:
+                raise ValueError(f"'{node.name}' {use.where}: {exc}") from None
+            if use.boolean and checked.type not in ("boolean", "any"):
+                raise ValueError(
+                    f"'{node.name}' {use.where}: '{use.text}' gives a {checked.type}, not true or false: "
+                    f"compare it, e.g. {use.text} > 0"
+                )
+            yield node, use, checked
+
+
+def check(tree: DesignTree) -> list[str]:
+    """Refuse a design whose expressions cannot be computed (after every action), and show
+    computed texts' results on the design's samples (see the module's docstring). In place;
+    the ids of the nodes whose shown results changed."""
+    if not computes(tree):
+        return []
+    known = names(tree)
+    for node, _, _ in _checked_uses(tree, known):
+        if getattr(node.data, "expression", None) is not None and tree.variable_of(node) is not None:
+            raise ValueError(
+                f"'{node.name}' is bound to a variable and has data.expression: a computed text takes no "
+                "value; unbind it, or remove data.expression"
+            )
+    try:
+        resolved = resolve(tree)
+    except EngineError as exc:
+        raise ValueError(f"{exc.message} (on the design's samples: fix the sample, or the expression)") from None
+    changed = []
+    for node_id, node in tree.nodes.items():
+        computing = ELEMENT_TYPES[node.type].computing
+        if computing is None or computing.column_values is not None or not computing.uses(node):
+            continue
+        shown = resolved.nodes[node_id]
+        if shown.data != node.data:
+            tree.nodes[node_id] = node.model_copy(update={"data": shown.data})
+            changed.append(node_id)
+    return changed
+
+
+def read_by(tree: DesignTree) -> dict[str, list[str]]:
+    """Each variable -> the names of the elements whose expressions read it."""
+    if not computes(tree):
+        return {}
+    readers: dict[str, list[str]] = {}
+    for node, _, checked in _checked_uses(tree, names(tree)):
+        for name in sorted(checked.variables):
+            if node.name not in readers.setdefault(name, []):
+                readers[name].append(node.name)
+    return readers
