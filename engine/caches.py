@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import fonts
-from .design import colors
-from .elements import barcode, qr, table, text
+from .design import colors, expressions
+from .elements import barcode, qr, table, table_rows, text
 from .finishing import einvoice
 from .fonts.embedding import SUBSETS
 from .media import icons
@@ -94,6 +94,9 @@ FUNCTIONS: tuple[tuple[Callable[..., Any], str], ...] = (
     (text._rich_layout, "a rich text element's lines"),
     (text._fitted, "a text fitted to its box"),
     (table._grid_cached, "a table's laid-out grid"),
+    (table_rows._design_rows, "a typed table's rows computed on its own data (no generation)"),
+    (expressions.parse, "an expression's syntax tree"),
+    (expressions.check, "an expression checked against the names it may read"),
     (barcode.bars, "a barcode's bars"),
     (barcode._bars_path, "a barcode's path"),
     (qr.module_runs, "a QR code's modules"),

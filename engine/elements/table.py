@@ -18,7 +18,6 @@ from ..design.colors import HexColor, is_opaque, to_rl
 from ..fonts import DEFAULT_FAMILY, FontFamily
 from ..text import style as text_style
 from ..text import typeset
-from ..text.formatting import format_value
 from .base import (
     MAX_LENGTH,
     Box,
@@ -44,6 +43,7 @@ from .table_rows import (
     check_columns,
     column_types,
     design_rows,
+    read_value,
     shown,
     uses,
 )
@@ -55,6 +55,8 @@ MAX_COLUMNS = 50
 # in several tables (a bound one grows over new sheets).
 MAX_TABLE_CHARACTERS = 200_000
 DEFAULT_COLUMN_WIDTH = 100.0
+# Validation context: the data was validated when it was set or bound, and is validated again to be drawn.
+DRAWN = "drawn"
 
 
 class TablePosition(StrictModel):
@@ -195,7 +197,8 @@ class TableData(StrictModel):
                 raise ValueError("send data.columnWidths or data.width, not both")
             if len(self.columnWidths) != columns or any(w <= 0 for w in self.columnWidths):
                 raise ValueError(f"columnWidths needs {columns} positive widths, one per column")
-        check_columns(self)
+        # A table validated again to be drawn was checked when set or bound: its cells are not read twice.
+        check_columns(self, read_cells=not (info.context or {}).get(DRAWN, False))
         return self
 
 
@@ -346,7 +349,7 @@ HEADER_LIKE = frozenset(("header", "group", "groupFooter", "footer"))
 
 @lru_cache(maxsize=512)
 def _grid_cached(data_json: str, styles_json: str, shown: tuple[ShownRow, ...] | None) -> Grid:
-    data = ELEMENT.Data.model_validate_json(data_json)  # the declared model, with every element's data.link
+    data = ELEMENT.Data.model_validate_json(data_json, context={DRAWN: True})  # the declared model, with data.link
     styles = TableStyles.model_validate_json(styles_json)
     widths = column_widths(data)
     inner_widths = [max(width - 2 * styles.cellPadding, 1.0) for width in widths]
@@ -810,8 +813,12 @@ def _rows_from_objects(data: TableData, value: list) -> list[list[str]]:
     keys = [column.key for column in defs]
     computed = [column.key for column in defs if column.value is not None]
     inputs = [key for key in keys if key not in computed]
-    if len(value) > MAX_ROWS:
-        raise ValueError(f"{len(value)} rows is more than the {MAX_ROWS} a table holds")
+    header = 1 if data.headerRow else 0
+    if len(value) + header > MAX_ROWS:
+        raise ValueError(
+            f"{len(value)} rows and the header row are more than the {MAX_ROWS} rows a table holds: "
+            "split the rows over several documents or tables"
+        )
     grid: list[list[str]] = [cell_texts([data.cells[0]])[0]] if data.headerRow and data.cells else []
     for number, row in enumerate(value, start=1):
         if not isinstance(row, dict):
@@ -846,7 +853,7 @@ def _cell_text(item: Any, column: ColumnDef, number: int) -> str:
     text = item if isinstance(item, str) else repr(item) if isinstance(item, float) else str(item)
     if text and column.formats():
         try:
-            format_value(text, column.dataType, column.format, column.locale, column.currency)
+            read_value(text, column)
         except ValueError as exc:
             raise ValueError(f"row {number}, column '{column.key}': {exc}") from None
     return text

@@ -24,7 +24,16 @@ from pydantic import AfterValidator, Field
 
 from ..design import expressions
 from ..text import style as text_style
-from ..text.formatting import VALUE_TYPES, DataType, check_format, check_locale, format_value
+from ..text.formatting import (
+    VALUE_TYPES,
+    DataType,
+    check_format,
+    check_locale,
+    format_value,
+    number_formatter,
+    parse_date,
+    parse_number,
+)
 from .base import ElementName, ExpressionText, ExpressionUse, StrictModel
 
 RowKind = Literal["header", "body", "group", "groupFooter", "footer"]
@@ -80,8 +89,9 @@ class ShownRow(NamedTuple):
     template: int | None
 
 
-def check_columns(data: Any) -> None:
-    """The rules of columnDefs, footer and groupBy within one table (the model's validator)."""
+def check_columns(data: Any, read_cells: bool = True) -> None:
+    """The rules of columnDefs, footer and groupBy within one table (the model's validator);
+    `read_cells`: also read each design cell by its column's type."""
     defs = data.columnDefs
     if defs is None:
         for key in ("footer", "groupBy", "groupHeader", "groupFooter"):
@@ -126,13 +136,22 @@ def check_columns(data: Any) -> None:
             "data.groupHeader and data.groupFooter need data.groupBy: name the column that groups the rows"
         )
     header_rows = 1 if data.headerRow else 0
-    for r, row in enumerate(_texts(data.cells)[header_rows:], start=1):
+    for r, row in enumerate(_texts(data.cells)[header_rows:] if read_cells else [], start=1):
         for column, text in zip(defs, row, strict=False):
             if text and column.value is None and column.formats():
                 try:
-                    format_value(text, column.dataType, column.format, column.locale, column.currency)
+                    read_value(text, column)
                 except ValueError as exc:
                     raise ValueError(f"cells: row {r}, column '{column.key}': {exc}") from None
+
+
+def read_value(text: str, column: ColumnDef) -> None:
+    """A cell's text read by its column's type (its format was checked on a sample when set):
+    ValueError naming what was expected."""
+    if VALUE_TYPES[column.dataType] == "number":
+        parse_number(text)
+    elif column.dataType == "date":
+        parse_date(text)
 
 
 def _texts(cells: Sequence[Sequence[Any]] | None) -> list[list[str]]:
@@ -237,9 +256,9 @@ class _Formatter:
         if isinstance(value, bool) or not column.formats():
             return value if isinstance(value, str) else expressions.to_text(value, column.locale)
         kind = VALUE_TYPES[column.dataType]
-        if (kind == "number" and isinstance(value, Decimal)) or (
-            kind == "date" and not isinstance(value, Decimal | str)
-        ):
+        if kind == "number" and isinstance(value, Decimal):
+            return number_formatter(column.dataType, column.format, column.locale, column.currency)(value)
+        if kind == "date" and not isinstance(value, Decimal | str):
             return format_value(value, column.dataType, column.format, column.locale, column.currency)
         return value if isinstance(value, str) else expressions.to_text(value, column.locale)
 

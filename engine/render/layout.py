@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -182,7 +182,7 @@ def _layout_page(
     growing = [n for n in nodes if n.id in splitting]
     margin = flow_margin(page)
     limit = page.height - margin
-    bands = {t.id: _band(designed[t.id], furniture, margin, limit, designed.values()) for t in growing}
+    bands = {t.id: _band(designed[t.id], furniture, margin, limit) for t in growing}
 
     def sheet(k: int) -> LaidOutPage:
         while len(sheets) <= k:
@@ -289,27 +289,21 @@ def _furniture_of(furniture: list[Any], index: int) -> list[Any]:
     return [n for n in furniture if n.page == index or n.repeat == "pages"]
 
 
-def _band(
-    own: Box, furniture: Sequence[Box], margin: float, limit: float, page: Iterable[Box] = ()
-) -> tuple[float, float]:
+def _band(own: Box, furniture: Sequence[Box], margin: float, limit: float) -> tuple[float, float]:
     """(top, bottom) of the room a growing element designed at `own` has on its sheets.
 
     It stops above the highest repeated element lying below its designed top (a footer) and
     continues below the lowest one lying wholly above it (a header), with the gap the design
-    has above the element: between the header and it, or between it and the nearest of the
-    page's elements (`page`) in between (extensions.md 11). One that straddles its top is
-    neither. The band never reaches past the margins, and when headers and footers would
+    has between that header and the element's top (extensions.md 11). One that straddles its
+    top is neither. The band never reaches past the margins, and when headers and footers would
     leave less than a quarter of the room between the margins it is the margins again: the
     table then runs over them rather than into hundreds of sheets.
     """
     if not furniture:
         return margin, limit
     headers = [b.bottom for b in furniture if b.bottom <= own.y + 0.01]
-    top = margin
-    if headers and max(headers) > margin:
-        header = max(headers)
-        nearest = max([header] + [b.bottom for b in page if header <= b.bottom <= own.y + 0.01 and b != own])
-        top = header + max(own.y - nearest, 0.0)
+    # Below the header with the gap the first sheet has between it and the element: where it starts there.
+    top = max(margin, own.y) if headers and max(headers) > margin else margin
     bottom = min([limit] + [b.y for b in furniture if b.y >= own.y])
     if bottom - top < (limit - margin) / 4:
         return margin, limit
