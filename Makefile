@@ -47,6 +47,7 @@ bench: $(call installed,bench)
 	@scripts/provision.sh redis-server postgresql chromium
 	$(PY) -m benchmarks.render
 	$(PY) -m benchmarks.typst
+	$(PY) -m benchmarks.computed
 	$(PY) -m benchmarks.profile --quick
 	$(PY) -m benchmarks.finishing
 	$(PY) -m benchmarks.api
