@@ -236,11 +236,12 @@ class Design(Authoring):
         return Preview(self.workbench.client.fetch(preview.previewUrl), page)
 
     def _values(self, values: Mapping[str, Any]) -> dict[str, Any]:
-        """Values as the API takes them (a DataFrame or records for a table, with its header row)."""
+        """Values as the API takes them: a DataFrame or records for a typed table (data.columnDefs)
+        as row objects keyed by their column names, for a plain table as rows with its header row."""
         values = dict(values)
         tabular = any(rows.is_tabular(v) for v in values.values())
-        header = rows.header_rows(self.tree) if tabular else (lambda name: True)
-        return rows.values(values, header)
+        shape = rows.table_shapes(self.tree) if tabular else (lambda name: rows.TableShape())
+        return rows.values(values, shape)
 
     def editor(self, height: int = 820) -> Any:
         """The workbench's canvas editor for this design, shown inline in JupyterLab or Notebook 7.
