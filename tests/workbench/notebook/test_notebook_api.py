@@ -383,7 +383,8 @@ def test_generate_and_generate_many_carry_e_invoices_watermarks_and_passwords(wb
     design = badge(wb)
     invoices = pd.DataFrame({"name": ["Globex", "Initech"], "number": ["INV-A", "INV-B"]})
     xmls = invoices.apply(lambda row: factur_x_xml({**INVOICE, "number": row["number"]}), axis=1)
-    result = design.generate_many(invoices, profile="pdf-a", e_invoices=xmls, watermark="COPY", progress=False)
+    options = {"profile": "pdf-a", "e_invoices": xmls, "watermark": "COPY", "progress": False}
+    result = design.generate_many(invoices, columns={"number": None}, **options)  # "number" made the XML
     assert result.ok and result.completed == 2
     for position, number in enumerate(["INV-A", "INV-B"]):
         pdf = result.pdfs[position]
