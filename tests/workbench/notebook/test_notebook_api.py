@@ -653,6 +653,22 @@ def test_the_cli_generates_on_a_data_dir_and_reports_failed_rows(tmp_path):
     assert sorted(p.name for p in (tmp_path / "pdfs").iterdir()) == ["errors.json", "row-0001.pdf"]
 
 
+def test_the_cli_refuses_a_column_that_fills_no_variable_unless_map_leaves_it_out(tmp_path):
+    data_dir = tmp_path / "data"
+    with workbench.connect(data_dir=data_dir) as wb:
+        badge(wb, "CLI columns")
+        before = wb.credits
+    (tmp_path / "rows.csv").write_text("name,email\nAda,a@x\n")
+    args = ("--data", str(tmp_path / "rows.csv"), "--out", str(tmp_path / "pdfs"), "--data-dir", str(data_dir))
+    refused = docbench("generate", "CLI columns", *args)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "variable 'email': no such variable in this design (its variables: issued, name, photo)" in refused.stderr
+    with workbench.connect(data_dir=data_dir) as wb:
+        assert wb.credits == before
+    done = docbench("generate", "CLI columns", *args, "--map", "email=")
+    assert done.returncode == 0 and "1 PDFs, 0 failed" in done.stderr
+
+
 def test_the_cli_on_a_data_dir_a_server_holds_says_to_pass_its_url(held_data_dir, tmp_path):
     (tmp_path / "rows.csv").write_text("name\nAda\n")
     args = ("--data", str(tmp_path / "rows.csv"), "--out", str(tmp_path / "x.zip"), "--data-dir", str(held_data_dir))
