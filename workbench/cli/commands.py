@@ -236,13 +236,15 @@ def batch(args: argparse.Namespace) -> int:
     return 0 if state["status"] == "completed" else 1
 
 
-def _column_map(pairs: list[str]) -> dict[str, str]:
-    mapping = {}
+def _column_map(pairs: list[str]) -> dict[str, str | None]:
+    """--map VARIABLE=COLUMN; VARIABLE= (no column) leaves the column VARIABLE out on purpose,
+    as columns={name: None} does (a column that fills no variable is refused)."""
+    mapping: dict[str, str | None] = {}
     for pair in pairs:
         variable, sep, column = pair.partition("=")
-        if not sep or not variable or not column:
-            raise ValueError(f"--map takes VARIABLE=COLUMN (got {pair!r})")
-        mapping[variable] = column
+        if not sep or not variable:
+            raise ValueError(f"--map takes VARIABLE=COLUMN, or NAME= to leave a column out (got {pair!r})")
+        mapping[variable] = column or None
     return mapping
 
 
@@ -427,7 +429,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, required=True, help="a .zip file, or a folder for row-0001.pdf…")
     p.add_argument("--profile", choices=PROFILES, default=None)
     p.add_argument(
-        "--map", action="append", default=[], metavar="VARIABLE=COLUMN", help="fill a variable from a column"
+        "--map",
+        action="append",
+        default=[],
+        metavar="VARIABLE=COLUMN",
+        help="fill a variable from a column; NAME= leaves the column NAME out",
     )
     p.add_argument("--url", default=None, help="a running server (DOCBENCH_URL)")
     p.add_argument("--key", default=None, help="the workspace API key (DOCBENCH_API_KEY)")

@@ -151,7 +151,7 @@ def generate_from_data(
     """One PDF per row of a DataFrame or list of dicts, its columns filling the design's variables
     (`workbench.client.rows.rows_for`), in batches of at most the API's limit (`generate_many`)."""
     tree = engine.DesignTree.model_validate(client.call("get_design_tree", {"designId": design.designId}))
-    values = row_values.rows_for(data, list(tree.variables), row_values.header_rows(tree), columns)
+    values = row_values.rows_for(data, tree, columns)  # refuses before anything is submitted
     return generate_many(
         client,
         design.designId,

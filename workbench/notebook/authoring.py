@@ -166,7 +166,7 @@ class Authoring:
     ) -> dict:
         """A table from rows of strings, a DataFrame or a list of records (their header row first);
         styles as keywords (`direction="rtl"`: the first column on the right; `align="start"`)."""
-        table = {"cells": rows.to_value(cells, header=header_row is not False)}
+        table = {"cells": rows.to_value(cells, rows.TableShape(header=header_row is not False))}
         options = {"columnWidths": column_widths, "width": width, "headerRow": header_row}
         table.update({k: v for k, v in options.items() if v is not None}, **(data or {}))
         return self.add_element(

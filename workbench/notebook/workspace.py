@@ -236,11 +236,12 @@ class Design(Authoring):
         return Preview(self.workbench.client.fetch(preview.previewUrl), page)
 
     def _values(self, values: Mapping[str, Any]) -> dict[str, Any]:
-        """Values as the API takes them (a DataFrame or records for a table, with its header row)."""
+        """Values as the API takes them: a DataFrame or records for a typed table (data.columnDefs)
+        as row objects keyed by their column names, for a plain table as rows with its header row."""
         values = dict(values)
         tabular = any(rows.is_tabular(v) for v in values.values())
-        header = rows.header_rows(self.tree) if tabular else (lambda name: True)
-        return rows.values(values, header)
+        shape = rows.table_shapes(self.tree) if tabular else (lambda name: rows.TableShape())
+        return rows.values(values, shape)
 
     def editor(self, height: int = 820) -> Any:
         """The workbench's canvas editor for this design, shown inline in JupyterLab or Notebook 7.
@@ -259,7 +260,8 @@ class Design(Authoring):
         path: str | Path | None = None,
         **finishing: Any,
     ) -> bytes:
-        """One PDF (1 credit) with these values; also written to `path` when given.
+        """One PDF (1 credit) with these values; also written to `path` when given. A DataFrame
+        or a list of records fills a table as in `generate_many`.
 
         It may also carry `attachments`, an `e_invoice` (Factur-X XML; with profile "pdf-a"),
         a `watermark`, a `password` (or `encryption`) and `sign=True`: see
@@ -288,8 +290,14 @@ class Design(Authoring):
     ) -> BatchResult:
         """One PDF per row of a pandas or polars DataFrame or a list of dicts (1 credit each).
 
-        Columns named after a variable fill it; `columns={variable: column}` maps others.
-        A cell holding a DataFrame or a list of records fills a table. `out` is a folder
+        Columns named after a variable fill it; `columns={variable: column}` maps others, and
+        `columns={name: None}` leaves the column `name` out (and the variable `name` unfilled).
+        Any other column that fills no variable is refused, as REST refuses the name, before
+        anything is submitted or charged. A cell holding a DataFrame or a list of records fills
+        a table: a typed table's (data.columnDefs) as row objects keyed by its column names,
+        mapped with `columns={"items": {"qty": "Quantity"}}` (its key -> the nested column,
+        None to leave one out) or `("lines", {...})` to take the tables from the column "lines";
+        a plain table's as rows, its column names as the header row. `out` is a folder
         (`row-0001.pdf`…) or a `.zip`; without it the PDFs stay in `result.pdfs`. Rows go
         in batches of at most 100; `result.failures` lists failed rows by position.
         Every PDF gets the same `attachments`, `watermark`, `password`, `sign`… as `generate`;

@@ -22,7 +22,7 @@ import workbench
 from api.errors import ApiError
 from api.service import Service, Settings
 from api.store import DatabaseLocked
-from tests.pdf_probes import pdf_text
+from tests.pdf_probes import pdf_text, poppler_text
 
 from ...conftest import add, png
 from ...server import ROOT, Server
@@ -347,10 +347,11 @@ def test_generate_many_from_pandas_writes_a_folder_of_pdfs(wb, tmp_path):
         {
             "full_name": ["Ada Lovelace", "Grace Hopper", None],
             "issued": pd.to_datetime(["2026-01-02", "2026-02-03", None]),
-            "email": ["a@x", "g@x", "n@x"],  # not a variable: left alone
+            "email": ["a@x", "g@x", "n@x"],  # not a variable: left out on purpose
         }
     )
-    result = design.generate_many(people, columns={"name": "full_name"}, out=tmp_path / "badges", progress=False)
+    columns = {"name": "full_name", "email": None}
+    result = design.generate_many(people, columns=columns, out=tmp_path / "badges", progress=False)
     assert result.ok and result.completed == 3 and len(result.jobs) == 1
     assert [p.name for p in sorted((tmp_path / "badges").iterdir())] == ["row-0001.pdf", "row-0002.pdf", "row-0003.pdf"]
     first, second, third = (text((tmp_path / "badges" / f"row-000{i}.pdf").read_bytes()) for i in (1, 2, 3))
@@ -382,7 +383,8 @@ def test_generate_and_generate_many_carry_e_invoices_watermarks_and_passwords(wb
     design = badge(wb)
     invoices = pd.DataFrame({"name": ["Globex", "Initech"], "number": ["INV-A", "INV-B"]})
     xmls = invoices.apply(lambda row: factur_x_xml({**INVOICE, "number": row["number"]}), axis=1)
-    result = design.generate_many(invoices, profile="pdf-a", e_invoices=xmls, watermark="COPY", progress=False)
+    options = {"profile": "pdf-a", "e_invoices": xmls, "watermark": "COPY", "progress": False}
+    result = design.generate_many(invoices, columns={"number": None}, **options)  # "number" made the XML
     assert result.ok and result.completed == 2
     for position, number in enumerate(["INV-A", "INV-B"]):
         pdf = result.pdfs[position]
@@ -491,8 +493,103 @@ def test_a_mapping_to_a_missing_column_is_refused_before_anything_runs(wb):
     design = badge(wb)
     with pytest.raises(ValueError, match="column 'nom' .*its columns: name"):
         design.generate_many(pd.DataFrame({"name": ["x"]}), columns={"name": "nom"}, progress=False)
-    with pytest.raises(ValueError, match="no column of the data is a variable"):
+    with pytest.raises(ApiError, match="variable 'nom': no such variable in this design"):
         design.generate_many(pd.DataFrame({"nom": ["x"]}), progress=False)
+
+
+# Columns checked as REST checks names; typed tables from DataFrames (extensions.md 11)
+
+LINE_ITEMS = [
+    {"key": "item", "header": "Item"},
+    {"key": "qty", "header": "Qty", "dataType": "number"},
+    {"key": "price", "header": "Price", "dataType": "currency", "currency": "EUR", "locale": "en"},
+    {
+        "key": "amount",
+        "header": "Amount",
+        "dataType": "currency",
+        "currency": "EUR",
+        "locale": "en",
+        "value": "qty * price",
+    },
+]
+
+
+def invoice(wb: workbench.Workbench, name: str) -> workbench.Design:
+    """A design whose table `items` has typed columns, a computed amount and a total footer."""
+    design = wb.create_design(name)
+    table = {"columnDefs": LINE_ITEMS, "footer": [{"item": "Total", "amount": "=sum(amount)"}]}
+    sample = [["Item", "Qty", "Price", "Amount"], ["Sample line", "1", "9.99", ""]]
+    design.add_table("items", sample, x=40, y=40, width=420, data=table, bind=True)
+    return design
+
+
+def lines() -> pd.DataFrame:
+    from decimal import Decimal
+
+    return pd.DataFrame(
+        {"item": ["Pen", "Ink", None], "qty": [2, 3, 1], "price": [Decimal("1.50"), Decimal("0.10"), 2.25]}
+    )
+
+
+def test_a_misspelt_column_is_refused_with_the_rest_message_before_anything_is_charged(wb):
+    design = badge(wb)
+    with pytest.raises(ApiError) as rest:
+        design.generate({"nmae": "Ada"})  # the service's own refusal of the name
+    before = wb.credits
+    people = pd.DataFrame({"nmae": ["Ada", "Grace"], "issued": ["2026-01-02", "2026-02-03"]})
+    with pytest.raises(ApiError) as refused:
+        design.generate_many(people, progress=False)
+    assert refused.value.code == rest.value.code == "VALIDATION_ERROR"
+    assert rest.value.message == "variable 'nmae': no such variable in this design (its variables: issued, name, photo)"
+    assert refused.value.message.startswith(
+        rest.value.message + "; to leave the column out pass columns={'nmae': None}"
+    )
+    assert wb.credits == before
+
+
+def test_a_column_mapped_to_none_is_left_out_and_its_variable_keeps_the_design_content(wb):
+    design = badge(wb)
+    people = pd.DataFrame({"name": ["Ada"], "issued": ["2026-03-04"], "email": ["a@x"]})
+    result = design.generate_many(people, columns={"email": None, "issued": None}, progress=False)
+    page = text(result.pdfs[0])
+    assert "Ada" in page and "1 January 2026" in page and "4 March 2026" not in page
+
+
+def test_a_dataframe_fills_a_typed_table_whose_amounts_and_total_are_computed(wb):
+    design = invoice(wb, "Typed invoice")
+    single = "\n".join(poppler_text(design.generate({"items": lines()})))
+    many = design.generate_many(pd.DataFrame({"items": [lines(), lines().head(1)]}), progress=False)
+    first, second = ("\n".join(poppler_text(many.pdfs[i])) for i in (0, 1))
+    for page in (single, first):
+        assert "Pen\n2\n€1.50\n€3.00" in page and "Ink\n3\n€0.10\n€0.30" in page  # exact: 3 × 0.10
+        assert "Total\n€5.55" in page and "Sample line" not in page
+        assert "\n1\n€2.25\n€2.25" in page  # the missing item left its cell empty
+    assert "Total\n€3.00" in second and "Ink" not in second
+
+
+def test_generate_many_maps_a_typed_tables_keys_to_nested_columns(wb):
+    design = invoice(wb, "Mapped invoice")
+    nested = lines().rename(columns={"qty": "Quantity"}).assign(note="internal")
+    by_name = design.generate_many(
+        pd.DataFrame({"items": [nested]}), columns={"items": {"qty": "Quantity", "note": None}}, progress=False
+    )
+    elsewhere = design.generate_many(
+        pd.DataFrame({"lines": [nested]}),
+        columns={"items": ("lines", {"qty": "Quantity", "note": None}), "lines": None},
+        progress=False,
+    )
+    for result in (by_name, elsewhere):
+        page = "\n".join(poppler_text(result.pdfs[0]))
+        assert "Pen\n2\n€1.50\n€3.00" in page and "Total\n€5.55" in page and "internal" not in page
+    before = wb.credits
+    with pytest.raises(ApiError) as refused:
+        design.generate_many(pd.DataFrame({"items": [nested]}), progress=False)
+    assert refused.value.code == "VALIDATION_ERROR"
+    assert refused.value.message.startswith(
+        "row 0: variable 'items': row 1: 'Quantity' is not a column of this table; "
+        "its input columns are item, qty, price"
+    )
+    assert wb.credits == before
 
 
 # Scripts and the command line
@@ -554,6 +651,22 @@ def test_the_cli_generates_on_a_data_dir_and_reports_failed_rows(tmp_path):
     assert done.returncode == 1, done.stderr
     assert "1 PDFs, 1 failed" in done.stderr and "row-0002.pdf: " in done.stderr and lost in done.stderr
     assert sorted(p.name for p in (tmp_path / "pdfs").iterdir()) == ["errors.json", "row-0001.pdf"]
+
+
+def test_the_cli_refuses_a_column_that_fills_no_variable_unless_map_leaves_it_out(tmp_path):
+    data_dir = tmp_path / "data"
+    with workbench.connect(data_dir=data_dir) as wb:
+        badge(wb, "CLI columns")
+        before = wb.credits
+    (tmp_path / "rows.csv").write_text("name,email\nAda,a@x\n")
+    args = ("--data", str(tmp_path / "rows.csv"), "--out", str(tmp_path / "pdfs"), "--data-dir", str(data_dir))
+    refused = docbench("generate", "CLI columns", *args)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "variable 'email': no such variable in this design (its variables: issued, name, photo)" in refused.stderr
+    with workbench.connect(data_dir=data_dir) as wb:
+        assert wb.credits == before
+    done = docbench("generate", "CLI columns", *args, "--map", "email=")
+    assert done.returncode == 0 and "1 PDFs, 0 failed" in done.stderr
 
 
 def test_the_cli_on_a_data_dir_a_server_holds_says_to_pass_its_url(held_data_dir, tmp_path):
