@@ -169,7 +169,7 @@ def column_editor(holder: Callable[[], Any], update: Update, preview: Preview | 
         data = node.data
         return (
             data.columnDefs is None,
-            tuple((c.key, c.dataType) for c in data.columnDefs or []),
+            tuple(c.key for c in data.columnDefs or []),
             len(data.footer or []),
             data.groupBy is not None,
             len(data.groupFooter or []),
@@ -294,6 +294,7 @@ def _column_block(
         key.value, header.value, data_type.value = current.key, current.header or "", current.dataType
         header.placeholder = current.key
         fmt.value, currency.value, locale.value = current.format or "", current.currency, current.locale
+        currency.visible = current.dataType == "currency"
         value.show_value(current.value)
 
     built["show"].append(show)
