@@ -265,7 +265,10 @@ def preview(tree: DesignTree, node_id: str, where: str, text: str) -> str:
     # A table's rows as resolved (engine.elements.table: TableData keeps them for drawing).
     rows = getattr(shown_node.data, "_shown", None)
     if rows is None:
-        raise ValueError(f"'{node.name}' {where}: not a computed key of this element")
+        # Nothing of the element computes (a footer cell of literal text): shown as it is.
+        if _uses(changed):
+            raise ValueError(f"'{node.name}' {where}: not a computed key of this element")
+        return text
     return _table_cell(changed.data, rows.rows, where)
 
 
