@@ -21,9 +21,12 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from pydantic import ValidationError
 
 from ..elements import ELEMENT_TYPES
 from ..elements.base import ExpressionUse
@@ -206,3 +209,78 @@ def read_by(tree: DesignTree) -> dict[str, list[str]]:
             if node.name not in readers.setdefault(name, []):
                 readers[name].append(node.name)
     return readers
+
+
+_STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def _set_path(target: Any, where: str, value: Any) -> None:
+    """Set `value` at `where` ("data.columnDefs[2].value", "data.footer[0].amount") of a node's
+    JSON dump; a missing key on the way is made (a footer row not yet stored)."""
+    steps: list[str | int] = [int(index) if index else key for key, index in _STEP.findall(where)]
+    for step, after in zip(steps, steps[1:], strict=False):
+        if isinstance(step, int):
+            while len(target) <= step:
+                target.append({})
+            target = target[step]
+        else:
+            if target.get(step) is None:
+                target[step] = [] if isinstance(after, int) else {}
+            target = target[step]
+    last = steps[-1]
+    if isinstance(last, int):
+        while len(target) <= last:
+            target.append({})
+    target[last] = value
+
+
+def preview(tree: DesignTree, node_id: str, where: str, text: str) -> str:
+    """What the expression `text`, set at `where` of the node, shows on the design's samples
+    (for an editor's live check; nothing is saved): a text's content, "true"/"false" for
+    `showIf.expression`, a computed column's cell in the first body row, the first group row,
+    a footer cell (the first group's for a group footer), each formatted as drawn. Raises
+    ValueError with the message an update_element setting it would be refused with (the
+    element, the key, the position and the fix)."""
+    node = tree.nodes[node_id]
+    element = ELEMENT_TYPES[node.type]
+    candidate = node.model_dump()
+    if where == SHOW_IF:
+        candidate["showIf"] = {"expression": text}
+        candidate["isHidden"] = False  # the expression decides alone here
+    else:
+        _set_path(candidate, where, text)
+    try:
+        changed = element.Node.model_validate(candidate, context={"element": node.name})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        message = str(first.get("ctx", {}).get("error") or first["msg"])
+        raise ValueError(f"'{node.name}' {where}: {message}") from None
+    trial = tree.model_copy(update={"nodes": {**tree.nodes, node_id: changed}})
+    check(trial)  # ValueError naming the element, the key, the position and the fix
+    shown_node = resolve(trial).nodes[node_id]
+    if where == SHOW_IF:
+        return "true" if not shown_node.isHidden else "false"
+    if where == "data.expression":
+        return str(shown_node.data.content)
+    # A table's rows as resolved (engine.elements.table: TableData keeps them for drawing).
+    rows = getattr(shown_node.data, "_shown", None)
+    if rows is None:
+        # Nothing of the element computes (a footer cell of literal text): shown as it is.
+        if _uses(changed):
+            raise ValueError(f"'{node.name}' {where}: not a computed key of this element")
+        return text
+    return _table_cell(changed.data, rows.rows, where)
+
+
+def _table_cell(data: Any, rows: Any, where: str) -> str:
+    keys = [column.key for column in data.columnDefs or []]
+    steps = [int(index) if index else key for key, index in _STEP.findall(where)]
+    if steps[:2] == ["data", "columnDefs"]:
+        body = [row for row in rows if row.kind == "body"]
+        return body[0].texts[int(steps[2])] if body else ""
+    if steps[1] == "groupHeader":
+        group = next((row for row in rows if row.kind == "group"), None)
+        return group.texts[0] if group is not None else ""
+    kind, number, key = steps[1], int(steps[2]), str(steps[3])
+    found = [row for row in rows if row.kind == kind]
+    return found[number].texts[keys.index(key)] if number < len(found) and key in keys else ""

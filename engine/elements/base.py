@@ -32,7 +32,7 @@ from ..pdf.tagging import Untagged
 from ..render.options import DEFAULT_OPTIONS, RenderOptions
 from ..text.markup import check_link
 from ..text.placeholders import DESIGN_SHEET, Sheet
-from .editing import widget_of
+from .editing import EXPRESSION, Widget, widget_of
 
 if TYPE_CHECKING:
     from reportlab.pdfgen.canvas import Canvas
@@ -494,7 +494,10 @@ def _expression_syntax(text: str) -> str:
 
 # extensions.md 11: an expression of the small language of engine.design.expressions.
 ExpressionText = Annotated[
-    str, Field(min_length=1, max_length=expressions.MAX_EXPRESSION_LENGTH), AfterValidator(_expression_syntax)
+    str,
+    Field(min_length=1, max_length=expressions.MAX_EXPRESSION_LENGTH),
+    AfterValidator(_expression_syntax),
+    Widget(EXPRESSION),
 ]
 
 

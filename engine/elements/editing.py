@@ -32,6 +32,9 @@ WEIGHT = "weight"  # a font weight, 100-900: a number in the form, the bold togg
 # Placeholder name -> design-time value: one text input per placeholder the element's content
 # holds (its type's FieldHost.names), not per key stored (extensions.md 1).
 SAMPLES = "samples"
+# An expression of engine.design.expressions (extensions.md 11): typed with its result on the
+# design's samples shown beside it.
+EXPRESSION = "expression"
 
 
 @dataclass(frozen=True)

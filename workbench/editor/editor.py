@@ -22,6 +22,7 @@ from api.errors import ApiError
 from api.images.processing import fitted_png
 from api.models import PREVIEW_WITHOUT_MAX_LENGTH
 from api.renderers import TaskCancelled
+from engine.design import computed
 
 from ..client.api import Client
 from . import arrange, geometry
@@ -218,13 +219,20 @@ class Editor:
         if shows != self._form_shows or not hasattr(form, "show_node"):
             # Another element: a new form, whose sections open and close as the last one's did.
             collapsed = {part: card.collapsed for part, card in getattr(form, "sections", {}).items()}
-            self.properties[:] = [element_form(node, self.apply, swatches, collapsed, variables)]
+            self.properties[:] = [
+                element_form(node, self.apply, swatches, collapsed, variables, self.preview_expression)
+            ]
             self._form_shows = shows
             return
         # The same element after any edit: its widgets show the new values in place, so the
         # sections stay as they are and the panel keeps its scroll position. The edits these
         # settings echo equal the saved tree and save nothing (docs/editor-state.md point 6).
         form.show_node(node, swatches, variables)
+
+    def preview_expression(self, node_id: str, where: str, text: str) -> str:
+        """An expression's result on the saved design's samples, for the form's live checks
+        (engine.design.computed.preview; ValueError with the engine's message)."""
+        return computed.preview(self.session.tree, node_id, where, text)
 
     def _refresh_text_toolbar(self, selected: list[Any]) -> None:
         self.text_toolbar.show(selected, self.session.tree)

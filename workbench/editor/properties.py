@@ -38,6 +38,7 @@ from engine.elements.editing import Widget, plain_type, widget_of
 from engine.fonts import DEFAULT_FAMILY
 
 from .colour_picker import ColourPicker
+from .computed_form import COLUMN_KEYS, Preview, column_editor, expression_input
 from .pickers import CellGrid, FontPicker, icon_picker
 from .style import TYPED_TEXT
 
@@ -164,16 +165,29 @@ def field_widget(
     swatches: Sequence[str] = (),
     current: Callable[[], Any] | None = None,
     holder: Callable[[], Any] | None = None,
+    preview: Preview | None = None,
 ) -> Any:
     """A widget for one model field, or None when the field is edited elsewhere.
 
     `send_value` takes the field's new JSON value; a marked type's conversion (engine.elements.editing)
     turns the widget's edit into it, from the current value (`current()` when given: a form
     updated in place converts from what is saved now, not from what it was built with).
-    The widget's `show_value(stored)` shows a new stored value in place."""
+    The widget's `show_value(stored)` shows a new stored value in place. An expression field
+    shows its result on the samples through `preview` (engine.design.computed.preview)."""
     annotation, optional = plain_type(field.annotation)
     label = _label(name)
     marker = widget_of(field)
+    if marker is not None and marker.kind == editing.EXPRESSION and holder is not None:
+        where = f"{part}.{name}"
+        return expression_input(
+            f"{label} (computed; its result shows on the samples)",
+            value,
+            lambda text: preview(holder().id, where, text) if preview is not None else "",
+            send_value,
+            lambda: getattr(getattr(holder(), part), name),
+            css=f"dbk-{part}-{name}",
+            placeholder="e.g. round(total * 0.19, 2)",
+        )
     if marker is not None:
 
         def send_edited(edited: Any) -> None:
@@ -201,9 +215,12 @@ def element_form(
     swatches: Sequence[str] = (),
     collapsed: Mapping[str, bool] | None = None,
     variables: Sequence[str] = (),
+    preview: Preview | None = None,
 ) -> pn.Column:
     """Name, flags, and every Styles, Data and Position field of the node's type, then where
-    and when it is drawn (repeat, showIf). `variables` are the design's variable names.
+    and when it is drawn (repeat, showIf, keepWithNext). `variables` are the design's variable
+    names; `preview(node id, where, text)` an expression's result on the design's samples
+    (engine.design.computed.preview), shown beside every expression input.
 
     `show_node(node, swatches, variables)` on the column shows the same element's new values
     in place (after any edit); `position_widgets` are its position fields; `sections` its
@@ -228,10 +245,15 @@ def element_form(
     colour_pickers: list[ColourPicker] = []
     cards: dict[str, pn.Card] = {}
     models = {"styles": spec.Styles, "data": spec.Data, "position": spec.Position}
+    # A type with typed columns (extensions.md 11) edits them, and what reads their keys, in
+    # the column editor.
+    typed = "columnDefs" in spec.Data.model_fields
     for part in SECTIONS:
         current = getattr(node, part)
         leading, widgets = [], []
         for field_name, field in models[part].model_fields.items():
+            if typed and part == "data" and field_name in COLUMN_KEYS:
+                continue
 
             def send_value(value: Any, part: str = part, field_name: str = field_name) -> None:
                 update(**{part: {field_name: value}})
@@ -241,7 +263,16 @@ def element_form(
 
             value = getattr(current, field_name)
             widget = field_widget(
-                node.type, part, field_name, field, value, send_value, swatches, saved, lambda: shown["node"]
+                node.type,
+                part,
+                field_name,
+                field,
+                value,
+                send_value,
+                swatches,
+                saved,
+                lambda: shown["node"],
+                preview,
             )
             if widget is None:
                 continue
@@ -254,6 +285,10 @@ def element_form(
         if part == "data" and spec.fields is not None and spec.fields.insert is not None:
             inserter = insert_field_control(spec.fields.insert, lambda: shown["node"], send, variables)
             leading.append(inserter)
+        if typed and part == "data":
+            columns = column_editor(lambda: shown["node"], update, preview)
+            field_widgets[("data", "columnDefs")] = columns
+            leading.append(columns)
         widgets = leading + widgets
         if widgets:
             closed = (collapsed or {}).get(part, False)
@@ -265,10 +300,15 @@ def element_form(
                 css_classes=[f"dbk-section-{part}"],
             )
             sections.append(cards[part])
-    drawn = drawn_when(spec, lambda: shown["node"], update, variables)
+    drawn = drawn_when(spec, lambda: shown["node"], update, variables, preview)
     # The node's own keys, beside the type's parts (`sections` stays the parts' cards).
     sections.append(
-        pn.Card(drawn, title="Repeat and condition", sizing_mode="stretch_width", css_classes=["dbk-section-node"])
+        pn.Card(
+            drawn,
+            title="Repeat, condition, keep with next",
+            sizing_mode="stretch_width",
+            css_classes=["dbk-section-node"],
+        )
     )
     form = pn.Column(*sections, sizing_mode="stretch_width", css_classes=["dbk-properties"])
 
@@ -435,11 +475,19 @@ def insert_field_control(
 
 
 NO_CONDITION = "(always)"
+BY_EXPRESSION = "(an expression)"
 
 
-def drawn_when(spec: Any, holder: Callable[[], Any], update: Callable[..., None], variables: Sequence[str]) -> Any:
+def drawn_when(
+    spec: Any,
+    holder: Callable[[], Any],
+    update: Callable[..., None],
+    variables: Sequence[str],
+    preview: Preview | None = None,
+) -> Any:
     """The node's `repeat` (a select of its values; not for a type that always splits across
-    sheets) and `showIf`: a variable of the design and an optional equals / not-equals text.
+    sheets), `showIf`: a variable of the design and an optional equals / not-equals text, or an
+    expression (its true/false on the samples shown), and `keepWithNext`.
 
     Each widget's edit changes only its own part of the saved condition, so showing a new
     saved node (`show_value`) echoes the saved values and sends nothing."""
@@ -456,15 +504,20 @@ def drawn_when(spec: Any, holder: Callable[[], Any], update: Callable[..., None]
     def options(names: Sequence[str]) -> list[str]:
         condition = holder().showIf
         names = list(names)
-        if condition is not None and condition.variable not in names:
+        if condition is not None and condition.variable is not None and condition.variable not in names:
             names.append(condition.variable)
-        return [NO_CONDITION, *names]
+        return [NO_CONDITION, BY_EXPRESSION, *names]
+
+    def chosen_of(condition: Any) -> str:
+        if condition is None:
+            return NO_CONDITION
+        return condition.variable if condition.variable is not None else BY_EXPRESSION
 
     condition = holder().showIf
     variable = pn.widgets.Select(
-        label="Show if (a variable's value is not empty)",
+        label="Show if (a variable's value is not empty, or an expression is true)",
         options=options(variables),
-        value=condition.variable if condition is not None else NO_CONDITION,
+        value=chosen_of(condition),
         sizing_mode="stretch_width",
         css_classes=["dbk-showif-variable"],
     )
@@ -482,20 +535,51 @@ def drawn_when(spec: Any, holder: Callable[[], Any], update: Callable[..., None]
         saved = holder().showIf
         return saved.model_dump(exclude_none=True) if saved is not None else None
 
+    def saved_expression() -> str | None:
+        saved = holder().showIf
+        return saved.expression if saved is not None else None
+
+    def expression_sent(text: str | None) -> None:
+        if text is None:
+            if saved_expression() is not None:
+                update(showIf=None)
+            return
+        update(showIf={"expression": text})
+
+    expression = expression_input(
+        "Show if this is true",
+        condition.expression if condition is not None else None,
+        lambda text: preview(holder().id, "showIf.expression", text) if preview is not None else "",
+        expression_sent,
+        saved_expression,
+        css="dbk-showif-expression",
+        placeholder="e.g. total > 100",
+    )
+
+    def shows_kind(chosen: str) -> None:
+        expression.visible = chosen == BY_EXPRESSION
+        for box in comparisons.values():
+            box.visible = chosen != BY_EXPRESSION
+
     def chose(chosen: str) -> None:
+        shows_kind(chosen)
         saved = saved_condition()
         if chosen == NO_CONDITION:
             if saved is not None:
                 update(showIf=None)
             return
-        if saved is not None and saved["variable"] == chosen:
+        if chosen == BY_EXPRESSION:
+            return  # saved once an expression that checks is typed
+        if saved is not None and saved.get("variable") == chosen:
             return
-        new = saved or {k: w.value for k, w in comparisons.items() if w.value}
+        new = {k: v for k, v in (saved or {}).items() if k != "expression"} or {
+            k: w.value for k, w in comparisons.items() if w.value
+        }
         update(showIf={**new, "variable": chosen})
 
     def compared(key: str, text: str) -> None:
         saved = saved_condition()
-        if saved is None or as_text(saved.get(key)) == text:
+        if saved is None or saved.get("variable") is None or as_text(saved.get(key)) == text:
             return  # no condition to compare in, or what is saved (an echo)
         new = {k: v for k, v in saved.items() if k != key}
         if text:
@@ -505,7 +589,15 @@ def drawn_when(spec: Any, holder: Callable[[], Any], update: Callable[..., None]
     variable.param.watch(lambda e: chose(e.new), "value")
     for key, box in comparisons.items():
         box.param.watch(lambda e, key=key: compared(key, e.new), "value")
-    widgets += [variable, *comparisons.values()]
+    keep = pn.widgets.Checkbox(
+        label="Keep with next (moves to the next sheet with the element below it)",
+        value=holder().keepWithNext,
+        css_classes=["dbk-keep-with-next"],
+        sizing_mode="stretch_width",
+    )
+    keep.param.watch(lambda e: e.new != holder().keepWithNext and update(keepWithNext=e.new), "value")
+    widgets += [variable, expression, *comparisons.values(), keep]
+    shows_kind(variable.value)
     column = pn.Column(*widgets, sizing_mode="stretch_width")
 
     def show(node: Any, names: Sequence[str] | None = None) -> None:
@@ -516,7 +608,12 @@ def drawn_when(spec: Any, holder: Callable[[], Any], update: Callable[..., None]
         shown_condition = node.showIf
         for key, box in comparisons.items():
             box.value = as_text(getattr(shown_condition, key, None))
-        variable.value = shown_condition.variable if shown_condition is not None else NO_CONDITION
+        expression.show_value(shown_condition.expression if shown_condition is not None else None)
+        keep.value = node.keepWithNext
+        # Chosen "(an expression)" with none saved yet stays chosen while one is typed.
+        if not (variable.value == BY_EXPRESSION and shown_condition is None):
+            variable.value = chosen_of(shown_condition)
+        shows_kind(variable.value)
 
     column.show_value = show
     return column

@@ -14,7 +14,7 @@ from engine.text.placeholders import fill
 from tests.panel_widgets import by_label
 from workbench.editor import geometry
 from workbench.editor.colour_picker import ColourPicker
-from workbench.editor.properties import NO_CONDITION, element_form
+from workbench.editor.properties import BY_EXPRESSION, NO_CONDITION, element_form
 from workbench.editor.session import changes_nothing
 
 from ...conftest import add
@@ -65,7 +65,7 @@ def test_every_element_type_has_show_if_and_repeat_unless_it_always_splits(eleme
     tree, _ = apply(tree, [geometry.new_element(tree, element_type, 0, (40, 40))])
     node = next(iter(tree.nodes.values()))
     widgets = by_label(element_form(node, lambda batch: None))
-    assert widgets["Show if (a variable's value is not empty)"].value == NO_CONDITION
+    assert widgets["Show if (a variable's value is not empty, or an expression is true)"].value == NO_CONDITION
     assert "Equals (optional)" in widgets and "Not equals (optional)" in widgets
     repeats = ELEMENT_TYPES[element_type].splits is False
     assert ("Repeat on sheets" in widgets) == repeats
@@ -118,8 +118,8 @@ def test_show_if_names_a_variable_compares_optionally_and_its_echoes_change_noth
     node = tree.node_by_name("greeting")
     form = element_form(node, sent.append, variables=list(tree.variables))
     widgets = by_label(form)
-    variable = widgets["Show if (a variable's value is not empty)"]
-    assert variable.options == [NO_CONDITION, "recipient"]
+    variable = widgets["Show if (a variable's value is not empty, or an expression is true)"]
+    assert variable.options == [NO_CONDITION, BY_EXPRESSION, "recipient"]
     variable.value = "recipient"
     assert sent[-1][0]["args"] == {"id": node.id, "showIf": {"variable": "recipient"}}
     tree, _ = apply(tree, sent[-1])
