@@ -55,7 +55,10 @@ def credits(client) -> int:
 
 
 def tree(client, design_id: str) -> dict:
-    return client.data(client.get(f"/designs/{design_id}/tree"), 200)
+    """The stored tree (GET /tree answers it bare, as the editor stores it)."""
+    response = client.get(f"/designs/{design_id}/tree")
+    assert response.status_code == 200, response.text
+    return response.json()
 
 
 # Each key, set over REST and generated over REST.
@@ -181,3 +184,130 @@ def test_show_if_an_expression_decides_per_generation(alpha):
     small = [{"item": "Pen", "qty": 1, "price": "1"}]
     assert "BULKDISCOUNT" in generated(alpha, design_id, {"lines": big})[0]
     assert "BULKDISCOUNT" not in generated(alpha, design_id, {"lines": small})[0]
+
+
+def _totals_block(keep: bool) -> list[dict]:
+    """A table of lines with a three-text totals block under it; the first two keep with the next."""
+    columns = [{"key": "item"}, {"key": "amount", "dataType": "number", "format": "0.00"}]
+    texts = [
+        add("text", name, {"x": 40, "y": y}, {"content": label}, keepWithNext=keep and name != "total_due")
+        for name, label, y in [("subtotal", "SUBTOTALLINE", 160), ("tax", "TAXLINE", 200), ("total_due", "GESAMTBETRAG", 240)]
+    ]
+    return [table("lines", columns), action("bind_variable", name="lines"), *texts]
+
+
+def _sheets_of_block(client, design_id: str, count: int) -> set[int]:
+    rows = [{"item": f"line {n}", "amount": "1"} for n in range(count)]
+    pages = generated(client, design_id, {"lines": rows})
+    return {n for n, page in enumerate(pages) for label in ("SUBTOTALLINE", "TAXLINE", "GESAMTBETRAG") if label in page}
+
+
+def test_keep_with_next_never_splits_a_totals_block(alpha):
+    # Over a range of row counts the block's end reaches past the sheet's foot at some count:
+    # without keepWithNext it then splits there; with it, it moves whole.
+    counts = range(28, 46)
+    loose = new_design(alpha, _totals_block(keep=False), name="Loose totals")
+    assert any(len(_sheets_of_block(alpha, loose, count)) > 1 for count in counts)
+    kept = new_design(alpha, _totals_block(keep=True), name="Kept totals")
+    nodes = {n["name"]: n for n in tree(alpha, kept)["nodes"].values()}
+    assert nodes["subtotal"]["keepWithNext"] is True and nodes["tax"]["keepWithNext"] is True
+    for count in counts:
+        assert len(_sheets_of_block(alpha, kept, count)) == 1, count
+
+
+# Refusals: at add/update a 400 naming the element, the key, the character and the fix, with
+# nothing saved; at generation a 400 naming the variable, the row and the column, nothing charged.
+
+
+def _refused(client, actions: list[dict]) -> str:
+    """The message of a refused patch on a new design, whose tree is left as it was."""
+    design_id = client.data(client.post("/designs", json={"name": "Refused"}), 201)["designId"]
+    before = tree(client, design_id)
+    message = client.error(client.patch(f"/designs/{design_id}/tree", json={"actions": actions}), 400, "VALIDATION_ERROR")
+    assert tree(client, design_id) == before
+    return message
+
+
+def _amount(value: str) -> list[dict]:
+    return INVOICE[:3] + [{"key": "amount", "dataType": "number", "value": value}]
+
+
+@pytest.mark.parametrize(
+    ("actions", "fragments"),
+    [
+        ([table("t", _amount("qty * * price"))], ["columnDefs", "value", "unexpected '*' at character 6"]),
+        (
+            [table("t", _amount("qty * cost"))],
+            ["'t' data.columnDefs[3].value", "unknown name 'cost' at character 6", "the names here are item, qty, price"],
+        ),
+        (
+            [table("t", _amount("frobnicate(qty)"))],
+            ["'t' data.columnDefs[3].value", "unknown function 'frobnicate' at character 0", "the functions are if, sum"],
+        ),
+        (
+            [table("t", INVOICE, footer=[{"amount": "=sum(item)"}])],
+            ["'t' data.footer[0].amount", "item is a text column at character 4", "set its dataType to number or currency"],
+        ),
+        (
+            [table("t", INVOICE, footer=[{"total": "=sum(amount)"}])],
+            ["data.footer[0]: 'total' is not a column key of this table", "(its keys: item, qty, price, amount)"],
+        ),
+        ([add("text", "x", {"x": 40, "y": 40}, {"expression": "1 +"})], ["data.expression", "at character 3"]),
+        (
+            [add("text", "x", {"x": 40, "y": 40}, {"content": "a {= 1 + } b", "fields": True})],
+            ["the {= expression} at character 5", "ends too early at character 3"],
+        ),
+        (
+            [add("text", "x", {"x": 40, "y": 40}, {"content": "a"}, showIf={"expression": "nope > 1"})],
+            ["'x' showIf.expression", "unknown name 'nope' at character 0"],
+        ),
+        ([add("text", "x", {"x": 40, "y": 40}, {"expression": "1 / 0"})], ["element 'x'", "division by zero"]),
+    ],
+)
+def test_an_expression_that_cannot_be_computed_is_refused_where_it_is_set(alpha, actions, fragments):
+    message = _refused(alpha, actions)
+    assert message.startswith("actions[0] (add_element) failed: "), message
+    for fragment in fragments:
+        assert fragment in message, message
+
+
+def test_an_update_that_breaks_an_expression_is_refused_and_nothing_is_saved(alpha):
+    design_id = new_design(alpha, [table("lines", INVOICE), action("bind_variable", name="lines")])
+    before = tree(alpha, design_id)
+    node_id = next(n["id"] for n in before["nodes"].values() if n["name"] == "lines")
+    defs = _amount("qty * discount")
+    update = action("update_element", id=node_id, data={"columnDefs": defs})
+    message = alpha.error(alpha.patch(f"/designs/{design_id}/tree", json={"actions": [update]}), 400, "VALIDATION_ERROR")
+    assert "actions[0] (update_element) failed" in message and "unknown name 'discount' at character 6" in message
+    assert tree(alpha, design_id) == before
+
+
+@pytest.mark.parametrize(
+    ("row", "fragments"),
+    [
+        ({"item": "Pen", "amount": "3"}, ["row 1: 'amount' is a computed column", "leave it out", "item, qty, price"]),
+        ({"item": "Pen", "colour": "red"}, ["row 1: 'colour' is not a column of this table", "item, qty, price"]),
+        ({"item": "Pen", "qty": "many", "price": "1"}, ["row 1, column 'qty'"]),
+    ],
+)
+def test_a_row_object_that_does_not_fit_is_refused_and_costs_nothing(alpha, row, fragments):
+    design_id = new_design(alpha, [table("lines", INVOICE), action("bind_variable", name="lines")])
+    before = credits(alpha)
+    body = {"data": {"lines": [{"item": "Ink", "qty": 1, "price": "2"}, row]}}
+    message = alpha.error(alpha.post(f"/designs/{design_id}/generate", json=body), 400, "VALIDATION_ERROR")
+    assert "variable 'lines'" in message, message
+    for fragment in [f.replace("row 1", "row 2") for f in fragments]:  # the second row is the bad one
+        assert fragment in message, message
+    assert credits(alpha) == before
+
+
+def test_a_value_that_makes_an_expression_fail_is_a_400_naming_variable_row_and_column(alpha):
+    columns = [{"key": "item"}, {"key": "total", "dataType": "number"}, {"key": "qty", "dataType": "number"}]
+    columns.append({"key": "each", "dataType": "number", "format": "0.00", "value": "total / qty"})
+    design_id = new_design(alpha, [table("lines", columns), action("bind_variable", name="lines")])
+    before = credits(alpha)
+    body = {"data": {"lines": [{"item": "a", "total": "3", "qty": "2"}, {"item": "b", "total": "1", "qty": "0"}]}}
+    message = alpha.error(alpha.post(f"/designs/{design_id}/generate", json=body), 400, "VALIDATION_ERROR")
+    for fragment in ("variable 'lines'", "row 2", "column 'each'", "division by zero"):
+        assert fragment in message, message
+    assert credits(alpha) == before
