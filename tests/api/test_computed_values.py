@@ -311,3 +311,53 @@ def test_a_value_that_makes_an_expression_fail_is_a_400_naming_variable_row_and_
     for fragment in ("variable 'lines'", "row 2", "column 'each'", "division by zero"):
         assert fragment in message, message
     assert credits(alpha) == before
+
+
+def _per_line(client) -> str:
+    columns = [{"key": "item"}, {"key": "total", "dataType": "number"}, {"key": "qty", "dataType": "number"}]
+    columns.append({"key": "each", "dataType": "number", "format": "0.00", "value": "total / qty"})
+    actions = [
+        table("lines", columns),
+        action("bind_variable", name="lines"),
+        add("text", "note", {"x": 40, "y": 20}, {"content": "Rate {rate}, doubled {= rate * 2}", "fields": True}),
+    ]
+    return new_design(client, actions)
+
+
+GOOD = {"lines": [{"item": "a", "total": "3", "qty": "2"}], "rate": "1.5"}
+
+
+@pytest.mark.parametrize(
+    ("bad", "fragments"),
+    [
+        (
+            {"lines": [*GOOD["lines"], {"item": "b", "total": "1", "qty": "0"}], "rate": "1"},
+            ["variable 'lines'", "row 2", "column 'each'", "division by zero"],
+        ),
+        ({**GOOD, "rate": "fast"}, ["variable 'rate'", "'note'", "fast"]),
+    ],
+)
+def test_in_a_batch_the_row_whose_value_fails_fails_alone(alpha, bad, fragments):
+    design_id = _per_line(alpha)
+    before = credits(alpha)
+    job_id = alpha.data(alpha.post(f"/designs/{design_id}/batch", json={"rows": [GOOD, bad, GOOD]}), 202)["jobId"]
+    job = wait_for_end(alpha, job_id)
+    assert (job["status"], job["completed"], job["failed"]) == ("completed", 2, 1)
+    failed = alpha.data(alpha.get(f"/batches/{job_id}/rows", params={"status": "failed"}), 200)["items"]
+    assert [item["row"] for item in failed] == [2]
+    message = failed[0]["error"]["message"]
+    for fragment in fragments:
+        assert fragment in message, message
+    assert credits(alpha) == before - 2  # the failed row's credit came back
+
+
+def test_a_batch_row_whose_value_is_not_its_columns_type_is_refused_at_submission(alpha):
+    # decisions.md "Generation values": a value of the wrong type for its variable is refused
+    # up front, for every batch row, before anything is queued or charged.
+    design_id = _per_line(alpha)
+    before = credits(alpha)
+    bad = {"lines": [*GOOD["lines"], {"item": "b", "total": "lots", "qty": "1"}]}
+    response = alpha.post(f"/designs/{design_id}/batch", json={"rows": [GOOD, bad, GOOD]})
+    message = alpha.error(response, 400, "VALIDATION_ERROR")
+    assert message.startswith("rows[1]: variable 'lines': row 2, column 'total': expected a number"), message
+    assert credits(alpha) == before
