@@ -17,7 +17,14 @@ from ..conftest import action, add
 INVOICE = [
     {"key": "item", "header": "Item"},
     {"key": "qty", "header": "Qty", "dataType": "number", "format": "#,##0"},
-    {"key": "price", "header": "Price", "dataType": "currency", "format": "#,##0.00 ¤", "currency": "EUR", "locale": "de"},
+    {
+        "key": "price",
+        "header": "Price",
+        "dataType": "currency",
+        "format": "#,##0.00 ¤",
+        "currency": "EUR",
+        "locale": "de",
+    },
     {"key": "amount", "header": "Amount", "dataType": "number", "format": "#,##0.00", "value": "qty * price"},
 ]
 
@@ -131,7 +138,12 @@ def test_a_text_expression_reads_a_table_column_exactly(alpha):
     actions = [
         table("items", columns, footer=[{"item": "Total", "amount": "=sum(amount)"}]),
         action("bind_variable", name="items"),
-        add("text", "total", {"x": 40, "y": 20}, {"expression": "sum(items.amount)", "dataType": "number", "format": "0.00"}),
+        add(
+            "text",
+            "total",
+            {"x": 40, "y": 20},
+            {"expression": "sum(items.amount)", "dataType": "number", "format": "0.00"},
+        ),
         add("text", "exact", {"x": 300, "y": 20}, {"expression": "concat('exact ', 0.1 + 0.2)"}),
     ]
     design_id = new_design(alpha, actions)
@@ -151,7 +163,9 @@ def test_a_text_expression_reads_a_table_column_exactly(alpha):
 )
 def test_a_table_takes_500_row_objects(alpha):
     columns = [{"key": "item"}, {"key": "amount", "dataType": "number", "format": "0.00"}]
-    design_id = new_design(alpha, [table("items", columns, footer=[{"amount": "=sum(amount)"}]), action("bind_variable", name="items")])
+    design_id = new_design(
+        alpha, [table("items", columns, footer=[{"amount": "=sum(amount)"}]), action("bind_variable", name="items")]
+    )
     rows = [{"item": f"line {n}", "amount": "0.01"} for n in range(500)]
     assert "5.00" in generated(alpha, design_id, {"items": rows})[-1]
 
@@ -164,7 +178,10 @@ def test_a_field_expression_is_computed_in_its_text(alpha):
             "text",
             "due",
             {"x": 40, "y": 20},
-            {"content": "Dear {customer}, you owe {= sum(lines.amount) * 2 + 0.25} in {= count(lines.item)} lines", "fields": True},
+            {
+                "content": "Dear {customer}, you owe {= sum(lines.amount) * 2 + 0.25} in {= count(lines.item)} lines",
+                "fields": True,
+            },
         ),
     ]
     design_id = new_design(alpha, actions)
@@ -177,7 +194,13 @@ def test_show_if_an_expression_decides_per_generation(alpha):
     actions = [
         table("lines", INVOICE),
         action("bind_variable", name="lines"),
-        add("text", "bulk", {"x": 300, "y": 20}, {"content": "BULKDISCOUNT"}, showIf={"expression": "sum(lines.amount) > 100"}),
+        add(
+            "text",
+            "bulk",
+            {"x": 300, "y": 20},
+            {"content": "BULKDISCOUNT"},
+            showIf={"expression": "sum(lines.amount) > 100"},
+        ),
     ]
     design_id = new_design(alpha, actions)
     big = [{"item": "Desk", "qty": 1, "price": "150"}]
@@ -191,7 +214,11 @@ def _totals_block(keep: bool) -> list[dict]:
     columns = [{"key": "item"}, {"key": "amount", "dataType": "number", "format": "0.00"}]
     texts = [
         add("text", name, {"x": 40, "y": y}, {"content": label}, keepWithNext=keep and name != "total_due")
-        for name, label, y in [("subtotal", "SUBTOTALLINE", 160), ("tax", "TAXLINE", 200), ("total_due", "GESAMTBETRAG", 240)]
+        for name, label, y in [
+            ("subtotal", "SUBTOTALLINE", 160),
+            ("tax", "TAXLINE", 200),
+            ("total_due", "GESAMTBETRAG", 240),
+        ]
     ]
     return [table("lines", columns), action("bind_variable", name="lines"), *texts]
 
@@ -223,7 +250,9 @@ def _refused(client, actions: list[dict]) -> str:
     """The message of a refused patch on a new design, whose tree is left as it was."""
     design_id = client.data(client.post("/designs", json={"name": "Refused"}), 201)["designId"]
     before = tree(client, design_id)
-    message = client.error(client.patch(f"/designs/{design_id}/tree", json={"actions": actions}), 400, "VALIDATION_ERROR")
+    message = client.error(
+        client.patch(f"/designs/{design_id}/tree", json={"actions": actions}), 400, "VALIDATION_ERROR"
+    )
     assert tree(client, design_id) == before
     return message
 
@@ -238,15 +267,27 @@ def _amount(value: str) -> list[dict]:
         ([table("t", _amount("qty * * price"))], ["columnDefs", "value", "unexpected '*' at character 6"]),
         (
             [table("t", _amount("qty * cost"))],
-            ["'t' data.columnDefs[3].value", "unknown name 'cost' at character 6", "the names here are item, qty, price"],
+            [
+                "'t' data.columnDefs[3].value",
+                "unknown name 'cost' at character 6",
+                "the names here are item, qty, price",
+            ],
         ),
         (
             [table("t", _amount("frobnicate(qty)"))],
-            ["'t' data.columnDefs[3].value", "unknown function 'frobnicate' at character 0", "the functions are if, sum"],
+            [
+                "'t' data.columnDefs[3].value",
+                "unknown function 'frobnicate' at character 0",
+                "the functions are if, sum",
+            ],
         ),
         (
             [table("t", INVOICE, footer=[{"amount": "=sum(item)"}])],
-            ["'t' data.footer[0].amount", "item is a text column at character 4", "set its dataType to number or currency"],
+            [
+                "'t' data.footer[0].amount",
+                "item is a text column at character 4",
+                "set its dataType to number or currency",
+            ],
         ),
         (
             [table("t", INVOICE, footer=[{"total": "=sum(amount)"}])],
@@ -277,7 +318,9 @@ def test_an_update_that_breaks_an_expression_is_refused_and_nothing_is_saved(alp
     node_id = next(n["id"] for n in before["nodes"].values() if n["name"] == "lines")
     defs = _amount("qty * discount")
     update = action("update_element", id=node_id, data={"columnDefs": defs})
-    message = alpha.error(alpha.patch(f"/designs/{design_id}/tree", json={"actions": [update]}), 400, "VALIDATION_ERROR")
+    message = alpha.error(
+        alpha.patch(f"/designs/{design_id}/tree", json={"actions": [update]}), 400, "VALIDATION_ERROR"
+    )
     assert "actions[0] (update_element) failed" in message and "unknown name 'discount' at character 6" in message
     assert tree(alpha, design_id) == before
 
@@ -361,3 +404,96 @@ def test_a_batch_row_whose_value_is_not_its_columns_type_is_refused_at_submissio
     message = alpha.error(response, 400, "VALIDATION_ERROR")
     assert message.startswith("rows[1]: variable 'lines': row 2, column 'total': expected a number"), message
     assert credits(alpha) == before
+
+
+def test_read_by_names_the_elements_whose_expressions_read_each_input(alpha):
+    actions = [
+        add("text", "customer", {"x": 40, "y": 20}, {"content": "Ada"}),
+        action("bind_variable", name="customer"),
+        add("text", "rate", {"x": 200, "y": 20}, {"content": "0.2", "dataType": "number"}),
+        action("bind_variable", name="rate"),
+        table(
+            "lines",
+            INVOICE,
+            y=100,
+            footer=[{"item": "=concat('Tax ', rate * 100, '%')", "amount": "=sum(amount) * rate"}],
+        ),
+        action("bind_variable", name="lines"),
+        add("text", "total", {"x": 40, "y": 300}, {"expression": "sum(lines.amount)", "dataType": "number"}),
+        add("text", "vip", {"x": 300, "y": 300}, {"content": "VIP"}, showIf={"expression": "customer == 'Ada'"}),
+    ]
+    design_id = new_design(alpha, actions)
+    variables = {v["name"]: v for v in alpha.data(alpha.get(f"/designs/{design_id}/variables"), 200)["variables"]}
+    assert set(variables) == {"customer", "rate", "lines"}  # computed columns and texts are no variables
+    assert variables["lines"]["readBy"] == ["total"]
+    assert variables["rate"]["readBy"] == ["lines"]
+    assert variables["customer"]["readBy"] == ["vip"]
+    assert "amount" not in variables and "total" not in variables
+
+
+# The MCP face and the schemas every face is generated from.
+
+
+def test_an_agent_adds_a_typed_table_with_a_computed_column_over_mcp_and_generates(api_server):
+    columns = [
+        {"key": "item"},
+        {"key": "hours", "dataType": "number"},
+        {"key": "rate", "dataType": "number"},
+        {"key": "fee", "dataType": "currency", "format": "¤#,##0.00", "value": "hours * rate"},
+    ]
+    actions = [
+        table("work", columns, footer=[{"item": "Total", "fee": "=sum(fee)"}]),
+        action("bind_variable", name="work"),
+    ]
+
+    async def script(session):
+        design = ok(await session.call_tool("create_design", {"name": "Agent invoice"}))
+        ok(await session.call_tool("patch_design_tree", {"designId": design["designId"], "actions": actions}))
+        rows = [{"item": "Audit", "hours": "2.5", "rate": 80}, {"item": "Report", "hours": 1, "rate": "0.1"}]
+        return ok(await session.call_tool("generate_pdf", {"designId": design["designId"], "data": {"work": rows}}))
+
+    result = run(api_server, api_server.workspaces["alpha"][1], script)
+    [page] = poppler_text(httpx.get(result["downloadUrl"]).content)
+    assert "$200.00" in page and "$0.10" in page and "$200.10" in page
+
+
+KEYS = {"columnDefs", "footer", "groupBy", "groupHeader", "groupFooter"}
+
+
+def _properties(schema: object) -> list[set[str]]:
+    """The property names of every object schema inside `schema`."""
+    found: list[set[str]] = []
+    if isinstance(schema, dict):
+        if isinstance(schema.get("properties"), dict):
+            found.append(set(schema["properties"]))
+        for value in schema.values():
+            found += _properties(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            found += _properties(value)
+    return found
+
+
+def _carries_the_keys(schema: object) -> None:
+    objects = _properties(schema)
+    table_data = [keys for keys in objects if "columnDefs" in keys]
+    assert table_data and all(KEYS <= keys for keys in table_data), table_data
+    assert any({"key", "dataType", "format", "locale", "currency", "value"} <= keys for keys in objects)  # ColumnDef
+    assert any({"expression", "dataType", "format"} <= keys for keys in objects)  # a text's data
+    assert any({"variable", "equals", "notEquals", "expression"} <= keys for keys in objects)  # showIf
+    assert any({"keepWithNext", "showIf", "repeat"} <= keys for keys in objects)  # a node, or add_element's args
+
+
+def test_the_catalog_openapi_and_mcp_schemas_carry_the_keys(api_server, alpha):
+    catalog = {a["name"]: a["args"] for a in alpha.data(alpha.get("/actions"), 200)["actions"]}
+    _carries_the_keys(catalog["add_element"])
+    assert "keepWithNext" in catalog["update_element"]["properties"]
+    openapi = httpx.get(f"{api_server.api}/openapi.json").json()
+    _carries_the_keys(openapi)
+    assert "readBy" in openapi["components"]["schemas"]["VariableInfo"]["properties"]
+
+    async def script(session):
+        return (await session.list_tools()).tools
+
+    tools = {tool.name: tool for tool in run(api_server, api_server.workspaces["alpha"][1], script)}
+    _carries_the_keys(tools["patch_design_tree"].input_schema)
