@@ -5,9 +5,12 @@ schemas that carry the keys."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import httpx
 import pytest
 
+from api.service.generation import dated_digest
 from tests.batch_jobs import wait_for_end
 from tests.mcp_calls import ok, run
 from tests.pdf_probes import drawn_lines, poppler_text
@@ -497,3 +500,13 @@ def test_the_catalog_openapi_and_mcp_schemas_carry_the_keys(api_server, alpha):
 
     tools = {tool.name: tool for tool in run(api_server, api_server.workspaces["alpha"][1], script)}
     _carries_the_keys(tools["patch_design_tree"].input_schema)
+
+
+def test_a_computing_designs_preview_is_a_picture_of_its_day():
+    # today() reads the render's date: a preview cached by the page's digest alone (in memory,
+    # and by name in the blobs) showed the first day's date for ever.
+    digest = "0" * 64
+    monday, tuesday = dt.date(2026, 11, 23), dt.date(2026, 11, 24)
+    assert dated_digest(digest, True, monday) != dated_digest(digest, True, tuesday)
+    assert dated_digest(digest, True, monday) == dated_digest(digest, True, monday)
+    assert dated_digest(digest, False, monday) == digest == dated_digest(digest, False, tuesday)
