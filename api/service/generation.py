@@ -10,6 +10,7 @@ import time
 from collections import OrderedDict
 
 import engine
+from engine.design.computed import computes
 from engine.design.names import safe_file_name
 from engine.render.layout import page_digest, page_without
 
@@ -17,7 +18,7 @@ from ..blobs import Blobs, UrlSigner
 from ..errors import ApiError
 from ..metrics import Metrics
 from ..models import DEFAULT_PDF_PROFILE, GenerateBody, PreviewWithValuesBody
-from ..renderers import Cancellation, Renderers, TaskCancelled
+from ..renderers import Cancellation, Renderers, TaskCancelled, generation_date
 from ..settings import URL_LIFETIME
 from ..store import Store
 from .accounts import Accounts
@@ -51,6 +52,7 @@ class _Revision:
         self._tree: engine.DesignTree | None = None
         self._plain: dict | None = None
         self._digests: dict[int, str] = {}
+        self._computes: bool | None = None
 
     def matches(self, row: dict) -> bool:
         # The text too, not only the time: two saves in one clock tick never share a revision.
@@ -74,6 +76,22 @@ class _Revision:
         if digest is None:
             digest = self._digests[page] = page_digest(self.plain, page)
         return digest
+
+    @property
+    def computes(self) -> bool:
+        """The design has an expression (extensions.md 11), which may read today()."""
+        if self._computes is None:
+            self._computes = computes(self.tree)
+        return self._computes
+
+
+def dated_digest(digest: str, computing: bool, today: dt.date) -> str:
+    """A preview's digest with the day it is drawn on, for a design with expressions: today()
+    is the render's date, so yesterday's picture (cached here and under shared_preview_name in
+    the blobs, which outlive a process) must not pass for today's. One render per page a day."""
+    if not computing:
+        return digest
+    return hashlib.sha256(f"{digest}:{today.isoformat()}".encode()).hexdigest()
 
 
 class _Revisions:
@@ -213,6 +231,7 @@ class Generation:
         else:
             drawn = revision.tree
             digest = revision.page_digest(page)
+        digest = dated_digest(digest, revision.computes, generation_date())
         cache_key = (design_id, digest, row["media_version"])
         with self._previews_guard:
             key = self._previews.get(cache_key)

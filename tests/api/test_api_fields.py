@@ -42,9 +42,11 @@ EXPECTED = [
         "kind": "text",
         "sample": "Ada Lovelace",
         "elements": ["recipient", "sentence"],
+        "readBy": [],
     },
-    {"name": "logo", "kind": "image", "sample": None, "elements": ["logo"]},
-    {"name": "course", "kind": "field", "sample": "Analytical Engines", "elements": ["sentence"]},
+    {"name": "logo", "kind": "image", "sample": None, "elements": ["logo"], "readBy": []},
+    # readBy: no expression reads these (extensions.md 11).
+    {"name": "course", "kind": "field", "sample": "Analytical Engines", "elements": ["sentence"], "readBy": []},
 ]
 
 

@@ -19,8 +19,9 @@ def test_the_action_catalog_has_both_keys_on_add_and_update(alpha):
     update = actions["update_element"]["properties"]
     assert {"repeat", "showIf"} <= set(update)
     condition = actions["update_element"]["$defs"]["Condition"]
-    assert set(condition["properties"]) == {"variable", "equals", "notEquals"}
-    assert condition["required"] == ["variable"] and condition["additionalProperties"] is False
+    # A variable with equals/notEquals, or an expression (extensions.md 11): neither is required alone.
+    assert set(condition["properties"]) == {"variable", "equals", "notEquals", "expression"}
+    assert "required" not in condition and condition["additionalProperties"] is False
 
 
 def test_openapi_describes_the_keys_on_every_node(api_server):
