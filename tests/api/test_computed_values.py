@@ -13,7 +13,7 @@ import pytest
 from api.service.generation import dated_digest
 from tests.batch_jobs import wait_for_end
 from tests.mcp_calls import ok, run
-from tests.pdf_probes import drawn_lines, poppler_text
+from tests.pdf_probes import advance_boxes, drawn_lines, poppler_text
 
 from ..conftest import action, add
 
@@ -510,3 +510,42 @@ def test_a_computing_designs_preview_is_a_picture_of_its_day():
     assert dated_digest(digest, True, monday) != dated_digest(digest, True, tuesday)
     assert dated_digest(digest, True, monday) == dated_digest(digest, True, monday)
     assert dated_digest(digest, False, monday) == digest == dated_digest(digest, False, tuesday)
+
+
+def _lines_of(document: bytes, page: int) -> list[str]:
+    return ["".join(line.split()) for line in drawn_lines(document, page) if line.strip()]
+
+
+def _top_of(document: bytes, page: int, word: str) -> float:
+    """The top (points from the sheet's bottom) of the first place `word` is drawn on a page."""
+    boxes = advance_boxes(document, page)
+    text = "".join(char for char, _ in boxes)
+    return boxes[text.index(word)][1][3]
+
+
+def test_groups_keep_their_subtotals_over_page_breaks_and_continue_below_the_repeated_header(alpha):
+    columns = [{"key": "region"}, {"key": "item"}, {"key": "amount", "dataType": "number", "format": "0.00"}]
+    data = {
+        "groupBy": "region",
+        "groupFooter": [{"item": "Subtotal", "amount": "=sum(amount)"}],
+        "footer": [{"item": "Grand total", "amount": "=sum(amount)"}],
+    }
+    actions = [
+        add("text", "letterhead", {"x": 40, "y": 40}, {"content": "LETTERHEAD"}, repeat="sheets"),
+        table("sales", columns, y=100, **data),
+        action("bind_variable", name="sales"),
+    ]
+    design_id = new_design(alpha, actions)
+    rows = [{"region": region, "item": f"{region}{n}", "amount": "0.1"} for region in "xyz" for n in range(30)]
+    document = pdf(alpha, design_id, {"sales": rows})
+    pages = [_lines_of(document, n) for n in range(len(poppler_text(document)))]
+    assert len(pages) > 1
+    everything = [line for page in pages for line in page]
+    assert everything.count("Subtotal3.00") == 3 and everything.count("Grandtotal9.00") == 1
+    for page in pages:
+        assert page[-1] not in ("x", "y", "z"), page[-3:]  # a group row is never left alone at a sheet's foot
+    last = pages[-1]
+    assert last[-3:] == ["zz290.10", "Subtotal3.00", "Grandtotal9.00"]  # the footers keep the last data row
+    # On the next sheet the table starts below the repeated letterhead with the first sheet's gap.
+    assert "LETTERHEAD" in pages[1] and pages[1][1] == "regionitemamount"
+    assert abs(_top_of(document, 1, "region") - _top_of(document, 0, "region")) < 0.5
