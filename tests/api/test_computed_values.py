@@ -12,7 +12,7 @@ import pytest
 
 from api.service.generation import dated_digest
 from tests.batch_jobs import wait_for_end
-from tests.mcp_calls import ok, run
+from tests.mcp_calls import failed, ok, run
 from tests.pdf_probes import advance_boxes, drawn_lines, poppler_text
 
 from ..conftest import action, add
@@ -453,9 +453,25 @@ def test_an_agent_adds_a_typed_table_with_a_computed_column_over_mcp_and_generat
         design = ok(await session.call_tool("create_design", {"name": "Agent invoice"}))
         ok(await session.call_tool("patch_design_tree", {"designId": design["designId"], "actions": actions}))
         rows = [{"item": "Audit", "hours": "2.5", "rate": 80}, {"item": "Report", "hours": 1, "rate": "0.1"}]
-        return ok(await session.call_tool("generate_pdf", {"designId": design["designId"], "data": {"work": rows}}))
+        generated = ok(
+            await session.call_tool("generate_pdf", {"designId": design["designId"], "data": {"work": rows}})
+        )
+        # The same refusals as REST: one operation behind both faces.
+        broken = [action("update_element", name="work", data={"footer": [{"fee": "=sum(item)"}]})]
+        refused = failed(
+            await session.call_tool("patch_design_tree", {"designId": design["designId"], "actions": broken}),
+            "VALIDATION_ERROR",
+        )
+        extra = [{"item": "Audit", "fee": "3"}]
+        wrong_row = failed(
+            await session.call_tool("generate_pdf", {"designId": design["designId"], "data": {"work": extra}}),
+            "VALIDATION_ERROR",
+        )
+        return generated, refused, wrong_row
 
-    result = run(api_server, api_server.workspaces["alpha"][1], script)
+    result, refused, wrong_row = run(api_server, api_server.workspaces["alpha"][1], script)
+    assert "'work' data.footer[0].fee: sum(item): item is a text column at character 4" in refused, refused
+    assert "variable 'work': row 1: 'fee' is a computed column" in wrong_row, wrong_row
     [page] = poppler_text(httpx.get(result["downloadUrl"]).content)
     assert "$200.00" in page and "$0.10" in page and "$200.10" in page
 
