@@ -565,3 +565,13 @@ def test_groups_keep_their_subtotals_over_page_breaks_and_continue_below_the_rep
     # On the next sheet the table starts below the repeated letterhead with the first sheet's gap.
     assert "LETTERHEAD" in pages[1] and pages[1][1] == "regionitemamount"
     assert abs(_top_of(document, 1, "region") - _top_of(document, 0, "region")) < 0.5
+
+
+def test_a_preview_with_values_computes_and_refuses_as_generate_does(alpha):
+    design_id = new_design(alpha, [table("lines", INVOICE), action("bind_variable", name="lines")])
+    rows = [{"item": "Pen", "qty": 300, "price": "0.01"}]
+    preview = alpha.data(alpha.post(f"/designs/{design_id}/preview", json={"data": {"lines": rows}}), 200)
+    assert httpx.get(preview["previewUrl"]).headers["Content-Type"] == "image/png"
+    bad = {"data": {"lines": [{"item": "Pen", "amount": "3"}]}}
+    message = alpha.error(alpha.post(f"/designs/{design_id}/preview", json=bad), 400, "VALIDATION_ERROR")
+    assert message.startswith("variable 'lines': row 1: 'amount' is a computed column"), message
