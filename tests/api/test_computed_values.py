@@ -12,8 +12,8 @@ import pytest
 
 from api.service.generation import dated_digest
 from tests.batch_jobs import wait_for_end
-from tests.mcp_calls import ok, run
-from tests.pdf_probes import drawn_lines, poppler_text
+from tests.mcp_calls import failed, ok, run
+from tests.pdf_probes import advance_boxes, drawn_lines, poppler_text
 
 from ..conftest import action, add
 
@@ -453,9 +453,25 @@ def test_an_agent_adds_a_typed_table_with_a_computed_column_over_mcp_and_generat
         design = ok(await session.call_tool("create_design", {"name": "Agent invoice"}))
         ok(await session.call_tool("patch_design_tree", {"designId": design["designId"], "actions": actions}))
         rows = [{"item": "Audit", "hours": "2.5", "rate": 80}, {"item": "Report", "hours": 1, "rate": "0.1"}]
-        return ok(await session.call_tool("generate_pdf", {"designId": design["designId"], "data": {"work": rows}}))
+        generated = ok(
+            await session.call_tool("generate_pdf", {"designId": design["designId"], "data": {"work": rows}})
+        )
+        # The same refusals as REST: one operation behind both faces.
+        broken = [action("update_element", name="work", data={"footer": [{"fee": "=sum(item)"}]})]
+        refused = failed(
+            await session.call_tool("patch_design_tree", {"designId": design["designId"], "actions": broken}),
+            "VALIDATION_ERROR",
+        )
+        extra = [{"item": "Audit", "fee": "3"}]
+        wrong_row = failed(
+            await session.call_tool("generate_pdf", {"designId": design["designId"], "data": {"work": extra}}),
+            "VALIDATION_ERROR",
+        )
+        return generated, refused, wrong_row
 
-    result = run(api_server, api_server.workspaces["alpha"][1], script)
+    result, refused, wrong_row = run(api_server, api_server.workspaces["alpha"][1], script)
+    assert "'work' data.footer[0].fee: sum(item): item is a text column at character 4" in refused, refused
+    assert "variable 'work': row 1: 'fee' is a computed column" in wrong_row, wrong_row
     [page] = poppler_text(httpx.get(result["downloadUrl"]).content)
     assert "$200.00" in page and "$0.10" in page and "$200.10" in page
 
@@ -510,3 +526,52 @@ def test_a_computing_designs_preview_is_a_picture_of_its_day():
     assert dated_digest(digest, True, monday) != dated_digest(digest, True, tuesday)
     assert dated_digest(digest, True, monday) == dated_digest(digest, True, monday)
     assert dated_digest(digest, False, monday) == digest == dated_digest(digest, False, tuesday)
+
+
+def _lines_of(document: bytes, page: int) -> list[str]:
+    return ["".join(line.split()) for line in drawn_lines(document, page) if line.strip()]
+
+
+def _top_of(document: bytes, page: int, word: str) -> float:
+    """The top (points from the sheet's bottom) of the first place `word` is drawn on a page."""
+    boxes = advance_boxes(document, page)
+    text = "".join(char for char, _ in boxes)
+    return boxes[text.index(word)][1][3]
+
+
+def test_groups_keep_their_subtotals_over_page_breaks_and_continue_below_the_repeated_header(alpha):
+    columns = [{"key": "region"}, {"key": "item"}, {"key": "amount", "dataType": "number", "format": "0.00"}]
+    data = {
+        "groupBy": "region",
+        "groupFooter": [{"item": "Subtotal", "amount": "=sum(amount)"}],
+        "footer": [{"item": "Grand total", "amount": "=sum(amount)"}],
+    }
+    actions = [
+        add("text", "letterhead", {"x": 40, "y": 40}, {"content": "LETTERHEAD"}, repeat="sheets"),
+        table("sales", columns, y=100, **data),
+        action("bind_variable", name="sales"),
+    ]
+    design_id = new_design(alpha, actions)
+    rows = [{"region": region, "item": f"{region}{n}", "amount": "0.1"} for region in "xyz" for n in range(30)]
+    document = pdf(alpha, design_id, {"sales": rows})
+    pages = [_lines_of(document, n) for n in range(len(poppler_text(document)))]
+    assert len(pages) > 1
+    everything = [line for page in pages for line in page]
+    assert everything.count("Subtotal3.00") == 3 and everything.count("Grandtotal9.00") == 1
+    for page in pages:
+        assert page[-1] not in ("x", "y", "z"), page[-3:]  # a group row is never left alone at a sheet's foot
+    last = pages[-1]
+    assert last[-3:] == ["zz290.10", "Subtotal3.00", "Grandtotal9.00"]  # the footers keep the last data row
+    # On the next sheet the table starts below the repeated letterhead with the first sheet's gap.
+    assert "LETTERHEAD" in pages[1] and pages[1][1] == "regionitemamount"
+    assert abs(_top_of(document, 1, "region") - _top_of(document, 0, "region")) < 0.5
+
+
+def test_a_preview_with_values_computes_and_refuses_as_generate_does(alpha):
+    design_id = new_design(alpha, [table("lines", INVOICE), action("bind_variable", name="lines")])
+    rows = [{"item": "Pen", "qty": 300, "price": "0.01"}]
+    preview = alpha.data(alpha.post(f"/designs/{design_id}/preview", json={"data": {"lines": rows}}), 200)
+    assert httpx.get(preview["previewUrl"]).headers["Content-Type"] == "image/png"
+    bad = {"data": {"lines": [{"item": "Pen", "amount": "3"}]}}
+    message = alpha.error(alpha.post(f"/designs/{design_id}/preview", json=bad), 400, "VALIDATION_ERROR")
+    assert message.startswith("variable 'lines': row 1: 'amount' is a computed column"), message
