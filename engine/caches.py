@@ -28,7 +28,7 @@ from .media.images import ImageLibrary
 from .memo import TextCache
 from .pdf import reportlab_internals, structure_tree
 from .render.form_cache import FORMS
-from .text import breaking, markup, placeholders, richtext, shaping, typeset, words
+from .text import breaking, formatting, markup, placeholders, richtext, shaping, typeset, words
 
 
 @dataclass(frozen=True)
@@ -96,6 +96,7 @@ FUNCTIONS: tuple[tuple[Callable[..., Any], str], ...] = (
     (table._grid_cached, "a table's laid-out grid"),
     (table_rows._design_rows, "a typed table's rows computed on its own data (no generation)"),
     (expressions.parse, "an expression's syntax tree"),
+    (formatting.number_formatter, "a typed column's number formatter, per type, pattern, locale and currency"),
     (expressions.check, "an expression checked against the names it may read"),
     (barcode.bars, "a barcode's bars"),
     (barcode._bars_path, "a barcode's path"),

@@ -550,7 +550,10 @@ class Template:
 
 TEMPLATES: dict[str, Template] = {
     "certificate": Template("Certificate", {"size": "A4", "orientation": "landscape"}, fitted_certificate_actions),
-    "invoice": Template("Invoice", {"size": "A4", "orientation": "portrait"}, computed_invoice_actions),
+    "invoice": Template("Invoice", {"size": "A4", "orientation": "portrait"}, paged_invoice_actions),
+    "computed-invoice": Template(
+        "Computed invoice", {"size": "A4", "orientation": "portrait"}, computed_invoice_actions
+    ),
     "badge": Template("Badge", BADGE_SIZE, badge_actions),
     "letter": Template("Letter", {"size": "A4", "orientation": "portrait"}, flowing_letter_actions),
 }
