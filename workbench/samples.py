@@ -375,6 +375,8 @@ def paged_invoice_actions(logo_ref: str = LOGO_REF) -> list[dict]:
             )
         },
         *({"type": "update_element", "args": {"name": n, "repeat": "sheets"}} for n in ("rule", "footer")),
+        # 15 pt under the rule: continuation sheets keep that gap under the repeated header (extensions.md 11)
+        {"type": "update_element", "args": {"name": "lines", "position": {"y": 175}}},
         {"type": "update_element", "args": {"name": "stamp", "showIf": {"variable": "paid_on"}}},
     ]
 
@@ -433,7 +435,7 @@ def computed_invoice_actions(logo_ref: str = LOGO_REF) -> list[dict]:
         _add(
             "text",
             "terms",
-            {"x": 150, "y": 705, "maxWidth": 300},
+            {"x": 150, "y": 690, "maxWidth": 300},
             {
                 "content": "Payable within 30 days. VAT {vat_rate} % included in the total.",
                 "fields": True,
@@ -446,9 +448,11 @@ def computed_invoice_actions(logo_ref: str = LOGO_REF) -> list[dict]:
     ]
 
 
-def computed_invoice_row(i: int, lines: int = 100) -> dict:
-    """Raw line items for the computed invoice: quantities and unit prices only."""
+def computed_invoice_row(i: int, lines: int = 100, paid: bool = False) -> dict:
+    """Raw line items for the computed invoice: quantities and unit prices only; `paid` adds a
+    paid_on date (the stamp shows)."""
     return {
+        **({"paid_on": f"2026-11-{1 + i % 28:02d}"} if paid else {}),
         "number": f"No. INV-{i:04d}",
         "customer": f"Customer {i}\n{i} Example Street\nSpringfield",
         "lines": [
@@ -550,10 +554,7 @@ class Template:
 
 TEMPLATES: dict[str, Template] = {
     "certificate": Template("Certificate", {"size": "A4", "orientation": "landscape"}, fitted_certificate_actions),
-    "invoice": Template("Invoice", {"size": "A4", "orientation": "portrait"}, paged_invoice_actions),
-    "computed-invoice": Template(
-        "Computed invoice", {"size": "A4", "orientation": "portrait"}, computed_invoice_actions
-    ),
+    "invoice": Template("Invoice", {"size": "A4", "orientation": "portrait"}, computed_invoice_actions),
     "badge": Template("Badge", BADGE_SIZE, badge_actions),
     "letter": Template("Letter", {"size": "A4", "orientation": "portrait"}, flowing_letter_actions),
 }

@@ -480,6 +480,8 @@ class Names:
     tables: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # table var -> {key -> type}
     row: Mapping[str, str] | None = None  # inside a table: the current row's keys -> type
     aggregates_only: bool = False  # a footer: bare column keys only inside aggregates
+    # Everything above as one hashable value: what equal Names share (check's cache key).
+    key: tuple = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         for mapping in (self.variables, self.row or {}, *(self.tables or {}).values()):
@@ -497,13 +499,13 @@ class Names:
             None if self.row is None else tuple(sorted(self.row.items())),
             self.aggregates_only,
         )
-        object.__setattr__(self, "_key", key)
+        object.__setattr__(self, "key", key)
 
     def __hash__(self) -> int:
-        return hash(self._key)  # type: ignore[attr-defined]
+        return hash(self.key)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Names) and self._key == other._key  # type: ignore[attr-defined]
+        return isinstance(other, Names) and self.key == other.key
 
 
 @dataclass

@@ -74,13 +74,17 @@ def test_the_certificate_fills_its_field_sentence_and_fits_a_long_name_on_one_li
 
 
 def test_the_invoice_grows_to_three_sheets_with_its_header_page_numbers_and_a_paid_stamp_only_when_paid(client):
-    sheets = generate(client, "invoice", samples.paged_invoice_row(7))
+    # The gallery's invoice computes its amounts, VAT and total from raw line items (issue 34).
+    row = samples.computed_invoice_row(7, lines=60)
+    sheets = generate(client, "invoice", row)
     assert len(sheets) == 3
     for number, sheet in enumerate(sheets, start=1):
         assert f"Page {number} of 3" in sheet and "INVOICE" in sheet and "No. INV-0007" in sheet
         assert "PAID" not in sheet
-    assert "Service 7-1 " in sheets[0] and "Service 7-80 " in sheets[2] and "Total:" in sheets[2]
-    paid = generate(client, "invoice", samples.paged_invoice_row(7, paid=True))
+    assert "Service 7-1 " in sheets[0] and "Service 7-60 " in sheets[2] and "Total due" in sheets[2]
+    total = samples.precomputed_invoice_row(7, lines=60)["lines"][-1][-1]  # the caller's own arithmetic
+    assert f"Total due {total}" in sheets[2]
+    paid = generate(client, "invoice", samples.computed_invoice_row(7, lines=60, paid=True))
     assert "PAID 2026-11-08" in paid[0] and not any("PAID" in sheet for sheet in paid[1:])
 
 
