@@ -40,6 +40,7 @@ from .table_rows import (
     FooterRow,
     Shown,
     ShownRow,
+    cell_texts,
     check_columns,
     column_types,
     design_rows,
@@ -85,11 +86,6 @@ class Cell(StrictModel):
     type: Literal["text"] = "text"
     data: CellData = Field(default_factory=CellData)
     styles: CellStyles = Field(default_factory=CellStyles)
-
-
-def cell_texts(cells: list[list[str | Cell]]) -> list[list[str]]:
-    """The texts of a grid of cells, row by row."""
-    return [[cell if isinstance(cell, str) else cell.data.content for cell in row] for row in cells or []]
 
 
 def set_cell_texts(cells: list[list[str | Cell]] | None, texts: list[list[str]]) -> list[list[Any]]:

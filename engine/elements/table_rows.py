@@ -136,7 +136,7 @@ def check_columns(data: Any, read_cells: bool = True) -> None:
             "data.groupHeader and data.groupFooter need data.groupBy: name the column that groups the rows"
         )
     header_rows = 1 if data.headerRow else 0
-    for r, row in enumerate(_texts(data.cells)[header_rows:] if read_cells else [], start=1):
+    for r, row in enumerate(cell_texts(data.cells)[header_rows:] if read_cells else [], start=1):
         for column, text in zip(defs, row, strict=False):
             if text and column.value is None and column.formats():
                 try:
@@ -154,7 +154,8 @@ def read_value(text: str, column: ColumnDef) -> None:
         parse_date(text)
 
 
-def _texts(cells: Sequence[Sequence[Any]] | None) -> list[list[str]]:
+def cell_texts(cells: Sequence[Sequence[Any]] | None) -> list[list[str]]:
+    """The texts of a grid of cells (strings or {type, data, styles} cells), row by row."""
     return [[cell if isinstance(cell, str) else cell.data.content for cell in row] for row in cells or []]
 
 
@@ -279,7 +280,7 @@ def shown(data: Any, scope: Any | None) -> Shown:
     types = column_types(data, names)
     env_base = expressions.Env() if lenient else scope.env
     formatters = [_Formatter(column) for column in defs]
-    cells = _texts(data.cells)
+    cells = cell_texts(data.cells)
     rows: list[ShownRow] = []
     if header_rows:
         rows.append(
