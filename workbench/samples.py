@@ -435,7 +435,7 @@ def computed_invoice_actions(logo_ref: str = LOGO_REF) -> list[dict]:
         _add(
             "text",
             "terms",
-            {"x": 150, "y": 690, "maxWidth": 300},
+            {"x": 150, "y": 372, "maxWidth": 300},
             {
                 "content": "Payable within 30 days. VAT {vat_rate} % included in the total.",
                 "fields": True,
@@ -445,6 +445,8 @@ def computed_invoice_actions(logo_ref: str = LOGO_REF) -> list[dict]:
         ),
         *actions,
         {"type": "update_element", "args": {"name": "terms", "keepWithNext": True}},
+        # Under the design-time table (its 5 lines and 3 footer rows end at y 355): they follow its last row.
+        {"type": "update_element", "args": {"name": "payment", "position": {"y": 390}}},
     ]
 
 
