@@ -43,6 +43,11 @@ def _heavy_design_and_its_render_process(server: Server, client: httpx.Client) -
     design_id = _table_design(client, *HEAVY)
     wait_until(lambda: len(render_processes(server)) == 1, what="the render process")
     (worker,) = render_processes(server)
+    # A free preview once the process has imported everything: its start-up CPU (seconds on a
+    # loaded machine) would otherwise pass for the render a test waits to see under way.
+    small = _small_design(client)
+    client.data(client.get(f"/designs/{small}/preview"), 200)
+    assert render_processes(server) == {worker}
     return design_id, worker, _credits(client)
 
 
