@@ -95,6 +95,7 @@ FUNCTIONS: tuple[tuple[Callable[..., Any], str], ...] = (
     (text._fitted, "a text fitted to its box"),
     (table._grid_cached, "a table's laid-out grid"),
     (table_rows._design_rows, "a typed table's rows computed on its own data (no generation)"),
+    (table_rows.formatter_for, "a typed column's shown values, per type, pattern, locale and currency"),
     (expressions.parse, "an expression's syntax tree"),
     (formatting.number_formatter, "a typed column's number formatter, per type, pattern, locale and currency"),
     (expressions.check, "an expression checked against the names it may read"),

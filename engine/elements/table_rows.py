@@ -238,7 +238,11 @@ class Shown:
 
 class _Formatter:
     """A column's values as shown: formatted like a text element's by dataType/format; a
-    computed result of another type shown as text (engine.design.expressions.to_text)."""
+    computed result of another type shown as text (engine.design.expressions.to_text).
+    One per way of showing (`formatter_for`), kept across documents: a batch's prices and
+    quantities repeat, so most values are shown from `_cache`."""
+
+    KEPT = 4096  # values remembered per formatter; past it the cache starts again
 
     def __init__(self, column: ColumnDef):
         self.column = column
@@ -247,9 +251,13 @@ class _Formatter:
     def __call__(self, value: Any) -> str:
         if value is None or value == "":
             return ""
-        shown = self._cache.get(value)
+        # Keyed by type too: Decimal("1") and True are equal (and hash alike) but show differently.
+        key = (value.__class__, value)
+        shown = self._cache.get(key)
         if shown is None:
-            shown = self._cache[value] = self._format(value)
+            if len(self._cache) >= self.KEPT:
+                self._cache = {}
+            shown = self._cache[key] = self._format(value)
         return shown
 
     def _format(self, value: Any) -> str:
@@ -262,6 +270,12 @@ class _Formatter:
         if kind == "date" and not isinstance(value, Decimal | str):
             return format_value(value, column.dataType, column.format, column.locale, column.currency)
         return value if isinstance(value, str) else expressions.to_text(value, column.locale)
+
+
+@lru_cache(maxsize=256)
+def formatter_for(data_type: str, format: str | None, locale: str, currency: str) -> _Formatter:  # noqa: A002
+    """The formatter of every column shown this way (its cache shared by their documents)."""
+    return _Formatter(ColumnDef(key="_", dataType=data_type, format=format, locale=locale, currency=currency))
 
 
 class RowError(ValueError):
@@ -279,7 +293,7 @@ def shown(data: Any, scope: Any | None) -> Shown:
     names = expressions.Names() if lenient else scope.names
     types = column_types(data, names)
     env_base = expressions.Env() if lenient else scope.env
-    formatters = [_Formatter(column) for column in defs]
+    formatters = [formatter_for(column.dataType, column.format, column.locale, column.currency) for column in defs]
     cells = cell_texts(data.cells)
     rows: list[ShownRow] = []
     if header_rows:
