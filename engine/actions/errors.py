@@ -63,4 +63,12 @@ def describe(
         if message not in messages.setdefault(where, []):
             messages[where].append(message)
     # Failures of each member of a union share a location: read them as alternatives.
-    return "; ".join(f"{where}: {' or '.join(found)}" for where, found in list(messages.items())[:4])
+    return "; ".join(_located(where, found) for where, found in list(messages.items())[:4])
+
+
+def _located(where: str, found: list[str]) -> str:
+    """`where: message`, unless every message already names a place inside `where` (a
+    model's own check of several keys: "data.footer[0]: …"), which says it better."""
+    if all(message.startswith((f"{where}.", f"{where}[")) for message in found):
+        return " or ".join(found)
+    return f"{where}: {' or '.join(found)}"
