@@ -40,7 +40,7 @@ test: $(call installed,test)
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir $$(mktemp -d)
 	# Two workers, a test file each: most tests wait on the servers, browsers and databases they start;
 	# then the few that need the machine to themselves.
-	$(PY) -m pytest -n 2 --dist loadfile -m "not alone"
+	$(PY) -m pytest -n 2 --dist loadfile -m "not alone" --durations=30
 	$(PY) -m pytest -m alone
 
 bench: $(call installed,bench)
