@@ -39,6 +39,7 @@ from engine.fonts import DEFAULT_FAMILY
 
 from .colour_picker import ColourPicker
 from .computed_form import COLUMN_KEYS, Preview, column_editor, expression_input
+from .language_hint import LanguageHint
 from .pickers import CellGrid, FontPicker, icon_picker
 from .style import TYPED_TEXT
 
@@ -244,6 +245,7 @@ def element_form(
     field_widgets: dict[tuple[str, str], Any] = {}
     colour_pickers: list[ColourPicker] = []
     cards: dict[str, pn.Card] = {}
+    hints: list[LanguageHint] = []
     models = {"styles": spec.Styles, "data": spec.Data, "position": spec.Position}
     # A type with typed columns (extensions.md 11) edits them, and what reads their keys, in
     # the column editor.
@@ -285,6 +287,10 @@ def element_form(
         if part == "data" and spec.fields is not None and spec.fields.insert is not None:
             inserter = insert_field_control(spec.fields.insert, lambda: shown["node"], send, variables)
             leading.append(inserter)
+        if part == "data" and "lang" in models[part].model_fields:
+            # Kana or Hangul in a text without a language: one click sets it (issue 35).
+            hints.append(LanguageHint(node, lambda tag: update(data={"lang": tag})))
+            leading.append(hints[-1].view)
         if typed and part == "data":
             columns = column_editor(lambda: shown["node"], update, preview)
             field_widgets[("data", "columnDefs")] = columns
@@ -320,6 +326,8 @@ def element_form(
         for (part, field_name), widget in field_widgets.items():
             widget.show_value(getattr(getattr(new, part), field_name))
         drawn.show_value(new, new_variables)
+        for hint in hints:
+            hint.show(new)
         if "data" in cards:
             for widget in cards["data"].objects:
                 if hasattr(widget, "show_variables") and new_variables is not None:
