@@ -98,7 +98,11 @@ function watchKernel(model, el, host) {
       shown.style.paddingTop = "40px";
       el.append(shown);
     }
-    model.send_msg({ ping: Date.now() });
+    try {
+      model.send_msg({ ping: Date.now() });
+    } catch (error) {
+      // no comm to the kernel any more (it restarted): the notice says so already, or soon
+    }
   }, PING_EVERY_MS);
 }
 

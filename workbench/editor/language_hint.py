@@ -14,6 +14,7 @@ from fontTools import unicodedata
 
 # The scripts that name their language, first found first offered: (scripts, tag, name).
 TELLING_SCRIPTS = ((frozenset({"Hira", "Kana"}), "ja", "Japanese"), (frozenset({"Hang"}), "ko", "Korean"))
+WHY = {"ja": "Its kana say Japanese", "ko": "Its Hangul says Korean"}
 
 
 def suggested_language(node: Any) -> tuple[str, str] | None:
@@ -37,14 +38,17 @@ class LanguageHint:
         self._tag: str | None = None
         self.button = pn.widgets.Button(label="", css_classes=["dbk-set-lang"], margin=(4, 0))
         self.button.on_click(lambda _: self._tag and set_lang(self._tag))
-        self.view = pn.Column(self.button, sizing_mode="stretch_width", margin=0, visible=False)
+        self.why = pn.pane.HTML("", margin=(0, 0, 4, 0), sizing_mode="stretch_width")
+        self.view = pn.Column(self.button, self.why, sizing_mode="stretch_width", margin=0, visible=False)
         self.show(node)
 
     def show(self, node: Any) -> None:
         suggested = suggested_language(node)
         self._tag = suggested[0] if suggested else None
         if suggested:
-            self.button.label = f"Set language: {suggested[1]} ({suggested[0]})"
+            tag, name = suggested
+            self.button.label = f"Set language: {name} ({tag})"
+            self.why.object = f"<small>{WHY[tag]}: with it set, its Han characters take the {name} face.</small>"
         self.view.visible = suggested is not None
 
     def __panel__(self) -> pn.viewable.Viewable:

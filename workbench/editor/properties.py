@@ -247,6 +247,10 @@ def element_form(
     cards: dict[str, pn.Card] = {}
     hints: list[LanguageHint] = []
     models = {"styles": spec.Styles, "data": spec.Data, "position": spec.Position}
+    if "lang" in spec.Data.model_fields:
+        # Kana or Hangul in a text without a language: one click sets it, at the form's top (issue 35).
+        hints.append(LanguageHint(node, lambda tag: update(data={"lang": tag})))
+        sections.append(hints[-1].view)
     # A type with typed columns (extensions.md 11) edits them, and what reads their keys, in
     # the column editor.
     typed = "columnDefs" in spec.Data.model_fields
@@ -287,10 +291,6 @@ def element_form(
         if part == "data" and spec.fields is not None and spec.fields.insert is not None:
             inserter = insert_field_control(spec.fields.insert, lambda: shown["node"], send, variables)
             leading.append(inserter)
-        if part == "data" and "lang" in models[part].model_fields:
-            # Kana or Hangul in a text without a language: one click sets it (issue 35).
-            hints.append(LanguageHint(node, lambda tag: update(data={"lang": tag})))
-            leading.append(hints[-1].view)
         if typed and part == "data":
             columns = column_editor(lambda: shown["node"], update, preview)
             field_widgets[("data", "columnDefs")] = columns
