@@ -206,6 +206,7 @@ def test_the_inline_editor_says_when_its_kernel_does_not_answer_and_never_reload
     page.recorder.known_page_errors.append(jupyters_shortcuts_race)
     page.goto(f"{jupyter.url}/{APPS[jupyter.app]}/{NOTEBOOK}?token={jupyter.token}")
     run_cell(page, 0)
+    box(page, "Hello").wait_for()
     wait_for(lambda: painted(page) >= 1, "the first preview in the notebook")
     page.evaluate("window.dbkNotebookPage = true")
     notice = page.locator(".dbk-connection-lost")
