@@ -73,7 +73,7 @@ def apply(
             for node_id in computed.check(ctx.tree):
                 # A computed text's content changed after the action measured it: echo it as shown.
                 if isinstance(data, dict) and data.get("id") == node_id and "position" in data:
-                    data = element_result(ctx.tree.nodes[node_id])
+                    data = element_result(ctx.tree.nodes[node_id], ctx.tree.metadata.language)
             if not variables_before <= ctx.tree.variables.keys():
                 # extensions.md 4: a condition goes away with its variable, whichever action removed it.
                 drop_orphan_conditions(ctx.tree)

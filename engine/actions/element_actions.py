@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, ValidationError, create_model
 
 from ..design import conditions
+from ..design.languages import node_in_language
 from ..design.placeholder_variables import check_binding, check_placeholders, field_names
 from ..design.tree import DesignTree, Variable
 from ..elements import ELEMENT_TYPES, Condition, ElementType, Repeat, StrictModel, union_of
@@ -83,9 +84,10 @@ def _check_unique_name(tree: DesignTree, name: str, except_id: str | None = None
         raise ValueError(f"an element named '{name}' already exists (names are unique in a design)")
 
 
-def element_result(node: Any) -> dict:
-    """The echo of add/update: id, name, type, page and the derived box (spec 2.4)."""
-    w, h = ELEMENT_TYPES[node.type].measure(node)
+def element_result(node: Any, language: str | None = None) -> dict:
+    """The echo of add/update: id, name, type, page and the derived box (spec 2.4), measured
+    in the design's `language` where the node has none of its own (engine.design.languages)."""
+    w, h = ELEMENT_TYPES[node.type].measure(node_in_language(node, language))
     position = node.position.model_dump(exclude_none=True)
     position.update(w=round(w, 3), h=round(h, 3))
     return {"id": node.id, "name": node.name, "type": node.type, "page": node.page, "position": position}
@@ -120,7 +122,7 @@ def run_add(ctx: ApplyContext, args: Any) -> dict:
     check_placeholders(tree, field_names(node))
     tree.nodes[node.id] = node
     tree.pages[args.page].elements.append(node.id)
-    return element_result(node)
+    return element_result(node, tree.metadata.language)
 
 
 class UpdateElementArgs(ElementAddress):
@@ -179,7 +181,7 @@ def run_update(ctx: ApplyContext, args: UpdateElementArgs) -> dict:
         tree.variables[updated.name] = tree.variables.pop(node.name)
         conditions.rename_variable(tree, node.name, updated.name)
         updated = tree.nodes[node.id]
-    return element_result(updated)
+    return element_result(updated, tree.metadata.language)
 
 
 def run_remove(ctx: ApplyContext, args: ElementAddress) -> dict:

@@ -201,8 +201,8 @@ class TextData(StrictModel):
     lang: Lang = Field(
         None,
         description="BCP 47 tag of the content, e.g. 'ar', 'he', 'hi', 'zh-Hans' (shaping and the tagged PDF's "
-        "/Lang); unset: the design's language for /Lang, and Han takes the Chinese face unless kana or Hangul "
-        "beside it say Japanese or Korean",
+        "/Lang); unset: the design's language (metadata.language); with neither, Han takes the Chinese face "
+        "unless kana or Hangul beside it say Japanese or Korean",
         exclude_if=lambda lang: lang is None,
     )
 
@@ -584,8 +584,8 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     if node.data.fields and node.position.maxWidth is None:
         box = box._replace(w=indent + widest)  # {page}/{pages} were measured as sheet 1 of 1
     style = drawn_style(node, ctx.sheet)  # at the fitted size (extensions.md 2)
-    # A text without data.lang is drawn as it was measured (no language for fonts and shaping);
-    # the design's language is its tagged /Lang, the document's.
+    # A text without data.lang was given the design's language before it was measured
+    # (engine.design.languages), so it is drawn in the faces it was measured in.
     first_item = 0
     if part is not None:
         first_item, blocks = _part_blocks(blocks, part)

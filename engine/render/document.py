@@ -19,6 +19,7 @@ from reportlab.pdfgen.canvas import Canvas
 from .. import fonts
 from ..design import computed
 from ..design.colors import parse_gradient, to_rl
+from ..design.languages import in_design_language
 from ..design.placeholder_variables import shows_sheet_numbers
 from ..design.tree import DesignTree
 from ..design.variables import apply_values
@@ -116,6 +117,8 @@ def _render(
     for page in pages or []:
         if not 0 <= page < len(tree.pages):
             raise PageNotFound(f"page {page} does not exist; the design has {len(tree.pages)} page(s), numbered from 0")
+    # Texts without data.lang are measured and drawn in the design's language (extensions.md 6).
+    tree = in_design_language(tree)
     filled = computed.resolve(apply_values(tree, values), today)  # extensions.md 11
     sheets = layout(tree, filled, pages)
     if max_sheets is not None and len(sheets) > max_sheets:

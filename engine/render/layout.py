@@ -61,8 +61,9 @@ def page_digest(tree: Mapping[str, Any], index: int) -> str:
     """A hash of everything a design-time picture of page `index` is drawn from, given the
     tree in its JSON form: the page's own fields (size, background), the nodes it lists, in
     paint order, and the document background its fields fall back to (effective_background).
-    Other pages, variables and metadata never reach its pixels, so editing them keeps the
-    digest: previews are cached by it. Image bytes replaced in place are the caller's part."""
+    Other pages, variables and metadata other than the language never reach its pixels, so
+    editing them keeps the digest: previews are cached by it. Image bytes replaced in place
+    are the caller's part."""
     sheet = tree["pages"][index]
     nodes = tree.get("nodes", {})
     drawn = {
@@ -70,6 +71,9 @@ def page_digest(tree: Mapping[str, Any], index: int) -> str:
         "nodes": [nodes.get(node_id) for node_id in sheet.get("elements", [])],
         "background": tree.get("background"),
     }
+    language = (tree.get("metadata") or {}).get("language")
+    if language:  # the language of its texts without one (engine.design.languages): their faces
+        drawn["language"] = language
     beyond = _drawn_from_elsewhere(tree, index)
     if beyond:
         drawn["beyond"] = beyond

@@ -14,6 +14,7 @@ from typing import Any
 
 import engine.fonts
 from engine import DesignTree
+from engine.design.languages import node_in_language
 from engine.elements import ELEMENT_TYPES
 
 # A new element whose spot is taken lands this far down and right of what sits there.
@@ -32,8 +33,10 @@ def resize_mode(element_type: str) -> str:
     return ELEMENT_TYPES[element_type].resize_mode
 
 
-def box_of(node: Any) -> dict:
-    w, h = ELEMENT_TYPES[node.type].measure(node)
+def box_of(node: Any, language: str | None = None) -> dict:
+    """The node's box, measured as the PDF measures it: in the design's `language` where it has
+    none of its own (engine.design.languages)."""
+    w, h = ELEMENT_TYPES[node.type].measure(node_in_language(node, language))
     return {"x": node.position.x, "y": node.position.y, "w": round(w, 2), "h": round(h, 2)}
 
 
@@ -47,7 +50,7 @@ def boxes(tree: DesignTree, page: int) -> list[dict]:
                 "id": node.id,
                 "name": node.name,
                 "type": node.type,
-                **box_of(node),
+                **box_of(node, tree.metadata.language),
                 "resize": resize_mode(node.type),
                 "hidden": node.isHidden,
                 "locked": node.isLocked,

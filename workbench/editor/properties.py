@@ -39,6 +39,7 @@ from engine.fonts import DEFAULT_FAMILY
 
 from .colour_picker import ColourPicker
 from .computed_form import COLUMN_KEYS, Preview, column_editor, expression_input
+from .language_hint import LanguageHint
 from .pickers import CellGrid, FontPicker, icon_picker
 from .style import TYPED_TEXT
 
@@ -244,7 +245,12 @@ def element_form(
     field_widgets: dict[tuple[str, str], Any] = {}
     colour_pickers: list[ColourPicker] = []
     cards: dict[str, pn.Card] = {}
+    hints: list[LanguageHint] = []
     models = {"styles": spec.Styles, "data": spec.Data, "position": spec.Position}
+    if "lang" in spec.Data.model_fields:
+        # Kana or Hangul in a text without a language: one click sets it, at the form's top (issue 35).
+        hints.append(LanguageHint(node, lambda tag: update(data={"lang": tag})))
+        sections.append(hints[-1].view)
     # A type with typed columns (extensions.md 11) edits them, and what reads their keys, in
     # the column editor.
     typed = "columnDefs" in spec.Data.model_fields
@@ -320,6 +326,8 @@ def element_form(
         for (part, field_name), widget in field_widgets.items():
             widget.show_value(getattr(getattr(new, part), field_name))
         drawn.show_value(new, new_variables)
+        for hint in hints:
+            hint.show(new)
         if "data" in cards:
             for widget in cards["data"].objects:
                 if hasattr(widget, "show_variables") and new_variables is not None:

@@ -13,6 +13,7 @@ import panel as pn
 
 from ..client.api import Client, LocalClient
 from ..editor import Editor
+from ..editor.connection import ConnectionWatch
 from ..editor.lanes import on_this_threads_loop
 
 _loaded = threading.Event()
@@ -63,7 +64,10 @@ class InlineEditor:
         # An embedded service serves no HTTP, so its signed /files URLs reach no browser: a generated
         # PDF comes to the page as a data: URL. Over REST the server's own URL does.
         self.editor = Editor(client, design_id, home=None, files_served=not isinstance(client, LocalClient))
-        self.view = pn.Column(self.editor, height=height, sizing_mode="stretch_width", css_classes=["dbk-inline"])
+        # The kernel is the server here: the watch says when it does not answer, and never reloads.
+        self.view = pn.Column(
+            self.editor, ConnectionWatch(), height=height, sizing_mode="stretch_width", css_classes=["dbk-inline"]
+        )
 
     def __panel__(self) -> pn.viewable.Viewable:
         return self.view

@@ -25,6 +25,7 @@ from api.service.common import Workspace
 
 from ..client.api import LocalClient
 from ..editor import Editor
+from ..editor.connection import HEALTH_URL, ConnectionWatch
 from ..editor.lanes import in_page_lane
 from ..editor.style import STYLESHEET
 from ..editor.text import text
@@ -65,7 +66,8 @@ class WorkbenchPage:
             sizing_mode="stretch_width",
             margin=(4, 10),
         )
-        self.view = pn.Column(bar, self.main, sizing_mode="stretch_both")
+        # After a server restart the page reloads by itself, gallery or editor (issue 35).
+        self.view = pn.Column(bar, self.main, ConnectionWatch(health_url=HEALTH_URL), sizing_mode="stretch_both")
         design_id = _arg("design")
         if design_id:
             self.open(design_id)

@@ -197,3 +197,24 @@ def test_the_inline_editor_renders_in_jupyter_and_an_edit_reaches_the_kernel(jup
         (design,) = wb.designs()
         saved = next(n for n in wb.design(design.designId).tree.nodes.values() if n.name == "Hello")
         assert (saved.position.x, saved.position.y) == (200, 50)
+
+
+def test_the_inline_editor_says_when_its_kernel_does_not_answer_and_never_reloads_the_notebook(jupyter, page):
+    """Issue 35: in Jupyter the kernel is the editor's server. Restarted, it answers the editor no
+    more: the output says so, and the notebook page is not reloaded (its marker stays)."""
+    page.set_default_timeout(JUPYTER_TIMEOUT_MS)
+    page.recorder.known_page_errors.append(jupyters_shortcuts_race)
+    page.goto(f"{jupyter.url}/{APPS[jupyter.app]}/{NOTEBOOK}?token={jupyter.token}")
+    run_cell(page, 0)
+    box(page, "Hello").wait_for()
+    wait_for(lambda: painted(page) >= 1, "the first preview in the notebook")
+    page.evaluate("window.dbkNotebookPage = true")
+    notice = page.locator(".dbk-connection-lost")
+    expect(notice).to_have_count(0)
+    auth = {"Authorization": f"token {jupyter.token}"}
+    (kernel,) = httpx.get(f"{jupyter.url}/api/kernels", headers=auth, timeout=10).json()
+    restart = httpx.post(f"{jupyter.url}/api/kernels/{kernel['id']}/restart", headers=auth, timeout=60)
+    assert restart.status_code == 200, restart.text
+    expect(notice).to_contain_text("The notebook's kernel is not answering", timeout=JUPYTER_TIMEOUT_MS)
+    assert page.evaluate("window.dbkNotebookPage") is True
+    page.close()  # before Jupyter stops, so its page logs no lost connection
