@@ -388,7 +388,7 @@ class Editor:
             "nudge": lambda: self._nudge(message["ids"], float(message["dx"]), float(message["dy"])),
             "delete": lambda: self._delete(message["ids"]),
             "paste": lambda: self._paste(message["ids"]),
-            "edit_text": lambda: self._edit_text(message["id"], message["text"]),
+            "edit_text": lambda: self._edit_text(message["id"], message["text"], message.get("markdown") is True),
             "undo": self.undo,
             "redo": self.redo,
             "toggle": lambda: self._toggle(message["id"], message["flag"]),
@@ -436,13 +436,14 @@ class Editor:
         changes = [{"id": n.id, "x": n.position.x + dx, "y": n.position.y + dy} for n in moved]
         self.session.apply([geometry.placement_patch(nodes[c["id"]], c, resized=False) for c in changes])
 
-    def _edit_text(self, node_id: str, typed: str) -> None:
+    def _edit_text(self, node_id: str, typed: str, markdown: bool = False) -> None:
         """Text typed on the canvas: one update_element, so one undo step. A locked element,
-        one gone meanwhile, or a type without inline text saves nothing."""
+        one gone meanwhile, or a type without inline text saves nothing. `markdown`: a part
+        was made bold, italic or a link, so the text reads Markdown from now on."""
         node = self.session.tree.nodes.get(node_id)
         if node is None or geometry.inline_text(node) is None or not isinstance(typed, str):
             return
-        self.session.apply([geometry.text_typed(node, typed)])
+        self.session.apply([geometry.text_typed(node, typed, markdown)])
 
     def _delete(self, ids: list[str]) -> None:
         nodes = self.session.tree.nodes
