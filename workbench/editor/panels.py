@@ -212,10 +212,7 @@ def variables_panel(ctx: PanelContext) -> pn.Column:
     A variable's name selects its element (a field's, the texts holding it) on the canvas."""
     tree = ctx.tree
     rows: list[Any] = [
-        pn.pane.Markdown(
-            "A bound (ticked) element is filled at generation; its content here is the sample. "
-            "Click a name to select its element."
-        )
+        pn.pane.Markdown("A ticked element is filled at generation; its content is the sample. A name selects it.")
     ]
     for node in tree.nodes.values():
         if ELEMENT_TYPES[node.type].variable is None:

@@ -361,7 +361,8 @@ def element_form(
 
 
 def _name_label(bound: bool) -> str:
-    return "Name (the variable's name: a value for it fills this element)" if bound else "Name"
+    # Bound, the name is what a generation's values give this element's value under.
+    return "Variable name" if bound else "Name"
 
 
 def variable_widget(node: Any, send: Send) -> Any:

@@ -53,7 +53,7 @@ def test_the_variable_checkbox_binds_renames_and_unbinds_an_image_and_a_text(api
     wait_for(lambda: "logo" in variables(alpha_api, design_id), "the image bound")
     assert variables(alpha_api, design_id)["logo"]["kind"] == "image"
     # The name field says it is the variable's name; renaming it renames the variable.
-    expect(form.get_by_text("the variable's name", exact=False)).to_be_visible()
+    expect(form.get_by_text("Variable name", exact=True)).to_be_visible()
     name = form.locator("input[type=text]").first
     name.fill("company_logo")
     name.press("Enter")

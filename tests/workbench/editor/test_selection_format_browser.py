@@ -84,14 +84,18 @@ def test_the_toolbar_b_bolds_the_selected_word_not_the_whole_text(api_server, pa
     expect(editing(page)).to_have_value("Hello brave **world**")
     expect(editing(page)).to_be_focused()  # still typing: the press kept the focus and the selection
     assert selected_text(page) == "world"
+    editing(page).evaluate("el => el.setSelectionRange(0, 5)")  # "Hello"
+    page.locator(".dbk-text-toolbar .dbk-format-italic button").click()
+    expect(editing(page)).to_have_value("*Hello* brave **world**")
     page.keyboard.press("Enter")
-    wait_for(lambda: saved(alpha_api, design_id)["data"]["content"] == "Hello brave **world**", "the bold word")
+    wait_for(lambda: saved(alpha_api, design_id)["data"]["content"] == "*Hello* brave **world**", "the two words")
     assert saved(alpha_api, design_id)["styles"].get("fontWeight", 400) == 400
+    assert not saved(alpha_api, design_id)["styles"].get("italic", False)
     # Not typing, the element selected: B is the whole text's weight, as before.
     expect(editing(page)).to_have_count(0)
     page.locator(".dbk-text-toolbar .dbk-format-bold button").click()
     wait_for(lambda: saved(alpha_api, design_id)["styles"].get("fontWeight") == 700, "the whole text bold")
-    assert saved(alpha_api, design_id)["data"]["content"] == "Hello brave **world**"
+    assert saved(alpha_api, design_id)["data"]["content"] == "*Hello* brave **world**"
 
 
 def test_ctrl_i_italicises_and_a_second_press_takes_it_off(api_server, page, key, alpha_api):
