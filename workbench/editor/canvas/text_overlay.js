@@ -131,6 +131,7 @@ function editText(canvas, id) {
     const text = area.value;
     canvas.refitText = null;
     canvas.formatPart = null;
+    document.removeEventListener("selectionchange", showBar);
     if (back) root.focus({ preventScroll: true });
     area.remove();
     mirror.remove();
@@ -143,7 +144,7 @@ function editText(canvas, id) {
   canvas.refitText = fit;
   canvas.formatPart = { partSelected, apply: (kind) => formatPart(kind) };
   area.addEventListener("input", fit);
-  document.addEventListener("selectionchange", () => area.isConnected && showBar());
+  document.addEventListener("selectionchange", showBar); // removed when the typing ends
   area.addEventListener("select", showBar);
   area.addEventListener("keyup", showBar);
   area.addEventListener("pointerup", showBar);
