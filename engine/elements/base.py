@@ -243,11 +243,14 @@ class InlineText:
     `field` is the dotted path of the field holding the text, edited through its field type's
     Widget conversions (a list's items are lines) and stored raw: placeholders (`{name}`)
     and markup are typed as they are written, never interpreted by the editor.
-    `look(node)` says how the text is set.
+    `look(node)` says how the text is set. `markup` is the dotted path of the field whose
+    value "markdown" makes the text read inline Markdown (extensions.md 3): the editor then
+    writes `**`, `*` and `[label](url)` around a selected part (None: the text is plain only).
     """
 
     field: str
     look: Callable[[Any], TextLook]
+    markup: str | None = None
 
 
 @dataclass(frozen=True)
@@ -330,6 +333,8 @@ class ElementType:
             self.model_field(path)  # a KeyError names a path that is not a field
         if self.editor.inline_text is not None:
             self.model_field(self.editor.inline_text.field)
+            if self.editor.inline_text.markup is not None:
+                self.model_field(self.editor.inline_text.markup)
         for name in self.editor.text_toolbar:
             self.model_field(f"styles.{name}")
         if self.image_refs is None:
@@ -424,11 +429,25 @@ class ElementType:
         shown = widget.show(current) if widget else current
         return shown if isinstance(shown, str) else str(shown)
 
-    def text_typed(self, node: Any, text: str) -> dict:
-        """update_element args for text typed in place on the canvas (`typed_text`'s field)."""
-        if self.editor.inline_text is None:
+    def text_typed(self, node: Any, text: str, markdown: bool = False) -> dict:
+        """update_element args for text typed in place on the canvas (`typed_text`'s field);
+        `markdown`: the text now reads inline Markdown (the editor wrote markup into it)."""
+        inline = self.editor.inline_text
+        if inline is None:
             raise ValueError(f"a {self.title.lower()} has no text to type on the canvas")
-        return self.edited(node, self.editor.inline_text.field, text)
+        args = self.edited(node, inline.field, text)
+        if markdown and inline.markup is not None:
+            part, _, name = inline.markup.partition(".")
+            args.setdefault(part, {})[name] = "markdown"
+        return args
+
+    def reads_markdown(self, node: Any) -> bool:
+        """The element's inline text reads Markdown now (its `InlineText.markup` field says so)."""
+        inline = self.editor.inline_text
+        if inline is None or inline.markup is None:
+            return False
+        part, _, name = inline.markup.partition(".")
+        return getattr(getattr(node, part), name) == "markdown"
 
     def _declared_image_refs(self, node: Any) -> list[str]:
         refs: list[str] = []

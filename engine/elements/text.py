@@ -932,7 +932,7 @@ ELEMENT = ElementType(
             "data": {"content": "Your text here"},
             "styles": {"fontSize": 16},
         },
-        inline_text=InlineText(field="data.content", look=look),
+        inline_text=InlineText(field="data.content", look=look, markup="data.markup"),
         text_toolbar=("fontFamily", "fontSize", "fontWeight", "italic", "underline", "color", "align"),
     ),
 )

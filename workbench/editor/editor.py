@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -214,20 +215,21 @@ class Editor:
         node = selected[0]
         swatches = design_colours(self.session.tree)
         variables = list(self.session.tree.variables)  # offered by Insert field and showIf
+        bound = self.session.tree.variable_of(node) is not None
         form = self.properties[0] if len(self.properties) else None
         shows = f"{node.id} {node.type}"  # the element, and so its set of fields
         if shows != self._form_shows or not hasattr(form, "show_node"):
             # Another element: a new form, whose sections open and close as the last one's did.
             collapsed = {part: card.collapsed for part, card in getattr(form, "sections", {}).items()}
             self.properties[:] = [
-                element_form(node, self.apply, swatches, collapsed, variables, self.preview_expression)
+                element_form(node, self.apply, swatches, collapsed, variables, self.preview_expression, bound)
             ]
             self._form_shows = shows
             return
         # The same element after any edit: its widgets show the new values in place, so the
         # sections stay as they are and the panel keeps its scroll position. The edits these
         # settings echo equal the saved tree and save nothing (docs/editor-state.md point 6).
-        form.show_node(node, swatches, variables)
+        form.show_node(node, swatches, variables, bound)
 
     def preview_expression(self, node_id: str, where: str, text: str) -> str:
         """An expression's result on the saved design's samples, for the form's live checks
@@ -256,6 +258,7 @@ class Editor:
             show_try=self.show_try,
             kept=self._kept,
             add_page=lambda: self.run(self.add_page),
+            select=lambda ids: self.run(lambda: self.select_elements(ids)),
         )
 
     def _refresh_side(self) -> None:
@@ -388,7 +391,7 @@ class Editor:
             "nudge": lambda: self._nudge(message["ids"], float(message["dx"]), float(message["dy"])),
             "delete": lambda: self._delete(message["ids"]),
             "paste": lambda: self._paste(message["ids"]),
-            "edit_text": lambda: self._edit_text(message["id"], message["text"]),
+            "edit_text": lambda: self._edit_text(message["id"], message["text"], message.get("markdown") is True),
             "undo": self.undo,
             "redo": self.redo,
             "toggle": lambda: self._toggle(message["id"], message["flag"]),
@@ -436,13 +439,14 @@ class Editor:
         changes = [{"id": n.id, "x": n.position.x + dx, "y": n.position.y + dy} for n in moved]
         self.session.apply([geometry.placement_patch(nodes[c["id"]], c, resized=False) for c in changes])
 
-    def _edit_text(self, node_id: str, typed: str) -> None:
+    def _edit_text(self, node_id: str, typed: str, markdown: bool = False) -> None:
         """Text typed on the canvas: one update_element, so one undo step. A locked element,
-        one gone meanwhile, or a type without inline text saves nothing."""
+        one gone meanwhile, or a type without inline text saves nothing. `markdown`: a part
+        was made bold, italic or a link, so the text reads Markdown from now on."""
         node = self.session.tree.nodes.get(node_id)
         if node is None or geometry.inline_text(node) is None or not isinstance(typed, str):
             return
-        self.session.apply([geometry.text_typed(node, typed)])
+        self.session.apply([geometry.text_typed(node, typed, markdown)])
 
     def _delete(self, ids: list[str]) -> None:
         nodes = self.session.tree.nodes
@@ -566,6 +570,16 @@ class Editor:
         self.page = index
         self.canvas.selection = []
         self.refresh()
+
+    def select_elements(self, ids: Sequence[str]) -> None:
+        """Select these elements on the canvas, showing the page of the first if it is another."""
+        pages = self.session.tree.pages
+        on = next((i for i, page in enumerate(pages) for node_id in ids if node_id in page.elements), None)
+        if on is None:
+            return
+        if on != self.page:
+            self.show_page(on)
+        self.canvas.selection = [i for i in ids if i in pages[on].elements]
 
     def __panel__(self) -> pn.viewable.Viewable:
         return self.view

@@ -89,12 +89,17 @@ def inline_text(node: Any) -> dict | None:
         "direction": look.direction,  # the overlay's dir: auto, ltr or rtl
         "line_height": look.line_height,
         "wraps": look.wraps,
+        # Ctrl+B/I/K on a selected part write Markdown (`markdown`: the text reads it already;
+        # `formats`: the type can be switched to it); else they leave the text alone.
+        "markdown": element.reads_markdown(node),
+        "formats": element.editor.inline_text.markup is not None,
     }
 
 
-def text_typed(node: Any, text: str) -> dict:
-    """The update_element action for text typed on the canvas: the raw field, as typed."""
-    args = ELEMENT_TYPES[node.type].text_typed(node, text)
+def text_typed(node: Any, text: str, markdown: bool = False) -> dict:
+    """The update_element action for text typed on the canvas: the raw field, as typed
+    (`markdown`: the typing wrote Markdown into a plain text, which now reads it)."""
+    args = ELEMENT_TYPES[node.type].text_typed(node, text, markdown)
     return {"type": "update_element", "args": {"id": node.id, **args}}
 
 

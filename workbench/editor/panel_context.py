@@ -5,7 +5,7 @@ without importing each other."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,3 +31,4 @@ class PanelContext:
     show_try: Callable[[bytes | None], None] = lambda png: None  # a tried PNG on the canvas; None: the page again
     kept: dict = dataclasses.field(default_factory=dict)  # what panels keep across rebuilds (unsaved input)
     add_page: Callable[[], None] = lambda: None  # add a page after the last and show it; refusals shown
+    select: Callable[[Sequence[str]], None] = lambda ids: None  # select elements on the canvas (and show their page)

@@ -208,32 +208,46 @@ def images_panel(ctx: PanelContext) -> pn.Column:
 
 
 def variables_panel(ctx: PanelContext) -> pn.Column:
-    """Bind or unbind each element whose type can be bound; its design-time content is the sample."""
+    """Bind or unbind each element whose type can be bound; its design-time content is the sample.
+    A variable's name selects its element (a field's, the texts holding it) on the canvas."""
     tree = ctx.tree
-    rows: list[Any] = [pn.pane.Markdown("A bound element is filled at generation; its content here is the sample.")]
+    rows: list[Any] = [
+        pn.pane.Markdown("A ticked element is filled at generation; its content is the sample. A name selects it.")
+    ]
     for node in tree.nodes.values():
         if ELEMENT_TYPES[node.type].variable is None:
             continue
         bound = pn.widgets.Checkbox(
-            label=f"{node.name} ({node.type})", value=tree.variable_of(node) is not None, css_classes=["dbk-bind"]
+            value=tree.variable_of(node) is not None, css_classes=["dbk-bind"], width=20, margin=(8, 0, 8, 10)
         )
         bound.param.watch(
             lambda e, name=node.name: ctx.apply([_action("bind_variable" if e.new else "unbind_variable", name=name)]),
             "value",
         )
-        rows.append(bound)
+        rows.append(pn.Row(bound, _selecting(f"{node.name} ({node.type})", [node.id], ctx), **WIDE))
         # The sample of an unbound element would only repeat its content: shown once it is bound.
         sample = variable_widget(node, ctx.apply) if tree.variable_of(node) is not None else None
         if sample is not None:
             rows.append(pn.Column(sample, margin=(0, 10, 10, 30), css_classes=["dbk-sample"], **WIDE))
-    rows.extend(field_rows(tree, ctx.apply))
+    rows.extend(field_rows(tree, ctx.apply, ctx))
     return pn.Column(*rows, **WIDE)
 
 
-def field_rows(tree: DesignTree, apply: Callable[[list[dict]], None]) -> list[Any]:
+def _selecting(label: str, ids: list[str], ctx: PanelContext) -> pn.widgets.Button:
+    """A variable's name as a link-like button selecting its elements on the canvas."""
+    button = pn.widgets.Button(
+        label=label, color="light", css_classes=["dbk-variable-label"], margin=(4, 5)
+    )
+    button.on_click(lambda e: ctx.select(ids))
+    return button
+
+
+def field_rows(
+    tree: DesignTree, apply: Callable[[list[dict]], None], ctx: PanelContext | None = None
+) -> list[Any]:
     """Each field variable (a `{name}` placeholder no element is bound under, extensions.md 1)
     with its sample; an edit sets that sample in every element holding the placeholder, as
-    one batch."""
+    one batch. With `ctx`, the field's name selects the elements holding it."""
     holders = placeholder_nodes(tree)
     fields = [name for name, variable in tree.variables.items() if variable.nodeId is None]
     if not fields:
@@ -261,6 +275,8 @@ def field_rows(tree: DesignTree, apply: Callable[[list[dict]], None]) -> list[An
             apply(actions)
 
         box.param.watch(set_sample, "value")
+        if ctx is not None and nodes:
+            rows.append(_selecting(f"{{{name}}}", [node.id for node in nodes], ctx))
         rows.append(box)
     return rows
 

@@ -217,30 +217,45 @@ def element_form(
     collapsed: Mapping[str, bool] | None = None,
     variables: Sequence[str] = (),
     preview: Preview | None = None,
+    bound: bool = False,
 ) -> pn.Column:
     """Name, flags, and every Styles, Data and Position field of the node's type, then where
     and when it is drawn (repeat, showIf, keepWithNext). `variables` are the design's variable
     names; `preview(node id, where, text)` an expression's result on the design's samples
-    (engine.design.computed.preview), shown beside every expression input.
+    (engine.design.computed.preview), shown beside every expression input. `bound`: a variable
+    is bound to the element; a type that can be bound (its `variable` declaration) gets a
+    "Variable" checkbox binding and unbinding it, its name being the variable's.
 
-    `show_node(node, swatches, variables)` on the column shows the same element's new values
-    in place (after any edit); `position_widgets` are its position fields; `sections` its
-    cards by part, whose open state `collapsed` carries over from a form shown before."""
+    `show_node(node, swatches, variables, bound)` on the column shows the same element's new
+    values in place (after any edit); `position_widgets` are its position fields; `sections`
+    its cards by part, whose open state `collapsed` carries over from a form shown before."""
     spec = ELEMENT_TYPES[node.type]
     shown = {"node": node}  # the saved node the form shows; conversions and comparisons read it
 
     def update(**changes: Any) -> None:
         send([{"type": "update_element", "args": {"id": node.id, **changes}}])
 
-    name = pn.widgets.TextInput(
-        label="Name (the variable name when bound)", value=node.name, sizing_mode="stretch_width"
-    )
+    name = pn.widgets.TextInput(label=_name_label(bound), value=node.name, sizing_mode="stretch_width")
     name.param.watch(lambda e: e.new and e.new != shown["node"].name and update(newName=e.new), "value")
     hidden = pn.widgets.Checkbox(label="Hidden", value=node.isHidden)
     hidden.param.watch(lambda e: update(isHidden=e.new), "value")
     locked = pn.widgets.Checkbox(label="Locked", value=node.isLocked)
     locked.param.watch(lambda e: update(isLocked=e.new), "value")
-    sections: list[Any] = [pn.pane.Markdown(f"### {spec.title}"), name, pn.Row(hidden, locked)]
+    flags: list[Any] = [hidden, locked]
+    shown["bound"] = bound
+    variable = None
+    if spec.variable is not None:
+        # Bound, the element is filled at generation by the variable of its name (bind_variable).
+        variable = pn.widgets.Checkbox(label="Variable", value=bound, css_classes=["dbk-variable-toggle"])
+
+        def bind(event: Any) -> None:
+            if event.new != shown["bound"]:  # else the echo of show_node
+                kind = "bind_variable" if event.new else "unbind_variable"
+                send([{"type": kind, "args": {"id": shown["node"].id}}])
+
+        variable.param.watch(bind, "value")
+        flags.append(variable)
+    sections: list[Any] = [pn.pane.Markdown(f"### {spec.title}"), name, pn.Row(*flags)]
     position_widgets: dict[str, Any] = {}
     field_widgets: dict[tuple[str, str], Any] = {}
     colour_pickers: list[ColourPicker] = []
@@ -318,8 +333,18 @@ def element_form(
     )
     form = pn.Column(*sections, sizing_mode="stretch_width", css_classes=["dbk-properties"])
 
-    def show_node(new: Any, new_swatches: Sequence[str] = (), new_variables: Sequence[str] | None = None) -> None:
+    def show_node(
+        new: Any,
+        new_swatches: Sequence[str] = (),
+        new_variables: Sequence[str] | None = None,
+        new_bound: bool | None = None,
+    ) -> None:
         shown["node"] = new  # first: the echoes of the settings below compare with the new values
+        if new_bound is not None:
+            shown["bound"] = new_bound
+            name.name = _name_label(new_bound)
+            if variable is not None:
+                variable.value = new_bound
         name.value = new.name
         hidden.value = new.isHidden
         locked.value = new.isLocked
@@ -341,6 +366,11 @@ def element_form(
     form.show_node = show_node
     form.shows_id = node.id
     return form
+
+
+def _name_label(bound: bool) -> str:
+    # Bound, the name is what a generation's values give this element's value under.
+    return "Variable name" if bound else "Name"
 
 
 def variable_widget(node: Any, send: Send) -> Any:

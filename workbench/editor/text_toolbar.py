@@ -35,6 +35,10 @@ from .pickers import FontPicker
 # A weight from semibold up shows as bold; the toggle sets bold or regular.
 BOLD_FROM, BOLD, REGULAR = 600, 700, 400
 SWATCHES_IN_TOOLBAR = 6
+# The toggles that, with a part of a text selected on the canvas, make that part bold or
+# italic in Markdown instead (canvas/text_overlay.js reads these classes): the weight toggle,
+# and the bool field of this name.
+FORMAT_BOLD, FORMAT_ITALIC, ITALIC_FIELD = "dbk-format-bold", "dbk-format-italic", "italic"
 HINT = "<small>Select a text or a table to style it here.</small>"
 
 
@@ -159,10 +163,14 @@ class TextToolbar:
             picker = ColourPicker(optional=optional, css_classes=[*css, "dbk-colour-inline"], width=210, margin=(6, 3))
             return watched(picker, Control(picker, set_value(picker), lambda v: v or "", lambda v: v or None))
         if kind == WEIGHT:
-            toggle = pn.widgets.Toggle(label="B", css_classes=[*css, "dbk-tt-weight"], width=32, margin=(6, 1))
+            toggle = pn.widgets.Toggle(
+                label="B", css_classes=[*css, "dbk-tt-weight", FORMAT_BOLD], width=32, margin=(6, 1)
+            )
             control = Control(toggle, set_value(toggle), lambda v: v >= BOLD_FROM, lambda on: BOLD if on else REGULAR)
             return watched(toggle, control)
         if annotation is bool:
+            if name == ITALIC_FIELD:
+                css.append(FORMAT_ITALIC)
             toggle = pn.widgets.Toggle(label=_label(name)[:1], css_classes=css, width=32, margin=(6, 1))
             return watched(toggle, Control(toggle, set_value(toggle), bool))
         if typing.get_origin(annotation) is Literal:

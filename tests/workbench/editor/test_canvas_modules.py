@@ -18,7 +18,8 @@ from workbench.editor.canvas import Canvas
 from workbench.editor.esm import joined_module
 
 MODULES = ROOT / "workbench" / "editor" / "canvas"
-CONCERNS = ["boxes", "hits", "snap", "gestures", "live_drag", "keys", "text_overlay", "menus", "view", "rulers"]
+CONCERNS = ["boxes", "hits", "snap", "gestures", "live_drag", "keys", "markdown_format", "text_overlay"]
+CONCERNS += ["menus", "view", "rulers"]
 
 
 def node_path() -> str:

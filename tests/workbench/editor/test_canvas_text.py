@@ -93,6 +93,8 @@ def test_a_boxs_inline_text_carries_the_raw_text_and_how_it_is_set():
         "line_height": 1.2,
         "wraps": True,
         "direction": "auto",
+        "markdown": False,  # its markup is "none": the stars print as typed
+        "formats": True,  # Ctrl+B on a selected part may turn it Markdown
     }
     assert shown["Plain"]["wraps"] is False and shown["Plain"]["align"] == "center"
     assert shown["Plain"]["font_family"] == '"Inter", sans-serif'
@@ -139,6 +141,20 @@ def test_text_typed_on_the_canvas_is_one_edit_and_one_undo_step(editor):
     assert len(editor.session.undo_stack) == 2  # the add, then the whole edit
     editor.gesture({"kind": "undo"})
     assert editor.session.tree.node_by_name("Title").data.content == "Certificate of {name}"
+
+
+def test_a_part_formatted_on_the_canvas_turns_a_plain_text_markdown_in_the_same_edit(editor):
+    editor.session.apply([add("text", "Note", {"x": 40, "y": 40}, {"content": "Hello brave world"})])
+    note = box_named(editor, "Note")
+    assert note["inline_text"]["markdown"] is False
+    editor.gesture({"kind": "edit_text", "id": note["id"], "text": "Hello **brave** world", "markdown": True})
+    saved = editor.session.tree.node_by_name("Note")
+    assert (saved.data.content, saved.data.markup) == ("Hello **brave** world", "markdown")
+    assert box_named(editor, "Note")["inline_text"]["markdown"] is True
+    assert len(editor.session.undo_stack) == 2  # the add, then text and markup as one edit
+    # Typing alone leaves the markup as it is.
+    editor.gesture({"kind": "edit_text", "id": note["id"], "text": "Hello *brave* world"})
+    assert editor.session.tree.node_by_name("Note").data.markup == "markdown"
 
 
 def test_text_typed_on_a_locked_element_or_a_shape_saves_nothing(editor):

@@ -202,14 +202,19 @@ def test_the_variables_panel_binds_every_bindable_type_and_edits_the_field_a_val
     def widgets():  # the panel as built after the last save
         return variables_panel(editor.panel_context()).select(pn.widgets.Widget)
 
-    bind = next(w for w in widgets() if isinstance(w, pn.widgets.Checkbox) and w.name.startswith("Badge"))
+    def binding(name: str):  # the checkbox in the row the element's name labels
+        rows = variables_panel(editor.panel_context()).select(pn.Row)
+        row = next(r for r in rows if any(getattr(w, "label", "").startswith(name) for w in r.objects))
+        return next(w for w in row.objects if isinstance(w, pn.widgets.Checkbox))
+
+    bind = binding("Badge")
     bind.value = True
     assert "Badge" in DesignSession(session.client, session.design_id).tree.variables  # shapes bind (styles.fill)
     fill = next(w for w in variables_panel(editor.panel_context()).select(ColourPicker) if w.value == "#112233")
     fill.value = "#aa0000"
     assert DesignSession(session.client, session.design_id).tree.node_by_name("Badge").styles.fill == "#aa0000"
     # A sample shows once its element is bound (issue 14: an unbound element's would be noise).
-    bind = next(w for w in widgets() if isinstance(w, pn.widgets.Checkbox) and w.name.startswith("Greeting"))
+    bind = binding("Greeting")
     bind.value = True
     content = next(w for w in widgets() if isinstance(w, pn.widgets.TextAreaInput) and w.value == "Hi")
     content.value = "Hello"

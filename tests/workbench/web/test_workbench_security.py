@@ -106,7 +106,7 @@ def test_design_and_element_names_are_shown_as_text(web, page, listener, victim)
     expect(page.locator(".dbk-box .dbk-label").first).to_contain_text("<img src=x")  # the canvas
     expect(page.locator(".dbk-layer").first).to_contain_text("<img src=x")  # the layer list
     page.locator(".bk-tab", has_text="Variables").click()
-    expect(page.locator(".dbk-bind").first).to_contain_text("<img src=x")
+    expect(page.locator(".dbk-variable-label").first).to_contain_text("<img src=x")
     with page.expect_download():
         page.locator(".dbk-generate button").click()  # "Generated <file name from the design's>.pdf"
     expect(page.locator(".alert-success", has_text="Generated")).to_contain_text("img src=x onerror=")
