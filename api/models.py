@@ -19,6 +19,7 @@ from engine.finishing.encryption import Encryption
 from engine.finishing.options import Finishing
 from engine.finishing.watermark import Watermark
 from engine.render.document import Profile
+from engine.render.pictures import PageOutput
 
 from .plans import FEATURES
 
@@ -119,9 +120,17 @@ class FinishingOptions(Strict):
         )
 
 
+OUTPUT_DESCRIPTION = (
+    'extensions.md 12: {"format": "png" | "jpeg", "dpi"?: 72-600 (150)} for pictures of the pages instead of a '
+    "PDF (one page: the picture; more: a ZIP of page-001.png…), at the same credit; not with the PDF-only options "
+    "(pdfProfile other than standard, attachments, eInvoice, encryption, sign)"
+)
+
+
 class GenerateBody(FinishingOptions):
     data: dict[str, Any] = Field(None, description="Variable name to value")
     pdfProfile: PdfProfile = Field(None, description="standard (default), accessible or pdf-a")
+    output: PageOutput = Field(None, description=OUTPUT_DESCRIPTION)
 
 
 class RowOptions(Strict):
@@ -142,6 +151,12 @@ class BatchBody(FinishingOptions):
         max_length=2000,
         description="https URL POSTed a signed batch.completed or batch.failed event when the job ends",
     )
+    output: PageOutput = Field(None, description=OUTPUT_DESCRIPTION + "; applies to every row")
+    merge: bool = Field(
+        None,
+        description="extensions.md 12: also one PDF of every successful row in row order, with an outline entry "
+        "per row (GET /batches/:jobId/download?merged=true); not with pictures, encryption or sign",
+    )
 
     @model_validator(mode="after")
     def _one_option_per_row(self) -> BatchBody:
@@ -157,6 +172,10 @@ class BatchRowsQuery(Strict):
     status: Literal["failed", "completed"] = Field(None, description="Only the rows that failed, or that completed")
     cursor: str = Field(None, description="nextCursor of the previous page")
     limit: int = Field(50, ge=1, le=200)
+
+
+class BatchDownloadQuery(Strict):
+    merged: bool = Field(False, description="The merged PDF of a batch submitted with merge: true, not the ZIP")
 
 
 class PlaceholderBody(Strict):

@@ -396,10 +396,12 @@ OPERATIONS += [
         "get_batch_download",
         "GET",
         "/batches/{jobId}/download",
-        "A signed URL to the ZIP of a finished batch (row-0001.pdf…, errors.json when rows failed)",
-        lambda s, ws, c: s.batches.download(ws, c.params["jobId"]),
+        "A signed URL to the ZIP of a finished batch (row-0001.pdf…, errors.json when rows failed), or with "
+        "merged=true to the one PDF of its rows (a batch submitted with merge: true)",
+        lambda s, ws, c: s.batches.download(ws, c.params["jobId"], c.query),
+        query=m.BatchDownloadQuery,
         response=m.BatchDownload,
-        errors=("JOB_NOT_FOUND", "JOB_NOT_COMPLETED"),
+        errors=("JOB_NOT_FOUND", "JOB_NOT_COMPLETED", "NOT_FOUND"),
     ),
 ]
 

@@ -393,3 +393,15 @@ def link_uris(pdf: bytes) -> list[str]:
             for annot in page.obj.get("/Annots", [])
             if annot.get("/Subtype") == "/Link"
         ]
+
+
+def outline(pdf: bytes) -> list[tuple[str, int]]:
+    """The top-level outline (bookmark) entries: (title, index of the page each points at), in order."""
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        pages = {page.objgen: index for index, page in enumerate(document.pages)}
+        with document.open_outline() as tree:
+            entries = []
+            for item in tree.root:
+                target = item.destination[0] if item.destination is not None else item.action.D[0]
+                entries.append((str(item.title), pages[target.objgen]))
+        return entries

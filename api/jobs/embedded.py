@@ -116,7 +116,10 @@ class EmbeddedBackend:
                     self.listener.rows_done(payload.job_id, unreported)
                     unreported, flushed = [], time.monotonic()
             self.listener.rows_done(payload.job_id, unreported)
-            self.listener.job_done(payload.job_id, assemble_zip(self.blob_root, list(results.values())))
+            rows = list(results.values())
+            if payload.merge:  # before the job ends: a completed job's merged PDF is there to download
+                self._merge(payload.job_id, rows)
+            self.listener.job_done(payload.job_id, assemble_zip(self.blob_root, rows, payload.output))
         except _Stopping:
             log.info("batch %s stopped with the server; it will be resumed on the next start", payload.job_id)
         except _Dropped:
@@ -129,6 +132,22 @@ class EmbeddedBackend:
             with self._guard:
                 self._held.discard(payload.job_id)
                 self._dropped.discard(payload.job_id)
+
+    def _merge(self, job_id: str, rows: list[RowResult]) -> None:
+        """The merged PDF (extensions.md 12) made in a render process, bounded as a render is; a
+        failure leaves the batch without one (its download says so), never fails the batch."""
+        limits = RenderLimits.from_environment()
+        try:
+            self.pool.call(
+                "merge_rows",
+                (str(self.blob_root), job_id, rows, limits.max_pdf_bytes),
+                seconds=limits.render_seconds,
+                owner=f"batch:{job_id}",
+            )
+        except PoolClosed:
+            raise _Stopping() from None
+        except (TaskFailed, TaskLimitExceeded) as exc:
+            log.error("batch %s: its merged PDF could not be made: %r", job_id, exc)
 
     def _render_row(self, payload: JobPayload, index: int) -> RowResult:
         """One row in a render process: its result, a failed one when its process was stopped."""

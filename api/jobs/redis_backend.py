@@ -21,9 +21,19 @@ from typing import Any
 from redis import Redis
 from redis.exceptions import RedisError
 
+from ..renderers import RenderLimits
 from ..settings import without_password
 from . import BackendUnavailable, JobListener
-from .runner import JobPayload, RowResult, assemble_zip, render_row, tune_for_rendering
+from .runner import (
+    DELIVERY_TAIL,
+    JobPayload,
+    RowResult,
+    assemble_merged,
+    assemble_zip,
+    delivery,
+    render_row,
+    tune_for_rendering,
+)
 
 log = logging.getLogger("docbench.jobs")
 
@@ -73,7 +83,16 @@ def _finish_chunk(redis: Redis, job_id: str, chunk: int, blob_root: str | Path) 
 
 def _write_zip(redis: Redis, job_id: str, blob_root: str | Path) -> None:
     results = [RowResult.model_validate_json(v) for v in redis.hvals(_key(job_id, "rows"))]
-    zip_key = assemble_zip(blob_root, results)
+    # The payload is still there (the web process deletes it once it sees zip_key): its tail
+    # says whether rows are pictures and whether the batch merges (extensions.md 12).
+    tail = redis.getrange(_key(job_id, "payload"), -DELIVERY_TAIL, -1) or b""
+    output, merge = delivery(tail.decode(errors="ignore"))  # a cut character lies before the keys
+    if merge:  # before zip_key: a completed job's merged PDF is there to download
+        try:
+            assemble_merged(blob_root, job_id, results, RenderLimits.from_environment().max_pdf_bytes)
+        except Exception:  # the batch ends without it (its download says so), never fails for it
+            log.exception("batch %s: its merged PDF could not be made", job_id)
+    zip_key = assemble_zip(blob_root, results, output)
     status = "completed" if any(r.ok for r in results) else "failed"
     redis.hset(_key(job_id), mapping={"zip_key": zip_key, "status": status, "finished": time.time()})
 

@@ -7,6 +7,8 @@ the engine and the blob store, never DuckDB: a job carries everything it needs.
 from __future__ import annotations
 
 import gc
+import hashlib
+import io
 import json
 import logging
 import signal
@@ -25,7 +27,9 @@ from pydantic import BaseModel
 
 import engine
 from engine.design.names import STORED
-from engine.errors import EngineError, RenderError
+from engine.errors import EngineError, LimitExceeded, RenderError
+from engine.render.pictures import EXTENSIONS as PICTURE_EXTENSIONS
+from engine.render.pictures import PageOutput, page_pictures, pictures_file
 
 from ..blobs import copy_to, open_blobs
 from ..errors import ApiError
@@ -68,6 +72,10 @@ class JobPayload(BaseModel):
     # `encryption`'s passwords, sealed like `signing` for this job (PasswordSeal) by `sealed`:
     # the stored and queued payload's `finishing` has no encryption; whoever renders opens it.
     sealed_encryption: str | None = None
+    # extensions.md 12. Kept last, in this order: `delivery` reads them from the stored text's
+    # tail, after every value a client chose (a row's key may well be "output").
+    output: PageOutput | None = None  # pictures of each row's pages instead of its PDF
+    merge: bool = False  # also one PDF of every successful row (merged_ref names it)
 
     @classmethod
     def stored(cls, text: str | bytes) -> JobPayload:
@@ -131,6 +139,20 @@ class JobPayload(BaseModel):
         return self.model_copy(update={"rows": [self.rows[index]], "row_options": own})
 
 
+DELIVERY_TAIL = 120  # characters at the end of a stored payload that hold `output` and `merge`
+
+
+def delivery(tail: str) -> tuple[PageOutput | None, bool]:
+    """A stored payload's `output` and `merge`, from the last DELIVERY_TAIL characters of its
+    JSON (the database hands out only those: the whole payload holds the design and every row)."""
+    start = tail.rfind('"output":')
+    if start < 0:  # a payload stored before these keys: PDFs, no merge
+        return None, False
+    members, _ = json.JSONDecoder().raw_decode("{" + tail[start:].rstrip("}") + "}")
+    output = members.get("output")
+    return (PageOutput.model_validate(output) if output else None), bool(members.get("merge"))
+
+
 class RowResult(BaseModel):
     index: int
     ok: bool
@@ -182,7 +204,8 @@ def _render_row(payload: JobPayload, index: int, blob_root: str | Path, secret: 
                 today=generation_date(),
             )
             pdf = signed(pdf, payload.profile, finishing, material)
-        check_pdf_size(pdf, limits.max_pdf_bytes)
+            check_pdf_size(pdf, limits.max_pdf_bytes)
+            data, content_type = delivered(pdf, payload.output, limits.max_pdf_bytes)
     except _RowDeadline:
         return RowResult(
             index=index,
@@ -196,7 +219,21 @@ def _render_row(payload: JobPayload, index: int, blob_root: str | Path, secret: 
     except Exception:  # a bug must not take the batch down with it
         log.exception("batch %s row %d failed unexpectedly", payload.job_id, index)
         return RowResult(index=index, ok=False, error="internal error while rendering this row")
-    return RowResult(index=index, ok=True, blob_key=blobs.put(pdf, "application/pdf"))
+    return RowResult(index=index, ok=True, blob_key=blobs.put(data, content_type))
+
+
+def delivered(pdf: bytes, output: PageOutput | None, max_bytes: int) -> tuple[bytes, str]:
+    """What a render delivers (extensions.md 12): the PDF, or its pages' pictures (one page: the
+    picture; more: a ZIP of page-001.png…), bounded as a PDF is. (bytes, content type)."""
+    if output is None or not output.pictures:
+        return pdf, "application/pdf"
+    data, content_type = pictures_file(page_pictures(pdf, output), output.format)
+    if len(data) > max_bytes:
+        raise LimitExceeded(
+            f"the pictures would be {len(data) / 1e6:.1f} MB; a document is limited to {max_bytes / 1e6:g} MB: "
+            'use a lower dpi, format "jpeg", or split the data over several documents'
+        )
+    return data, content_type
 
 
 def _opened(sealed: SealedCertificate, secret: bytes | None) -> SigningMaterial:
@@ -257,9 +294,19 @@ def _cpu_deadline(seconds: float) -> Iterator[None]:
 ERRORS_FILE = "errors.json"
 
 
-def row_name(index: int, width: int = 4) -> str:
-    """The file of row `index` (from 0): row-0001.pdf…; wider numbers for longer runs."""
-    return f"row-{index + 1:0{width}d}.pdf"
+def row_name(index: int, width: int = 4, output: PageOutput | None = None) -> str:
+    """The file of row `index` (from 0): row-0001.pdf…; wider numbers for longer runs; a
+    picture batch's row-0001.png (or .jpg) for a row of one page (extensions.md 12)."""
+    extension = PICTURE_EXTENSIONS[output.format] if output is not None and output.pictures else "pdf"
+    return f"row-{index + 1:0{width}d}.{extension}"
+
+
+def row_entry(index: int, blob_key: str | None, output: PageOutput | None = None) -> str:
+    """Where a row is in the batch's ZIP: its file (row_name), or for a picture batch's row of
+    several pages the folder of their pictures, `row-0001/` (page-001.png… inside)."""
+    if blob_key is not None and blob_key.endswith(".zip"):
+        return row_name(index).removesuffix(".pdf") + "/"
+    return row_name(index, output=output)
 
 
 def errors_document(failures: list[dict[str, Any]]) -> str:
@@ -267,8 +314,10 @@ def errors_document(failures: list[dict[str, Any]]) -> str:
     return json.dumps({"failed": failures}, indent=2)
 
 
-def assemble_zip(blob_root: str | Path, results: list[RowResult]) -> str:
-    """The batch's ZIP: row-0001.pdf… for rows that succeeded, errors.json when some failed.
+def assemble_zip(blob_root: str | Path, results: list[RowResult], output: PageOutput | None = None) -> str:
+    """The batch's ZIP: row-0001.pdf… for rows that succeeded, errors.json when some failed. A
+    picture batch (`output`) has row-0001.png…, or a folder row-0001/ of page-001.png… for a
+    row of several pages.
 
     Written to a temporary file, each row's PDF copied in chunks, then stored from that file:
     a batch's ZIP is never whole in memory (it may be hundreds of megabytes)."""
@@ -278,12 +327,53 @@ def assemble_zip(blob_root: str | Path, results: list[RowResult]) -> str:
         # PDFs are compressed already: storing them is as small and much faster.
         with zipfile.ZipFile(spool, "w", compression=zipfile.ZIP_STORED) as archive:
             for result in sorted(results, key=lambda r: r.index):
-                if result.ok and result.blob_key:
-                    with archive.open(row_name(result.index), "w") as entry:  # a PDF is far below 2 GiB
+                name = row_entry(result.index, result.blob_key if result.ok else None, output)
+                if result.ok and result.blob_key and name.endswith("/"):
+                    # A row's pictures (its own ZIP, bounded as a PDF is) go in its folder.
+                    with zipfile.ZipFile(io.BytesIO(blobs.get(result.blob_key))) as pages:
+                        for page in pages.namelist():
+                            archive.writestr(name + page, pages.read(page))
+                elif result.ok and result.blob_key:
+                    with archive.open(name, "w") as entry:  # a PDF is far below 2 GiB
                         copy_to(blobs, result.blob_key, entry)
                 else:
-                    failures.append({"row": result.index + 1, "file": row_name(result.index), "error": result.error})
+                    failures.append({"row": result.index + 1, "file": name, "error": result.error})
             if failures:
                 archive.writestr(ERRORS_FILE, errors_document(failures))
         spool.seek(0)
         return blobs.put_file(spool, "application/zip")
+
+
+def merged_ref(job_id: str) -> str:
+    """The blob ref (api.blobs) that names a batch's merged PDF, written by whoever writes its ZIP."""
+    return hashlib.sha256(f"batch-merged:{job_id}".encode()).hexdigest()
+
+
+def assemble_merged(blob_root: str | Path, job_id: str, results: list[RowResult], max_bytes: int) -> str | None:
+    """A `merge: true` batch's one PDF (extensions.md 12): every successful row's pages in row
+    order, an outline entry per row named by its file in the ZIP; named by merged_ref(job_id).
+    None, and no merged PDF, when no row succeeded or the rows together pass the size of a
+    document (`max_bytes`): a download then says why."""
+    from engine.pdf.merge import merged_pdf
+
+    blobs = open_blobs(str(blob_root))
+    rows, size = [], 0
+    for result in sorted(results, key=lambda r: r.index):
+        if not (result.ok and result.blob_key and result.blob_key.endswith(".pdf")):
+            continue
+        pdf = blobs.get(result.blob_key)
+        size += len(pdf)
+        if size > max_bytes:  # stopped before merging: what is held stays within the limit
+            log.warning("batch %s: its rows' PDFs pass %d bytes together; no merged PDF", job_id, max_bytes)
+            return None
+        rows.append((row_name(result.index), pdf))
+    if not rows:
+        return None
+    try:
+        merged = merged_pdf(rows, max_bytes)
+    except LimitExceeded:
+        log.warning("batch %s: the merged PDF would pass %d bytes; none is made", job_id, max_bytes)
+        return None
+    key = blobs.put(merged, "application/pdf")
+    blobs.put_ref(merged_ref(job_id), key)
+    return key

@@ -34,7 +34,8 @@ GUIDANCE = {
     + ". bind_variable makes an element fillable by generate_pdf. list_actions has every action's argument schema.",
     "generate_pdf": "Renders one PDF (1 credit) with values for the design's variables (element name -> value: text "
     "strings, table 2-D arrays with the header row first, image refs 'uploads:<id>'/'assets:<id>'). Returns a "
-    "download URL valid for an hour.",
+    "download URL valid for an hour. output {format: png|jpeg, dpi} gives pictures of the pages instead (one page: "
+    "the picture; more: a ZIP of page-001.png…), same credit.",
     "preview_page": "Renders one page to PNG with design-time content (free); use it to look at your work.",
     "preview_with_values": "Try values before spending a credit: the page as generate_pdf would draw it with these "
     "values (same value rules and errors), as a PNG watermarked PREVIEW.",
@@ -42,7 +43,8 @@ GUIDANCE = {
     "'uploads:<id>' for an image element's data.src or an image variable.",
     "submit_batch": "Queues 1-100 PDFs, one per row of values (1 credit per row, taken now; failed rows are "
     "refunded). Poll get_batch until completed, then get_batch_download; or give a webhookUrl (https) to be "
-    "POSTed a signed batch.completed or batch.failed event when it ends.",
+    "POSTed a signed batch.completed or batch.failed event when it ends. merge: true also makes one PDF of every "
+    "successful row (get_batch_download with merged: true); output {format: png|jpeg} makes pictures of each row.",
     "upload_signing_certificate": "Give the PKCS#12 (a certificate with its private key; at most 256 KB) as base64 "
     "in file, and its password. It is kept encrypted and never returned; generate_pdf and submit_batch with sign: "
     "true then sign with it (PAdES B-B). Answers the certificate's subject, issuer and validity.",

@@ -118,13 +118,15 @@ class Renderers:
         cancel: Cancellation | None = None,
         finishing: Any = None,
         signing: Any = None,
+        output: Any = None,
     ) -> tuple[str, int]:
         """Render a generation into the blob store: (blob key, size in bytes). `finishing` is an
         engine.Finishing (extensions.md 9) or None; `signing` the api.sealing.SigningMaterial
-        it is signed with last (crossing the pipe in memory, never stored)."""
+        it is signed with last (crossing the pipe in memory, never stored); `output` an
+        engine PageOutput for pictures of the pages instead of the PDF (extensions.md 12)."""
         limits = self.limits
         args = (tree_json, values, profile, images, str(self.blob_root), limits.max_pages, limits.max_pdf_bytes)
-        args += (finishing, signing)
+        args += (finishing, signing, output)
         return self._call("render_pdf", args, owner, limits.render_seconds, cancel, "the document")
 
     def png(

@@ -37,12 +37,14 @@ def render_pdf(
     max_bytes: int,
     finishing=None,  # noqa: ANN001 (an engine.Finishing, imported with the engine)
     signing=None,  # noqa: ANN001 (an api.sealing.SigningMaterial)
+    output=None,  # noqa: ANN001 (an engine.render.pictures.PageOutput)
 ) -> tuple[str, int]:
-    """A generation's PDF, written to the blob store: (blob key, bytes)."""
+    """A generation's PDF, or the pictures of its pages (`output`), written to the blob store:
+    (blob key, bytes)."""
     import engine
 
     from ..blobs import open_blobs
-    from ..jobs.runner import parsed_tree, signed
+    from ..jobs.runner import delivered, parsed_tree, signed
     from . import check_pdf_size, generation_date
 
     blobs = open_blobs(blob_root)
@@ -59,7 +61,8 @@ def render_pdf(
     )
     pdf = signed(pdf, profile, finishing, signing)
     check_pdf_size(pdf, max_bytes)
-    return blobs.put(pdf, "application/pdf"), len(pdf)
+    data, content_type = delivered(pdf, output, max_bytes)
+    return blobs.put(data, content_type), len(data)
 
 
 def render_png(
@@ -113,12 +116,20 @@ def render_row(payload, blob_root: str, secret: bytes | None = None):  # noqa: A
     return render(payload, 0, blob_root, secret)  # a location: a directory or s3://bucket/prefix
 
 
+def merge_rows(blob_root: str, job_id: str, rows, max_bytes: int) -> str | None:  # noqa: ANN001
+    """A `merge: true` batch's one PDF from its rows' (api.jobs.runner.RowResult), into the blob store."""
+    from ..jobs.runner import assemble_merged
+
+    return assemble_merged(blob_root, job_id, rows, max_bytes)
+
+
 TASKS = {
     "render_pdf": render_pdf,
     "render_png": render_png,
     "process_image": process_image,
     "open_certificate": open_certificate,
     "render_row": render_row,
+    "merge_rows": merge_rows,
 }
 
 

@@ -64,6 +64,7 @@ class Service:
             self.signing,
             self.metrics,
             secret=server_secret(settings),
+            blobs=self.blobs,
         )
         self.revocations = RevocationInbox(settings.data_dir, self.accounts)
         self.idempotency = Idempotency(self.store)

@@ -26,12 +26,12 @@ from datetime import UTC, datetime
 
 import engine
 
-from ..blobs import UrlSigner
+from ..blobs import Blobs, UrlSigner
 from ..errors import ApiError, unreachable
 from ..jobs import BackendUnavailable, JobBackend
-from ..jobs.runner import JobPayload, RowResult, row_name
+from ..jobs.runner import DELIVERY_TAIL, JobPayload, RowResult, delivery, merged_ref, row_entry
 from ..metrics import Metrics
-from ..models import DEFAULT_PDF_PROFILE, JOB_ENDED, BatchBody, BatchRowsQuery
+from ..models import DEFAULT_PDF_PROFILE, JOB_ENDED, BatchBody, BatchDownloadQuery, BatchRowsQuery
 from ..plans import BATCH_GENERATE
 from ..settings import URL_LIFETIME, positive_seconds_from_env
 from ..store import Store
@@ -40,6 +40,7 @@ from .common import Workspace, decode_row_cursor, encode_row_cursor, iso, new_id
 from .designs import Designs
 from .finishing import checked_rows as finishing_checked_rows
 from .media import Media
+from .output import checked_merge, checked_output
 from .signing import Signing
 from .values import checked_values
 from .webhooks import Webhooks, check_webhook_url
@@ -67,11 +68,13 @@ class Batches:
         metrics: Metrics | None = None,
         *,
         secret: bytes,
+        blobs: Blobs,
     ):
         self.metrics = metrics or Metrics()
         self.metrics.watch_queue(self.queue_depth)
         self.store = store
         self.signer = signer
+        self.blobs = blobs  # where a merged PDF is looked up (merged_ref)
         self.accounts = accounts
         self.designs = designs
         self.media = media
@@ -94,6 +97,8 @@ class Batches:
         present = self.media.present_images(ws, tree, rows)  # a missing ref fails its row alone
         profile = body.pdfProfile or DEFAULT_PDF_PROFILE
         finishing, row_options = finishing_checked_rows(body, profile)
+        output = checked_output(body.output, profile, body, tree, body.rowOptions)
+        merge = checked_merge(body, output)
         webhook_url = body.webhookUrl
         if webhook_url is not None:
             webhook_url = check_webhook_url(webhook_url, self.webhooks.allow_private)
@@ -108,6 +113,8 @@ class Batches:
             row_options=row_options,
             # Sealed: this payload is stored and queued in clear (400 here when there is no certificate).
             signing=self.signing.sealed_for(ws, profile) if finishing is not None and finishing.sign else None,
+            output=output,
+            merge=merge,
         ).sealed(self.secret)  # and so are the document passwords
         assert self.backend is not None
         try:
@@ -216,7 +223,10 @@ class Batches:
         # and a row once recorded never changes, so rows below the first gap are final.
         ended = status in JOB_ENDED
         listed_below = total if ended else self._first_unrecorded_row(job_id)
-        sql = "SELECT row_index, ok, error FROM batch_rows WHERE job_id = ? AND row_index > ? AND row_index < ?"
+        output, _ = self._delivery(job_id)
+        sql = (
+            "SELECT row_index, ok, error, blob_key FROM batch_rows WHERE job_id = ? AND row_index > ? AND row_index < ?"
+        )
         params: list = [job_id, after, listed_below]
         if query.status is not None:
             sql += " AND ok = ?"
@@ -228,10 +238,10 @@ class Batches:
             {
                 "row": index + 1,
                 "status": "completed" if ok else "failed",
-                "filename": row_name(index),
+                "filename": row_entry(index, key if ok else None, output),
                 "error": None if ok else {"code": ROW_FAILED, "message": error or "the row was not rendered"},
             }
-            for index, ok, error in page
+            for index, ok, error, key in page
         ]
         if len(found) > query.limit:
             next_cursor: str | None = encode_row_cursor(page[-1][0])
@@ -253,15 +263,37 @@ class Batches:
         )
         return int(first_gap)
 
-    def download(self, ws: Workspace, job_id: str) -> dict:
+    def _delivery(self, job_id: str) -> tuple:
+        """The job's `output` and `merge` (api.jobs.runner.delivery), read from its stored payload's tail."""
+        (tail,) = self.store.one("SELECT right(payload, ?) FROM batch_jobs WHERE id = ?", [DELIVERY_TAIL, job_id])
+        return delivery(tail)
+
+    def download(self, ws: Workspace, job_id: str, query: BatchDownloadQuery | None = None) -> dict:
         _, _, _, status, total, completed, _, zip_key, _, _, _ = self._job(ws, job_id)
+        merged = query is not None and query.merged
+        if merged and not self._delivery(job_id)[1]:
+            raise ApiError(
+                "NOT_FOUND",
+                "this batch has no merged PDF: it was submitted without merge: true; submit the rows again with "
+                "merge: true, or download its ZIP (without merged=true)",
+            )
         if status not in JOB_ENDED or not zip_key:
             raise ApiError(
                 "JOB_NOT_COMPLETED",
                 f"the job is {status} ({completed} of {total} rows done); "
                 "poll GET /batches/:jobId until it is completed",
             )
-        return {"downloadUrl": self.signer.url(zip_key, URL_LIFETIME, f"{job_id}.zip"), "expiresIn": URL_LIFETIME}
+        if not merged:
+            return {"downloadUrl": self.signer.url(zip_key, URL_LIFETIME, f"{job_id}.zip"), "expiresIn": URL_LIFETIME}
+        key = self.blobs.get_ref(merged_ref(job_id))
+        if key is None:
+            why = (
+                "no row succeeded"
+                if not completed
+                else "its rows' PDFs together are larger than a document may be (the manual, Limits)"
+            )
+            raise ApiError("NOT_FOUND", f"this batch has no merged PDF: {why}; its ZIP holds what was made")
+        return {"downloadUrl": self.signer.url(key, URL_LIFETIME, f"{job_id}.pdf"), "expiresIn": URL_LIFETIME}
 
     # What the back-end reports (JobListener)
 

@@ -1,4 +1,4 @@
-"""Generation (1 credit per PDF) and previews (free), over the engine."""
+"""Generation (1 credit per PDF, or per set of page pictures) and previews (free), over the engine."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from .common import Workspace, new_id, now
 from .designs import Designs
 from .finishing import checked as checked_finishing
 from .media import Media
+from .output import checked_output
 from .signing import Signing
 from .values import checked_values
 
@@ -33,11 +34,12 @@ from .values import checked_values
 PREVIEW_WATERMARK = engine.Watermark(text="PREVIEW", opacity=0.25)
 
 
-def pdf_filename(design_name: str) -> str:
-    """A download name from the design's name (spec 2.8: ends in .pdf) that keeps the file
-    name rule (engine.design.names): a design's name may hold a slash or be "CON", and one saved
-    before the name rule may hold a bidi control. Cut to 120 characters, to read in a download bar."""
-    return safe_file_name(design_name[:120], "document", ".pdf")
+def pdf_filename(design_name: str, extension: str = "pdf") -> str:
+    """A download name from the design's name (spec 2.8: ends in .pdf; pictures: .png, .jpg or
+    .zip, extensions.md 12) that keeps the file name rule (engine.design.names): a design's name
+    may hold a slash or be "CON", and one saved before the name rule may hold a bidi control.
+    Cut to 120 characters, to read in a download bar."""
+    return safe_file_name(design_name[:120], "document", f".{extension}")
 
 
 class _Revision:
@@ -170,12 +172,15 @@ class Generation:
         self.accounts.require_credits(1, row["credits"])
         profile = body.pdfProfile or DEFAULT_PDF_PROFILE
         finishing = checked_finishing(body.finishing(), profile)
+        output = checked_output(body.output, profile, body, tree)
         # Opened here (400 when the workspace has no certificate), signed in the render process.
         signing = self.signing.material_for(ws, profile) if finishing is not None and finishing.sign else None
         images = self.media.design_keys(ws, tree, values)
         started = time.perf_counter()
         try:
-            key, _ = self.renderers.pdf(ws.id, row["tree"], values, profile, images, cancel, finishing, signing)
+            key, _ = self.renderers.pdf(
+                ws.id, row["tree"], values, profile, images, cancel, finishing, signing, output=output
+            )
         except TaskCancelled:
             raise  # nobody waits for it: neither a render done nor one that failed
         except Exception:
@@ -185,7 +190,7 @@ class Generation:
         if cancel is not None and cancel.cancelled:
             raise TaskCancelled()  # the client left: nothing is delivered, so nothing is charged
         generation_id, created = new_id("gen"), now()
-        filename = pdf_filename(row["name"])
+        filename = pdf_filename(row["name"], key.rsplit(".", 1)[1])  # the key's extension: its content type
         # spec: the debit and the generation record commit together, or neither does.
         with self.accounts.spend(ws.id, 1, "generate", generation_id) as cursor:
             cursor.execute(

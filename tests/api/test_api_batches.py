@@ -12,10 +12,12 @@ import threading
 import time
 import zipfile
 
+import httpx
 import pytest
+from PIL import Image
 
 from tests.batch_jobs import MISSING, design, rows, wait_for_end, zip_of
-from tests.pdf_probes import pdf_text
+from tests.pdf_probes import outline, page_count, pdf_text
 
 from ..conftest import png, store_database_url
 from ..server import RedisServer, Server, Worker, wait_until
@@ -522,3 +524,131 @@ def test_a_chunk_taken_off_the_queue_by_a_worker_killed_before_it_started_runs_a
             worker.stop()
         server.stop()
         redis.stop()
+
+
+# extensions.md 12: pictures of each row, and one merged PDF of the rows
+
+
+def merged_pdf_of(client, job_id: str) -> bytes:
+    url = client.data(client.get(f"/batches/{job_id}/download", params={"merged": "true"}), 200)["downloadUrl"]
+    response = httpx.get(url)
+    assert response.status_code == 200 and response.headers["Content-Type"] == "application/pdf"
+    return response.content
+
+
+def test_a_merged_batch_is_one_pdf_of_its_successful_rows_in_order_with_an_outline(env):
+    with env.client() as client:
+        design_id = design(client)
+        client.data(client.patch(f"/designs/{design_id}/tree", json={"actions": TABLE}), 200)
+        before = credits(client)
+        # Row 3 fails (an image not in the workspace); row 2's long table takes two pages.
+        batch = [dict(r, items=ITEMS[:2]) for r in rows(4)]
+        batch[1]["items"] = ITEMS
+        batch[2]["photo"] = MISSING
+        body = {"rows": batch, "merge": True}
+        job_id = client.data(client.post(f"/designs/{design_id}/batch", json=body), 202)["jobId"]
+        job = wait_for_end(client, job_id)
+        assert (job["completed"], job["failed"]) == (3, 1)
+        assert credits(client) == before - 3  # the merged PDF costs nothing more
+        archive = zip_of(client, job_id)
+        pages = [page_count(archive.read(f"row-{i:04d}.pdf")) for i in (1, 2, 4)]
+        assert pages[1] > 1
+        merged = merged_pdf_of(client, job_id)
+        assert page_count(merged) == sum(pages)
+        assert outline(merged) == [("row-0001.pdf", 0), ("row-0002.pdf", 1), ("row-0004.pdf", 1 + pages[1])]
+        texts = pdf_text(merged)
+        assert "Person 0" in texts[0] and "Person 1" in texts[1] and "Person 3" in texts[-1]
+        assert not any("Person 2" in text for text in texts)
+
+
+def test_merged_download_is_refused_before_the_end_without_merge_and_to_another_workspace(env):
+    with env.client() as client, env.client("other") as other:
+        design_id = design(client)
+        # Slow rows (a long QR code each), so the job is still running when asked at once.
+        slow_rows = [{**row, "code": f"{row['code']}-" + "x" * 1200} for row in rows(40)]
+        job_id = client.data(client.post(f"/designs/{design_id}/batch", json={"rows": slow_rows, "merge": True}), 202)[
+            "jobId"
+        ]
+        message = client.error(client.get(f"/batches/{job_id}/download?merged=true"), 409, "JOB_NOT_COMPLETED")
+        assert "poll GET /batches/:jobId" in message
+        other.error(other.get(f"/batches/{job_id}/download?merged=true"), 404, "JOB_NOT_FOUND")
+        wait_for_end(client, job_id, timeout=120)
+        assert page_count(merged_pdf_of(client, job_id)) == 40
+        other.error(other.get(f"/batches/{job_id}/download?merged=true"), 404, "JOB_NOT_FOUND")
+        plain = client.data(client.post(f"/designs/{design_id}/batch", json={"rows": rows(2)}), 202)["jobId"]
+        wait_for_end(client, plain)
+        message = client.error(client.get(f"/batches/{plain}/download?merged=true"), 404, "NOT_FOUND")
+        assert "without merge: true" in message
+        assert zip_of(client, plain).namelist() == ["row-0001.pdf", "row-0002.pdf"]  # the ZIP as ever
+
+
+def test_a_merged_batch_whose_every_row_failed_says_why_there_is_no_merged_pdf(env):
+    with env.client() as client:
+        design_id = design(client)
+        body = {"rows": rows(2, photo=MISSING), "merge": True}
+        job_id = client.data(client.post(f"/designs/{design_id}/batch", json=body), 202)["jobId"]
+        assert wait_for_end(client, job_id)["status"] == "failed"
+        message = client.error(client.get(f"/batches/{job_id}/download?merged=true"), 404, "NOT_FOUND")
+        assert "no row succeeded" in message
+
+
+def test_merge_is_refused_with_pictures_encryption_or_signing(env):
+    with env.client() as client:
+        design_id = design(client)
+        before = credits(client)
+        for extra, named in [
+            ({"output": {"format": "png"}}, 'format "png"'),
+            ({"encryption": {"ownerPassword": "o" * 12}}, "encryption"),
+        ]:
+            body = {"rows": rows(2), "merge": True, **extra}
+            message = client.error(client.post(f"/designs/{design_id}/batch", json=body), 400, "VALIDATION_ERROR")
+            assert message.startswith("merge: ") and named in message, message
+        assert credits(client) == before
+
+
+def test_a_picture_batch_has_a_picture_per_row_or_a_folder_for_a_row_of_several_pages(env):
+    with env.client() as client:
+        design_id = design(client)
+        client.data(client.patch(f"/designs/{design_id}/tree", json={"actions": TABLE}), 200)
+        before = credits(client)
+        batch = [dict(r, items=ITEMS[:2]) for r in rows(3)]
+        batch[1]["items"] = ITEMS  # several pages: a folder of pictures
+        batch[2]["photo"] = MISSING
+        body = {"rows": batch, "output": {"format": "png", "dpi": 72}}
+        job_id = client.data(client.post(f"/designs/{design_id}/batch", json=body), 202)["jobId"]
+        wait_for_end(client, job_id)
+        assert credits(client) == before - 2
+        archive = zip_of(client, job_id)
+        names = sorted(archive.namelist())
+        folder = [name for name in names if name.startswith("row-0002/")]
+        assert len(folder) > 1 and folder == [f"row-0002/page-{i:03d}.png" for i in range(1, len(folder) + 1)]
+        assert names == ["errors.json", "row-0001.png", *folder]
+        picture = Image.open(io.BytesIO(archive.read("row-0001.png")))
+        assert picture.format == "PNG" and abs(picture.width - 595) <= 1 and abs(picture.height - 842) <= 1
+        [error] = json.loads(archive.read("errors.json"))["failed"]
+        assert error["file"] == "row-0003.png"
+        listed = client.data(client.get(f"/batches/{job_id}/rows"), 200)["items"]
+        assert [row["filename"] for row in listed] == ["row-0001.png", "row-0002/", "row-0003.png"]
+
+
+def test_a_picture_batch_refuses_pdf_only_options(env):
+    with env.client() as client:
+        design_id = design(client)
+        body = {"rows": rows(2), "output": {"format": "jpeg"}, "pdfProfile": "pdf-a"}
+        message = client.error(client.post(f"/designs/{design_id}/batch", json=body), 400, "VALIDATION_ERROR")
+        assert 'pdfProfile "pdf-a"' in message and 'format "pdf"' in message
+
+
+TABLE = [
+    {
+        "type": "add_element",
+        "args": {
+            "type": "table",
+            "name": "items",
+            "position": {"x": 40, "y": 200},
+            "data": {"cells": [["Item", "Qty"], ["a", "1"]], "width": 300},
+        },
+    },
+    {"type": "bind_variable", "args": {"name": "items"}},
+]
+ITEMS = [["Item", "Qty"], *[[f"line {i}", str(i)] for i in range(80)]]

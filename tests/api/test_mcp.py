@@ -182,6 +182,59 @@ def test_a_batch_runs_to_completion(api_server, alpha_key):
     assert httpx.get(download["downloadUrl"]).headers["Content-Type"] == "application/zip"
 
 
+def test_pictures_and_a_merged_batch_through_the_tools(api_server, alpha_key):
+    async def script(session):
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        design = ok(await session.call_tool("create_design", {"name": "card"}))
+        ok(
+            await session.call_tool(
+                "patch_design_tree",
+                {
+                    "designId": design["designId"],
+                    "actions": [
+                        {"type": "add_element", "args": {"type": "text", "name": "who", "position": {"x": 1, "y": 1}}},
+                        {"type": "bind_variable", "args": {"name": "who"}},
+                    ],
+                },
+            )
+        )
+        picture = ok(
+            await session.call_tool(
+                "generate_pdf", {"designId": design["designId"], "output": {"format": "png", "dpi": 72}}
+            )
+        )
+        refused = failed(
+            await session.call_tool(
+                "submit_batch",
+                {"designId": design["designId"], "rows": [{"who": "A"}], "merge": True, "output": {"format": "jpeg"}},
+            ),
+            "VALIDATION_ERROR",
+        )
+        job = ok(
+            await session.call_tool(
+                "submit_batch",
+                {"designId": design["designId"], "rows": [{"who": f"P{i}"} for i in range(3)], "merge": True},
+            )
+        )
+        for _ in range(600):
+            state = ok(await session.call_tool("get_batch", {"jobId": job["jobId"]}))
+            if state["status"] in ("completed", "failed"):
+                break
+            await anyio.sleep(0.05)  # polling the job, as an agent would
+        merged = ok(await session.call_tool("get_batch_download", {"jobId": job["jobId"], "merged": True}))
+        return tools, picture, refused, merged
+
+    tools, picture, refused, merged = run(api_server, alpha_key, script)
+    assert "output" in tools["generate_pdf"].input_schema["properties"]
+    assert {"output", "merge"} <= set(tools["submit_batch"].input_schema["properties"])
+    assert picture["filename"] == "card.png"
+    assert httpx.get(picture["downloadUrl"]).headers["Content-Type"] == "image/png"
+    assert refused.startswith("merge: ")
+    response = httpx.get(merged["downloadUrl"])
+    assert response.headers["Content-Type"] == "application/pdf"
+    assert [text.strip() for text in pdf_text(response.content)] == ["P0", "P1", "P2"]
+
+
 def test_plan_features_and_validation_errors_are_tool_errors(api_server):
     async def script(session):
         refused = failed(

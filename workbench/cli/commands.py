@@ -217,6 +217,10 @@ def batch(args: argparse.Namespace) -> int:
         body["pdfProfile"] = args.profile
     if args.webhook_url:
         body["webhookUrl"] = args.webhook_url
+    if args.output or args.dpi:
+        body["output"] = {"format": args.output or "pdf", **({"dpi": args.dpi} if args.dpi else {})}
+    if args.merge:
+        body["merge"] = True
     job = client.call("submit_batch", {"designId": args.design_id}, body)
     print(f"batch {job['jobId']}: {job['total']} rows queued", file=sys.stderr)
     if args.no_wait:
@@ -226,7 +230,12 @@ def batch(args: argparse.Namespace) -> int:
     url = client.call("get_batch_download", {"jobId": job["jobId"]})["downloadUrl"]
     out = args.out or Path(f"{job['jobId']}.zip")
     out.write_bytes(client.fetch(url))
-    print(f"{state['completed']} PDFs, {state['failed']} failed: {out}", file=sys.stderr)
+    made = "documents" if args.output in ("png", "jpeg") else "PDFs"
+    print(f"{state['completed']} {made}, {state['failed']} failed: {out}", file=sys.stderr)
+    if args.merge and state["completed"]:
+        merged = client.call("get_batch_download", {"jobId": job["jobId"]}, query={"merged": True})["downloadUrl"]
+        out.with_suffix(".pdf").write_bytes(client.fetch(merged))
+        print(f"merged PDF of the {state['completed']} rows: {out.with_suffix('.pdf')}", file=sys.stderr)
     if state["failed"]:
         failed = client.call("get_batch_rows", {"jobId": job["jobId"]}, query={"status": "failed", "limit": 10})
         for row in failed["items"]:
@@ -268,9 +277,11 @@ def generate(args: argparse.Namespace) -> int:
     with connection:
         design = find_design(connection.client, args.design)
         result = generate_from_data(
-            connection.client, design, rows, _column_map(args.map), profile=args.profile, out=args.out
+            connection.client, design, rows, _column_map(args.map), profile=args.profile, out=args.out, merge=args.merge
         )
     print(f"{result.completed} PDFs, {len(result.failures)} failed: {args.out}", file=sys.stderr)
+    if result.merged_path is not None:
+        print(f"merged PDF: {result.merged_path}", file=sys.stderr)
     for _, failure in result.failures.head(20).iterrows():
         print(f"  {failure['file']}: {failure['reason']}", file=sys.stderr)
     if len(result.failures) > 20:
@@ -416,6 +427,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=None, help="where to write the ZIP (<jobId>.zip)")
     p.add_argument("--webhook-url", default=None, help="also POST the job's end to this https URL (signed)")
     p.add_argument("--no-wait", action="store_true", help="print the job id and exit instead of following it")
+    p.add_argument(
+        "--output", choices=("pdf", "png", "jpeg"), default=None, help="pictures of each row's pages instead of PDFs"
+    )
+    p.add_argument("--dpi", type=int, default=None, help="the pictures' resolution, 72-600 (150)")
+    p.add_argument("--merge", action="store_true", help="also one PDF of every row, written as <out>.pdf")
     p.set_defaults(func=batch)
 
     p = commands.add_parser(
@@ -438,6 +454,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--url", default=None, help="a running server (DOCBENCH_URL)")
     p.add_argument("--key", default=None, help="the workspace API key (DOCBENCH_API_KEY)")
     p.add_argument("--workspace", default=None, help="without --url: the workspace's name or id (default)")
+    p.add_argument(
+        "--merge", action="store_true", help="also one PDF of every row (at most 100), beside --out (merged.pdf)"
+    )
     _data_dir(p)
     p.set_defaults(func=generate)
 

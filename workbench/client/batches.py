@@ -45,6 +45,10 @@ class BatchResult:
     files: list[Path] = field(default_factory=list)  # PDFs written to a folder
     pdfs: dict[int, bytes] = field(default_factory=dict)  # row position -> PDF, when there was no `out`
     jobs: list[str] = field(default_factory=list)
+    # merge=True (extensions.md 12): one PDF of every successful row, an outline entry per row;
+    # None when no row succeeded. Also written to `merged_path` when there was an `out`.
+    merged: bytes | None = None
+    merged_path: Path | None = None
 
     @property
     def completed(self) -> int:
@@ -147,6 +151,7 @@ def generate_from_data(
     timeout: float = 600,
     options: Mapping[str, Any] | None = None,
     row_options: list[dict[str, Any]] | None = None,
+    merge: bool = False,
 ) -> BatchResult:
     """One PDF per row of a DataFrame or list of dicts, its columns filling the design's variables
     (`workbench.client.rows.rows_for`), in batches of at most the API's limit (`generate_many`)."""
@@ -163,6 +168,7 @@ def generate_from_data(
         timeout=timeout,
         options=options,
         row_options=row_options,
+        merge=merge,
     )
 
 
@@ -179,12 +185,21 @@ def generate_many(
     interval: float = 0.2,
     options: Mapping[str, Any] | None = None,
     row_options: list[dict[str, Any]] | None = None,
+    merge: bool = False,
 ) -> BatchResult:
     """Generate one PDF per row; `timeout` is how long to wait without any row finishing.
     `options` are body keys every batch carries (extensions.md 9: attachments, watermark…),
-    `row_options` one entry per row (its own e-invoice or files: the API's rowOptions)."""
+    `row_options` one entry per row (its own e-invoice or files: the API's rowOptions).
+    `merge`: also the server's one merged PDF of the rows (`result.merged`, and beside `out`:
+    a folder's `merged.pdf`, a ZIP's name with `.pdf`); the server merges one batch, so at most
+    100 rows."""
     if row_options is not None and len(row_options) != len(rows):
         raise ValueError(f"{len(row_options)} per-row options for {len(rows)} rows: give one per row")
+    if merge and len(rows) > CHUNK_ROWS:
+        raise ValueError(
+            f"merge=True makes the server's merged PDF of one batch, at most {CHUNK_ROWS} rows ({len(rows)} given): "
+            "split the data, or merge the PDFs of result.pdfs yourself"
+        )
     output = _Output(out, len(rows))
     failures: dict[int, str] = {}
     jobs: list[_Job] = []
@@ -197,6 +212,8 @@ def generate_many(
                 body["rowOptions"] = row_options[start : start + CHUNK_ROWS]
             if profile is not None:
                 body["pdfProfile"] = profile
+            if merge:
+                body["merge"] = True
             try:
                 submitted = client.call("submit_batch", {"designId": design_id}, body)
             except ApiError as exc:
@@ -215,9 +232,26 @@ def generate_many(
         pdfs=output.pdfs,
         jobs=[job.id for job in jobs],
     )
+    if merge and jobs:
+        _collect_merged(client, jobs[0].id, result)
     if refused is not None:
         raise BatchRefused(*refused, result)
     return result
+
+
+def _collect_merged(client: Client, job_id: str, result: BatchResult) -> None:
+    """The job's merged PDF into the result (and beside its `out`); none when no row succeeded."""
+    try:
+        url = client.call("get_batch_download", {"jobId": job_id}, query={"merged": True})["downloadUrl"]
+    except ApiError as exc:
+        if exc.code != "NOT_FOUND":
+            raise
+        return  # no row succeeded: result.failures says why
+    result.merged = client.fetch(url)
+    if result.out is not None:
+        is_zip = result.out.suffix.lower() == ".zip"
+        result.merged_path = result.out.with_suffix(".pdf") if is_zip else result.out / "merged.pdf"
+        result.merged_path.write_bytes(result.merged)
 
 
 def _failures_frame(failures: dict[int, str], output: _Output) -> pandas.DataFrame:

@@ -258,10 +258,14 @@ class Design(Authoring):
         *,
         profile: str | None = None,
         path: str | Path | None = None,
+        output: str | None = None,
+        dpi: int | None = None,
         **finishing: Any,
     ) -> bytes:
         """One PDF (1 credit) with these values; also written to `path` when given. A DataFrame
-        or a list of records fills a table as in `generate_many`.
+        or a list of records fills a table as in `generate_many`. `output="png"` or `"jpeg"`
+        (at `dpi`, 72-600, default 150) gives pictures of the pages instead, for the same credit:
+        a one-page design's picture, or a ZIP of page-001.png… for more.
 
         It may also carry `attachments`, an `e_invoice` (Factur-X XML; with profile "pdf-a"),
         a `watermark`, a `password` (or `encryption`) and `sign=True`: see
@@ -269,6 +273,8 @@ class Design(Authoring):
         body: dict[str, Any] = {"data": self._values(values or {}), **finishing_keys(**finishing)}
         if profile is not None:
             body["pdfProfile"] = profile
+        if output is not None or dpi is not None:
+            body["output"] = {"format": output or "pdf", **({"dpi": dpi} if dpi is not None else {})}
         generation = m.Generation.model_validate(self._call("generate_pdf", body))
         pdf = self.workbench.client.fetch(generation.downloadUrl)
         if path is not None:
@@ -286,6 +292,7 @@ class Design(Authoring):
         progress: bool = True,
         timeout: float = 600,
         e_invoices: Any = None,
+        merge: bool = False,
         **finishing: Any,
     ) -> BatchResult:
         """One PDF per row of a pandas or polars DataFrame or a list of dicts (1 credit each).
@@ -303,6 +310,9 @@ class Design(Authoring):
         Every PDF gets the same `attachments`, `watermark`, `password`, `sign`… as `generate`;
         `e_invoices` gives each row its own Factur-X XML (a list or a column, one per row, in
         order: `df.apply(factur_x_xml, axis=1)`), with profile "pdf-a".
+        `merge=True` (at most 100 rows) also gives one PDF of every successful row in order, with a
+        bookmark per row: `result.merged`, and written beside `out` (a folder's `merged.pdf`, or
+        the ZIP's name with `.pdf`).
         """
         return generate_from_data(
             self.workbench.client,
@@ -315,4 +325,5 @@ class Design(Authoring):
             timeout=timeout,
             options=finishing_keys(**finishing),
             row_options=None if e_invoices is None else [finishing_keys(e_invoice=xml) for xml in e_invoices],
+            merge=merge,
         )

@@ -22,7 +22,7 @@ import workbench
 from api.errors import ApiError
 from api.service import Service, Settings
 from api.store import DatabaseLocked
-from tests.pdf_probes import pdf_text, poppler_text
+from tests.pdf_probes import outline, page_count, pdf_text, poppler_text
 
 from ...conftest import add, png
 from ...server import ROOT, Server
@@ -338,6 +338,33 @@ def test_generate_returns_the_pdf_writes_the_file_and_takes_one_credit(wb, tmp_p
     assert wb.credits == before - 1
 
 
+def test_generate_with_output_png_returns_the_picture_at_the_dpi_for_one_credit(wb, tmp_path):
+    from PIL import Image
+
+    design = badge(wb, "Picture badge")
+    before = wb.credits
+    picture = design.generate({"name": "Ada"}, output="png", dpi=72, path=tmp_path / "badge.png")
+    image = Image.open(io.BytesIO(picture))
+    assert image.format == "PNG" and (abs(image.width - 595) <= 1 and abs(image.height - 842) <= 1)
+    assert (tmp_path / "badge.png").read_bytes() == picture
+    assert wb.credits == before - 1
+    with pytest.raises(ApiError, match="output.dpi"):
+        design.generate({"name": "Ada"}, output="png", dpi=1000)
+
+
+def test_generate_many_with_merge_returns_and_writes_the_merged_pdf(wb, tmp_path):
+    design = badge(wb, "Merged badge")
+    people = [{"name": "Ada"}, {"name": "Grace"}, {"name": "Alan"}]
+    result = design.generate_many(people, out=tmp_path / "badges.zip", merge=True, progress=False)
+    assert result.ok and result.merged_path == tmp_path / "badges.pdf"
+    assert result.merged_path.read_bytes() == result.merged
+    assert page_count(result.merged) == 3
+    assert outline(result.merged) == [("row-0001.pdf", 0), ("row-0002.pdf", 1), ("row-0003.pdf", 2)]
+    assert "Grace" in pdf_text(result.merged)[1]
+    with pytest.raises(ValueError, match="at most 100 rows"):
+        design.generate_many([{"name": "x"}] * 101, merge=True, progress=False)
+
+
 # Many PDFs from data
 
 
@@ -637,6 +664,26 @@ def test_the_cli_generates_from_a_csv_over_the_api_with_a_progress_bar(api_serve
     assert "100%" in done.stderr and f"3 PDFs, 0 failed: {out}" in done.stderr
     with zipfile.ZipFile(out) as archive:
         assert "Grace" in text(archive.read("row-0002.pdf")) and "8 July 2026" in text(archive.read("row-0003.pdf"))
+
+
+def test_the_cli_batch_takes_output_and_dpi_and_merge(api_server, rest, tmp_path):
+    design = badge(rest.wb, "CLI pictures")
+    (tmp_path / "rows.json").write_text(json.dumps([{"name": "Ada"}, {"name": "Grace"}]))
+    key = api_server.workspaces["analyst"][1]
+    url = ("--url", api_server.url, "--key", key)
+    out = tmp_path / "pictures.zip"
+    args = ("batch", design.id, str(tmp_path / "rows.json"), "--output", "jpeg", "--dpi", "72", "--out", str(out))
+    done = docbench(*args, *url)
+    assert done.returncode == 0, done.stderr
+    with zipfile.ZipFile(out) as archive:
+        assert sorted(archive.namelist()) == ["row-0001.jpg", "row-0002.jpg"]
+    merged = tmp_path / "merged.zip"
+    done = docbench("batch", design.id, str(tmp_path / "rows.json"), "--merge", "--out", str(merged), *url)
+    assert done.returncode == 0, done.stderr
+    pdf = (tmp_path / "merged.pdf").read_bytes()
+    assert [line.strip() for line in pdf_text(pdf)][0].startswith("Ada") and "Grace" in pdf_text(pdf)[1]
+    done = docbench("batch", design.id, str(tmp_path / "rows.json"), "--merge", "--output", "png", *url)
+    assert done.returncode != 0 and "merge: " in done.stderr and "Traceback" not in done.stderr
 
 
 def test_the_cli_generates_on_a_data_dir_and_reports_failed_rows(tmp_path):
