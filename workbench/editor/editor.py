@@ -75,7 +75,10 @@ class Editor:
         self._form_shows: str | None = None  # the element (id and type) the properties form was built for
         self._thumbnails: dict[str, bytes] = {}  # fitted page previews by page content
         self._kept: dict = {}  # what side panels keep across rebuilds (PanelContext.kept)
-        self.status = pn.pane.Alert("", alert_type="light", visible=False, sizing_mode="stretch_width", margin=(0, 10))
+        # A message floats over the canvas's bottom edge (editor.css .dbk-overlays): showing one moves nothing.
+        self.status = pn.pane.Alert(
+            "", alert_type="light", visible=False, css_classes=["dbk-status"], stylesheets=[STYLESHEET], margin=0
+        )
         self.canvas = Canvas(
             on_gesture=self.gesture, sizing_mode="stretch_both", min_height=520, css_classes=["dbk-canvas-host"]
         )
@@ -151,21 +154,33 @@ class Editor:
             (title, pn.Column(sizing_mode="stretch_width"), builder) for title, builder in SIDE_PANELS
         ]
         self.side[:] = [(title, holder) for title, holder, _ in self._tabs]
-        left = pn.Column(self.side, width=300, css_classes=["dbk-left"])
-        right = pn.Column(self.properties, width=320, css_classes=["dbk-right"], scroll=True, height=760)
+        # The side columns scroll inside the window's height, so the page itself never scrolls and
+        # the canvas below the bars gets the rest of the height (Fit fits the page into it).
+        left = pn.Column(self.side, width=300, sizing_mode="stretch_height", scroll=True, css_classes=["dbk-left"])
+        right = pn.Column(
+            self.properties, width=320, sizing_mode="stretch_height", scroll=True, css_classes=["dbk-right"]
+        )
         self.text_toolbar = TextToolbar(apply=self.apply)  # styles of the selected texts, above the canvas
-        centre = pn.Column(self.text_toolbar, self.canvas, sizing_mode="stretch_both")
+        # The canvas stays put: the text toolbar's row is always there, and what comes and goes
+        # (the Align bar, messages, the font list, PDF options) floats over it (editor.css).
+        centre = pn.Column(
+            self.text_toolbar,
+            self.canvas,
+            # The Align bar and the messages, stacked at the canvas's bottom edge.
+            pn.Column(self.status, self._arrange_bar(), css_classes=["dbk-overlays"], stylesheets=[STYLESHEET]),
+            sizing_mode="stretch_both",
+            css_classes=["dbk-centre"],
+            stylesheets=[STYLESHEET],
+        )
         body = pn.Row(left, centre, right, sizing_mode="stretch_both")
-        arranging = self._arrange_bar()
         return pn.Column(
             header,
             self.pdf_options.panel,
             toolbar,
-            self.status,
-            arranging,
             body,
             sizing_mode="stretch_both",
             css_classes=["dbk-editor"],
+            stylesheets=[STYLESHEET],
         )
 
     def _button(self, label: str, action: Any, css: str) -> pn.widgets.Button:
@@ -468,8 +483,8 @@ class Editor:
     # -- arranging a selection (issue 14) -------------------------------------------------------
 
     def _arrange_bar(self) -> pn.viewable.Viewable:
-        """Align and distribute buttons for a multi-selection. Its band keeps its height when the
-        buttons are hidden, so selecting a second element does not move the canvas under the pointer."""
+        """Align and distribute buttons for a multi-selection, floating over the canvas's bottom edge
+        (editor.css .dbk-overlays), so selecting a second element moves nothing under the pointer."""
         labels = {"left": "⇤ Left", "centre": "↔ Centre", "right": "⇥ Right", "top": "⤒ Top", "middle": "↕ Middle"}
         labels |= {"bottom": "⤓ Bottom", "horizontal": "Distribute ↔", "vertical": "Distribute ↕"}
 
@@ -491,13 +506,14 @@ class Editor:
             *distribute,
             visible=False,
             css_classes=["dbk-arrange"],
+            stylesheets=[STYLESHEET],
         )
 
         def show(event: Any) -> None:
             buttons.visible = len(event.new) >= 2
 
         self.canvas.param.watch(show, "selection")
-        return pn.Row(buttons, height=44, sizing_mode="stretch_width", margin=0, css_classes=["dbk-arrange-band"])
+        return pn.Row(buttons, margin=0, css_classes=["dbk-arrange-band"], stylesheets=[STYLESHEET])
 
     def _arranged(self, ids: list[str]) -> list[Any]:
         nodes = self.session.tree.nodes

@@ -9,6 +9,7 @@ from typing import Any
 import panel as pn
 
 from ..client.finishing import finishing_keys
+from .style import STYLESHEET
 
 PROFILES = {"Standard": "standard", "Accessible (PDF/UA)": "accessible", "Archival (PDF/A-3b)": "pdf-a"}
 
@@ -27,8 +28,15 @@ class PdfOptions:
         self.sign = pn.widgets.Checkbox(
             name="Sign with the workspace's certificate", css_classes=["dbk-pdf-sign"], margin=(28, 10)
         )
+        # A panel floating under the header (editor.css): opening it moves nothing below.
         self.panel = pn.Row(
-            self.profile, self.watermark, self.password, self.sign, visible=False, css_classes=["dbk-pdf-options"]
+            self.profile,
+            self.watermark,
+            self.password,
+            self.sign,
+            visible=False,
+            css_classes=["dbk-pdf-options"],
+            stylesheets=[STYLESHEET],
         )
         self.toggle = pn.widgets.Toggle(name="PDF options", css_classes=["dbk-pdf-options-toggle"], margin=(8, 3))
         self.toggle.link(self.panel, value="visible")

@@ -31,6 +31,7 @@ from engine.fonts import DEFAULT_FAMILY
 
 from .colour_picker import ColourPicker, design_colours
 from .pickers import FontPicker
+from .style import STYLESHEET
 
 # A weight from semibold up shows as bold; the toggle sets bold or regular.
 BOLD_FROM, BOLD, REGULAR = 600, 700, 400
@@ -39,6 +40,7 @@ SWATCHES_IN_TOOLBAR = 6
 # italic in Markdown instead (canvas/text_overlay.js reads these classes): the weight toggle,
 # and the bool field of this name.
 FORMAT_BOLD, FORMAT_ITALIC, ITALIC_FIELD = "dbk-format-bold", "dbk-format-italic", "italic"
+TOOLBAR_HEIGHT = 44  # px; the row is there (this height) whatever is selected
 HINT = "<small>Select a text or a table to style it here.</small>"
 
 
@@ -100,16 +102,26 @@ class TextToolbar:
             if control is not None:
                 self._controls[name] = control
         self._hint = pn.pane.HTML(HINT, margin=(12, 10))
-        # Wraps where the canvas is narrow; one line at 1440 px.
+        # One row of a fixed height, with or without a selection, so the canvas under it never
+        # moves; where the canvas is narrower than the controls it scrolls sideways (editor.css).
         row = pn.FlexBox(
             self._hint,
             *(control.view for control in self._controls.values()),
             css_classes=["dbk-text-toolbar-row"],
+            stylesheets=[STYLESHEET],
             sizing_mode="stretch_width",
-            min_height=44,
+            height=TOOLBAR_HEIGHT,
+            flex_wrap="nowrap",
             align_items="center",
         )
-        self.view = pn.Column(row, *self._below, css_classes=["dbk-text-toolbar"], sizing_mode="stretch_width")
+        self.view = pn.Column(
+            row,
+            *self._below,
+            css_classes=["dbk-text-toolbar"],
+            stylesheets=[STYLESHEET],
+            sizing_mode="stretch_width",
+            height=TOOLBAR_HEIGHT,
+        )
         self.show([], None)
 
     def __panel__(self) -> pn.viewable.Viewable:
@@ -177,7 +189,11 @@ class TextToolbar:
             options = {_label(str(option)): option for option in typing.get_args(annotation)}
             # The field's description is the buttons' tooltip: it says what start and end mean.
             buttons = pn.widgets.RadioButtonGroup(
-                options=options, css_classes=css, margin=(6, 3), description=field.description
+                options=options,
+                css_classes=[*css, "dbk-tt-buttons"],
+                stylesheets=[STYLESHEET],  # narrow buttons (editor.css)
+                margin=(6, 3),
+                description=field.description,
             )
             return watched(buttons, Control(buttons, set_value(buttons)))
         if annotation in (int, float):
@@ -188,10 +204,11 @@ class TextToolbar:
         return None  # a field type the toolbar has no compact widget for: the properties panel edits it
 
     def _family_control(self, name: str, css: list[str]) -> Control:
-        """A button naming the family; it opens the font picker under the toolbar."""
+        """A button naming the family; it opens the font picker, floating over the canvas under the
+        toolbar (editor.css .dbk-tt-fonts): opening it changes neither the layout nor the zoom."""
         button = pn.widgets.Button(label=DEFAULT_FAMILY, css_classes=css, width=110, margin=(6, 3))
         picker = FontPicker.catalog(DEFAULT_FAMILY)
-        fonts = pn.Column(picker, visible=False, sizing_mode="stretch_width", css_classes=["dbk-tt-fonts"])
+        fonts = pn.Column(picker, visible=False, width=400, css_classes=["dbk-tt-fonts"], stylesheets=[STYLESHEET])
         self._below.append(fonts)
         button.on_click(lambda e: setattr(fonts, "visible", not fonts.visible))
 
