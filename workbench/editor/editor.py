@@ -77,7 +77,7 @@ class Editor:
         self._kept: dict = {}  # what side panels keep across rebuilds (PanelContext.kept)
         # A message floats over the canvas's bottom edge (editor.css .dbk-overlays): showing one moves nothing.
         self.status = pn.pane.Alert(
-            "", alert_type="light", visible=False, css_classes=["dbk-status"], stylesheets=[STYLESHEET], margin=0
+            "", alert_type="light", visible=False, css_classes=["dbk-status"], margin=0
         )
         self.canvas = Canvas(
             on_gesture=self.gesture, sizing_mode="stretch_both", min_height=520, css_classes=["dbk-canvas-host"]
