@@ -427,7 +427,7 @@ class VariableInfo(BaseModel):
     elements: list[str] = Field(description="The names of the elements the variable fills")
     readBy: list[str] = Field(
         default_factory=list,
-        description="The names of the elements whose expressions read it (extensions.md 11): computed columns, "
+        description="The names of the elements whose expressions read it: computed columns, "
         "footers, texts, {= …} fields and showIf expressions",
     )
 

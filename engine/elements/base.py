@@ -537,7 +537,7 @@ class Condition(StrictModel):
     notEquals: ConditionValue | None = Field(None, description="Drawn when the value, as text, is not this")
     expression: ExpressionText | None = Field(
         None,
-        description='Instead of variable: drawn when this expression is true, e.g. "total > 100" (extensions.md 11)',
+        description='Instead of variable: drawn when this expression is true, e.g. "total > 100"',
         exclude_if=lambda text: text is None,
     )
 

@@ -58,7 +58,7 @@ TextRole = Literal["p", "h1", "h2", "h3", "h4", "h5", "h6"]
 BULLET = "\u2022"
 ALIGN_HELP = (
     "left, center and right are physical; start and end are logical: start is left in a left-to-right "
-    "paragraph and right in a right-to-left one (extensions.md 6)"
+    "paragraph and right in a right-to-left one"
 )
 DIRECTION_HELP = (
     "auto: each paragraph's direction from its first strong character (Unicode bidi P2-P3); "

@@ -57,9 +57,14 @@ export function render({ model, el }) {
     none.classList.toggle("chosen", !model.value);
     drawSwatches();
   }
+  // The swatches keep their places while this field is shown: a pick changes how often the
+  // design uses each colour (the order Python offers them in), and the swatch just clicked must
+  // not move from under the pointer. New colours go at the end; one no longer used stays.
+  let order = [];
   function drawSwatches() {
     const chosen = (model.value || "").toLowerCase();
-    swatches.replaceChildren(...model.swatches.map((colour) => {
+    order = [...order, ...model.swatches.filter((colour) => !order.includes(colour))];
+    swatches.replaceChildren(...order.map((colour) => {
       const swatch = document.createElement("button");
       swatch.type = "button";
       swatch.className = "dbk-swatch" + (colour === chosen ? " chosen" : "");

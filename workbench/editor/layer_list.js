@@ -15,7 +15,7 @@ export function render({ model, el }) {
       row.dataset.id = layer.id;
       row.dataset.name = layer.name;
       const name = document.createElement("span");
-      name.textContent = layer.name; name.style.flex = "1"; name.style.opacity = layer.hidden ? ".45" : "1";
+      name.textContent = layer.name; name.title = layer.name; name.style.flex = "1"; name.style.opacity = layer.hidden ? ".45" : "1";
       const kind = document.createElement("small"); kind.textContent = layer.type; kind.style.color = "#8a94a6";
       const eye = document.createElement("button");
       eye.className = "dbk-eye"; eye.title = layer.hidden ? "Show" : "Hide";

@@ -228,9 +228,18 @@ def variables_panel(ctx: PanelContext) -> pn.Column:
         # The sample of an unbound element would only repeat its content: shown once it is bound.
         sample = variable_widget(node, ctx.apply) if tree.variable_of(node) is not None else None
         if sample is not None:
-            rows.append(pn.Column(sample, margin=(0, 10, 10, 30), css_classes=["dbk-sample"], **WIDE))
+            rows.append(pn.Column(_fit_width(sample), margin=(0, 10, 10, 30), css_classes=["dbk-sample"], **WIDE))
     rows.extend(field_rows(tree, ctx.apply, ctx))
     return pn.Column(*rows, **WIDE)
+
+
+def _fit_width(sample: Any) -> Any:
+    """The sample's inputs as wide as the panel: the properties form's widgets are 300 px wide
+    (the right column's width), which past this panel's indent made the whole tab wider than
+    its column, over the ruler."""
+    for widget in sample.select(lambda o: isinstance(o, pn.widgets.Widget) and not isinstance(o, pn.widgets.Button)):
+        widget.param.update(width=None, sizing_mode="stretch_width")
+    return sample
 
 
 def _selecting(label: str, ids: list[str], ctx: PanelContext) -> pn.widgets.Button:

@@ -106,8 +106,7 @@ def _marked_widget(
         return _shows(_watch(widget, send), lambda v: setattr(widget, "value", marker.show(v) or ""))
     if kind == editing.CELLS:
         column = cells_editor(label, shown or [], send)
-        grid = column[1]  # cells_editor: the label, then the grid
-        return _shows(column, lambda v: setattr(grid, "cells", marker.show(v) or []))
+        return _shows(column, lambda v: column.show_cells(marker.show(v) or []))
     if kind == editing.SAMPLES:
         # Samples are per placeholder: only a type that hosts placeholders has them to edit.
         hosts = holder is not None and ELEMENT_TYPES[holder().type].fields is not None
@@ -397,14 +396,27 @@ def cells_editor(label: str, texts: list[list[str]], send: Callable[[list[list[s
     grid.param.watch(lambda e: send(e.new), "cells")
     paste = pn.widgets.TextAreaInput(label="Paste CSV to replace the cells", placeholder="Item,Qty\nPens,3", rows=3)
 
+    def pasted(value: str) -> list[list[str]]:
+        rows = [row for row in csv.reader(io.StringIO(value)) if row]
+        width = max((len(row) for row in rows), default=0)
+        return [row + [""] * (width - len(row)) for row in rows]
+
     def from_csv(event: Any) -> None:
-        rows = [row for row in csv.reader(io.StringIO(event.new)) if row]
+        rows = pasted(event.new)
         if rows:
-            width = max(len(row) for row in rows)
-            send([row + [""] * (width - len(row)) for row in rows])
+            send(rows)
+
+    def show_cells(cells: list[list[str]]) -> None:
+        grid.cells = cells
+        # Pasted rows that are no longer the cells (an undo, an edit in the grid) would be
+        # pasted again by the next change here: the area empties.
+        if paste.value and pasted(paste.value) != cells:
+            paste.value = ""
 
     paste.param.watch(from_csv, "value")
-    return _titled(label, grid, paste)
+    column = _titled(label, grid, paste)
+    column.show_cells = show_cells
+    return column
 
 
 def samples_editor(

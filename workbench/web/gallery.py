@@ -175,4 +175,5 @@ class Gallery:
 
 
 def _thumbnail_slot() -> pn.Column:
-    return pn.Column(pn.pane.PNG(None, height=140), height=140, width=180)
+    # Width and height both: a landscape page fitted to the height alone came out wider than its card.
+    return pn.Column(pn.pane.PNG(None, width=180, height=140, fixed_aspect=True), height=140, width=180)

@@ -17,10 +17,34 @@ function arrangeKey(e) {
   return how ? { kind: "align", payload: { how } } : null;
 }
 
+// Where a key pressed outside the canvas is someone typing (or a control's own arrows), not a shortcut.
+function typing(target) {
+  if (!target || target.nodeType !== 1) return false;
+  if (target.isContentEditable || target.closest(".dbk-text-edit")) return true;
+  const tag = target.tagName;
+  return tag === "TEXTAREA" || tag === "SELECT" || (tag === "INPUT" && !["checkbox", "button", "submit"].includes(target.type));
+}
+
+// The canvas that takes arrows and Escape pressed elsewhere on the page: the one last pressed or
+// whose selection last changed (a page may hold two editors, as a notebook can).
+let keysFor = null;
+
 export function watchKeys(canvas) {
   const { model, root } = canvas;
   let clipboard = []; // kept here: a paste then carries what it copies in one message
-  root.addEventListener("keydown", (e) => {
+  keysFor = keysFor || canvas;
+  const claim = () => (keysFor = canvas);
+  root.addEventListener("pointerdown", claim);
+  model.on("selection", claim);
+  // After a pick in Layers or a click on the Align bar, focus is outside the canvas: arrows still
+  // nudge and Escape still clears the selection there, unless the focus is in a text field.
+  document.addEventListener("keydown", (e) => {
+    const path = e.composedPath();
+    if (path.includes(root) || keysFor !== canvas || !root.isConnected || typing(path[0])) return;
+    if (e.key === "Escape" || e.key.startsWith("Arrow")) shortcut(e);
+  });
+  root.addEventListener("keydown", (e) => shortcut(e));
+  function shortcut(e) {
     if (e.target.closest && e.target.closest(".dbk-text-edit")) return; // typing, not shortcuts
     const mod = e.ctrlKey || e.metaKey;
     const ids = [...selected(canvas)];
@@ -58,5 +82,5 @@ export function watchKeys(canvas) {
       return;
     }
     e.preventDefault();
-  });
+  }
 }
