@@ -121,7 +121,7 @@ class FinishingOptions(Strict):
 
 
 OUTPUT_DESCRIPTION = (
-    'extensions.md 12: {"format": "png" | "jpeg", "dpi"?: 72-600 (150)} for pictures of the pages instead of a '
+    '{"format": "png" | "jpeg", "dpi"?: 72-600 (150)} for pictures of the pages instead of a '
     "PDF (one page: the picture; more: a ZIP of page-001.png…), at the same credit; not with the PDF-only options "
     "(pdfProfile other than standard, attachments, eInvoice, encryption, sign)"
 )
@@ -154,7 +154,7 @@ class BatchBody(FinishingOptions):
     output: PageOutput = Field(None, description=OUTPUT_DESCRIPTION + "; applies to every row")
     merge: bool = Field(
         None,
-        description="extensions.md 12: also one PDF of every successful row in row order, with an outline entry "
+        description="Also one PDF of every successful row in row order, with an outline entry "
         "per row (GET /batches/:jobId/download?merged=true); not with pictures, encryption or sign",
     )
 
