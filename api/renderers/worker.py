@@ -84,7 +84,14 @@ def render_png(
     mark = engine.Watermark.model_validate(watermark) if watermark is not None else None
     tree = parsed_tree(tree_json)
     png, sheets = engine.render_sheet_png(
-        tree, page, _resolver(blobs, images), dpi=dpi, values=values, watermark=mark, today=generation_date(), sheet=sheet
+        tree,
+        page,
+        _resolver(blobs, images),
+        dpi=dpi,
+        values=values,
+        watermark=mark,
+        today=generation_date(),
+        sheet=sheet,
     )
     return blobs.put(png, "image/png"), sheets
 

@@ -409,4 +409,13 @@ def rasterize(pdf: bytes, page_index: int = 0, dpi: float = 96, text: Mapping[st
     return out.getvalue()
 
 
-__all__ = ["PageNotFound", "Profile", "SheetNotFound", "rasterize", "render_pdf", "render_png", "render_sheet_png", "sheets_of_png"]
+__all__ = [
+    "PageNotFound",
+    "Profile",
+    "SheetNotFound",
+    "rasterize",
+    "render_pdf",
+    "render_png",
+    "render_sheet_png",
+    "sheets_of_png",
+]

@@ -19,6 +19,7 @@ def computed_invoice():
     """The gallery's invoice (its 5 design-time lines end above its terms and QR)."""
     return build(computed_invoice_actions(), new_design(size="A4", title="Invoice"))
 
+
 INVOICE_HEADER = ["Description", "Quantity", "Unit price", "Amount"]
 FOLLOWERS = ("terms", "payment")
 
@@ -30,7 +31,10 @@ def invoice_lines(count: int) -> list[list[str]]:
 def sheets_of(tree, values=None) -> list[dict]:
     """Each sheet's placements by element name: (y, height) of each part."""
     filled = computed.resolve(apply_values(tree, values), None)
-    return [{p.node.name: (round(p.box.y, 2), round(p.box.h, 2)) for p in sheet.placements} for sheet in layout(tree, filled)]
+    return [
+        {p.node.name: (round(p.box.y, 2), round(p.box.h, 2)) for p in sheet.placements}
+        for sheet in layout(tree, filled)
+    ]
 
 
 def with_design_time_rows(tree, count: int):
