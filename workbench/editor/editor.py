@@ -600,11 +600,13 @@ class Editor:
         if values is None and self._tried is not None:
             self.status.visible = False  # its "PREVIEW with the values you tried" is no longer true
         self._tried = values
-        self._generate_tried.visible = values is not None
-        self._generate.param.update(
-            label=SAMPLES_LABEL if values is not None else GENERATE_LABEL,
-            color="default" if values is not None else "primary",  # "Generate this" is the one offered
-        )
+        tried = values is not None
+        if self._generate_tried.visible != tried:  # every refresh passes here: only a change is sent
+            self._generate_tried.visible = tried
+            self._generate.param.update(
+                label=SAMPLES_LABEL if tried else GENERATE_LABEL,
+                color="default" if tried else "primary",  # "Generate this" is the one offered
+            )
         if values is not None:
             self.say(
                 'PREVIEW with the values you tried (free, not saved). "Generate this" makes the PDF with them '
@@ -639,7 +641,8 @@ class Editor:
 
     def _show_count(self, sheets: int) -> None:
         self._sheet_count = sheets
-        self._sheets_row.visible = sheets > 1
+        if self._sheets_row.visible != (sheets > 1):
+            self._sheets_row.visible = sheets > 1
         label = f'<span class="dbk-sheet-value">Sheet {self.sheet + 1} of {sheets}</span>'
         if self._sheet_label.object != label:
             self._sheet_label.object = label
