@@ -197,6 +197,12 @@ PREVIEW_WITHOUT_MAX_LENGTH = 2000
 
 class PreviewQuery(Strict):
     page: int = Field(0, ge=0)
+    sheet: int = Field(
+        0,
+        ge=0,
+        description="Zero-based sheet of the page: a page whose tables or flowing texts grow lays out as several "
+        "(the answer's `sheets`)",
+    )
     without: str = Field(
         "",
         max_length=PREVIEW_WITHOUT_MAX_LENGTH,
@@ -211,6 +217,7 @@ class PreviewQuery(Strict):
 
 class PreviewWithValuesBody(Strict):
     page: int = Field(0, ge=0, description="Zero-based page index")
+    sheet: int = Field(0, ge=0, description="Zero-based sheet of the page, as the query's `sheet`")
     data: dict[str, Any] = Field(description="Variable name to value, checked as generate's data")
 
 
@@ -368,6 +375,8 @@ class Preview(BaseModel):
     previewUrl: str
     expiresIn: int
     page: int
+    sheet: int = Field(description="Zero-based sheet of the page shown")
+    sheets: int = Field(description="How many sheets the page lays out as (its tables and flowing texts grown)")
 
 
 # One boolean per feature of api.plans, so a feature added there is documented here too.

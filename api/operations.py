@@ -338,7 +338,7 @@ OPERATIONS: list[Operation] = [
         "/designs/{designId}/preview",
         "Render one page to PNG with design-time content (free)",
         lambda s, ws, c: s.generation.preview(
-            ws, c.params["designId"], c.query.page, c.cancel, without=c.query.left_out
+            ws, c.params["designId"], c.query.page, c.cancel, without=c.query.left_out, sheet=c.query.sheet
         ),
         query=m.PreviewQuery,
         renders=True,

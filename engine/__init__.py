@@ -21,7 +21,7 @@ from .finishing.options import Finishing
 from .finishing.watermark import Watermark
 from .media import icons
 from .media.images import ImageError, Resolver
-from .render.document import PageNotFound, Profile, rasterize, render_pdf, render_png
+from .render.document import PageNotFound, Profile, rasterize, render_pdf, render_png, render_sheet_png, sheets_of_png
 from .render.options import RenderOptions
 
 Design = DesignTree
@@ -59,4 +59,6 @@ __all__ = [
     "rasterize",
     "render_pdf",
     "render_png",
+    "render_sheet_png",
+    "sheets_of_png",
 ]

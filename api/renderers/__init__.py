@@ -138,11 +138,12 @@ class Renderers:
         cancel: Cancellation | None = None,
         values: dict[str, Any] | None = None,
         watermark: dict[str, Any] | None = None,
-    ) -> str:
-        """Render a page preview (96 dpi) into the blob store: its blob key. `values` fill the
-        variables (design-time content without them); `watermark` (engine.Watermark's fields) is
-        drawn over it."""
-        args = (tree_json, page, 96, images, str(self.blob_root), values, watermark)
+        sheet: int = 0,
+    ) -> tuple[str, int]:
+        """Render a page preview (96 dpi) into the blob store: (its blob key, how many sheets the
+        page lays out as). `values` fill the variables (design-time content without them);
+        `watermark` (engine.Watermark's fields) is drawn over it; `sheet`: which of the page's sheets."""
+        args = (tree_json, page, 96, images, str(self.blob_root), values, watermark, sheet)
         return self._call("render_png", args, owner, self.limits.render_seconds, cancel, "the preview")
 
     def image(self, owner: str, data: bytes, max_bytes: int) -> Any:

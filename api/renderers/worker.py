@@ -73,8 +73,10 @@ def render_png(
     blob_root: str,
     values: dict | None = None,
     watermark: dict | None = None,
-) -> str:
-    """A preview of one page (with values and a watermark, if given), written to the blob store: its blob key."""
+    sheet: int = 0,
+) -> tuple[str, int]:
+    """A preview of one sheet of a page (with values and a watermark, if given), written to the blob
+    store: (its blob key, how many sheets the page lays out as)."""
     import engine
 
     from ..blobs import open_blobs
@@ -84,10 +86,17 @@ def render_png(
     blobs = open_blobs(blob_root)
     mark = engine.Watermark.model_validate(watermark) if watermark is not None else None
     tree = parsed_tree(tree_json)
-    png = engine.render_png(
-        tree, page, _resolver(blobs, images), dpi=dpi, values=values, watermark=mark, today=generation_date()
+    png, sheets = engine.render_sheet_png(
+        tree,
+        page,
+        _resolver(blobs, images),
+        dpi=dpi,
+        values=values,
+        watermark=mark,
+        today=generation_date(),
+        sheet=sheet,
     )
-    return blobs.put(png, "image/png")
+    return blobs.put(png, "image/png"), sheets
 
 
 def process_image(data: bytes, max_bytes: int):  # noqa: ANN201

@@ -159,8 +159,9 @@ class Generation:
         # Previews are free and repeatable: one render per design and page content (and the
         # workspace's images version, from the database: another process may have replaced an
         # asset's bytes), so an edit re-renders only the pages it changed (page_digest).
-        self._previews: OrderedDict[tuple[str, str, int], str] = OrderedDict()
-        self._flights: dict[tuple[str, str, int], _Flight] = {}
+        # (design, digest, images version, sheet) -> (blob key, the page's sheet count)
+        self._previews: OrderedDict[tuple[str, str, int, int], tuple[str, int]] = OrderedDict()
+        self._flights: dict[tuple[str, str, int, int], _Flight] = {}
         self._previews_guard = threading.Lock()
         self.revisions = _Revisions()
 
@@ -222,9 +223,12 @@ class Generation:
         page: int,
         cancel: Cancellation | None = None,
         without: tuple[str, ...] = (),
+        sheet: int = 0,
     ) -> dict:
         """The page's picture (free), optionally `without` some of its elements: the editor's page
-        under a drag. Nothing is saved either way; both are cached by what the picture shows."""
+        under a drag. Nothing is saved either way; both are cached by what the picture shows.
+        `sheet`: which of the sheets the page lays out as (its tables and flowing texts grown);
+        the answer says how many there are."""
         row = self.designs.row_for_render(ws, design_id)
         revision = self.revisions.of(design_id, row)
         _require_page(revision, page)
@@ -237,12 +241,19 @@ class Generation:
             drawn = revision.tree
             digest = revision.page_digest(page)
         digest = dated_digest(digest, revision.computes, generation_date())
-        cache_key = (design_id, digest, row["media_version"])
+        cache_key = (design_id, digest, row["media_version"], sheet)
         with self._previews_guard:
-            key = self._previews.get(cache_key)
-        if key is None or not self.blobs.exists(key):
-            key = self._render_preview(ws, tree_json, drawn, page, cache_key, cancel)
-        return {"previewUrl": self.signer.url(key, URL_LIFETIME), "expiresIn": URL_LIFETIME, "page": page}
+            cached = self._previews.get(cache_key)
+        if cached is None or not self.blobs.exists(cached[0]):
+            cached = self._render_preview(ws, tree_json, drawn, page, cache_key, cancel)
+        key, sheets = cached
+        return {
+            "previewUrl": self.signer.url(key, URL_LIFETIME),
+            "expiresIn": URL_LIFETIME,
+            "page": page,
+            "sheet": sheet,
+            "sheets": sheets,
+        }
 
     def preview_with_values(
         self, ws: Workspace, design_id: str, body: PreviewWithValuesBody, cancel: Cancellation | None = None
@@ -258,8 +269,16 @@ class Generation:
         self.media.require_images(ws, tree, values)
         images = self.media.design_keys(ws, tree, values)
         watermark = PREVIEW_WATERMARK.model_dump()
-        key = self.renderers.png(ws.id, row["tree"], body.page, images, cancel, values=values, watermark=watermark)
-        return {"previewUrl": self.signer.url(key, URL_LIFETIME), "expiresIn": URL_LIFETIME, "page": body.page}
+        key, sheets = self.renderers.png(
+            ws.id, row["tree"], body.page, images, cancel, values=values, watermark=watermark, sheet=body.sheet
+        )
+        return {
+            "previewUrl": self.signer.url(key, URL_LIFETIME),
+            "expiresIn": URL_LIFETIME,
+            "page": body.page,
+            "sheet": body.sheet,
+            "sheets": sheets,
+        }
 
     def _render_preview(
         self,
@@ -269,7 +288,7 @@ class Generation:
         page: int,
         cache_key: tuple,
         cancel: Cancellation | None,
-    ) -> str:
+    ) -> tuple[str, int]:
         """One render per page content however many ask at once (a gallery, an editor and an
         API client); it is cancelled when every one of them has gone."""
         with self._previews_guard:
@@ -283,17 +302,18 @@ class Generation:
             cancel.on_cancel(flight.leave)
         if not leader:
             return flight.wait(cancel)
-        key: str | None = None
+        key: tuple[str, int] | None = None
+        sheet = cache_key[3]
         try:
             if tree is None:  # a page under a drag: only what it still draws needs its images
                 tree = engine.DesignTree.model_validate_json(tree_json)
             images = self.media.design_keys(ws, tree, {})
             # Shared by every process on the same blobs: named by what the picture is drawn from.
-            shared = shared_preview_name(cache_key[1], page, images)
-            key = self.blobs.get_ref(shared)
-            if key is None or not self.blobs.exists(key):
-                key = self.renderers.png(ws.id, tree_json, page, images, flight.abandoned)
-                self.blobs.put_ref(shared, key)
+            shared = shared_preview_name(cache_key[1], page, images, sheet)
+            key = self._shared_preview(shared)
+            if key is None:
+                key = self.renderers.png(ws.id, tree_json, page, images, flight.abandoned, sheet=sheet)
+                self.blobs.put_ref(shared, key[0])
         except BaseException as exc:
             flight.fail(exc)
             raise
@@ -309,12 +329,21 @@ class Generation:
         flight.finish(key)
         return key
 
+    def _shared_preview(self, shared: str) -> tuple[str, int] | None:
+        """A preview another process drew (its blob key and the page's sheet count, which the
+        picture carries: engine.sheets_of_png), or None."""
+        key = self.blobs.get_ref(shared)
+        if key is None or not self.blobs.exists(key):
+            return None
+        sheets = engine.sheets_of_png(self.blobs.get(key))
+        return None if sheets is None else (key, sheets)
 
-def shared_preview_name(digest: str, page: int, images: dict[str, str]) -> str:
+
+def shared_preview_name(digest: str, page: int, images: dict[str, str], sheet: int = 0) -> str:
     """A page's preview named by what it is drawn from (the page's digest, its index, the image
-    blobs it may draw: replaced bytes are new keys), the same in every process: another web
-    process finds the picture instead of drawing it again."""
-    inputs = json.dumps(["preview", digest, page, sorted(images.items())], separators=(",", ":"))
+    blobs it may draw: replaced bytes are new keys, and which of its sheets), the same in every
+    process: another web process finds the picture instead of drawing it again."""
+    inputs = json.dumps(["preview", digest, page, sorted(images.items()), sheet], separators=(",", ":"))
     return hashlib.sha256(inputs.encode()).hexdigest()
 
 
@@ -330,7 +359,7 @@ class _Flight:
     def __init__(self) -> None:
         self.waiters = 0
         self.abandoned = Cancellation()
-        self.key: str | None = None
+        self.key: tuple[str, int] | None = None  # the blob key and the sheet count
         self.error: BaseException | None = None
         self._done = False
         self._wakers: list = []
@@ -343,7 +372,7 @@ class _Flight:
         if nobody:
             self.abandoned.cancel()
 
-    def finish(self, key: str) -> None:
+    def finish(self, key: tuple[str, int]) -> None:
         self.key = key
         self._end()
 
@@ -358,7 +387,7 @@ class _Flight:
         for wake in wakers:
             wake()
 
-    def wait(self, cancel: Cancellation | None) -> str:
+    def wait(self, cancel: Cancellation | None) -> tuple[str, int]:
         """The leader's result, or TaskCancelled as soon as this caller's own client is gone."""
         woken = threading.Event()
         with self._guard:

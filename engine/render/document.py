@@ -49,6 +49,10 @@ class PageNotFound(EngineError):
     code = "PAGE_NOT_FOUND"
 
 
+class SheetNotFound(EngineError):
+    """A sheet past those a page lays out as (a preview's `sheet`)."""
+
+
 def render_pdf(
     tree: DesignTree,
     values: Mapping[str, Any] | None = None,
@@ -85,7 +89,7 @@ def render_pdf(
     if profile not in ("standard", "accessible", "pdf-a"):
         raise EngineError(f"pdfProfile must be standard, accessible or pdf-a (got {profile!r})")
     plan = finishing.plan(profile) if finishing is not None else NO_FINISHING
-    return _render(
+    pdf, _ = _render(
         tree,
         values,
         resolver,
@@ -97,6 +101,7 @@ def render_pdf(
         options=options,
         today=today,
     )
+    return pdf
 
 
 def _render(
@@ -106,12 +111,13 @@ def _render(
     profile: Profile,
     pages: list[int] | None,
     max_sheets: int | None,
-    first_sheet_only: bool = False,
+    only_sheet: int | None = None,
     watermark: Watermark | None = None,
     finishing: FinishingPlan = NO_FINISHING,
     options: RenderOptions = DEFAULT_OPTIONS,
     today: dt.date | None = None,
-) -> bytes:
+) -> tuple[bytes, int]:
+    """The PDF and how many sheets the pages laid out as; `only_sheet`: that sheet alone is drawn."""
     if profile not in ("standard", "accessible", "pdf-a"):
         raise EngineError(f"pdfProfile must be standard, accessible or pdf-a (got {profile!r})")
     for page in pages or []:
@@ -127,8 +133,14 @@ def _render(
             "split the data over several documents (a batch) or shorten the tables"
         )
     numbers = _sheet_numbers(tree, filled, sheets, pages)
-    if first_sheet_only:
-        sheets = sheets[:1]  # a preview shows one sheet: its continuations would be drawn for nothing
+    laid_out = len(sheets)
+    if only_sheet is not None:
+        if not 0 <= only_sheet < laid_out:
+            raise SheetNotFound(
+                f"sheet {only_sheet} does not exist; the page lays out as {laid_out} sheet(s), numbered from 0"
+            )
+        # A preview shows one sheet: the others would be drawn for nothing.
+        sheets, numbers = sheets[only_sheet : only_sheet + 1], numbers[only_sheet : only_sheet + 1]
     base_face = fonts.install_defaults()
     buffer = io.BytesIO()
     first = sheets[0].page
@@ -174,9 +186,10 @@ def _render(
     if isinstance(tags, Tagger):
         from ..pdf.structure_tree import save_tagged
 
-        return save_tagged(canvas, buffer, filled, tags, profile, finishing, options.tagged_written_directly)
+        tagged = save_tagged(canvas, buffer, filled, tags, profile, finishing, options.tagged_written_directly)
+        return tagged, laid_out
     canvas.save()
-    return finishing.finish_untagged(buffer.getvalue())
+    return finishing.finish_untagged(buffer.getvalue()), laid_out
 
 
 def _draw_placement(ctx: DrawContext, placement: Placement) -> None:
@@ -328,17 +341,35 @@ def render_png(
     values: Mapping[str, Any] | None = None,
     watermark: Watermark | None = None,
     today: dt.date | None = None,
+    sheet: int = 0,
 ) -> bytes:
-    """One design page as PNG at the given resolution (the first sheet of that page), with
-    `values` filled in if given, and a watermark over it if given; `today` as render_pdf's."""
+    """One design page as PNG at the given resolution (its first sheet, or `sheet`: a page whose
+    tables or flowing texts grow lays out as several), with `values` filled in if given, and a
+    watermark over it if given; `today` as render_pdf's."""
+    png, _ = render_sheet_png(tree, page, resolver, dpi, values, watermark, today, sheet)
+    return png
+
+
+def render_sheet_png(
+    tree: DesignTree,
+    page: int = 0,
+    resolver: Resolver | None = None,
+    dpi: float = 96,
+    values: Mapping[str, Any] | None = None,
+    watermark: Watermark | None = None,
+    today: dt.date | None = None,
+    sheet: int = 0,
+) -> tuple[bytes, int]:
+    """render_png's picture of sheet `sheet` of the page, and how many sheets the page lays out
+    as (only that one is drawn): what a preview that pages through them needs."""
     if not 0 <= page < len(tree.pages):
         raise PageNotFound(f"page {page} does not exist; the design has {len(tree.pages)} page(s), numbered from 0")
     if not 10 <= dpi <= 1200:
         raise EngineError(f"dpi must be between 10 and 1200 (got {dpi})")
-    pdf = _render(
-        tree, values, resolver, "standard", [page], None, first_sheet_only=True, watermark=watermark, today=today
+    pdf, sheets = _render(
+        tree, values, resolver, "standard", [page], None, only_sheet=sheet, watermark=watermark, today=today
     )
-    return rasterize(pdf, 0, dpi)
+    return rasterize(pdf, 0, dpi, {SHEETS_KEY: str(sheets)}), sheets
 
 
 # A preview of a 200-inch poster at 96 dpi would be a 2.6 GB bitmap; past this many
@@ -346,8 +377,21 @@ def render_png(
 MAX_PREVIEW_PIXELS = 16_000_000
 
 
-def rasterize(pdf: bytes, page_index: int = 0, dpi: float = 96) -> bytes:
+SHEETS_KEY = "docbench:sheets"  # the PNG text chunk of a sheet's preview naming the page's sheet count
+
+
+def sheets_of_png(png: bytes) -> int | None:
+    """The sheet count a preview from render_sheet_png carries, or None."""
+    from PIL import Image
+
+    value = Image.open(io.BytesIO(png)).info.get(SHEETS_KEY)
+    return int(value) if isinstance(value, str) and value.isdigit() else None
+
+
+def rasterize(pdf: bytes, page_index: int = 0, dpi: float = 96, text: Mapping[str, str] | None = None) -> bytes:
+    """Page `page_index` of the PDF as PNG; `text`: tEXt chunks to carry."""
     import pypdfium2 as pdfium
+    from PIL.PngImagePlugin import PngInfo
 
     with _PDFIUM_LOCK:
         document = pdfium.PdfDocument(pdf)
@@ -361,8 +405,20 @@ def rasterize(pdf: bytes, page_index: int = 0, dpi: float = 96) -> bytes:
             document.close()
     out = io.BytesIO()
     # Level 1 costs a few percent in size and saves most of the encoding time.
-    image.save(out, format="PNG", compress_level=1)
+    info = PngInfo()
+    for key, value in (text or {}).items():
+        info.add_text(key, value)
+    image.save(out, format="PNG", compress_level=1, pnginfo=info)
     return out.getvalue()
 
 
-__all__ = ["PageNotFound", "Profile", "rasterize", "render_pdf", "render_png"]
+__all__ = [
+    "PageNotFound",
+    "Profile",
+    "SheetNotFound",
+    "rasterize",
+    "render_pdf",
+    "render_png",
+    "render_sheet_png",
+    "sheets_of_png",
+]

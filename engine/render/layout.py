@@ -7,13 +7,18 @@ same amount; when it runs past the page's bottom margin, it continues on a new p
 the same format (a table with its header row repeated), and the elements that follow it
 come after it there. A follower that no longer fits moves to the next page, keeping its
 distance to the followers after it.
+
+Design-time content grows as values do: elements lying on a splitting element's content
+(below its top, across its width) follow it as if its designed content ended at the last
+row or line above the first of them (`_reach`). So a design whose table holds 60 rows lays
+out as the same design with 5 rows and those 60 sent as values.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -184,6 +189,7 @@ def _layout_page(
     # Elements that split across sheets (tables, flowing text); the others follow the ones above them.
     splitting = {n.id for n in nodes if ELEMENT_TYPES[n.type].splitting(n)}
     growing = [n for n in nodes if n.id in splitting]
+    reach = {g.id: _reach(design.nodes[g.id], designed[g.id], designed.values()) for g in growing}
     margin = flow_margin(page)
     limit = page.height - margin
     bands = {t.id: _band(designed[t.id], furniture, margin, limit) for t in growing}
@@ -203,7 +209,7 @@ def _layout_page(
         own = designed[node.id]
         actual = _box(node)
         paginate = ELEMENT_TYPES[node.type].paginate if node.id in splitting else None
-        anchors = _anchors(node, own, growing, designed)
+        anchors = _anchors(node, own, growing, designed, reach)
         band_top, band_bottom = bands.get(node.id, (margin, limit))
         if not anchors:
             sheet_index, top = 0, own.y
@@ -215,11 +221,11 @@ def _layout_page(
         else:
             # Follow whichever growing element above ends lowest, keeping the designed distance to it.
             sheet_index, top, anchor = max(
-                ((ends[t.id][0], ends[t.id][1] + own.y - designed[t.id].bottom, t) for t in anchors),
+                ((ends[t.id][0], ends[t.id][1] + own.y - reach[t.id], t) for t in anchors),
                 key=lambda c: (c[0], c[1]),
             )
             bottom = band_bottom
-            offset = own.y - designed[anchor.id].bottom
+            offset = own.y - reach[anchor.id]
             if paginate is None:  # tables split across sheets instead of jumping whole
                 follow_top, follow_bottom = bands[anchor.id]
                 spill = spills.get(anchor.id)
@@ -264,12 +270,33 @@ def _kept_with(
     return kept
 
 
-def _anchors(node: Any, own: Box, growing: list[Any], designed: dict[str, Box]) -> list[Any]:
+def _anchors(
+    node: Any, own: Box, growing: list[Any], designed: dict[str, Box], reach: dict[str, float]
+) -> list[Any]:
     """The growing elements (tables, flowing texts) this element follows: those that start
-    above it and end at or above its top."""
-    return [
-        g for g in growing if g.id != node.id and designed[g.id].y < own.y and designed[g.id].bottom <= own.y + 0.01
+    above it and whose designed content ends (`_reach`) at or above its top."""
+    return [g for g in growing if g.id != node.id and designed[g.id].y < own.y and reach[g.id] <= own.y + 0.01]
+
+
+def _reach(node: Any, own: Box, boxes: Iterable[Box]) -> float:
+    """Where the designed content of a growing element (its design-time rows or lines) ends for
+    the elements that follow it: its bottom, or, when elements lie on that content (their top
+    below its top, their box across its width), the end of its last whole row or line above the
+    first of them. Those were placed under the content it had before it grew at design time (rows
+    pasted in the editor, a long text typed), so they follow it as they would values that long,
+    keeping their distance to that row's end; without this they stayed where they were, over it."""
+    lying = [
+        box.y
+        for box in boxes
+        if own.y + 0.01 < box.y < own.bottom - 0.01 and box.x < own.x + own.w and own.x < box.x + box.w
     ]
+    if not lying:
+        return own.bottom
+    room = min(lying) - own.y
+    # A room as tall as every sheet's: the rows or lines that fit it, without pushing them to a next
+    # sheet for the rules of a sheet's foot (a header left alone, an orphan line).
+    head = ELEMENT_TYPES[node.type].paginate(node, room, room)[0]
+    return own.y + (head.height if head.end > head.start and head.height <= room + 0.01 else 0.0)
 
 
 # Repeated elements (extensions.md 4): page furniture. They keep their designed place on

@@ -48,7 +48,8 @@ def test_a_preview_with_values_shows_them_watermarked_and_is_free(alpha):
     design_id = letter(alpha)
     before = credits(alpha)
     preview = tried(alpha, design_id, {"data": VALUES})
-    assert set(preview) == {"previewUrl", "expiresIn", "page"} and preview["page"] == 0 and preview["expiresIn"] == 3600
+    assert set(preview) == {"previewUrl", "expiresIn", "page", "sheet", "sheets"} and preview["page"] == 0
+    assert preview["expiresIn"] == 3600 and (preview["sheet"], preview["sheets"]) == (0, 1)
     assert credits(alpha) == before  # free, like every preview
 
     shown = image(preview["previewUrl"])
@@ -134,6 +135,7 @@ def test_the_mcp_tool_tries_values(api_server, alpha):
         assert set(tools["preview_with_values"].input_schema["properties"]) == {
             "designId",
             "page",
+            "sheet",
             "data",
             "idempotencyKey",
         }

@@ -40,6 +40,8 @@ from .text import text
 from .text_toolbar import TextToolbar
 
 log = logging.getLogger("docbench.editor")
+GENERATE_LABEL = "Generate PDF · 1 credit"  # with the design's sample values
+SAMPLES_LABEL = "Generate with sample values · 1 credit"  # its label while tried values are shown
 POLL_MS = 1000  # spec'd: a change made over the API shows within 2 s
 THUMBNAIL_SIDE = 120
 
@@ -72,6 +74,9 @@ class Editor:
         self.files_served = files_served
         self.session = DesignSession(client, design_id)
         self.page = 0
+        self.sheet = 0  # which of the page's sheets the canvas shows (its tables and flowing texts grown)
+        self._sheet_count = 1  # how many the page shown lays out as
+        self._tried: dict | None = None  # the values "Try values" shows on the canvas; None: the design's
         self._form_shows: str | None = None  # the element (id and type) the properties form was built for
         self._thumbnails: dict[str, bytes] = {}  # fitted page previews by page content
         self._kept: dict = {}  # what side panels keep across rebuilds (PanelContext.kept)
@@ -114,8 +119,12 @@ class Editor:
             self._button("−", lambda: self._zoom(1 / 1.25), "dbk-zoom-out"),
             self._button("+", lambda: self._zoom(1.25), "dbk-zoom-in"),
         ]
-        generate = self._button("Generate PDF · 1 credit", self.generate, "dbk-generate")
+        generate = self._button(GENERATE_LABEL, self.generate, "dbk-generate")
         generate.color = "primary"
+        self._generate = generate
+        # Shown while tried values are on the canvas: the PDF with them (generate's path, 1 credit).
+        self._generate_tried = self._button("Generate this · 1 credit", self.generate_tried, "dbk-generate-tried")
+        self._generate_tried.param.update(color="primary", visible=False)
         self.pdf_options = PdfOptions()
         home = [pn.pane.HTML(f'<a href="{self.home}" class="dbk-home">← Designs</a>', margin=(14, 10))]
         header = pn.Row(
@@ -126,9 +135,11 @@ class Editor:
             pn.Spacer(width=12),
             *zoom,
             self._zoom_readout(),
+            self._sheet_pager(),
             pn.HSpacer(),
             self.credits,
             self.pdf_options.toggle,
+            self._generate_tried,
             generate,
             self.download,
             sizing_mode="stretch_width",
@@ -202,13 +213,15 @@ class Editor:
         page = tree.pages[self.page]
         boxes = geometry.boxes(tree, self.page)
         ids = {b["id"] for b in boxes}
+        self._show_tried(None)  # a tried picture never outlives an edit (docs/editor-state.md point 1)
+        image = self._picture()
         # The selection is the browser's; this only drops elements that are gone (an equal list is
         # not sent, so a click the lane has not reached yet is not undone).
         self.canvas.param.update(
             page_width=page.width,
             page_height=page.height,
-            boxes=boxes,
-            image=self.session.preview_data_url(self.page),
+            boxes=boxes if self.sheet == 0 else [],  # a continuation sheet is looked at, not edited
+            image=image,
             selection=[i for i in self.canvas.selection if i in ids],
         )
         self.layers.layers = [{k: b[k] for k in ("id", "name", "type", "hidden", "locked")} for b in boxes]
@@ -270,7 +283,8 @@ class Editor:
             show_page=lambda index: self.run(lambda: self.show_page(index)),
             thumbnail=self.thumbnail,
             design_id=self.session.design_id,
-            show_try=self.show_try,
+            show_try=lambda values: self.run(lambda: self.show_try(values)),
+            sheets=lambda index: self.session.sheet_preview(index)[1],
             kept=self._kept,
             add_page=lambda: self.run(self.add_page),
             select=lambda ids: self.run(lambda: self.select_elements(ids)),
@@ -375,14 +389,26 @@ class Editor:
         return asset["ref"]
 
     def generate(self) -> None:
-        generated = self.session.generate(options=self.pdf_options.body_keys())
+        """The PDF with the design's sample values (its design-time content), whatever was tried."""
+        self._generated(None)
+
+    def generate_tried(self) -> None:
+        """The PDF with the values "Try values" shows on the canvas (one credit, as generate)."""
+        if self._tried is None:
+            self.say("No tried values are shown: open Try values and show a preview first.")
+            return
+        self._generated(self._tried)
+
+    def _generated(self, values: dict | None) -> None:
+        generated = self.session.generate(values, options=self.pdf_options.body_keys())
         filename, url = generated["filename"], generated["downloadUrl"]
         if not self.files_served:
             url = "data:application/pdf;base64," + base64.b64encode(self.client.fetch(url)).decode()
         self.download.start(url, filename)
         self._update_credits()
         extras = self.pdf_options.describe()
-        self.say(f"Generated {filename} ({f'{extras}; ' if extras else ''}1 credit).", "success")
+        which = "with the values you tried" if values is not None else "with the design's sample values"
+        self.say(f"Generated {filename} {which} ({f'{extras}; ' if extras else ''}1 credit).", "success")
 
     def _on_selection(self, event: Any) -> None:
         if list(self.layers.selection) != list(event.new):
@@ -572,18 +598,98 @@ class Editor:
             self.page = shown
             raise
 
-    def show_try(self, png: bytes | None) -> None:
-        """A preview with tried values on the canvas in place of the page, marked as such; None
-        (or any edit, which refreshes the canvas) shows the page again."""
-        if png is None:
-            self.canvas.image = self.session.preview_data_url(self.page)
-            self.status.visible = False
+    def show_try(self, values: dict | None) -> None:
+        """A preview with tried values on the canvas in place of the page (its first sheet), marked
+        as such, with "Generate this" offered; None (or any edit, which refreshes the canvas) shows
+        the page again. The service checks the values: a refusal leaves the canvas as it was."""
+        if values is not None:
+            png, sheets = self.session.tried_preview(self.page, values, 0)
+            self._show_tried(values)
+            self.sheet = 0
+            self._show_sheet(png, sheets)
             return
+        self._show_tried(None)
+        self.status.visible = False
+        self.sheet = min(self.sheet, self.session.sheet_preview(self.page)[1] - 1)
+        self.canvas.param.update(
+            image=self._picture(), boxes=geometry.boxes(self.session.tree, self.page) if self.sheet == 0 else []
+        )
+
+    def _show_tried(self, values: dict | None) -> None:
+        """Remember the values shown (None: the design's) and say which values each Generate uses."""
+        if values is None and self._tried is not None:
+            self.status.visible = False  # its "PREVIEW with the values you tried" is no longer true
+        self._tried = values
+        tried = values is not None
+        if self._generate_tried.visible != tried:  # every refresh passes here: only a change is sent
+            self._generate_tried.visible = tried
+            self._generate.param.update(
+                label=SAMPLES_LABEL if tried else GENERATE_LABEL,
+                color="default" if tried else "primary",  # "Generate this" is the one offered
+            )
+        if values is not None:
+            self.say(
+                'PREVIEW with the values you tried (free, not saved). "Generate this" makes the PDF with them '
+                '(1 credit); "Generate with sample values" uses the design\'s. Edit the design or go back to see '
+                "the page.",
+                "warning",
+            )
+
+    # -- the sheets of a page (issue 35) -------------------------------------------------------
+
+    def _sheet_pager(self) -> pn.viewable.Viewable:
+        """"◀ Sheet 2 of 3 ▶": a page whose tables or flowing texts grow lays out as several sheets,
+        each rendered when it is looked at (and cached). Hidden while the page has one."""
+        self._sheet_label = pn.pane.HTML("", css_classes=["dbk-sheet-label"], margin=(14, 4))
+        previous = self._button("◀", lambda: self.show_sheet(self.sheet - 1), "dbk-sheet-previous")
+        following = self._button("▶", lambda: self.show_sheet(self.sheet + 1), "dbk-sheet-next")
+        self._sheets_row = pn.Row(previous, self._sheet_label, following, visible=False, css_classes=["dbk-sheets"])
+        return self._sheets_row
+
+    def _picture(self) -> str:
+        """The canvas's picture of the shown sheet of the page, as saved: a data URL. A sheet the
+        page no longer has (an edit shortened it) gives way to its last one."""
+        try:
+            png, sheets = self.session.sheet_preview(self.page, self.sheet)
+        except ApiError:
+            if self.sheet == 0:
+                raise
+            self.sheet = max(0, self.session.sheet_preview(self.page)[1] - 1)
+            png, sheets = self.session.sheet_preview(self.page, self.sheet)
+        self._show_count(sheets)
+        return "data:image/png;base64," + base64.b64encode(png).decode()
+
+    def _show_count(self, sheets: int) -> None:
+        self._sheet_count = sheets
+        if self._sheets_row.visible != (sheets > 1):
+            self._sheets_row.visible = sheets > 1
+        label = f'<span class="dbk-sheet-value">Sheet {self.sheet + 1} of {sheets}</span>'
+        if self._sheet_label.object != label:
+            self._sheet_label.object = label
+
+    def _show_sheet(self, png: bytes, sheets: int) -> None:
+        self._show_count(sheets)
         self.canvas.image = "data:image/png;base64," + base64.b64encode(png).decode()
-        self.say("PREVIEW with tried values (free, not saved): edit the design or go back to see the page.", "warning")
+
+    def show_sheet(self, index: int) -> None:
+        """Show sheet `index` of the page (with the tried values while they are shown); on a
+        continuation sheet the elements' handles are hidden: they are edited on the first."""
+        if index < 0:
+            return
+        if self._tried is not None:
+            png, sheets = self.session.tried_preview(self.page, self._tried, min(index, self._sheet_count - 1))
+            self.sheet = min(index, sheets - 1)
+            self._show_tried(self._tried)  # its message again (run() cleared it)
+            self._show_sheet(png, sheets)
+            return
+        self.sheet = min(index, self.session.sheet_preview(self.page)[1] - 1)
+        image = self._picture()
+        boxes = geometry.boxes(self.session.tree, self.page) if self.sheet == 0 else []
+        self.canvas.param.update(image=image, boxes=boxes)
 
     def show_page(self, index: int) -> None:
         self.page = index
+        self.sheet = 0
         self.canvas.selection = []
         self.refresh()
 

@@ -28,7 +28,8 @@ class PanelContext:
     show_page: Callable[[int], None]  # show another page on the canvas
     thumbnail: Callable[[int], bytes]  # a page's preview, small; made again only when the page changed
     design_id: str = ""  # the design's id, for the client's operations on it
-    show_try: Callable[[bytes | None], None] = lambda png: None  # a tried PNG on the canvas; None: the page again
+    show_try: Callable[[dict | None], None] = lambda values: None  # tried values on the canvas; None: the page again
+    sheets: Callable[[int], int] = lambda index: 1  # how many sheets a page lays out as (known once previewed)
     kept: dict = dataclasses.field(default_factory=dict)  # what panels keep across rebuilds (unsaved input)
     add_page: Callable[[], None] = lambda: None  # add a page after the last and show it; refusals shown
     select: Callable[[Sequence[str]], None] = lambda ids: None  # select elements on the canvas (and show their page)

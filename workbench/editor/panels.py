@@ -50,7 +50,12 @@ def pages_panel(ctx: PanelContext) -> pn.Column:
             color="primary" if index == ctx.page else "default",
         )
         button.on_click(lambda e, index=index: ctx.show_page(index))
-        thumbs.append(pn.Column(pn.pane.PNG(ctx.thumbnail(index), width=110), button, width=130))
+        thumbnail = ctx.thumbnail(index)  # previewed first: the page's sheet count comes with it
+        sheets = ctx.sheets(index)
+        count = pn.pane.HTML(
+            f"<small>{sheets} sheets</small>" if sheets > 1 else "", css_classes=[f"dbk-page-sheets-{index}"]
+        )
+        thumbs.append(pn.Column(pn.pane.PNG(thumbnail, width=110), button, count, width=130))
     page = tree.pages[ctx.page]
     add = pn.widgets.Button(label="+ Add page", css_classes=["dbk-add-page"])
     # The new page is shown: the next "Remove this page" is about it, never the finished one before.

@@ -51,7 +51,8 @@ class DesignSession:
         self.undo_stack: list[DesignTree] = []
         self.redo_stack: list[DesignTree] = []
         self.listeners: list[Callable[[], None]] = []
-        self._previews: dict[tuple[int, str], bytes] = {}  # (page index, page content) -> PNG
+        # (page index, page content, sheet) -> (PNG, how many sheets the page lays out as)
+        self._previews: dict[tuple[int, str, int], tuple[bytes, int]] = {}
         self.tree: DesignTree
         self.info: dict
         self.reload()
@@ -74,14 +75,32 @@ class DesignSession:
     def preview_png(self, page: int, without: tuple[str, ...] = ()) -> bytes:
         """The page's picture, or (`without`) the page with those elements left out: a free
         preview either way, which saves nothing."""
-        key = (page, page_content(self.tree, page, without))
+        return self.sheet_preview(page, 0, without)[0]
+
+    def sheet_preview(self, page: int, sheet: int = 0, without: tuple[str, ...] = ()) -> tuple[bytes, int]:
+        """Sheet `sheet` of the page (a page whose tables or flowing texts grow lays out as
+        several), and how many sheets it lays out as: one render per sheet looked at, cached by
+        the page's content like every preview. A sheet past the page's is the service's 400."""
+        key = (page, page_content(self.tree, page, without), sheet)
         if key not in self._previews:
-            query = {"page": page, **({"without": ",".join(without)} if without else {})}
+            query = {
+                "page": page,
+                **({"sheet": sheet} if sheet else {}),
+                **({"without": ",".join(without)} if without else {}),
+            }
             preview = self.client.call("preview_page", {"designId": self.design_id}, query=query)
             if len(self._previews) >= PREVIEWS_KEPT:
                 self._previews.pop(next(iter(self._previews)))  # the oldest
-            self._previews[key] = self.client.fetch(preview["previewUrl"])
+            self._previews[key] = (self.client.fetch(preview["previewUrl"]), int(preview["sheets"]))
         return self._previews[key]
+
+    def tried_preview(self, page: int, values: dict, sheet: int = 0) -> tuple[bytes, int]:
+        """Sheet `sheet` of the page with `values` ("Try values"; the service checks them as
+        generate does and watermarks the picture), and how many sheets it lays out as."""
+        preview = self.client.call(
+            "preview_with_values", {"designId": self.design_id}, {"page": page, "sheet": sheet, "data": values}
+        )
+        return self.client.fetch(preview["previewUrl"]), int(preview["sheets"])
 
     def preview_data_url(self, page: int, without: tuple[str, ...] = ()) -> str:
         return "data:image/png;base64," + base64.b64encode(self.preview_png(page, without)).decode()
@@ -134,9 +153,10 @@ class DesignSession:
         self._notify()
 
     def generate(self, values: dict | None = None, options: dict | None = None) -> dict:
-        """A PDF with the design-time content as sample values (1 credit, like the API): the API's
-        answer, with its `filename` and signed `downloadUrl`. `options` are generate_pdf's other
-        keys (pdfProfile, watermark, encryption, sign: extensions.md 9)."""
+        """A PDF (1 credit, like the API) with `values` for the design's variables ("Try values"),
+        the design-time content standing in for those not given: the API's answer, with its
+        `filename` and signed `downloadUrl`. `options` are generate_pdf's other keys (pdfProfile,
+        watermark, encryption, sign: extensions.md 9)."""
         body = {"data": values or {}, **(options or {})}
         return self.client.call("generate_pdf", {"designId": self.design_id}, body)
 

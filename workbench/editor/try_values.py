@@ -2,9 +2,10 @@
 row, and the page shown with them before any credit is spent.
 
 The picture comes from the service (`preview_with_values`, `POST /designs/:id/preview`): free,
-checked as a generation's values are, and always watermarked "PREVIEW". It is shown on the
-canvas in place of the page until the person goes back (or edits the design); nothing here is
-saved. What was typed is kept in the panel context's `kept` dict, so a rebuild of the panel
+checked as a generation's values are, and always watermarked "PREVIEW". The editor shows it on
+the canvas in place of the page (every sheet, one at a time) and offers "Generate this" with
+those values until the person goes back (or edits the design); nothing here is saved. What was
+typed is kept in the panel context's `kept` dict, so a rebuild of the panel
 (after a save or a change from elsewhere) leaves it in place.
 """
 
@@ -116,12 +117,7 @@ def try_values_panel(ctx: PanelContext) -> pn.Column:
     back = pn.widgets.Button(label="Back to the design", css_classes=["dbk-try-back"])
 
     def shown() -> None:
-        preview = ctx.client.call(
-            "preview_with_values",
-            {"designId": ctx.design_id},
-            {"page": ctx.page, "data": typed_values(variables, typed)},
-        )
-        ctx.show_try(ctx.client.fetch(preview["previewUrl"]))
+        ctx.show_try(typed_values(variables, typed))
 
     show.on_click(lambda e: ctx.run(shown))
     back.on_click(lambda e: ctx.show_try(None))
