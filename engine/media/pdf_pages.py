@@ -102,7 +102,7 @@ def _number(value: Any) -> float:
     return float(value)
 
 
-def _visible_box(page: pikepdf.Page) -> tuple[float, float, float, float]:
+def visible_box(page: pikepdf.Page) -> tuple[float, float, float, float]:
     """The page's CropBox (what viewers show) within its MediaBox, as (llx, lly, urx, ury)."""
     media = [_number(v) for v in page.mediabox]
     crop = [_number(v) for v in page.cropbox]
@@ -121,9 +121,17 @@ def _unit(page: pikepdf.Page) -> float:
     return float(unit) if isinstance(unit, int | Decimal | float) and float(unit) > 0 else 1.0
 
 
+def placement(page: pikepdf.Page) -> tuple[list[float], tuple[float, float, float, float]]:
+    """The matrix that takes the page's user space to its placed form's (/Rotate and /UserUnit,
+    as pikepdf makes the form) and the visible box there, (x0, y0, x1, y1)."""
+    form = page.as_form_xobject(handle_transformations=True)
+    matrix = [float(v) for v in form.get("/Matrix", [1, 0, 0, 1, 0, 0])]
+    return matrix, transformed_bounds(matrix, visible_box(page))
+
+
 def page_size(page: pikepdf.Page) -> tuple[float, float]:
     """The page's visible size in points as a reader shows it: /Rotate and /UserUnit applied."""
-    x0, y0, x1, y1 = _visible_box(page)
+    x0, y0, x1, y1 = visible_box(page)
     w, h = (x1 - x0) * _unit(page), (y1 - y0) * _unit(page)
     rotate = int(page.obj.get("/Rotate", 0) or 0) % 360
     return (h, w) if rotate in (90, 270) else (w, h)
@@ -177,9 +185,9 @@ def prepare_page(data: bytes, page_number: int, digest: str, label: str = "the P
             )
         page = pdf.pages[page_number - 1]
         form = page.as_form_xobject(handle_transformations=True)
-        x0, y0, x1, y1 = _visible_box(page)
+        x0, y0, x1, y1 = visible_box(page)
         matrix = [float(v) for v in form.get("/Matrix", [1, 0, 0, 1, 0, 0])]
-        bounds = _transformed_bounds(matrix, (x0, y0, x1, y1))
+        bounds = transformed_bounds(matrix, (x0, y0, x1, y1))
         content = _without_marked_structure(form)
         width, height = page_size(page)
         writer = _GraphWriter()
@@ -195,7 +203,7 @@ def prepare_page(data: bytes, page_number: int, digest: str, label: str = "the P
     return PlacedPage(name, page_number, width, height, bounds, objects, fonts, problems, size)
 
 
-def _transformed_bounds(m: list[float], box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+def transformed_bounds(m: list[float], box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
     a, b, c, d, e, f = m
     corners = [(box[0], box[1]), (box[0], box[3]), (box[2], box[1]), (box[2], box[3])]
     xs = [a * x + c * y + e for x, y in corners]
@@ -415,6 +423,9 @@ __all__ = [
     "is_pdf",
     "open_pdf",
     "page_size",
+    "placement",
+    "transformed_bounds",
+    "visible_box",
     "pdf_facts",
     "prepare_page",
     "register",
