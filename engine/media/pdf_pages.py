@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import io
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -195,12 +195,30 @@ def prepare_page(data: bytes, page_number: int, digest: str, label: str = "the P
         entries = {key: form[key] for key in form.keys() if key not in own}
         entries["/BBox"] = pikepdf.Array([x0, y0, x1, y1])
         root = writer.stream_object(entries, zlib.compress(content), b"/FlateDecode")
-        objects = (("form", tuple(root)), *writer.written(pdf))
+        # Bytes between references joined once here: per document only the references are filled in.
+        objects = tuple((key, _joined(pieces)) for key, pieces in (("form", root), *writer.written(pdf)))
         fonts = tuple(sorted(set(_unembedded_fonts(form))))
         problems = tuple(dict.fromkeys(_pdf_a_problems(form)))
     name = f"pdfpage{digest[:24]}p{page_number}"
     size = sum(len(p) for _, pieces in objects for p in pieces if isinstance(p, bytes))
     return PlacedPage(name, page_number, width, height, bounds, objects, fonts, problems, size)
+
+
+def _joined(pieces: Sequence[bytes | str]) -> tuple[bytes | str, ...]:
+    """The pieces with each run of bytes joined into one."""
+    out: list[bytes | str] = []
+    run: list[bytes] = []
+    for piece in pieces:
+        if type(piece) is bytes:
+            run.append(piece)
+            continue
+        if run:
+            out.append(b"".join(run))
+            run = []
+        out.append(piece)
+    if run:
+        out.append(b"".join(run))
+    return tuple(out)
 
 
 def transformed_bounds(m: list[float], box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:

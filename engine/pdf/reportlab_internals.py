@@ -154,26 +154,18 @@ def add_written_form(canvas: Canvas, name: str, objects: Sequence[tuple[str, Seq
     canvas's document under doForm's `name`, added once; its resource name.
 
     `objects` are the form first, then every object it reaches, each as (key, pieces): bytes
-    written as they are and, between them, the keys of other objects of `objects`, written as
-    references to them ("12 0 R"). They become WrittenObjects of this document, named after
-    the form ("FormXob.<name>/<key>"): the same form placed twice in a document is one set of
-    objects, and two forms' objects never meet."""
+    written as they are and, between them, the keys of other objects of `objects` (never the
+    form's: nothing refers to it), written as references to them ("12 0 R"). They become
+    WrittenObjects of this document, named after the form ("FormXob.<name>/<key>"): the same
+    form placed twice in a document is one set of objects, and two forms' objects never meet."""
     doc = canvas._doc
     registered = doc.getXObjectName(name)
     if registered not in doc.idToObject:
         prefix = registered + "/"
-        written = {
-            key: WrittenObject(piece if type(piece) is bytes else prefix + piece for piece in pieces)
-            for key, pieces in objects
-        }
-        form_key = objects[0][0]
-        for key, obj in written.items():
-            if key == form_key:
-                doc.addForm(name, obj)  # registered as `registered`
-                for holder in written.values():  # the form's own key is its registered name
-                    holder.pieces = [registered if piece == prefix + form_key else piece for piece in holder.pieces]
-            else:
-                doc.Reference(obj, prefix + key)
+        (_, form_pieces), *reached = objects
+        doc.addForm(name, WrittenObject(p if type(p) is bytes else prefix + p for p in form_pieces))
+        for key, pieces in reached:
+            doc.Reference(WrittenObject(p if type(p) is bytes else prefix + p for p in pieces), prefix + key)
     return registered
 
 
