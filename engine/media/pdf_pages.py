@@ -258,7 +258,7 @@ def _without_marked_structure(form: pikepdf.Stream) -> bytes:
 
 def _is_page_node(obj: pikepdf.Object) -> bool:
     """A page or the page tree: reachable through a stray /Parent or /P, never placed."""
-    return isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") in (Name.Page, Name.Pages)
+    return isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") in (Name("/Page"), Name("/Pages"))
 
 
 class _GraphWriter:

@@ -179,7 +179,9 @@ def compile_run(
     if len(operators) < WORTH_A_FORM:
         return None
     # Named by what it draws: the same bytes for the same drawing, whatever the nodes' ids.
-    uses = repr((fonts, [i.digest for i in images], [p.name for p in pages], ext_g_states, page_size)).encode()
+    uses = repr((fonts, [i.digest for i in images], ext_g_states, page_size)).encode()
+    if pages:  # (only then: the names of forms without pages stay what they were)
+        uses += repr([page.name for page in pages]).encode()
     digest = hashlib.blake2b(operators + uses, digest_size=12).hexdigest()
     return StaticForm(
         name=f"static{digest}",
