@@ -162,7 +162,7 @@ def test_a_written_form_is_added_once_with_the_objects_it_refers_to():
             [
                 b"<< /Type /XObject /Subtype /Form /BBox [0 0 10 10] /Resources << /ExtGState << /G0 ",
                 "gs",
-                b" >> >> /Length 11 >>\nstream\n/G0 gs 0 0 m\nendstream",
+                b" >> >> /Length 12 >>\nstream\n/G0 gs 0 0 m\nendstream",
             ],
         ),
         ("gs", [b"<< /Type /ExtGState /ca 0.5 >>"]),
