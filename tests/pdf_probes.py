@@ -423,3 +423,14 @@ def pdf_a_violations(pdf: bytes) -> list[str]:
         file.flush()
         report = pikepdf.pdfa.validate_written(Path(file.name), "3b")
     return [f"{finding.rule}: {finding.message}" for finding in report.findings if finding.kind != "unsupported"]
+
+
+def orphan_form_mcids(pdf: bytes) -> int:
+    """Marked content with an MCID inside form XObjects that have no /StructParents: content
+    that claims a place in a structure tree no entry leads to."""
+    found = 0
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        for obj in document.objects:
+            if isinstance(obj, pikepdf.Stream) and obj.get("/Subtype") == "/Form" and "/StructParents" not in obj:
+                found += obj.read_bytes().count(b"/MCID")
+    return found

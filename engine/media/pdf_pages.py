@@ -331,7 +331,12 @@ class _GraphWriter:
             obj = self._pending.pop(0)
             if isinstance(obj, pikepdf.Stream):
                 entries = {key: obj[key] for key in obj.keys()}
-                pieces = self.stream_object(entries, obj.read_raw_bytes())
+                if obj.get("/Subtype") == Name.Form and b"/MCID" in obj.read_bytes():
+                    # A form inside the page with the source's marked structure: left out as in the page's own.
+                    content = zlib.compress(_without_marked_structure(obj))
+                    pieces = self.stream_object(entries, content, b"/FlateDecode")
+                else:
+                    pieces = self.stream_object(entries, obj.read_raw_bytes())
             else:
                 pieces = []
                 self.value(obj, pieces, whole=True)
