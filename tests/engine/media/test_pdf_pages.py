@@ -142,6 +142,27 @@ def test_cover_fills_the_box_and_clips_what_overflows():
     assert "Northwind" not in poppler_text(pdf)[0]  # the top of the page lies above the box, clipped
 
 
+def test_a_crop_shows_that_part_of_the_page():
+    data = pdf_sources.reportlab_letterhead()
+    tree = build(
+        [
+            action(
+                "add_element",
+                type="image",
+                name="top",
+                position={"x": 0, "y": 0, "w": 595, "h": 210.5},
+                data={"src": "uploads:letterhead", "crop": {"x": 0, "y": 0, "w": 1, "h": 0.25}, "fit": "fill"},
+            )
+        ]
+    )
+    pdf = render_pdf(tree, resolver=resolver_of(letterhead=data))
+    assert "Northwind Letterhead" in poppler_text(pdf)[0]
+    # The top quarter at its own scale: the heading where it was, the band (at the bottom) cut away.
+    assert word_box(pdf, "Northwind") == pytest.approx(word_box(data, "Northwind"), abs=1.0)
+    picture = page_image(pdf, dpi=72).convert("RGB")
+    assert picture.getpixel((300, 842 - 38)) == (255, 255, 255)
+
+
 def test_a_rotated_page_is_placed_upright():
     data = pdf_sources.rotated(pdf_sources.reportlab_letterhead(), 90)
     tree = build([action("set_page_background", page=0, backgroundImage="uploads:rotated", backgroundSize="contain")])
