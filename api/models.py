@@ -48,6 +48,10 @@ Label = Annotated[str, Field(max_length=40), AfterValidator(check_visible)]
 PageSide = Annotated[float, Field(ge=MIN_PAGE_SIDE, le=MAX_PAGE_SIDE)]
 
 
+class BasePdf(Strict):
+    ref: str = Field(description="uploads:<id> or assets:<id> of an uploaded PDF")
+
+
 class CreateDesignBody(Strict):
     # The cross-field rules, for generated clients and schema-driven tests too.
     model_config = ConfigDict(
@@ -64,9 +68,16 @@ class CreateDesignBody(Strict):
     orientation: Orientation = Field(None, description="portrait (default) or landscape")
     width: PageSide = Field(None, description="Custom width in points; with height, not with size")
     height: PageSide = Field(None, description="Custom height in points; with width")
+    basePdf: BasePdf | None = Field(
+        None,
+        description="Make the design of an uploaded PDF (extensions.md 12): a page per PDF page at its size with "
+        "that page as background, its form fields as bound text elements; not with size, orientation, width, height",
+    )
 
     @model_validator(mode="after")
     def _one_format(self) -> CreateDesignBody:
+        if self.basePdf is not None and {"size", "orientation", "width", "height"} & self.model_fields_set:
+            raise ValueError("basePdf sizes each page as the PDF's: send it without size, orientation, width, height")
         if self.size is not None and (self.width is not None or self.height is not None):
             raise ValueError("send either size or width/height, not both")
         if (self.width is None) != (self.height is None):
@@ -288,6 +299,7 @@ class Upload(BaseModel):
     dimensions: Dimensions
     thumbnailUrl: str
     createdAt: str
+    pages: int | None = Field(None, description="A PDF's page count (dimensions: its page 1 in points)")
 
 
 class Asset(BaseModel):
@@ -300,6 +312,7 @@ class Asset(BaseModel):
     thumbnailUrl: str
     isPlaceholder: bool
     createdAt: str
+    pages: int | None = Field(None, description="A PDF's page count (dimensions: its page 1 in points)")
 
 
 class AssetList(BaseModel):

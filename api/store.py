@@ -193,6 +193,11 @@ MIGRATIONS: list[str] = [
         not_after TIMESTAMP NOT NULL, created_at TIMESTAMP NOT NULL
     );
     """,
+    # 13: PDF uploads and assets (extensions.md 12): their page count (NULL for an image);
+    # width and height hold page 1's size in points, rounded.
+    """
+    ALTER TABLE media ADD COLUMN page_count INTEGER;
+    """,
 ]
 
 

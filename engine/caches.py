@@ -154,6 +154,13 @@ def caches() -> list[CacheInfo]:
             ImageLibrary.shared_stats()["entries"],
         ),
         CacheInfo(
+            "engine.media.images.ImageLibrary.placed_page",
+            "pages of PDFs made into forms (engine.media.pdf_pages), per content and page",
+            ImageLibrary.PAGES_CAPACITY,
+            "entries",
+            ImageLibrary.shared_stats()["pages"],
+        ),
+        CacheInfo(
             "engine.pdf.structure_tree.FORMATTED",
             "objects of the tagged profiles formatted once (sRGB profile, metadata)",
             structure_tree.FORMATTED_MAX,

@@ -1,4 +1,4 @@
-"""Image uploads: validate, sniff, rasterise SVG, thumbnail; and placeholder images.
+"""Image uploads: validate, sniff, rasterise SVG, check PDFs, thumbnail; and placeholder images.
 
 Pure functions: no HTTP, no database. Every refusal is an `ImageRejected` whose
 message is shown to API clients as is, so it says what is wrong and how to fix it,
@@ -15,9 +15,10 @@ from PIL import Image, ImageDraw, ImageFont
 
 from engine.fonts import FONT_DIR
 from engine.media.images import ImageError, check_raster_size, corrupt_message, decode, is_blank, sniff
+from engine.media.pdf_pages import PdfPageError, is_pdf, pdf_facts
 from engine.media.svg import rasterize_svg
 
-ACCEPTED = "PNG, JPEG, WebP or SVG"
+ACCEPTED = "PNG, JPEG, WebP or SVG image or a PDF"
 THUMBNAIL_SIDE = 256
 
 _MB = 1024 * 1024
@@ -33,15 +34,16 @@ class ProcessedImage:
     original: bytes  # exactly what was uploaded
     render: bytes  # what the renderer uses: the original, except SVG -> its PNG rasterisation
     render_mime_type: str  # image/png for SVG, else = mime_type
-    width: int  # pixel dimensions of `render` (as displayed: JPEG EXIF orientation applied)
+    width: int  # pixel dimensions of `render` (as displayed: JPEG EXIF orientation applied); a PDF's page 1 in points
     height: int
     thumbnail: bytes  # PNG, fitted within 256x256, aspect kept, transparency kept
+    pages: int | None = None  # a PDF's page count (extensions.md 12); None for an image
 
 
 def process_image(data: bytes, max_bytes: int) -> ProcessedImage:
     """Validate an uploaded image and derive what the service stores for it."""
     if not data:
-        raise ImageRejected(f"the file is empty: upload a {ACCEPTED} image")
+        raise ImageRejected(f"the file is empty: upload a {ACCEPTED}")
     if len(data) > max_bytes:
         found, limit = _size(len(data)), _size(max_bytes)
         if found == limit:  # 1.04 MB against 1 MB would read "1 MB; limited to 1 MB"
@@ -50,6 +52,8 @@ def process_image(data: bytes, max_bytes: int) -> ProcessedImage:
             f"the file is {found}; this endpoint accepts images of at most {limit}: "
             "compress or scale down the image and upload it again"
         )
+    if is_pdf(data):
+        return _process_pdf(data)
     kind = sniff(data)
     if kind is None:
         raise ImageRejected(_unsupported(data))
@@ -121,6 +125,35 @@ def _process_svg(data: bytes) -> ProcessedImage:
     )
 
 
+# --- PDF ---------------------------------------------------------------------------
+
+
+def _process_pdf(data: bytes) -> ProcessedImage:
+    """extensions.md 12: a PDF is stored whole once it opens (not encrypted, at most 200 pages);
+    its thumbnail is page 1, drawn by PDFium."""
+    from engine.render.document import rasterize
+
+    try:
+        facts = pdf_facts(data)
+        side = max(facts.width, facts.height)
+        # A resolution that makes page 1 about twice the thumbnail's side, for LANCZOS to reduce.
+        png = rasterize(data, 0, max(1.0, 2 * THUMBNAIL_SIDE * 72 / side))
+    except PdfPageError as exc:
+        raise ImageRejected(str(exc)) from None
+    except Exception:  # PDFium could not draw what pikepdf could open
+        raise ImageRejected("the PDF's first page could not be drawn: re-export the PDF and upload again") from None
+    return ProcessedImage(
+        mime_type="application/pdf",
+        original=data,
+        render=data,
+        render_mime_type="application/pdf",
+        width=max(1, round(facts.width)),
+        height=max(1, round(facts.height)),
+        thumbnail=_thumbnail(Image.open(io.BytesIO(png))),
+        pages=facts.pages,
+    )
+
+
 # --- messages ----------------------------------------------------------------------
 
 
@@ -135,7 +168,6 @@ def _size(n: int) -> str:
 
 _KNOWN_TYPES = (
     (b"GIF8", "a GIF image"),
-    (b"%PDF-", "a PDF document"),
     (b"II*\x00", "a TIFF image"),
     (b"MM\x00*", "a TIFF image"),
     (b"PK\x03\x04", "a ZIP archive (or an Office document)"),
@@ -152,7 +184,7 @@ def _unsupported(data: bytes) -> str:
     if looks_like is None and data[:2] == b"BM" and len(data) > 14:
         looks_like = "a BMP image"
     hint = f" (the file is {looks_like})" if looks_like else ""
-    return f"unsupported file type{hint}: upload a {ACCEPTED} image"
+    return f"unsupported file type{hint}: upload a {ACCEPTED}"
 
 
 # --- placeholders ------------------------------------------------------------------

@@ -40,7 +40,9 @@ GUIDANCE = {
     "preview_with_values": "Try values before spending a credit: the page as generate_pdf would draw it with these "
     "values (same value rules and errors), as a PNG watermarked PREVIEW.",
     "upload_image": "Uploads an image given as base64 (PNG, JPEG, WebP or SVG, at most 1 MB) and returns its ref "
-    "'uploads:<id>' for an image element's data.src or an image variable.",
+    "'uploads:<id>' for an image element's data.src or an image variable. A PDF (at most 200 pages, not encrypted) "
+    "is accepted too: its pages are placed as vector content, as a page background (backgroundPageNumber) or an "
+    "image's src (data.pageNumber), or make a design of it with create_design's basePdf.",
     "submit_batch": "Queues 1-100 PDFs, one per row of values (1 credit per row, taken now; failed rows are "
     "refunded). Poll get_batch until completed, then get_batch_download; or give a webhookUrl (https) to be "
     "POSTed a signed batch.completed or batch.failed event when it ends. merge: true also makes one PDF of every "

@@ -150,6 +150,12 @@ class Renderers:
         """An upload checked and (SVG) rasterised in a render process: an api.images.processing.ProcessedImage."""
         return self._call("process_image", (data, max_bytes), owner, self.limits.image_seconds, None, "the image")
 
+    def design_from_pdf(self, owner: str, key: str, ref: str, title: str) -> str:
+        """The design (tree JSON) of the uploaded PDF stored under `key`, read in a render
+        process (extensions.md 12, basePdf)."""
+        args = (key, ref, title, str(self.blob_root))
+        return self._call("design_from_pdf", args, owner, self.limits.render_seconds, None, "the PDF")
+
     def certificate(self, owner: str, data: bytes, password: str | None, at: Any) -> Any:
         """An uploaded PKCS#12 opened and checked in a render process (its key derivations hold
         the interpreter lock): (engine.finishing.signing.CertificateInfo, its key's type), or 400 saying

@@ -106,6 +106,23 @@ def process_image(data: bytes, max_bytes: int):  # noqa: ANN201
     return process(data, max_bytes)
 
 
+def design_from_pdf(key: str, ref: str, title: str, blob_root: str) -> str:
+    """The design (its tree as JSON) of an uploaded PDF (extensions.md 12, basePdf): read here,
+    not in the web process, as every upload is (its bytes were checked here when uploaded, but
+    its form is read only now)."""
+    from engine.design.base_pdf import design_from_pdf as make
+    from engine.media.pdf_pages import PdfPageError
+
+    from ..blobs import open_blobs
+
+    try:
+        return make(open_blobs(blob_root).get(key), ref, title).model_dump_json()
+    except PdfPageError as exc:
+        from engine.errors import EngineError
+
+        raise EngineError(f"basePdf: {exc}") from None
+
+
 def open_certificate(data: bytes, password: str | None, at):  # noqa: ANN001, ANN201 (an aware datetime)
     """An uploaded PKCS#12 opened and checked as signing will open it (engine.finishing.signing, its work
     bounded first): (engine.finishing.signing.CertificateInfo, the key's type). Opened here, not in the
@@ -136,6 +153,7 @@ TASKS = {
     "render_pdf": render_pdf,
     "render_png": render_png,
     "process_image": process_image,
+    "design_from_pdf": design_from_pdf,
     "open_certificate": open_certificate,
     "render_row": render_row,
     "merge_rows": merge_rows,

@@ -55,8 +55,14 @@ class Designs:
             return self._locks[design_id]
 
     def create(self, ws: Workspace, body: CreateDesignBody) -> dict:
-        tree = engine.new_design(body.size, body.orientation, body.width, body.height, title=body.name)
-        tree_json = tree.model_dump_json()
+        if body.basePdf is not None:
+            tree_json = self.media.design_from_pdf(ws, body.basePdf.ref, body.name)
+        else:
+            tree = engine.new_design(body.size, body.orientation, body.width, body.height, title=body.name)
+            tree_json = tree.model_dump_json()
+        problem = tree_size_problem(len(tree_json.encode()), 0)
+        if problem is not None:
+            raise validation(problem)
         design_id, created = new_id("dsg"), now()
         return self._insert(ws, design_id, body.name, body.description, tree_json, created)
 

@@ -1,4 +1,4 @@
-"""Uploads (`uploads:` refs) and assets (`assets:` refs): images stored as blobs.
+"""Uploads (`uploads:` refs) and assets (`assets:` refs): images and PDFs (extensions.md 12) stored as blobs.
 
 Both resolve identically at render time (spec 2.7). Uploads are programmatic images;
 assets are the editor's library, with placeholders and in-place replacement.
@@ -27,7 +27,7 @@ from ..store import Store
 from .common import Workspace, checked_name, iso, new_id, newest_first, now
 from .values import image_values
 
-COLUMNS = "id, kind, name, mime_type, file_size, width, height, thumbnail_key, is_placeholder, created_at"
+COLUMNS = "id, kind, name, mime_type, file_size, width, height, thumbnail_key, is_placeholder, created_at, page_count"
 KIND_OF_REF = {"uploads": "upload", "assets": "asset"}
 # Paths in an element action's args that hold an image source: every field an element
 # type declares as one (ElementType.image_fields), whatever the type (update_element's
@@ -92,16 +92,19 @@ class Media:
     # Records
 
     def _record(self, row: tuple) -> dict:
-        media_id, kind, name, mime, size, width, height, thumb, placeholder, created = row
+        media_id, kind, name, mime, size, width, height, thumb, placeholder, created, pages = row
         record: dict[str, Any] = {
             "ref": f"{'uploads' if kind == 'upload' else 'assets'}:{media_id}",
             "name": name,
             "mimeType": mime,
             "fileSize": size,
+            # A PDF's: its page 1 in points (extensions.md 12).
             "dimensions": {"width": width, "height": height},
             "thumbnailUrl": self.signer.url(thumb, URL_LIFETIME),
             "createdAt": iso(created),
         }
+        if pages is not None:
+            record["pages"] = pages
         if kind == "upload":
             return {"uploadId": media_id, **record}
         return {"id": media_id, **record, "isPlaceholder": bool(placeholder)}
@@ -124,7 +127,9 @@ class Media:
     ) -> None:
         moment = now()
         cursor.execute(
-            "INSERT INTO media VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO media (id, workspace_id, kind, name, mime_type, file_size, width, height, original_key, "
+            "render_key, thumbnail_key, is_placeholder, created_at, modified_at, page_count) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 media_id,
                 ws.id,
@@ -138,6 +143,7 @@ class Media:
                 placeholder,
                 moment,
                 moment,
+                image.pages,
             ],
         )
 
@@ -147,7 +153,7 @@ class Media:
         )
 
     def _process(self, ws: Workspace, data: bytes, limit: int) -> ProcessedImage:
-        """Checked, rasterised and thumbnailed in a render process: a hostile SVG or raster
+        """Checked, rasterised and thumbnailed in a render process: a hostile SVG, raster or PDF
         costs that process, bounded in time and memory, never the server (the manual, "Limits")."""
         return self.renderers.image(ws.id, data, limit)
 
@@ -189,13 +195,30 @@ class Media:
         with self.store.transaction() as cursor:
             cursor.execute(
                 "UPDATE media SET mime_type = ?, file_size = ?, width = ?, height = ?, original_key = ?, "
-                "render_key = ?, thumbnail_key = ?, is_placeholder = false, modified_at = ? WHERE id = ?",
-                [image.mime_type, len(image.original), image.width, image.height, *keys, now(), asset_id],
+                "render_key = ?, thumbnail_key = ?, is_placeholder = false, modified_at = ?, page_count = ? "
+                "WHERE id = ?",
+                [image.mime_type, len(image.original), image.width, image.height, *keys, now(), image.pages, asset_id],
             )
             # Previews drawn with the old bytes are stale now, in every web process
             # (Designs.row_for_render reads this version with the design).
             cursor.execute("UPDATE workspaces SET media_version = media_version + 1 WHERE id = ?", [ws.id])
         return self.get_asset(ws, asset_id)
+
+    def design_from_pdf(self, ws: Workspace, ref: str, title: str) -> str:
+        """The tree (JSON) of a design made from the workspace's PDF `ref` (extensions.md 12,
+        basePdf), read in a render process."""
+        if not REF_PATTERN.match(ref):
+            raise validation(f"basePdf.ref: '{ref[:60]}' is not a ref: upload the PDF (POST /uploads) and send its ref")
+        scheme, _, media_id = ref.partition(":")
+        row = self.store.one(
+            "SELECT render_key, mime_type FROM media WHERE id = ? AND workspace_id = ? AND kind = ?",
+            [media_id, ws.id, KIND_OF_REF[scheme]],
+        )
+        if row is None:
+            raise validation(f"basePdf.ref: no {ref} in this workspace (upload the PDF first)")
+        if row[1] != "application/pdf":
+            raise validation(f"basePdf.ref: {ref} is an image ({row[1]}), not a PDF: upload the PDF and send its ref")
+        return self.renderers.design_from_pdf(ws.id, row[0], ref, title)
 
     def get_asset(self, ws: Workspace, asset_id: str) -> dict:
         row = self._row(ws, "asset", asset_id)

@@ -14,7 +14,7 @@ from ..elements import StrictModel
 from ..elements.image import check_src
 from .base import ActionSpec, ApplyContext, PageAddress, changed_fields, check_page
 
-BACKGROUND_FIELDS = ("backgroundColor", "backgroundImage", "backgroundSize")
+BACKGROUND_FIELDS = ("backgroundColor", "backgroundImage", "backgroundSize", "backgroundPageNumber")
 BackgroundRef = Annotated[str, AfterValidator(check_src)]
 PageName = Annotated[str, Field(max_length=200), AfterValidator(check_visible)]
 
@@ -25,6 +25,9 @@ class BackgroundArgs(StrictModel):
     )
     backgroundImage: BackgroundRef | None = Field(None, description="uploads:<id> or assets:<id>; null clears")
     backgroundSize: BackgroundSize | None = Field(None, description="cover (default), contain or stretch; null clears")
+    backgroundPageNumber: int | None = Field(
+        None, ge=1, description="When backgroundImage is a PDF: which of its pages, 1-based (default 1); null clears"
+    )
 
 
 class PageFormatArgs(BackgroundArgs):

@@ -28,6 +28,9 @@ class Background(StrictModel):
     backgroundColor: Fill | None = Field(None, description="Hex colour or linear-gradient(...)")
     backgroundImage: str | None = Field(None, description="uploads:<id> or assets:<id>")
     backgroundSize: BackgroundSize | None = None
+    backgroundPageNumber: int | None = Field(
+        None, ge=1, description="When backgroundImage is a PDF: which of its pages (1-based; default 1)"
+    )
 
 
 class Page(Background):

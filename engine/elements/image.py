@@ -57,7 +57,10 @@ ImageCrop = Annotated[CropBox, Widget(HIDDEN)]
 
 
 class ImageData(StrictModel):
-    src: ImageSrc | None = Field(None, description="uploads:<id> or assets:<id>")
+    src: ImageSrc | None = Field(None, description="uploads:<id> or assets:<id> (an image, or a PDF: see pageNumber)")
+    pageNumber: int | None = Field(
+        None, ge=1, description="When src is a PDF: which of its pages is placed, as vectors (1-based, default 1)"
+    )
     crop: ImageCrop | None = None
     fit: Fit = Field("contain", description="contain keeps it whole, cover fills and clips, fill stretches")
     alt: str | None = Field(None, max_length=2000, description="Alternative text; none marks it decorative")
@@ -80,6 +83,9 @@ def _fitted(fit: Fit, box: Box, px_w: int, px_h: int) -> tuple[float, float, flo
 def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     if not node.data.src or box.w <= 0 or box.h <= 0:
         return
+    if ctx.images.is_pdf(node.data.src):
+        _draw_pdf_page(node, box, ctx)
+        return
     crop = node.data.crop
     image = ctx.images.prepared(
         node.data.src, Crop(crop.x, crop.y, crop.w, crop.h) if crop and crop != CropBox() else None
@@ -94,6 +100,29 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
         clip.rect(box.x, ctx.pdf_y(box.y, box.h), box.w, box.h)
         canvas.clipPath(clip, stroke=0, fill=0)
     place(canvas, image, x, ctx.pdf_y(y, h), w, h)
+    canvas.restoreState()
+
+
+def _draw_pdf_page(node: Any, box: Box, ctx: DrawContext) -> None:
+    """A page of a PDF placed as vector content (extensions.md 12), fitted as an image is: the
+    crop (fractions of the page) is what is fitted, the rest of the page is clipped away."""
+    page = ctx.images.placed_page(node.data.src, node.data.pageNumber, f"image '{node.name or node.id}'")
+    crop = node.data.crop or CropBox()
+    x, y, w, h = _fitted(node.data.fit, box, page.width * crop.w, page.height * crop.h)  # type: ignore[arg-type]
+    canvas = ctx.canvas
+    canvas.saveState()
+    if node.styles.opacity < 1:
+        canvas.setFillAlpha(node.styles.opacity)
+        canvas.setStrokeAlpha(node.styles.opacity)
+    clip = canvas.beginPath()
+    if node.data.fit == "cover":
+        clip.rect(box.x, ctx.pdf_y(box.y, box.h), box.w, box.h)
+    else:
+        clip.rect(x, ctx.pdf_y(y, h), w, h)
+    canvas.clipPath(clip, stroke=0, fill=0)
+    full_w, full_h = w / crop.w, h / crop.h
+    left, top = x - crop.x * full_w, y - crop.y * full_h
+    page.place(canvas, left, ctx.pdf_y(top, full_h), full_w, full_h)
     canvas.restoreState()
 
 

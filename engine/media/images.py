@@ -40,6 +40,7 @@ from .image_bytes import (
     decode_data_uri,
     sniff,
 )
+from .pdf_pages import PdfPageError, PlacedPage, is_pdf, prepare_page
 from .svg import rasterize_svg
 
 __all__ = [
@@ -52,6 +53,7 @@ __all__ = [
     "ImageError",
     "ImageLibrary",
     "MimeType",
+    "PlacedPage",
     "PreparedImage",
     "Resolver",
     "check_raster_size",
@@ -144,19 +146,52 @@ class ImageLibrary:
     """Resolves refs to prepared images, caching by content across documents."""
 
     _shared: OrderedDict[tuple[str, Crop | None], PreparedImage] = OrderedDict()
+    # Pages of PDFs made into forms (engine.media.pdf_pages), by (content digest, page number).
+    _pages: OrderedDict[tuple[str, int], PlacedPage] = OrderedDict()
     _lock = threading.Lock()
     CAPACITY = 256
+    PAGES_CAPACITY = 64
 
-    def __init__(self, resolver: Resolver | None = None):
+    def __init__(self, resolver: Resolver | None = None, profile: str = "standard"):
+        """`profile`: the render's; the tagged ones refuse a placed page that would break the
+        standard they claim (extensions.md 12)."""
         self._resolver = resolver
+        self._profile = profile
         self._bytes: dict[str, bytes] = {}
         self._digests: dict[str, str] = {}
 
     @classmethod
     def shared_stats(cls) -> dict[str, int]:
-        """The process-wide prepared images: how many are kept (engine.caches)."""
+        """The process-wide prepared images and placed pages: how many are kept (engine.caches)."""
         with cls._lock:
-            return {"entries": len(cls._shared)}
+            return {"entries": len(cls._shared), "pages": len(cls._pages)}
+
+    def is_pdf(self, ref: str) -> bool:
+        """The ref's bytes are a PDF, whose pages are placed (placed_page), not decoded."""
+        return is_pdf(self.load_bytes(ref))
+
+    def placed_page(self, ref: str, page_number: int | None, where: str) -> PlacedPage:
+        """Page `page_number` (1-based, default 1) of the PDF `ref` made into a form, once per
+        content and page in the process. `where` names the place that draws it, for messages."""
+        number = page_number or 1
+        digest = self.digest(ref)
+        key = (digest, number)
+        with self._lock:
+            page = self._pages.get(key)
+            if page is not None:
+                self._pages.move_to_end(key)
+        if page is None:
+            try:
+                page = prepare_page(self.load_bytes(ref), number, digest, f"{ref[:60]}")
+            except PdfPageError as exc:
+                raise RenderError(f"{where}: {exc}") from None
+            with self._lock:
+                self._pages[key] = page
+                while len(self._pages) > self.PAGES_CAPACITY:
+                    self._pages.popitem(last=False)
+        if self._profile != "standard":
+            _require_conformance(page, ref, where, self._profile)
+        return page
 
     def load_bytes(self, ref: str) -> bytes:
         if ref not in self._bytes:
@@ -213,6 +248,32 @@ class ImageLibrary:
             while len(self._shared) > self.CAPACITY:
                 self._shared.popitem(last=False)
         return prepared
+
+
+def _require_conformance(page: PlacedPage, ref: str, where: str, profile: str) -> None:
+    """extensions.md 12: under pdf-a a placed page must meet PDF/A-3 itself (its content is
+    copied as it is): fonts embedded, no transparency or other drawing ISO 19005-3 forbids.
+    PDF/UA (the accessible profile) wants every font embedded too, artifacts' included
+    (ISO 14289-1 7.21.3.1)."""
+    source = f"page {page.page_number} of {ref[:60]}"
+    standard = "the pdf-a profile (PDF/A-3)" if profile == "pdf-a" else "the accessible profile (PDF/UA-1)"
+    if page.unembedded_fonts:
+        fonts = ", ".join(page.unembedded_fonts[:5])
+        raise RenderError(
+            f"{where}: {source} uses the font(s) {fonts} without embedding them, which {standard} forbids: "
+            "export that PDF with its fonts embedded (e.g. as PDF/A), or generate with the standard profile"
+        )
+    if profile == "pdf-a" and page.pdf_a_problems:
+        raise RenderError(
+            f"{where}: {source} carries {page.pdf_a_problems[0]}, which the pdf-a profile (PDF/A-3) forbids: "
+            "export that PDF as PDF/A (flattened), or generate with the standard profile"
+        )
+
+
+def placed_named(name: str) -> PlacedPage | None:
+    """The placed page a document names `name`, if the process still holds it (compiled forms)."""
+    with ImageLibrary._lock:
+        return next((page for page in ImageLibrary._pages.values() if page.name == name), None)
 
 
 def place(canvas: Canvas, image: PreparedImage, x: float, y: float, w: float, h: float) -> None:

@@ -149,6 +149,26 @@ def add_image(canvas: Canvas, name: str, xobject: ImageXObject, smask: ImageXObj
     return registered
 
 
+def add_written_form(canvas: Canvas, name: str, objects: Sequence[tuple[str, Sequence[bytes | str]]]) -> str:
+    """A form XObject made elsewhere (a page of another PDF, engine.media.pdf_pages) in the
+    canvas's document under doForm's `name`, added once; its resource name.
+
+    `objects` are the form first, then every object it reaches, each as (key, pieces): bytes
+    written as they are and, between them, the keys of other objects of `objects` (never the
+    form's: nothing refers to it), written as references to them ("12 0 R"). They become
+    WrittenObjects of this document, named after the form ("FormXob.<name>/<key>"): the same
+    form placed twice in a document is one set of objects, and two forms' objects never meet."""
+    doc = canvas._doc
+    registered = doc.getXObjectName(name)
+    if registered not in doc.idToObject:
+        prefix = registered + "/"
+        (_, form_pieces), *reached = objects
+        doc.addForm(name, WrittenObject(p if type(p) is bytes else prefix + p for p in form_pieces))
+        for key, pieces in reached:
+            doc.Reference(WrittenObject(p if type(p) is bytes else prefix + p for p in pieces), prefix + key)
+    return registered
+
+
 # --- Objects and values -----------------------------------------------------------------------
 
 

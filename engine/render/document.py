@@ -27,7 +27,7 @@ from ..elements import ELEMENT_TYPES, DrawContext
 from ..errors import EngineError, LimitExceeded
 from ..finishing.options import NO_FINISHING, Finishing, FinishingPlan
 from ..finishing.watermark import Watermark, draw_watermark
-from ..media.images import ImageLibrary, Resolver, place
+from ..media.images import ImageLibrary, PlacedPage, PreparedImage, Resolver, place
 from ..pdf.links import add_link
 from ..pdf.tagging import Tagger, Untagged
 from ..text.placeholders import Sheet
@@ -152,7 +152,7 @@ def _render(
         initialFontName=base_face.name,
     )
     _set_metadata(canvas, filled)
-    images = ImageLibrary(resolver)
+    images = ImageLibrary(resolver, profile)
     tags = Tagger() if profile != "standard" else Untagged()
     # A document generated from values in the standard profile draws what every row shares
     # from compiled forms (engine.render.form_cache). The tagged profiles mark each element's content
@@ -318,18 +318,28 @@ def _draw_background(ctx: DrawContext, sheet: LaidOutPage) -> None:
                 extend=True,
             )
         canvas.restoreState()
-    if background.backgroundImage:
-        image = ctx.images.prepared(background.backgroundImage)
+    ref = background.backgroundImage
+    if ref:
+        # A PDF's page is placed as vector content (extensions.md 12), sized as an image is.
+        drawn: PreparedImage | PlacedPage
+        if ctx.images.is_pdf(ref):
+            where = f"the background of page {sheet.source + 1}"
+            drawn = ctx.images.placed_page(ref, background.backgroundPageNumber, where)
+        else:
+            drawn = ctx.images.prepared(ref)
         size = background.backgroundSize or "cover"
         w, h = width, height
-        if size != "stretch" and image.width and image.height:
-            scale = (max if size == "cover" else min)(width / image.width, height / image.height)
-            w, h = image.width * scale, image.height * scale
+        if size != "stretch" and drawn.width and drawn.height:
+            scale = (max if size == "cover" else min)(width / drawn.width, height / drawn.height)
+            w, h = drawn.width * scale, drawn.height * scale
         canvas.saveState()
         clip = canvas.beginPath()
         clip.rect(0, 0, width, height)
         canvas.clipPath(clip, stroke=0, fill=0)
-        place(canvas, image, (width - w) / 2, (height - h) / 2, w, h)
+        if isinstance(drawn, PlacedPage):
+            drawn.place(canvas, (width - w) / 2, (height - h) / 2, w, h)
+        else:
+            place(canvas, drawn, (width - w) / 2, (height - h) / 2, w, h)
         canvas.restoreState()
 
 

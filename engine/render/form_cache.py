@@ -39,7 +39,8 @@ from reportlab.pdfgen.canvas import Canvas
 
 from ..design.tree import DesignTree
 from ..elements import ELEMENT_TYPES
-from ..media.images import PreparedImage, prepared_named
+from ..media import pdf_pages
+from ..media.images import PlacedPage, PreparedImage, placed_named, prepared_named
 from ..media.images import register as register_image
 from ..pdf import reportlab_internals
 from .layout import Placement
@@ -65,14 +66,17 @@ class StaticForm:
     images: tuple[PreparedImage, ...]
     # The form's own ExtGState resources (opacity), written once: " /ExtGState <<…>>" or "".
     ext_g_states: str
+    # Pages of PDFs it places (a letterhead background: engine.media.pdf_pages), registered in
+    # each document as its images are.
+    pages: tuple[PlacedPage, ...] = ()
 
     @property
     def size(self) -> int:
-        """Bytes the form keeps alive: its operators, and the image streams it holds (they stay
-        with the form after the image library lets them go)."""
+        """Bytes the form keeps alive: its operators, and the image streams and pages it holds
+        (they stay with the form after the image library lets them go)."""
         size = reportlab_internals.stream_size
         held = sum(size(image.xobject) + size(image.smask) for image in self.images)
-        return len(self.stream) + held + _ENTRY_OVERHEAD
+        return len(self.stream) + held + sum(page.size for page in self.pages) + _ENTRY_OVERHEAD
 
     @property
     def bbox_text(self) -> str:
@@ -94,8 +98,9 @@ class StaticForm:
         return [(local, reportlab_internals.ascii_subset_name(font_name, doc)) for font_name, local in self.fonts]
 
     def _images_in(self, canvas: Canvas) -> list[str]:
-        """The document's image XObjects the form draws, registered as any image is."""
-        return [register_image(canvas, image) for image in self.images]
+        """The document's image XObjects (and placed pages) the form draws, registered as any is."""
+        images = [register_image(canvas, image) for image in self.images]
+        return images + [pdf_pages.register(canvas, page) for page in self.pages]
 
     def _object(self, fonts: list[tuple[str, str]], images: list[str]) -> list[bytes | str]:
         """The form in one document: its cached stream under a dictionary naming that document's
@@ -160,10 +165,13 @@ def compile_run(
     fonts = reportlab_internals.ascii_fonts_used(reportlab_internals.document_of(scratch))
     if fonts is None:
         return None  # a character away from its fixed ASCII code, or not a TrueType font
-    images = _images(reportlab_internals.xobjects_used(scratch))
+    images, pages = _images(reportlab_internals.xobjects_used(scratch))
     expected = {reportlab_internals.xobject_name(scratch, i.digest) for i in images} | {
         reportlab_internals.xobject_name(scratch, i.smask.name) for i in images if i.smask is not None
     }
+    for page in pages:
+        registered = reportlab_internals.xobject_name(scratch, page.name)
+        expected |= {registered} | {f"{registered}/{key}" for key, _ in page.objects[1:]}
     if reportlab_internals.object_names(scratch) - objects_before - expected:
         return None  # the drawing made an object the form does not know how to carry
     ext_g_states = reportlab_internals.graphics_state_resources(scratch)
@@ -172,6 +180,8 @@ def compile_run(
         return None
     # Named by what it draws: the same bytes for the same drawing, whatever the nodes' ids.
     uses = repr((fonts, [i.digest for i in images], ext_g_states, page_size)).encode()
+    if pages:  # (only then: the names of forms without pages stay what they were)
+        uses += repr([page.name for page in pages]).encode()
     digest = hashlib.blake2b(operators + uses, digest_size=12).hexdigest()
     return StaticForm(
         name=f"static{digest}",
@@ -180,20 +190,26 @@ def compile_run(
         fonts=fonts,
         images=images,
         ext_g_states=ext_g_states,
+        pages=pages,
     )
 
 
-def _images(names: Sequence[str]) -> tuple[PreparedImage, ...]:
-    """The prepared images the scratch drawing placed."""
+def _images(names: Sequence[str]) -> tuple[tuple[PreparedImage, ...], tuple[PlacedPage, ...]]:
+    """The prepared images and the placed pages the scratch drawing placed."""
     images = []
+    pages = []
     for name in dict.fromkeys(names):
         image = prepared_named(name)
-        if image is None:
+        if image is not None:
+            images.append(image)
+            continue
+        page = placed_named(name)
+        if page is None:
             # Another kind of XObject, or an image another render just let go of: not kept as
             # "no form" for good, the next document tries again.
             raise NotNow()
-        images.append(image)
-    return tuple(images)
+        pages.append(page)
+    return tuple(images), tuple(pages)
 
 
 # --- The cache ----------------------------------------------------------------------------

@@ -54,6 +54,8 @@ def effective_background(tree: DesignTree, page: Page) -> Background:
         backgroundColor=page.backgroundColor or doc.backgroundColor,
         backgroundImage=page.backgroundImage or doc.backgroundImage,
         backgroundSize=page.backgroundSize or doc.backgroundSize,
+        # The page number goes with the image it numbers a page of (extensions.md 12).
+        backgroundPageNumber=page.backgroundPageNumber if page.backgroundImage else doc.backgroundPageNumber,
     )
 
 

@@ -48,7 +48,7 @@ def test_type_is_sniffed_from_the_bytes_not_the_name_or_header(alpha):
     "data,fragment",
     [
         (b"GIF89a" + b"\0" * 100, "PNG, JPEG, WebP"),
-        (b"%PDF-1.4 not an image", "PNG, JPEG, WebP"),
+        (b"%PDF-1.4 not an image", "the PDF could not be read"),
         (b"\x89PNG\r\n\x1a\n" + b"garbage" * 10, ""),
         (b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"></svg>', "blank"),
         (b"", ""),

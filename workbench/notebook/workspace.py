@@ -101,15 +101,23 @@ class Workbench:
         width: float | None = None,
         height: float | None = None,
         description: str | None = None,
+        base_pdf: str | Path | bytes | None = None,
     ) -> Design:
-        """A design with one blank page: `size` A4 (default), A3, A5, Letter or Legal, or width/height in points."""
+        """A design with one blank page: `size` A4 (default), A3, A5, Letter or Legal, or width/height in points.
+
+        `base_pdf` (a PDF's path or bytes, uploaded first, or the ref of one uploaded already): a
+        design of that PDF instead, a page per PDF page with it as background and its form fields
+        as bound text elements (extensions.md 12)."""
         fields = {"size": size, "orientation": orientation, "width": width, "height": height}
-        body = {"name": name, "description": description, **fields}
+        body: dict = {"name": name, "description": description, **fields}
+        if base_pdf is not None:
+            is_ref = isinstance(base_pdf, str) and base_pdf.startswith(("uploads:", "assets:"))
+            body["basePdf"] = {"ref": base_pdf if is_ref else self.upload_image(base_pdf).ref}
         created = self.client.call("create_design", body={k: v for k, v in body.items() if v is not None})
         return self.design(created["designId"])
 
     def upload_image(self, image: str | Path | bytes, name: str | None = None) -> m.Upload:
-        """Upload a PNG, JPEG, WebP or SVG (a path or bytes, at most 1 MB); use its `.ref` as a src."""
+        """Upload a PNG, JPEG, WebP, SVG or PDF (a path or bytes, at most 1 MB); use its `.ref` as a src."""
         form = {"name": name} if name else {}
         return m.Upload.model_validate(self.client.call("upload_image", file=_image_file(image, name), form=form))
 

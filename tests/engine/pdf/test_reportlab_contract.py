@@ -155,6 +155,31 @@ def test_an_image_xobject_keeps_its_alpha_apart_and_is_added_once_with_its_mask(
     assert sum(1 for obj in pdf.objects if isinstance(obj, pikepdf.Stream) and obj.get("/Subtype") == "/Image") == 2
 
 
+def test_a_written_form_is_added_once_with_the_objects_it_refers_to():
+    objects = [
+        (
+            "form",
+            [
+                b"<< /Type /XObject /Subtype /Form /BBox [0 0 10 10] /Resources << /ExtGState << /G0 ",
+                "gs",
+                b" >> >> /Length 12 >>\nstream\n/G0 gs 0 0 m\nendstream",
+            ],
+        ),
+        ("gs", [b"<< /Type /ExtGState /ca 0.5 >>"]),
+    ]
+    canvas = canvas_for()
+    name = rl.add_written_form(canvas, "page1", objects)
+    assert rl.add_written_form(canvas, "page1", objects) == name == rl.xobject_name(canvas, "page1")
+    canvas.doForm("page1")
+    pdf = saved(canvas)
+    form = pdf.pages[0].Resources.XObject[f"/{name}"]
+    assert form.Subtype == "/Form" and form.Resources.ExtGState.G0.ca == 0.5
+    assert form.read_bytes() == b"/G0 gs 0 0 m"
+    assert (
+        sum(1 for obj in pdf.objects if isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") == "/ExtGState") == 1
+    )
+
+
 # --- Objects and values ---------------------------------------------------------------------
 
 

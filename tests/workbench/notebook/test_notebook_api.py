@@ -365,6 +365,19 @@ def test_generate_many_with_merge_returns_and_writes_the_merged_pdf(wb, tmp_path
         design.generate_many([{"name": "x"}] * 101, merge=True, progress=False)
 
 
+def test_create_design_takes_a_base_pdf_as_bytes_or_as_a_ref(wb):
+    from tests import pdf_sources
+
+    form = pdf_sources.reportlab_form()
+    design = wb.create_design(f"From a form {wb.transport}", base_pdf=form)
+    assert [(p.width, p.height) for p in design.tree.pages] == [(595, 842), (612, 792)]
+    assert {v["name"] for v in design.variables} == {"full_name", "agree", "colour", "field_2nd_city"}
+    pdf = design.generate({"full_name": "Grace Hopper"})
+    assert "Application form" in text(pdf) and "Grace Hopper" in text(pdf)
+    again = wb.create_design(f"From its ref {wb.transport}", base_pdf=design.tree.pages[0].backgroundImage)
+    assert len(again.tree.pages) == 2
+
+
 # Many PDFs from data
 
 

@@ -1,0 +1,42 @@
+"""PDFs in over MCP (extensions.md 12): the tools are the operations' faces, so upload_image
+takes a PDF as base64 and create_design takes basePdf."""
+
+from __future__ import annotations
+
+import base64
+
+import httpx
+import pytest
+
+from tests import pdf_sources
+from tests.mcp_calls import ok, run
+from tests.pdf_probes import poppler_text
+
+
+@pytest.fixture
+def alpha_key(api_server):
+    return api_server.workspaces["alpha"][1]
+
+
+def test_a_pdf_uploaded_over_mcp_makes_a_design_that_generates(api_server, alpha_key):
+    form = base64.b64encode(pdf_sources.reportlab_form()).decode()
+
+    async def script(session):
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        schema = tools["create_design"].input_schema
+        assert "basePdf" in schema["properties"]
+        upload = ok(await session.call_tool("upload_image", {"file": form, "filename": "form.pdf"}))
+        design = ok(await session.call_tool("create_design", {"name": "Agent form", "basePdf": {"ref": upload["ref"]}}))
+        variables = ok(await session.call_tool("list_variables", {"designId": design["designId"]}))
+        generated = ok(
+            await session.call_tool(
+                "generate_pdf", {"designId": design["designId"], "data": {"full_name": "Katherine Johnson"}}
+            )
+        )
+        return upload, variables, generated
+
+    upload, variables, generated = run(api_server, alpha_key, script)
+    assert upload["mimeType"] == "application/pdf" and upload["pages"] == 2
+    assert {v["name"] for v in variables["variables"]} == {"full_name", "agree", "colour", "field_2nd_city"}
+    text = poppler_text(httpx.get(generated["downloadUrl"]).content)
+    assert "Application form" in text[0] and "Katherine Johnson" in text[0]

@@ -1,0 +1,172 @@
+"""PDFs made by other producers, for the tests of placed pages and base PDFs (extensions.md 12):
+a ReportLab canvas letterhead, a ReportLab form with fields, a page printed by headless
+Chromium and one compiled by Typst (when the bench extra is installed)."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+import tempfile
+from functools import cache
+from pathlib import Path
+
+import pikepdf
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
+from reportlab.pdfgen.canvas import Canvas
+
+from engine.fonts import FONT_DIR
+
+A4 = (595.0, 842.0)
+
+
+def _embedded_font() -> str:
+    """A TrueType face registered with ReportLab under a name of this module's own."""
+    name = "PdfSourcesDejaVu"
+    if name not in pdfmetrics.getRegisteredFontNames():
+        pdfmetrics.registerFont(TTFont(name, str(FONT_DIR / "dejavu-sans" / "DejaVuSans.ttf")))
+    return name
+
+
+@cache
+def reportlab_letterhead(embedded: bool = True) -> bytes:
+    """Two A4 pages drawn on a ReportLab canvas: a letterhead (company name at the top, a blue
+    band at the bottom), then a page of terms. Its fonts are embedded, or the standard
+    Helvetica (not embedded) when `embedded` is False."""
+    font = _embedded_font() if embedded else "Helvetica"
+    out = io.BytesIO()
+    # ReportLab sets its initial font on every page: Helvetica unless told otherwise.
+    canvas = Canvas(out, pagesize=A4, invariant=1, initialFontName=font)
+    canvas.setFont(font, 20)
+    canvas.drawString(50, 780, "Northwind Letterhead")
+    canvas.setFont(font, 9)
+    canvas.drawString(50, 765, "12 Harbour Road, Bristol")
+    canvas.setFillColorRGB(0.1, 0.3, 0.7)
+    canvas.rect(40, 30, 515, 16, stroke=0, fill=1)
+    canvas.showPage()
+    canvas.setFont(font, 14)
+    canvas.drawString(60, 700, "Terms and conditions")
+    canvas.showPage()
+    canvas.save()
+    return out.getvalue()
+
+
+@cache
+def reportlab_form() -> bytes:
+    """An A4 application form with AcroForm fields (ReportLab's canvas.acroForm): a text field
+    'full name', a checked check box 'agree', a radio group 'colour' (blue chosen) on page 1,
+    and a text field '2nd.city' holding 'Paris' on a Letter-sized page 2."""
+    font = _embedded_font()
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=A4, invariant=1, initialFontName=font)
+    form = canvas.acroForm
+    canvas.setFont(font, 12)
+    canvas.drawString(50, 800, "Application form")
+    canvas.drawString(50, 752, "Full name:")
+    form.textfield(name="full name", x=150, y=745, width=300, height=22, fontSize=11, value="")
+    form.checkbox(name="agree", x=150, y=700, size=16, checked=True)
+    form.radio(name="colour", value="red", x=150, y=660, size=14, selected=False)
+    form.radio(name="colour", value="blue", x=200, y=660, size=14, selected=True)
+    canvas.showPage()
+    canvas.setPageSize((612, 792))
+    canvas.setFont(font, 12)
+    canvas.drawString(50, 740, "Page two")
+    form.textfield(name="2nd.city", x=100, y=500, width=200, height=20, value="Paris")
+    canvas.showPage()
+    canvas.save()
+    return out.getvalue()
+
+
+def many_fields_form(count: int) -> bytes:
+    """One page with `count` text fields."""
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=A4, invariant=1)
+    for index in range(count):
+        canvas.acroForm.textfield(
+            name=f"f{index}", x=20 + (index % 20) * 28, y=20 + (index // 20) * 30, width=25, height=20
+        )
+    canvas.showPage()
+    canvas.save()
+    return out.getvalue()
+
+
+CHROMIUM_PAGE = """<!doctype html><html><head><meta charset="utf-8"><style>
+@page { size: A4; margin: 0 }
+body { font-family: sans-serif; margin: 48px }
+h1 { color: #1f4e8c; font-size: 28px }
+.band { position: absolute; bottom: 40px; left: 48px; width: 500px; height: 12px; background: #1f4e8c; opacity: 0.5 }
+</style></head><body><h1>Chromium Letterhead GmbH</h1><p>Hauptstrasse 1, Berlin</p><div class="band"></div>
+</body></html>
+"""
+
+
+@cache
+def chromium_letterhead() -> bytes:
+    """An A4 page printed by headless Chromium (Debian's chromium), with a half-transparent band."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        raise RuntimeError("chromium is not installed")
+    with tempfile.TemporaryDirectory() as directory:
+        page = Path(directory) / "letterhead.html"
+        page.write_text(CHROMIUM_PAGE, encoding="utf-8")
+        out = Path(directory) / "out.pdf"
+        command = [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-pdf-header-footer",
+            f"--user-data-dir={directory}/profile",
+            f"--print-to-pdf={out}",
+            page.as_uri(),
+        ]
+        subprocess.run(command, capture_output=True, timeout=120, check=True)
+        return out.read_bytes()
+
+
+@cache
+def typst_letterhead() -> bytes:
+    """An A4 page compiled by Typst (the bench extra's `typst`; the caller skips without it)."""
+    import typst
+
+    source = b'#set page(paper: "a4")\n= Typst Letterhead\nInvoices from the harbour office.'
+    return typst.compile(source)
+
+
+def rotated(pdf: bytes, degrees: int) -> bytes:
+    """The PDF with /Rotate set on its first page."""
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        document.pages[0].obj.Rotate = degrees
+        out = io.BytesIO()
+        document.save(out)
+        return out.getvalue()
+
+
+def encrypted(pdf: bytes) -> bytes:
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        out = io.BytesIO()
+        document.save(out, encryption=pikepdf.Encryption(owner="owner", user="secret"))
+        return out.getvalue()
+
+
+def pages_pdf(count: int) -> bytes:
+    """A PDF of `count` small blank pages."""
+    document = pikepdf.new()
+    for _ in range(count):
+        document.add_blank_page(page_size=(100, 100))
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+def with_blend_mode(pdf: bytes, mode: str) -> bytes:
+    """The PDF with a graphics state of blend mode `mode` used on its first page."""
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        page = document.pages[0]
+        state = pikepdf.Dictionary(Type=pikepdf.Name.ExtGState, BM=pikepdf.Name("/" + mode), ca=0.5)
+        name = page.add_resource(state, pikepdf.Name.ExtGState)
+        page.contents_add(document.make_stream(f"q {name} gs 0 0 1 rg 100 100 50 50 re f Q".encode()))
+        out = io.BytesIO()
+        document.save(out)
+        return out.getvalue()
