@@ -198,6 +198,11 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE media ADD COLUMN page_count INTEGER;
     """,
+    # 14: what a batch delivers (extensions.md 12): its `output` and `merge` as JSON
+    # (api.jobs.runner.delivery), NULL for PDFs alone; read without the whole payload.
+    """
+    ALTER TABLE batch_jobs ADD COLUMN delivery VARCHAR;
+    """,
 ]
 
 

@@ -25,12 +25,12 @@ from ..renderers import RenderLimits
 from ..settings import without_password
 from . import BackendUnavailable, JobListener
 from .runner import (
-    DELIVERY_TAIL,
     JobPayload,
     RowResult,
     assemble_merged,
     assemble_zip,
     delivery,
+    delivery_json,
     render_row,
     tune_for_rendering,
 )
@@ -83,10 +83,8 @@ def _finish_chunk(redis: Redis, job_id: str, chunk: int, blob_root: str | Path) 
 
 def _write_zip(redis: Redis, job_id: str, blob_root: str | Path) -> None:
     results = [RowResult.model_validate_json(v) for v in redis.hvals(_key(job_id, "rows"))]
-    # The payload is still there (the web process deletes it once it sees zip_key): its tail
-    # says whether rows are pictures and whether the batch merges (extensions.md 12).
-    tail = redis.getrange(_key(job_id, "payload"), -DELIVERY_TAIL, -1) or b""
-    output, merge = delivery(tail.decode(errors="ignore"))  # a cut character lies before the keys
+    # Whether rows are pictures and whether the batch merges (extensions.md 12), as submitted.
+    output, merge = delivery(redis.hget(_key(job_id), "delivery"))
     if merge:  # before zip_key: a completed job's merged PDF is there to download
         try:
             assemble_merged(blob_root, job_id, results, RenderLimits.from_environment().max_pdf_bytes)
@@ -175,6 +173,7 @@ class RedisBackend:
                 "chunks": len(parts),
                 "chunks_done": 0,
                 "status": "queued",
+                "delivery": delivery_json(payload) or "",  # extensions.md 12: what _write_zip makes
             }
             pipe.hset(_key(job_id), mapping=state)
             pipe.expire(_key(job_id), KEY_TTL)

@@ -72,8 +72,8 @@ class JobPayload(BaseModel):
     # `encryption`'s passwords, sealed like `signing` for this job (PasswordSeal) by `sealed`:
     # the stored and queued payload's `finishing` has no encryption; whoever renders opens it.
     sealed_encryption: str | None = None
-    # extensions.md 12. Kept last, in this order: `delivery` reads them from the stored text's
-    # tail, after every value a client chose (a row's key may well be "output").
+    # extensions.md 12; stored beside the payload too (`delivery_json`), where reading it costs
+    # neither the design nor the rows.
     output: PageOutput | None = None  # pictures of each row's pages instead of its PDF
     merge: bool = False  # also one PDF of every successful row (merged_ref names it)
 
@@ -139,16 +139,20 @@ class JobPayload(BaseModel):
         return self.model_copy(update={"rows": [self.rows[index]], "row_options": own})
 
 
-DELIVERY_TAIL = 120  # characters at the end of a stored payload that hold `output` and `merge`
+def delivery_json(payload: JobPayload) -> str | None:
+    """What a batch delivers beyond a PDF per row, as stored beside its payload (the database's
+    batch_jobs.delivery, the Redis job's `delivery` field); None when it delivers only PDFs."""
+    if payload.output is None and not payload.merge:
+        return None
+    output = payload.output.model_dump(mode="json") if payload.output is not None else None
+    return json.dumps({"output": output, "merge": payload.merge})
 
 
-def delivery(tail: str) -> tuple[PageOutput | None, bool]:
-    """A stored payload's `output` and `merge`, from the last DELIVERY_TAIL characters of its
-    JSON (the database hands out only those: the whole payload holds the design and every row)."""
-    start = tail.rfind('"output":')
-    if start < 0:  # a payload stored before these keys: PDFs, no merge
+def delivery(stored: str | bytes | None) -> tuple[PageOutput | None, bool]:
+    """`output` and `merge` back from `delivery_json`'s text (None or empty: PDFs, no merge)."""
+    if not stored:
         return None, False
-    members, _ = json.JSONDecoder().raw_decode("{" + tail[start:].rstrip("}") + "}")
+    members = json.loads(stored)
     output = members.get("output")
     return (PageOutput.model_validate(output) if output else None), bool(members.get("merge"))
 

@@ -29,7 +29,7 @@ import engine
 from ..blobs import Blobs, UrlSigner
 from ..errors import ApiError, unreachable
 from ..jobs import BackendUnavailable, JobBackend
-from ..jobs.runner import DELIVERY_TAIL, JobPayload, RowResult, delivery, merged_ref, row_entry
+from ..jobs.runner import JobPayload, RowResult, delivery, delivery_json, merged_ref, row_entry
 from ..metrics import Metrics
 from ..models import DEFAULT_PDF_PROFILE, JOB_ENDED, BatchBody, BatchDownloadQuery, BatchRowsQuery
 from ..plans import BATCH_GENERATE
@@ -124,7 +124,7 @@ class Batches:
         created = now()
         with self.accounts.spend(ws.id, len(rows), "batch", job_id) as cursor:
             cursor.execute(
-                "INSERT INTO batch_jobs VALUES (?, ?, ?, ?, 'queued', ?, 0, 0, ?, ?, NULL, false, ?, ?, ?, ?, ?)",
+                "INSERT INTO batch_jobs VALUES (?, ?, ?, ?, 'queued', ?, 0, 0, ?, ?, NULL, false, ?, ?, ?, ?, ?, ?)",
                 [
                     job_id,
                     ws.id,
@@ -138,6 +138,7 @@ class Batches:
                     self.runner,  # this process runs it: the lease is its own from the start
                     created + self.lease,
                     webhook_url,
+                    delivery_json(payload),
                 ],
             )
         try:
@@ -264,9 +265,9 @@ class Batches:
         return int(first_gap)
 
     def _delivery(self, job_id: str) -> tuple:
-        """The job's `output` and `merge` (api.jobs.runner.delivery), read from its stored payload's tail."""
-        (tail,) = self.store.one("SELECT right(payload, ?) FROM batch_jobs WHERE id = ?", [DELIVERY_TAIL, job_id])
-        return delivery(tail)
+        """The job's `output` and `merge` (api.jobs.runner.delivery)."""
+        (stored,) = self.store.one("SELECT delivery FROM batch_jobs WHERE id = ?", [job_id])
+        return delivery(stored)
 
     def download(self, ws: Workspace, job_id: str, query: BatchDownloadQuery | None = None) -> dict:
         _, _, _, status, total, completed, _, zip_key, _, _, _ = self._job(ws, job_id)

@@ -41,10 +41,11 @@ API_KEY_ROUTES = [
 def test_health_needs_no_key(api_server):
     response = httpx.get(f"{api_server.api}/health")
     assert response.status_code == 200
-    # 13 migrations: the first schema, batch jobs, browser sessions (issue 12), deleted designs (issue 14),
+    # 14 migrations: the first schema, batch jobs, browser sessions (issue 12), deleted designs (issue 14),
     # MCP sessions, sign-in links, the workspaces' images version, batch leases and balances (issue 17),
-    # idempotency keys and batch webhooks (issue 18), signing certificates (issue 19), PDFs' page counts (issue 36)
-    assert response.json() == {"status": "success", "data": {"status": "ok", "schemaVersion": 13}, "error": None}
+    # idempotency keys and batch webhooks (issue 18), signing certificates (issue 19),
+    # PDFs' page counts and what a batch delivers (issue 36)
+    assert response.json() == {"status": "success", "data": {"status": "ok", "schemaVersion": 14}, "error": None}
 
 
 @pytest.mark.parametrize("method,path", API_KEY_ROUTES)
