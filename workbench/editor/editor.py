@@ -250,7 +250,16 @@ class Editor:
             # Another element: a new form, whose sections open and close as the last one's did.
             collapsed = {part: card.collapsed for part, card in getattr(form, "sections", {}).items()}
             self.properties[:] = [
-                element_form(node, self.apply, swatches, collapsed, variables, self.preview_expression, bound)
+                element_form(
+                    node,
+                    self.apply,
+                    swatches,
+                    collapsed,
+                    variables,
+                    self.preview_expression,
+                    bound,
+                    lambda: self.session.tree.metadata.language,
+                )
             ]
             self._form_shows = shows
             return

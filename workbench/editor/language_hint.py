@@ -17,16 +17,18 @@ TELLING_SCRIPTS = ((frozenset({"Hira", "Kana"}), "ja", "Japanese"), (frozenset({
 WHY = {"ja": "Its kana say Japanese", "ko": "Its Hangul says Korean"}
 
 
-def suggested_language(node: Any) -> tuple[str, str] | None:
+def suggested_language(node: Any, design_language: str | None = None) -> tuple[str, str] | None:
     """(tag, name) of the language the node's text says it is in, or None: a node with a
-    data.lang of its own, without text, or whose text no script of TELLING_SCRIPTS is in."""
+    data.lang of its own, without text, or whose text no script of TELLING_SCRIPTS is in, or
+    when that language is the design's (`design_language`), which the text takes already."""
     data = getattr(node, "data", None)
     if data is None or "lang" not in type(data).model_fields or data.lang is not None:
         return None
     scripts = {unicodedata.script(c) for item in data.items() for c in item if ord(c) >= 0x1100}
     for telling, tag, name in TELLING_SCRIPTS:
         if scripts & telling:
-            return tag, name
+            same = (design_language or "").lower().split("-")[0] == tag
+            return None if same else (tag, name)
     return None
 
 
@@ -34,8 +36,11 @@ class LanguageHint:
     """A "Set language: Japanese (ja)" button, shown while `suggested_language` offers one; a
     click sets data.lang through `set_lang(tag)` (the form's update_element)."""
 
-    def __init__(self, node: Any, set_lang: Callable[[str], None]):
+    def __init__(
+        self, node: Any, set_lang: Callable[[str], None], design_language: Callable[[], str | None] = lambda: None
+    ):
         self._tag: str | None = None
+        self._design_language = design_language
         self.button = pn.widgets.Button(label="", css_classes=["dbk-set-lang"], margin=(4, 0))
         self.button.on_click(lambda _: self._tag and set_lang(self._tag))
         self.why = pn.pane.HTML("", margin=(0, 0, 4, 0), sizing_mode="stretch_width")
@@ -43,7 +48,7 @@ class LanguageHint:
         self.show(node)
 
     def show(self, node: Any) -> None:
-        suggested = suggested_language(node)
+        suggested = suggested_language(node, self._design_language())
         self._tag = suggested[0] if suggested else None
         if suggested:
             tag, name = suggested

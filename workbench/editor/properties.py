@@ -217,11 +217,13 @@ def element_form(
     variables: Sequence[str] = (),
     preview: Preview | None = None,
     bound: bool = False,
+    design_language: Callable[[], str | None] = lambda: None,
 ) -> pn.Column:
     """Name, flags, and every Styles, Data and Position field of the node's type, then where
     and when it is drawn (repeat, showIf, keepWithNext). `variables` are the design's variable
     names; `preview(node id, where, text)` an expression's result on the design's samples
-    (engine.design.computed.preview), shown beside every expression input. `bound`: a variable
+    (engine.design.computed.preview), shown beside every expression input; `design_language()`
+    the design's language, which a text without its own already takes. `bound`: a variable
     is bound to the element; a type that can be bound (its `variable` declaration) gets a
     "Variable" checkbox binding and unbinding it, its name being the variable's.
 
@@ -263,7 +265,7 @@ def element_form(
     models = {"styles": spec.Styles, "data": spec.Data, "position": spec.Position}
     if "lang" in spec.Data.model_fields:
         # Kana or Hangul in a text without a language: one click sets it, at the form's top (issue 35).
-        hints.append(LanguageHint(node, lambda tag: update(data={"lang": tag})))
+        hints.append(LanguageHint(node, lambda tag: update(data={"lang": tag}), design_language))
         sections.append(hints[-1].view)
     # A type with typed columns (extensions.md 11) edits them, and what reads their keys, in
     # the column editor.
