@@ -70,7 +70,7 @@ class CreateDesignBody(Strict):
     height: PageSide = Field(None, description="Custom height in points; with width")
     basePdf: BasePdf | None = Field(
         None,
-        description="Make the design of an uploaded PDF (extensions.md 12): a page per PDF page at its size with "
+        description="Make the design of an uploaded PDF: a page per PDF page at its size with "
         "that page as background, its form fields as bound text elements; not with size, orientation, width, height",
     )
 
