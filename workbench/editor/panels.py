@@ -177,12 +177,13 @@ PDF_MIME = "application/pdf"
 
 
 def media_label(asset: dict) -> str:
-    """An asset's line in the library: its name, "PDF · N pages" for a PDF, "(placeholder)"."""
-    label = text(asset["name"])
+    """An asset's line in the library: its name and "(placeholder)"; for a PDF, "PDF · N pages"
+    on a line of its own."""
+    label = text(asset["name"]) + (" (placeholder)" if asset.get("isPlaceholder") else "")
     if asset.get("mimeType") == PDF_MIME:
         count = asset.get("pages") or 1
-        label += f" — PDF · {count} page{'s' if count != 1 else ''}"
-    return label + (" (placeholder)" if asset.get("isPlaceholder") else "")
+        label += f"<br><small>PDF · {count} page{'s' if count != 1 else ''}</small>"
+    return label
 
 
 def pdf_pages(client: Any, ref: str | None) -> int | None:
@@ -279,10 +280,11 @@ def _asset_row(ctx: PanelContext, asset: dict, placed: str, target: Any) -> pn.R
             ]
         )
     )
-    controls = [pn.Row(place, use), background] + ([number] if number is not None else [])
+    # The page number first: Place, Use in selected and Page background all take that page.
+    controls = ([number] if number is not None else []) + [pn.Row(place, use), background]
     return pn.Row(
         pn.pane.Image(thumb, width=56, height=56, fixed_aspect=True),
-        pn.Column(pn.pane.Markdown(media_label(asset), margin=(0, 5)), *controls),
+        pn.Column(pn.pane.Markdown(media_label(asset), margin=(0, 5), width=190), *controls),
         css_classes=["dbk-asset"],
     )
 
