@@ -1,18 +1,20 @@
 """PDFs in the editor (extensions.md 12) in a real headless Chromium: a PDF uploaded in the
 Images tab is listed with its page count and set as the page background on the page chosen
-(the Pages tab then changes it), and a file dropped on the canvas is uploaded: a PDF becomes
-the page's background, an image is placed where it fell, a file past the limit is refused."""
+(the Pages tab then changes it); a file dropped on the canvas is uploaded: a PDF becomes the
+page's background, an image is placed where it fell, a file past the limit is refused; the
+gallery's "From a PDF…" makes a design from a PDF (basePdf)."""
 
 from __future__ import annotations
 
 import base64
 import io
+import re
 
 import pytest
 from PIL import Image
 from playwright.sync_api import expect
 
-from tests.pdf_sources import coloured_pages
+from tests.pdf_sources import coloured_pages, reportlab_form
 from workbench.samples import logo_png
 
 from ...browser import TIMEOUT_MS, new_design, open_design, sign_in, tree, wait_for
@@ -140,3 +142,19 @@ def test_a_file_past_the_limit_dropped_on_the_canvas_is_refused_by_name(api_serv
     expect(page.locator(".alert", has_text="huge.pdf is 11.0 MB")).to_contain_text("at most 10 MB")
     assert tree(alpha_api, design_id)["pages"][0].get("backgroundImage") is None
     assert len(alpha_api.data(alpha_api.get("/assets"), 200)["items"]) == assets  # nothing uploaded
+
+
+def test_a_design_from_a_pdf_in_the_gallery_has_its_pages_and_fields(api_server, page, key, alpha_api, tmp_path):
+    form = tmp_path / "application.pdf"
+    form.write_bytes(reportlab_form())
+    sign_in(page, api_server, key)
+    page.locator(".dbk-from-pdf input[type=file]").set_input_files(str(form))
+    page.locator(".dbk-canvas .dbk-preview[src^='data:image/png']").wait_for()
+    design_id = re.search(r"design=(\w+)", page.url).group(1)
+    assert alpha_api.data(alpha_api.get(f"/designs/{design_id}"), 200)["name"] == "application"
+    saved = tree(alpha_api, design_id)
+    first, second = saved["pages"]  # a page per PDF page, each at its size, with it as background
+    assert (round(second["width"]), round(second["height"])) == (612, 792)
+    assert first["backgroundImage"] == second["backgroundImage"]
+    assert (first.get("backgroundPageNumber") or 1, second["backgroundPageNumber"]) == (1, 2)  # 1: the default
+    assert "full_name" in {n["name"] for n in saved["nodes"].values()}  # its text field, as an element
