@@ -170,3 +170,16 @@ def with_blend_mode(pdf: bytes, mode: str) -> bytes:
         out = io.BytesIO()
         document.save(out)
         return out.getvalue()
+
+
+def coloured_pages(*colours: tuple[float, float, float]) -> bytes:
+    """A4 pages drawn on a ReportLab canvas, each filled with one colour (RGB, 0–1): which page
+    a background shows can be told from one pixel."""
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=A4, invariant=1)
+    for red, green, blue in colours:
+        canvas.setFillColorRGB(red, green, blue)
+        canvas.rect(0, 0, *A4, stroke=0, fill=1)
+        canvas.showPage()
+    canvas.save()
+    return out.getvalue()

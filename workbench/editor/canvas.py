@@ -11,6 +11,7 @@ import panel as pn
 import param
 
 import engine.fonts
+from api.settings import ASSET_LIMIT
 
 from .esm import joined_module
 from .style import STYLESHEET
@@ -51,6 +52,9 @@ class Canvas(GestureMessages, pn.custom.JSComponent):
     selection = param.List(default=[], doc="selected element ids")
     zoom = param.Number(default=0, doc="pixels per point; 0 fits the page into the view")
     fit_scale = param.Number(default=1, doc="pixels per point when fitted, measured by the browser")
+    drop_limit = param.Integer(
+        default=ASSET_LIMIT, doc="the largest file, in bytes, a drop on the page sends (the asset upload limit)"
+    )
     view_centre = param.List(
         default=[], doc="[x, y] in points: the middle of the page's visible part, written by the browser; [] unknown"
     )

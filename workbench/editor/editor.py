@@ -22,6 +22,7 @@ import panel as pn
 from api.errors import ApiError
 from api.images.processing import fitted_png
 from api.models import PREVIEW_WITHOUT_MAX_LENGTH
+from api.operations import UploadedFile
 from api.renderers import TaskCancelled
 from engine.design import computed
 
@@ -29,8 +30,9 @@ from ..client.api import Client
 from . import arrange, geometry
 from .canvas import Canvas
 from .colour_picker import design_colours
+from .drop import dropped_file
 from .lanes import in_page_lane
-from .panels import SIDE_PANELS, PanelContext, image_field
+from .panels import PDF_MIME, SIDE_PANELS, PanelContext, image_field
 from .pdf_options import PdfOptions
 from .pickers import LayerList
 from .properties import element_form
@@ -453,6 +455,7 @@ class Editor:
             "duplicate": lambda: self._duplicate(message["ids"]),
             "order": lambda: self._order(message["ids"], message["to"]),
             "lock": lambda: self._lock(message["ids"], bool(message["locked"])),
+            "drop": lambda: self._drop(message),
         }
         handler = handlers.get(kind)
         before = self.session.tree
@@ -509,6 +512,30 @@ class Editor:
             self.say("Nothing to paste: select elements and press Ctrl+C first.")
             return
         results = self.session.apply(geometry.pasted(self.session.tree, copied, self.page))
+        self.canvas.selection = [r["data"]["id"] for r in results if "id" in r.get("data", {})]
+
+    def _drop(self, message: dict) -> None:
+        """A file dropped on the page, uploaded to the asset library: a PDF becomes the page's
+        background (its page 1; the Pages tab changes the page), an image is placed centred
+        where it was dropped (extensions.md 12)."""
+        name, data = dropped_file(message, self.canvas.drop_limit)
+        asset = self.client.call("create_asset", file=UploadedFile(data, name), form={"name": name})
+        if asset.get("mimeType") == PDF_MIME:
+            self.session.apply(
+                [
+                    {
+                        "type": "set_page_background",
+                        "args": {"page": self.page, "backgroundImage": asset["ref"], "backgroundPageNumber": 1},
+                    }
+                ]
+            )
+            self.say(f"{name} is page {self.page + 1}'s background (its page 1 of {asset.get('pages', 1)}).")
+            return
+        at = (float(message.get("x") or 0), float(message.get("y") or 0))
+        action = geometry.new_element(self.session.tree, "image", self.page, at, src=asset["ref"])
+        w, h = geometry.size_of_new(action)
+        action["args"]["position"].update(x=round(at[0] - w / 2, 2), y=round(at[1] - h / 2, 2))
+        results = self.session.apply([action])
         self.canvas.selection = [r["data"]["id"] for r in results if "id" in r.get("data", {})]
 
     def _toggle(self, node_id: str, flag: str) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import panel as pn
 
+from api.errors import ApiError
 from api.operations import UploadedFile
 from engine import DesignTree
 from engine.design.paper import PAPER_SIZES, named_size, shown_points
@@ -101,8 +102,30 @@ def pages_panel(ctx: PanelContext) -> pn.Column:
         pn.Row(width, height),
         apply_format,
         colour,
+        *_background_page(ctx),
         **WIDE,
     )
+
+
+def _background_page(ctx: PanelContext) -> list[Any]:
+    """The "PDF page" of the page's background, when that is a PDF: a number 1..its page count."""
+    page = ctx.tree.pages[ctx.page]
+    count = pdf_pages(ctx.client, page.backgroundImage)
+    if not count:
+        return []
+    number = pn.widgets.IntInput(
+        name=f"Background: PDF page (1–{count})",
+        value=page.backgroundPageNumber or 1,
+        start=1,
+        end=count,
+        css_classes=["dbk-background-page"],
+        **WIDE,
+    )
+    number.param.watch(
+        lambda e: ctx.apply([_action("set_page_background", page=ctx.page, backgroundPageNumber=int(e.new or 1))]),
+        "value",
+    )
+    return [number]
 
 
 def paper_label(width: float, height: float) -> str:
@@ -150,8 +173,33 @@ def _colour_input(label: str, value: str | None, swatches: Sequence[str] = ()) -
     )
 
 
+PDF_MIME = "application/pdf"
+
+
+def media_label(asset: dict) -> str:
+    """An asset's line in the library: its name and "(placeholder)"; for a PDF, "PDF · N pages"
+    on a line of its own."""
+    label = text(asset["name"]) + (" (placeholder)" if asset.get("isPlaceholder") else "")
+    if asset.get("mimeType") == PDF_MIME:
+        count = asset.get("pages") or 1
+        label += f"<br><small>PDF · {count} page{'s' if count != 1 else ''}</small>"
+    return label
+
+
+def pdf_pages(client: Any, ref: str | None) -> int | None:
+    """The page count of a PDF asset or upload `ref`; None for an image (or a ref not found)."""
+    # Only assets can be looked up (an upload has no read operation): an upload's page is kept as set.
+    if not ref or not ref.startswith("assets:"):
+        return None
+    try:
+        record = client.call("get_asset", params={"assetId": ref.split(":", 1)[1]})
+    except ApiError:  # a ref gone or of another workspace: the page number is not offered
+        return None
+    return record.get("pages") if record.get("mimeType") == PDF_MIME else None
+
+
 def images_panel(ctx: PanelContext) -> pn.Column:
-    upload = pn.widgets.FileInput(accept=".png,.jpg,.jpeg,.webp,.svg", css_classes=["dbk-upload"], **WIDE)
+    upload = pn.widgets.FileInput(accept=".png,.jpg,.jpeg,.webp,.svg,.pdf", css_classes=["dbk-upload"], **WIDE)
 
     def uploaded(event: Any) -> None:
         if event.new:
@@ -175,40 +223,69 @@ def images_panel(ctx: PanelContext) -> pn.Column:
     # "Place" adds the first element type that draws an image from a data field (the image).
     placed = next(name for name in ELEMENT_TYPES if image_field(name) is not None)
     for asset in ctx.client.call("list_assets", query={"limit": 50})["items"]:
-        thumb = ctx.client.fetch(asset["thumbnailUrl"])
-        place = pn.widgets.Button(label="Place", css_classes=["dbk-place"], width=60)
-        place.on_click(lambda e, ref=asset["ref"]: ctx.add(placed, **{image_field(placed): ref}))
-        use = pn.widgets.Button(label="Use in selected", width=110, disabled=target is None)
-        if target is not None:
-            use.on_click(
-                lambda e, ref=asset["ref"], node=target: ctx.apply(
-                    [_action("update_element", id=node.id, data={image_field(node.type): ref})]
-                )
-            )
-        background = pn.widgets.Button(label="Page background", width=120)
-        background.on_click(
-            lambda e, ref=asset["ref"]: ctx.apply([_action("set_page_background", page=ctx.page, backgroundImage=ref)])
-        )
-        rows.append(
-            pn.Row(
-                pn.pane.Image(thumb, width=56, height=56, fixed_aspect=True),
-                pn.Column(
-                    pn.pane.Markdown(
-                        text(asset["name"]) + (" (placeholder)" if asset["isPlaceholder"] else ""), margin=(0, 5)
-                    ),
-                    pn.Row(place, use),
-                    background,
-                ),
-                css_classes=["dbk-asset"],
-            )
-        )
+        rows.append(_asset_row(ctx, asset, placed, target))
     return pn.Column(
-        pn.pane.Markdown("**Upload an image** (PNG, JPEG, WebP, SVG)"),
+        pn.pane.Markdown("**Upload an image or a PDF** (PNG, JPEG, WebP, SVG, PDF)"),
         upload,
         pn.Row(label, placeholder),
         pn.pane.Markdown("**Library**"),
         *rows,
         **WIDE,
+    )
+
+
+def _asset_row(ctx: PanelContext, asset: dict, placed: str, target: Any) -> pn.Row:
+    """One library entry: its thumbnail and name, Place, Use in selected, Page background. For a
+    PDF a page number (1..its page count) says which page each of them takes (extensions.md 12)."""
+    ref = asset["ref"]
+    thumb = ctx.client.fetch(asset["thumbnailUrl"])
+    count = asset.get("pages") if asset.get("mimeType") == PDF_MIME else None
+    number = (
+        pn.widgets.IntInput(
+            name="PDF page", value=1, start=1, end=count, width=80, css_classes=["dbk-asset-page"]
+        )
+        if count
+        else None
+    )
+
+    def which() -> dict[str, Any]:
+        return {"pageNumber": int(number.value or 1)} if number is not None else {}
+
+    place = pn.widgets.Button(label="Place", css_classes=["dbk-place"], width=60)
+    place.on_click(lambda e: ctx.add(placed, **{image_field(placed): ref, **which()}))
+    use = pn.widgets.Button(label="Use in selected", width=110, disabled=target is None, css_classes=["dbk-use"])
+    if target is not None:
+        # An image taken from a PDF before keeps no stale page number: the page is always sent.
+        use.on_click(
+            lambda e, node=target: ctx.apply(
+                [
+                    _action(
+                        "update_element",
+                        id=node.id,
+                        data={image_field(node.type): ref, **({"pageNumber": None} if count is None else which())},
+                    )
+                ]
+            )
+        )
+    background = pn.widgets.Button(label="Page background", width=120, css_classes=["dbk-as-background"])
+    background.on_click(
+        lambda e: ctx.apply(
+            [
+                _action(
+                    "set_page_background",
+                    page=ctx.page,
+                    backgroundImage=ref,
+                    backgroundPageNumber=which()["pageNumber"] if count else None,
+                )
+            ]
+        )
+    )
+    # The page number first: Place, Use in selected and Page background all take that page.
+    controls = ([number] if number is not None else []) + [pn.Row(place, use), background]
+    return pn.Row(
+        pn.pane.Image(thumb, width=56, height=56, fixed_aspect=True),
+        pn.Column(pn.pane.Markdown(media_label(asset), margin=(0, 5), width=190), *controls),
+        css_classes=["dbk-asset"],
     )
 
 

@@ -1,5 +1,5 @@
 """The workspace's designs: thumbnails, create (name, paper, orientation, custom size), new
-from a template, rename, open, duplicate, delete (asked in the card first)."""
+from a template or from a PDF, rename, open, duplicate, delete (asked in the card first)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import panel as pn
 
 from api.errors import ApiError
 from api.images.processing import fitted_png
+from api.operations import UploadedFile
 from api.renderers import TaskCancelled
 
 from ..client.api import Client
@@ -31,6 +32,7 @@ class Gallery:
             pn.pane.Markdown("## Designs"),
             self._create_form(),
             self._template_form(),
+            self._pdf_form(),
             self.message,
             self.grid,
             **WIDE,
@@ -76,6 +78,32 @@ class Gallery:
             lambda e: self._run(lambda: self.open_design(create_from_template(self.client, template.value)))
         )
         return pn.Row(template, create, css_classes=["dbk-templates"])
+
+    def _pdf_form(self) -> pn.Row:
+        """"From a PDF…": the chosen PDF goes to the asset library, and a design is made from it
+        (`basePdf`: a page per PDF page at its size, its form fields as elements) and opened."""
+        choose = pn.widgets.FileInput(accept=".pdf", css_classes=["dbk-from-pdf"], width=260)
+
+        def chosen(event: Any) -> None:
+            if not event.new:
+                return
+            filename = choose.filename or "document.pdf"
+            name = filename.rsplit(".", 1)[0] or "Untitled design"
+
+            def create() -> None:
+                pdf = UploadedFile(event.new, filename)
+                asset = self.client.call("create_asset", file=pdf, form={"name": filename})
+                created = self.client.call("create_design", body={"name": name, "basePdf": {"ref": asset["ref"]}})
+                self.open_design(created["designId"])
+
+            self._run(create)
+
+        choose.param.watch(chosen, "value")
+        return pn.Row(
+            pn.pane.Markdown("**From a PDF…** (a letterhead or a form: a page per PDF page, its fields as elements)"),
+            choose,
+            css_classes=["dbk-new-from-pdf"],
+        )
 
     def _run(self, action: Callable[[], Any]) -> None:
         """A card's or the template form's action; a refusal becomes the gallery's message."""

@@ -19,7 +19,7 @@ from workbench.editor.esm import joined_module
 
 MODULES = ROOT / "workbench" / "editor" / "canvas"
 CONCERNS = ["boxes", "hits", "snap", "gestures", "live_drag", "keys", "markdown_format", "text_overlay"]
-CONCERNS += ["menus", "view", "rulers"]
+CONCERNS += ["menus", "view", "rulers", "drop"]
 
 
 def node_path() -> str:

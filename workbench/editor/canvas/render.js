@@ -9,6 +9,7 @@
 // workbench works offline.
 
 import { watchBoxes, watchPaint } from "./boxes.js";
+import { watchDrop } from "./drop.js";
 import { pressBox, watchPointer } from "./gestures.js";
 import { watchKeys } from "./keys.js";
 import { watchLift } from "./live_drag.js";
@@ -69,6 +70,7 @@ export function render({ model, el }) {
   watchBoxes(canvas);
   watchTextOverlay(canvas);
   watchViewCentre(canvas);
+  watchDrop(canvas);
   // -- Arranging (issue 14): a context menu, Ctrl+wheel zoom, rulers.
   el.style.position = "relative";
   makeMenu(canvas);
