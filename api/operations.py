@@ -52,6 +52,8 @@ class Multipart:
     # Fields kept exactly as sent (a password: spaces at its ends are part of it) and marked
     # writeOnly in the schemas; the others are names (NAME_FIELD_SCHEMA), trimmed.
     secrets: tuple[str, ...] = ()
+    # Whether --max-upload-mb raises `limit` (images and PDFs; not a signing certificate).
+    raisable: bool = True
 
     def field_schema(self, name: str) -> dict[str, Any]:
         if name in self.secrets:
@@ -415,7 +417,9 @@ OPERATIONS += [
         "Keep the workspace's signing certificate for `sign: true`: a PKCS#12 with its private key, and its "
         "password (replaces the one kept before)",
         _signing_certificate,
-        multipart=Multipart(CERTIFICATE_LIMIT, ("password",), file="PKCS#12 (.p12 / .pfx)", secrets=("password",)),
+        multipart=Multipart(
+            CERTIFICATE_LIMIT, ("password",), file="PKCS#12 (.p12 / .pfx)", secrets=("password",), raisable=False
+        ),
         response=m.SigningCertificate,
         description="The PKCS#12 and its password are kept encrypted with the server's secret and never returned. "
         "Refused (400) when the file is over 256 KB, asks for more than 1,000,000 key-derivation iterations (or "

@@ -42,6 +42,14 @@ class Settings:
     rate_limit: int | None = field(default_factory=lambda: rate_limit_from_env())
     # GET /metrics (api/metrics.py); --no-metrics or DOCBENCH_METRICS=0 turns it off.
     metrics: bool = field(default_factory=lambda: os.environ.get("DOCBENCH_METRICS") != "0")
+    # --max-upload-mb N (DOCBENCH_MAX_UPLOAD_MB): every file upload may be N MB, where the spec's
+    # limit is lower (extensions.md 12: a letterhead or a form PDF is often past 1 MB).
+    max_upload_mb: int | None = field(default_factory=lambda: max_upload_mb_from_env())
+
+    def file_limit(self, spec_limit: int) -> int:
+        """The bytes an upload whose spec limit is `spec_limit` may have on this server."""
+        raised = (self.max_upload_mb or 0) * 1024 * 1024
+        return max(spec_limit, raised)
 
     @property
     def public_url(self) -> str:
@@ -91,6 +99,21 @@ def positive_seconds_from_env(name: str, default: float) -> float:
     if not value > 0:
         raise ValueError(f"{name} must be a positive number of seconds, not {raw!r}")
     return value
+
+
+MAX_UPLOAD_MB = 1024  # what --max-upload-mb may raise a file's limit to
+
+
+def max_upload_mb_from_env() -> int | None:
+    """DOCBENCH_MAX_UPLOAD_MB: a whole number of megabytes, 1 to MAX_UPLOAD_MB; blank: the spec's limits."""
+    raw = os.environ.get("DOCBENCH_MAX_UPLOAD_MB")
+    if not raw:
+        return None
+    if not raw.isdigit() or not 1 <= int(raw) <= MAX_UPLOAD_MB:
+        raise ValueError(
+            f"DOCBENCH_MAX_UPLOAD_MB must be a whole number of megabytes, 1 to {MAX_UPLOAD_MB}, not {raw!r}"
+        )
+    return int(raw)
 
 
 def rate_limit_from_env() -> int | None:

@@ -19,7 +19,7 @@ from api.errors import STATUS_BY_CODE
 from api.http import error_envelope
 from api.operations import OPERATIONS, Operation
 from api.renderers import RenderLimits
-from api.rest import MAX_BODY_SIZE, PREFIX
+from api.rest import PREFIX, max_body_size
 from api.rest.operation import MULTIPART_SLACK
 from api.settings import JSON_LIMIT, Settings
 from workbench.cli.commands import build_parser, serve, worker
@@ -298,7 +298,7 @@ def test_each_endpoint_takes_exactly_the_bodies_the_service_takes(site):
         )
     # MCP carries files as base64 in its JSON: up to the server-wide ceiling.
     mcp = location_for(site, "/mcp")
-    assert size_in_bytes(effective(site, mcp, "client_max_body_size", "1m")) == MAX_BODY_SIZE
+    assert size_in_bytes(effective(site, mcp, "client_max_body_size", "1m")) == max_body_size(Settings())
 
 
 def test_nginx_refuses_a_body_in_the_service_error_envelope(site):

@@ -12,7 +12,7 @@ from ..service import Service
 from .files import FileHandler
 from .meta import HealthHandler, MetricsHandler, OpenApiHandler
 from .missing import NotFoundHandler
-from .operation import MAX_BODY_SIZE, OperationHandler
+from .operation import OperationHandler, max_body_size
 
 PREFIX = "/api/v1"
 
@@ -45,4 +45,4 @@ def routes(service: Service, executors: Executors) -> list[URLSpec]:
     return specs
 
 
-__all__ = ["MAX_BODY_SIZE", "PREFIX", "routes"]
+__all__ = ["max_body_size", "PREFIX", "routes"]

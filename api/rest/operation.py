@@ -21,17 +21,21 @@ from ..operations import Call, Executors, Operation, UploadedFile, parse_model
 from ..renderers import Cancellation
 from ..service import Service
 from ..service.idempotency import IDEMPOTENT_METHODS, KEY_HEADER, REPLAYED_HEADER, Answer, fingerprint
-from ..settings import ASSET_LIMIT, JSON_LIMIT, UPLOAD_LIMIT
+from ..settings import ASSET_LIMIT, JSON_LIMIT, UPLOAD_LIMIT, Settings
 
 MULTIPART_SLACK = 64 * 1024  # headers and boundaries around the file part
 HARD_LIMIT_FACTOR = 2  # past twice a limit the connection is dropped instead of drained
-# The server-wide ceiling (Tornado's max_body_size); each operation lowers it for its request.
-MAX_BODY_SIZE = max(ASSET_LIMIT, UPLOAD_LIMIT, JSON_LIMIT) * HARD_LIMIT_FACTOR + MULTIPART_SLACK
 
 
-def _too_large(operation: Operation, size: int) -> ApiError:
+def max_body_size(settings: Settings) -> int:
+    """The server-wide ceiling (Tornado's max_body_size); each operation lowers it for its request."""
+    return max(settings.file_limit(ASSET_LIMIT), settings.file_limit(UPLOAD_LIMIT), JSON_LIMIT) * HARD_LIMIT_FACTOR + (
+        MULTIPART_SLACK
+    )
+
+
+def _too_large(operation: Operation, size: int, limit: int) -> ApiError:
     if operation.multipart is not None:
-        limit = operation.multipart.limit
         shown = f"{limit / (1024 * 1024):g} MB" if limit >= 1024 * 1024 else f"{limit // 1024} KB"
         return validation(f"the file is larger than the {shown} this endpoint accepts")
     return ApiError("PAYLOAD_TOO_LARGE", f"the request body is {size} bytes; JSON bodies are limited to 10 MB")
@@ -79,7 +83,7 @@ class OperationHandler(EnvelopeHandler):
         self.request.connection.set_max_body_size(limit * HARD_LIMIT_FACTOR + MULTIPART_SLACK)
         declared = self.request.headers.get("Content-Length", "0")
         if declared.isdigit() and int(declared) > limit:
-            raise _too_large(self.operation, int(declared))
+            raise _too_large(self.operation, int(declared), self._file_limit())
         try:
             await self.admit(self.service, self.executors.light)
             self._check_content_type()
@@ -90,9 +94,15 @@ class OperationHandler(EnvelopeHandler):
             # connection unannounced, and a client's next request on it would be reset.
             self._refusal = outage
 
+    def _file_limit(self) -> int:
+        """The operation's file limit on this server (--max-upload-mb raises it)."""
+        assert self.operation is not None and self.operation.multipart is not None
+        multipart = self.operation.multipart
+        return self.service.settings.file_limit(multipart.limit) if multipart.raisable else multipart.limit
+
     def _limit(self) -> int:
         assert self.operation is not None
-        return self.operation.multipart.limit + MULTIPART_SLACK if self.operation.multipart else JSON_LIMIT
+        return self._file_limit() + MULTIPART_SLACK if self.operation.multipart else JSON_LIMIT
 
     def _check_content_type(self) -> None:
         assert self.operation is not None
@@ -115,7 +125,7 @@ class OperationHandler(EnvelopeHandler):
         operation = self.operation
         assert operation is not None
         if self._size > self._limit():
-            raise _too_large(operation, self._size)
+            raise _too_large(operation, self._size, self._file_limit())
         call = self._parse(operation, params)
         call.cancel = self.cancel
         key = self.request.headers.get(KEY_HEADER) if operation.method in IDEMPOTENT_METHODS else None

@@ -161,7 +161,7 @@ class Media:
 
     def create_upload(self, ws: Workspace, data: bytes, filename: str | None, name: str | None) -> dict:
         name = _name(name, filename, "upload")  # before any blob is stored
-        image = self._process(ws, data, UPLOAD_LIMIT)
+        image = self._process(ws, data, self.settings.file_limit(UPLOAD_LIMIT))
         media_id = new_id("upl")
         keys = self._store_blobs(image)
         with self.store.transaction() as cursor:
@@ -172,7 +172,7 @@ class Media:
 
     def create_asset(self, ws: Workspace, data: bytes, filename: str | None, name: str | None) -> dict:
         name = _name(name, filename, "asset")  # before any blob is stored
-        image = self._process(ws, data, ASSET_LIMIT)
+        image = self._process(ws, data, self.settings.file_limit(ASSET_LIMIT))
         media_id = new_id("ast")
         keys = self._store_blobs(image)
         with self.store.transaction() as cursor:
@@ -190,7 +190,7 @@ class Media:
 
     def replace_asset_content(self, ws: Workspace, asset_id: str, data: bytes) -> dict:
         self.get_asset(ws, asset_id)
-        image = self._process(ws, data, ASSET_LIMIT)
+        image = self._process(ws, data, self.settings.file_limit(ASSET_LIMIT))
         keys = self._store_blobs(image)
         with self.store.transaction() as cursor:
             cursor.execute(
@@ -334,7 +334,7 @@ class Media:
             try:
                 data = fetch_image(
                     source,
-                    max_bytes=UPLOAD_LIMIT,
+                    max_bytes=self.settings.file_limit(UPLOAD_LIMIT),
                     allow_private=self.settings.fetch_allow_private,
                     cafile=self.settings.fetch_cafile,
                 )
@@ -343,7 +343,7 @@ class Media:
             except FetchRefused as exc:
                 raise ValueError(str(exc)) from None
             name = _default_name(source.split("?")[0], "fetched image")
-        image = self._process(ws, data, UPLOAD_LIMIT)
+        image = self._process(ws, data, self.settings.file_limit(UPLOAD_LIMIT))
         return PendingUpload(new_id("upl"), name, image)
 
     def save_pending(self, cursor, ws: Workspace, pending: list[PendingUpload]) -> None:

@@ -17,7 +17,7 @@ from api.errors import ApiError
 from api.plans import PLANS
 from api.service import Service
 from api.service.revocations import ANSWER_WAIT, request_revocation
-from api.settings import Settings, without_password
+from api.settings import MAX_UPLOAD_MB, Settings, without_password
 from api.store import DatabaseLocked, DatabaseUnavailable
 from engine.render.document import Profile
 
@@ -90,6 +90,11 @@ def serve(args: argparse.Namespace) -> int:
         settings.rate_limit = args.rate_limit
     if args.no_metrics:
         settings.metrics = False
+    if args.max_upload_mb is not None:
+        if not 1 <= args.max_upload_mb <= MAX_UPLOAD_MB:
+            print(f"docbench: --max-upload-mb must be 1 to {MAX_UPLOAD_MB} (megabytes)", file=sys.stderr)
+            return 2
+        settings.max_upload_mb = args.max_upload_mb
     for gap in settings.unshared():  # works alone, but not beside the other processes on the database
         print(f"docbench: warning: {gap}; see README, Running at scale", file=sys.stderr, flush=True)
     service = Service(settings)
@@ -388,6 +393,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="at most N requests per second per workspace on the API and MCP, shared through --redis-url "
         "(DOCBENCH_RATE_LIMIT; default: no limit)",
+    )
+    p.add_argument(
+        "--max-upload-mb",
+        type=int,
+        default=None,
+        metavar="N",
+        help="every uploaded image or PDF may be N MB, where the spec's limit (uploads 1 MB, assets 10 MB) is lower "
+        "(DOCBENCH_MAX_UPLOAD_MB)",
     )
     p.add_argument(
         "--no-metrics", action="store_true", help="no GET /metrics (Prometheus) on this server (DOCBENCH_METRICS=0)"

@@ -20,7 +20,7 @@ import panel as pn  # noqa: E402
 from api.blobs import derived_secret, secret_in  # noqa: E402
 from api.mcp import McpHandler, Sessions, ToolSet  # noqa: E402
 from api.operations import Executors  # noqa: E402
-from api.rest import MAX_BODY_SIZE, routes  # noqa: E402
+from api.rest import max_body_size, routes  # noqa: E402
 from api.service import Service  # noqa: E402
 
 from ..editor import lanes as ui_threads  # noqa: E402
@@ -88,7 +88,7 @@ def build_server(service: Service, tokens: SignInTokens):  # noqa: ANN201
         websocket_origin=sorted(set(origins)),
         cookie_secret=secret,
         executor=executor,
-        http_server_kwargs={"max_body_size": MAX_BODY_SIZE, "xheaders": True},
+        http_server_kwargs={"max_body_size": max_body_size(settings), "xheaders": True},
         # Who is signed in is decided at the Tornado level, from the real cookie ...
         auth_provider=auth,
         # ... and Bokeh copies no cookie and only harmless headers into the session token it
