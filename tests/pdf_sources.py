@@ -4,11 +4,15 @@ Chromium and one compiled by Typst (when the bench extra is installed)."""
 
 from __future__ import annotations
 
+import functools
 import io
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from functools import cache
+from multiprocessing import get_context
 from pathlib import Path
 
 import pikepdf
@@ -21,6 +25,28 @@ from engine.fonts import FONT_DIR
 A4 = (595.0, 842.0)
 
 
+_MAKERS: dict[str, Callable[..., bytes]] = {}
+
+
+def _apart(maker: Callable[..., bytes]) -> Callable[..., bytes]:
+    """Run a maker that embeds a TrueType face in a process of its own. ReportLab keeps its
+    fonts and their per-document subsets process-wide: the engine's DejaVu Sans and this
+    module's registration of the same file would otherwise share state in a test's process
+    (a later lam-alef ligature then lost its ToUnicode entry)."""
+    _MAKERS[maker.__name__] = maker
+
+    @functools.wraps(maker)
+    def made(*args: object) -> bytes:
+        with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
+            return pool.submit(_make, maker.__name__, args).result(timeout=120)
+
+    return made
+
+
+def _make(name: str, args: tuple) -> bytes:
+    return _MAKERS[name](*args)
+
+
 def _embedded_font() -> str:
     """A TrueType face registered with ReportLab under a name of this module's own."""
     name = "PdfSourcesDejaVu"
@@ -30,6 +56,7 @@ def _embedded_font() -> str:
 
 
 @cache
+@_apart
 def reportlab_letterhead(embedded: bool = True) -> bytes:
     """Two A4 pages drawn on a ReportLab canvas: a letterhead (company name at the top, a blue
     band at the bottom), then a page of terms. Its fonts are embedded, or the standard
@@ -53,6 +80,7 @@ def reportlab_letterhead(embedded: bool = True) -> bytes:
 
 
 @cache
+@_apart
 def reportlab_form() -> bytes:
     """An A4 application form with AcroForm fields (ReportLab's canvas.acroForm): a text field
     'full name', a checked check box 'agree', a radio group 'colour' (blue chosen) on page 1,
