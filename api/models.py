@@ -13,6 +13,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model,
 from engine.actions import MAX_ACTIONS, Action
 from engine.design.names import check_visible
 from engine.design.paper import MAX_PAGE_SIDE, MIN_PAGE_SIDE, Orientation, PaperSize
+from engine.finishing.added_pages import AddedPdf
 from engine.finishing.attachments import Attachments
 from engine.finishing.einvoice import EInvoice
 from engine.finishing.encryption import Encryption
@@ -138,10 +139,28 @@ OUTPUT_DESCRIPTION = (
 )
 
 
+ADDED_DESCRIPTION = (
+    'uploaded PDFs (refs, or {{"ref", "pages": "1-3,5"}} for some of their pages, 1-based) put {where} the '
+    "generated pages, kept as they are: under pdfProfile accessible only tagged PDFs, added whole; under pdf-a "
+    "with their fonts embedded"
+)
+
+
 class GenerateBody(FinishingOptions):
     data: dict[str, Any] = Field(None, description="Variable name to value")
     pdfProfile: PdfProfile = Field(None, description="standard (default), accessible or pdf-a")
     output: PageOutput = Field(None, description=OUTPUT_DESCRIPTION)
+    append: list[AddedPdf] = Field(
+        None, max_length=20, description=ADDED_DESCRIPTION.format(where="after") + ", e.g. terms and conditions"
+    )
+    prepend: list[AddedPdf] = Field(None, max_length=20, description=ADDED_DESCRIPTION.format(where="before"))
+
+    def finishing(self) -> Finishing | None:
+        finishing = super().finishing()
+        if not (self.append or self.prepend):
+            return finishing
+        added = {"append": self.append or [], "prepend": self.prepend or []}
+        return (finishing or Finishing()).model_copy(update=added)
 
 
 class RowOptions(Strict):
