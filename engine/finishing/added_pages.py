@@ -21,7 +21,7 @@ from pikepdf import Array, Dictionary, Name
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..errors import EngineError
-from ..media.pdf_pages import PdfPageError, _pdf_a_problems, _unembedded_fonts, open_pdf
+from ..media.pdf_pages import PdfPageError, conformance, open_pdf
 
 _RANGES = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
 _RANGES_FIX = 'write pages as 1-based numbers and ranges separated by commas, e.g. "1-3,5"'
@@ -161,21 +161,18 @@ def _require_conformance(pdf: pikepdf.Pdf, numbers: list[int], where: str, profi
     """The checks a placed page gets (engine.media.images), on each added page."""
     standard = "the pdf-a profile (PDF/A-3)" if profile == "pdf-a" else "the accessible profile (PDF/UA-1)"
     for number in dict.fromkeys(numbers):
-        page = Dictionary(Resources=pdf.pages[number - 1].resources)
-        fonts = sorted(set(_unembedded_fonts(page)))
+        fonts, problems = conformance(pdf.pages[number - 1])
         if fonts:
             raise EngineError(
                 f"{where}: page {number} uses the font(s) {', '.join(fonts[:5])} without embedding them, which "
                 f"{standard} forbids: export that PDF with its fonts embedded (e.g. as PDF/A), or generate with "
                 'pdfProfile "standard"'
             )
-        if profile == "pdf-a":
-            problems = list(_pdf_a_problems(page))
-            if problems:
-                raise EngineError(
-                    f"{where}: page {number} carries {problems[0]}, which the pdf-a profile (PDF/A-3) forbids: "
-                    'export that PDF as PDF/A (flattened), or generate with pdfProfile "standard"'
-                )
+        if profile == "pdf-a" and problems:
+            raise EngineError(
+                f"{where}: page {number} carries {problems[0]}, which the pdf-a profile (PDF/A-3) forbids: "
+                'export that PDF as PDF/A (flattened), or generate with pdfProfile "standard"'
+            )
 
 
 def _insert(pdf: pikepdf.Pdf, source: _Source, at: int, tagged: bool) -> int:

@@ -76,3 +76,16 @@ def test_an_encrypted_document_encrypts_the_added_pages_too():
         assert document.is_encrypted and len(document.pages) == 2
         # The added page's text is in the encrypted file, decrypted only with the password.
         assert b"Terms and conditions" in document.pages[0].Contents.read_bytes()
+
+
+def test_pdf_a_refuses_an_added_page_with_a_blend_mode_pdf_a_forbids_naming_the_page():
+    blended = pdf_sources.with_blend_mode(pdf_sources.reportlab_letterhead(), "Foo")
+
+    def resolver(ref: str) -> bytes:
+        return blended
+
+    finishing = Finishing(append=[{"ref": TERMS, "pages": "2,1"}])
+    with pytest.raises(EngineError) as refused:
+        render_pdf(letter(), {}, resolver, "pdf-a", finishing=finishing)
+    assert f"append[0] ({TERMS}): page 1 carries transparency with the blend mode /Foo" in refused.value.message
+    assert len(pdf_text(render_pdf(letter(), {}, resolver, "standard", finishing=finishing))) == 3
