@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, create_model, model_validator
 
 from engine.actions import MAX_ACTIONS, Action
 from engine.design.names import check_visible
@@ -146,20 +146,31 @@ ADDED_DESCRIPTION = (
 )
 
 
+# An append/prepend entry: a ref (every page), or {ref, pages}; the schema says both, and a
+# refusal names only the form that was sent.
+AddedPdfEntry = Annotated[
+    Annotated[Annotated[str, Field(max_length=200)], Tag("ref")] | Annotated[AddedPdf, Tag("entry")],
+    Discriminator(lambda value: "ref" if isinstance(value, str) else "entry"),
+]
+
+
 class GenerateBody(FinishingOptions):
     data: dict[str, Any] = Field(None, description="Variable name to value")
     pdfProfile: PdfProfile = Field(None, description="standard (default), accessible or pdf-a")
     output: PageOutput = Field(None, description=OUTPUT_DESCRIPTION)
-    append: list[AddedPdf] = Field(
+    append: list[AddedPdfEntry] = Field(
         None, max_length=20, description=ADDED_DESCRIPTION.format(where="after") + ", e.g. terms and conditions"
     )
-    prepend: list[AddedPdf] = Field(None, max_length=20, description=ADDED_DESCRIPTION.format(where="before"))
+    prepend: list[AddedPdfEntry] = Field(None, max_length=20, description=ADDED_DESCRIPTION.format(where="before"))
 
     def finishing(self) -> Finishing | None:
         finishing = super().finishing()
         if not (self.append or self.prepend):
             return finishing
-        added = {"append": self.append or [], "prepend": self.prepend or []}
+        added = {
+            key: [AddedPdf.model_validate(entry) for entry in entries or []]
+            for key, entries in (("append", self.append), ("prepend", self.prepend))
+        }
         return (finishing or Finishing()).model_copy(update=added)
 
 
