@@ -109,36 +109,6 @@ class PatchTreeBody(Strict):
     actions: list[Action] = Field(min_length=1, max_length=MAX_ACTIONS)
 
 
-class FinishingOptions(Strict):
-    """What a render may add beyond the design (extensions.md 9), in this order: attachments
-    and e-invoice, watermark, encryption, signature last. The engine owns each shape."""
-
-    attachments: Attachments = Field(None, description="Files to embed: at most 10, 5 MB together")
-    eInvoice: EInvoice = Field(None, description='A Factur-X / ZUGFeRD 2 invoice XML (needs pdfProfile "pdf-a")')
-    watermark: Watermark = Field(None, description="Text drawn over every page (an artifact in tagged profiles)")
-    encryption: Encryption = Field(None, description="AES-256 with a password and permissions (not with pdf-a)")
-    sign: bool = Field(None, description="Sign with the workspace's signing certificate (PAdES B-B), last")
-
-    def finishing(self) -> Finishing | None:
-        """The engine's Finishing, or None when nothing beyond the design was asked for."""
-        if not (self.attachments or self.eInvoice or self.watermark or self.encryption or self.sign):
-            return None
-        return Finishing(
-            attachments=self.attachments or [],
-            e_invoice=self.eInvoice,
-            watermark=self.watermark,
-            encryption=self.encryption,
-            sign=bool(self.sign),
-        )
-
-
-OUTPUT_DESCRIPTION = (
-    '{"format": "png" | "jpeg", "dpi"?: 72-600 (150)} for pictures of the pages instead of a '
-    "PDF (one page: the picture; more: a ZIP of page-001.png…), at the same credit; not with the PDF-only options "
-    "(pdfProfile other than standard, attachments, eInvoice, encryption, sign)"
-)
-
-
 ADDED_DESCRIPTION = (
     'uploaded PDFs (refs, or {{"ref", "pages": "1-3,5"}} for some of their pages, 1-based) put {where} the '
     "generated pages, kept as they are: under pdfProfile accessible only tagged PDFs, added whole; under pdf-a "
@@ -154,24 +124,47 @@ AddedPdfEntry = Annotated[
 ]
 
 
-class GenerateBody(FinishingOptions):
-    data: dict[str, Any] = Field(None, description="Variable name to value")
-    pdfProfile: PdfProfile = Field(None, description="standard (default), accessible or pdf-a")
-    output: PageOutput = Field(None, description=OUTPUT_DESCRIPTION)
+class FinishingOptions(Strict):
+    """What a render may add beyond the design (extensions.md 9), in this order: attachments
+    and e-invoice, watermark, encryption, signature last. The engine owns each shape."""
+
+    attachments: Attachments = Field(None, description="Files to embed: at most 10, 5 MB together")
+    eInvoice: EInvoice = Field(None, description='A Factur-X / ZUGFeRD 2 invoice XML (needs pdfProfile "pdf-a")')
+    watermark: Watermark = Field(None, description="Text drawn over every page (an artifact in tagged profiles)")
+    encryption: Encryption = Field(None, description="AES-256 with a password and permissions (not with pdf-a)")
+    sign: bool = Field(None, description="Sign with the workspace's signing certificate (PAdES B-B), last")
     append: list[AddedPdfEntry] = Field(
         None, max_length=20, description=ADDED_DESCRIPTION.format(where="after") + ", e.g. terms and conditions"
     )
     prepend: list[AddedPdfEntry] = Field(None, max_length=20, description=ADDED_DESCRIPTION.format(where="before"))
 
     def finishing(self) -> Finishing | None:
-        finishing = super().finishing()
-        if not (self.append or self.prepend):
-            return finishing
-        added = {
-            key: [AddedPdf.model_validate(entry) for entry in entries or []]
-            for key, entries in (("append", self.append), ("prepend", self.prepend))
-        }
-        return (finishing or Finishing()).model_copy(update=added)
+        """The engine's Finishing, or None when nothing beyond the design was asked for."""
+        options = (self.attachments, self.eInvoice, self.watermark, self.encryption, self.sign)
+        if not any(options) and not (self.append or self.prepend):
+            return None
+        return Finishing(
+            attachments=self.attachments or [],
+            e_invoice=self.eInvoice,
+            watermark=self.watermark,
+            encryption=self.encryption,
+            sign=bool(self.sign),
+            append=[AddedPdf.model_validate(entry) for entry in self.append or []],
+            prepend=[AddedPdf.model_validate(entry) for entry in self.prepend or []],
+        )
+
+
+OUTPUT_DESCRIPTION = (
+    '{"format": "png" | "jpeg", "dpi"?: 72-600 (150)} for pictures of the pages instead of a '
+    "PDF (one page: the picture; more: a ZIP of page-001.png…), at the same credit; not with the PDF-only options "
+    "(pdfProfile other than standard, attachments, eInvoice, encryption, sign)"
+)
+
+
+class GenerateBody(FinishingOptions):
+    data: dict[str, Any] = Field(None, description="Variable name to value")
+    pdfProfile: PdfProfile = Field(None, description="standard (default), accessible or pdf-a")
+    output: PageOutput = Field(None, description=OUTPUT_DESCRIPTION)
 
 
 class RowOptions(Strict):

@@ -10,6 +10,7 @@ import zipfile
 import httpx
 
 from tests import pdf_sources
+from tests.batch_jobs import design, rows, wait_for_end, zip_of
 from tests.pdf_checker import problems
 from tests.pdf_probes import pdf_a_violations, pdf_text
 from tests.uploads import upload
@@ -121,3 +122,20 @@ def test_pdf_a_takes_a_pdf_with_embedded_fonts_and_refuses_one_without(alpha):
     refused = {**body, "append": [bare]}
     message = alpha.error(alpha.post(f"/designs/{design_id}/generate", json=refused), 400, "VALIDATION_ERROR")
     assert f"append[0] ({bare}): page 1" in message and "Helvetica" in message and "embedded" in message
+
+
+def test_a_batch_appends_to_every_row_and_merges_them_with_their_terms(alpha):
+    design_id, terms = design(alpha), upload_pdf(alpha, pdf_sources.reportlab_letterhead())
+    body = {"rows": rows(2), "append": [{"ref": terms, "pages": "2"}], "merge": True}
+    job_id = alpha.data(alpha.post(f"/designs/{design_id}/batch", json=body), 202)["jobId"]
+    assert wait_for_end(alpha, job_id)["completed"] == 2
+    archive = zip_of(alpha, job_id)
+    for index in range(2):
+        assert first_lines(archive.read(f"row-{index + 1:04d}.pdf")) == [f"Person {index}", TERMS]
+    url = alpha.data(alpha.get(f"/batches/{job_id}/download", params={"merged": "true"}), 200)["downloadUrl"]
+    assert first_lines(httpx.get(url).content) == ["Person 0", TERMS, "Person 1", TERMS]
+    # Checked at submit as on generate: nothing is queued or charged.
+    before = credits(alpha)
+    refused = {**body, "append": [{"ref": terms, "pages": "3"}]}
+    message = alpha.error(alpha.post(f"/designs/{design_id}/batch", json=refused), 400, "VALIDATION_ERROR")
+    assert "append[0].pages" in message and credits(alpha) == before
