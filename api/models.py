@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, create_model, model_validator
 
 from engine.actions import MAX_ACTIONS, Action
 from engine.design.names import check_visible
 from engine.design.paper import MAX_PAGE_SIDE, MIN_PAGE_SIDE, Orientation, PaperSize
+from engine.finishing.added_pages import AddedPdf
 from engine.finishing.attachments import Attachments
 from engine.finishing.einvoice import EInvoice
 from engine.finishing.encryption import Encryption
@@ -108,6 +109,21 @@ class PatchTreeBody(Strict):
     actions: list[Action] = Field(min_length=1, max_length=MAX_ACTIONS)
 
 
+ADDED_DESCRIPTION = (
+    'uploaded PDFs (refs, or {{"ref", "pages": "1-3,5"}} for some of their pages, 1-based) put {where} the '
+    "generated pages, kept as they are: under pdfProfile accessible only tagged PDFs, added whole; under pdf-a "
+    "with their fonts embedded"
+)
+
+
+# An append/prepend entry: a ref (every page), or {ref, pages}; the schema says both, and a
+# refusal names only the form that was sent.
+AddedPdfEntry = Annotated[
+    Annotated[Annotated[str, Field(max_length=200)], Tag("ref")] | Annotated[AddedPdf, Tag("entry")],
+    Discriminator(lambda value: "ref" if isinstance(value, str) else "entry"),
+]
+
+
 class FinishingOptions(Strict):
     """What a render may add beyond the design (extensions.md 9), in this order: attachments
     and e-invoice, watermark, encryption, signature last. The engine owns each shape."""
@@ -117,10 +133,15 @@ class FinishingOptions(Strict):
     watermark: Watermark = Field(None, description="Text drawn over every page (an artifact in tagged profiles)")
     encryption: Encryption = Field(None, description="AES-256 with a password and permissions (not with pdf-a)")
     sign: bool = Field(None, description="Sign with the workspace's signing certificate (PAdES B-B), last")
+    append: list[AddedPdfEntry] = Field(
+        None, max_length=20, description=ADDED_DESCRIPTION.format(where="after") + ", e.g. terms and conditions"
+    )
+    prepend: list[AddedPdfEntry] = Field(None, max_length=20, description=ADDED_DESCRIPTION.format(where="before"))
 
     def finishing(self) -> Finishing | None:
         """The engine's Finishing, or None when nothing beyond the design was asked for."""
-        if not (self.attachments or self.eInvoice or self.watermark or self.encryption or self.sign):
+        options = (self.attachments, self.eInvoice, self.watermark, self.encryption, self.sign)
+        if not any(options) and not (self.append or self.prepend):
             return None
         return Finishing(
             attachments=self.attachments or [],
@@ -128,6 +149,8 @@ class FinishingOptions(Strict):
             watermark=self.watermark,
             encryption=self.encryption,
             sign=bool(self.sign),
+            append=[AddedPdf.model_validate(entry) for entry in self.append or []],
+            prepend=[AddedPdf.model_validate(entry) for entry in self.prepend or []],
         )
 
 

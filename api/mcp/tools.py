@@ -35,7 +35,8 @@ GUIDANCE = {
     "generate_pdf": "Renders one PDF (1 credit) with values for the design's variables (element name -> value: text "
     "strings, table 2-D arrays with the header row first, image refs 'uploads:<id>'/'assets:<id>'). Returns a "
     "download URL valid for an hour. output {format: png|jpeg, dpi} gives pictures of the pages instead (one page: "
-    "the picture; more: a ZIP of page-001.png…), same credit.",
+    "the picture; more: a ZIP of page-001.png…), same credit. append/prepend put uploaded PDFs (refs, or "
+    "{ref, pages: '1-3,5'}) after/before the generated pages, e.g. terms and conditions.",
     "preview_page": "Renders one page to PNG with design-time content (free); use it to look at your work.",
     "preview_with_values": "Try values before spending a credit: the page as generate_pdf would draw it with these "
     "values (same value rules and errors), as a PNG watermarked PREVIEW.",

@@ -108,7 +108,8 @@ class Batches:
             tree=row["tree"],
             rows=rows,
             profile=profile,
-            images=self.media.render_keys(ws, self.media.tree_refs(tree) | present),
+            images=self.media.render_keys(ws, self.media.tree_refs(tree) | present)
+            | self.media.added_pdf_keys(ws, finishing),
             finishing=finishing,
             row_options=row_options,
             # Sealed: this payload is stored and queued in clear (400 here when there is no certificate).

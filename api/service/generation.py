@@ -176,7 +176,7 @@ class Generation:
         output = checked_output(body.output, profile, body, tree)
         # Opened here (400 when the workspace has no certificate), signed in the render process.
         signing = self.signing.material_for(ws, profile) if finishing is not None and finishing.sign else None
-        images = self.media.design_keys(ws, tree, values)
+        images = self.media.design_keys(ws, tree, values) | self.media.added_pdf_keys(ws, finishing)
         started = time.perf_counter()
         try:
             key, _ = self.renderers.pdf(

@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
-from engine import DesignTree
+from engine import DesignTree, EngineError, Finishing
 from engine.design.names import strip_invisible
 from engine.elements import ELEMENT_TYPES
 from engine.errors import ActionError
+from engine.finishing.added_pages import page_numbers
 from engine.media.images import REF_PATTERN, ImageError, decode_data_uri
 
 from ..blobs import Blobs, UrlSigner
@@ -265,6 +266,39 @@ class Media:
         """The blob key of every image a render of `tree` with (checked) `values` draws: what a
         render process needs."""
         return self.render_keys(ws, self.tree_refs(tree) | set(image_values(tree, values).values()))
+
+    def added_pdf_keys(self, ws: Workspace, finishing: Finishing | None) -> dict[str, str]:
+        """The blob keys of the PDFs a generate puts before and after its pages (extensions.md
+        12), each checked here first (before anything is charged or rendered): a ref of this
+        workspace, a PDF, its `pages` within the page count its upload recorded."""
+        if finishing is None:
+            return {}
+        keys: dict[str, str] = {}
+        for name, entries in (("prepend", finishing.prepend), ("append", finishing.append)):
+            for index, entry in enumerate(entries):
+                where = f"{name}[{index}]"
+                if not REF_PATTERN.match(entry.ref):
+                    raise validation(
+                        f"{where}.ref: '{entry.ref[:60]}' is not a ref: upload the PDF (POST /uploads) and send its ref"
+                    )
+                scheme, _, media_id = entry.ref.partition(":")
+                row = self.store.one(
+                    "SELECT render_key, mime_type, page_count FROM media "
+                    "WHERE id = ? AND workspace_id = ? AND kind = ?",
+                    [media_id, ws.id, KIND_OF_REF[scheme]],
+                )
+                if row is None:
+                    raise validation(f"{where}.ref: no {entry.ref} in this workspace (upload the PDF first)")
+                if row[1] != "application/pdf":
+                    raise validation(
+                        f"{where}.ref: {entry.ref} is an image ({row[1]}), not a PDF: upload the PDF and send its ref"
+                    )
+                try:
+                    page_numbers(entry.pages, row[2], f"{where}.pages ({entry.ref})")
+                except EngineError as exc:
+                    raise validation(exc.message) from None
+                keys[entry.ref] = row[0]
+        return keys
 
     def ref_exists(self, ws: Workspace, ref: str) -> bool:
         return self._render_key(ws, ref) is not None

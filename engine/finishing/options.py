@@ -19,6 +19,7 @@ import pikepdf
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import EngineError
+from .added_pages import AddedPages, AddedPdf
 from .attachments import MAX_ATTACHMENT_BYTES, Attachment, Attachments, EmbeddedFile, check_attachments, embed_files
 from .einvoice import EInvoice, check_invoice
 from .encryption import Encryption
@@ -35,6 +36,10 @@ class Finishing(BaseModel):
     watermark: Watermark | None = Field(None, description="Text over every page; an artifact in tagged profiles")
     encryption: Encryption | None = Field(None, description="AES-256 with permissions; not with pdf-a")
     sign: bool = Field(False, description="A PAdES B-B signature, applied last by the signing step")
+    # extensions.md 12: existing PDFs before and after the generated pages, copied first in
+    # the pikepdf pass so that embedded files, XMP, encryption and the signature cover them.
+    prepend: list[AddedPdf] = Field(default_factory=list, description="PDFs (or some of their pages) put first")
+    append: list[AddedPdf] = Field(default_factory=list, description="PDFs (or some of their pages) put last")
 
     def for_row(self, attachments: list[Attachment] | None = None, e_invoice: EInvoice | None = None) -> Finishing:
         """A batch row's own options (`rowOptions`) on top of the batch's: the row's files
@@ -91,13 +96,16 @@ class FinishingPlan:
     associate: bool = False  # list the files in the catalog's /AF (pdf-a)
     xmp: str = ""  # rdf:Description elements for the XMP packet (the Factur-X schema)
     encryption: pikepdf.Encryption | None = None
+    added: AddedPages | None = None  # prepend/append, opened by render_pdf with its resolver
 
     @property
     def needs_pdf_pass(self) -> bool:
         """Whether the untagged profile needs a pikepdf pass at all (no option: none)."""
-        return bool(self.files) or self.encryption is not None
+        return bool(self.files) or self.encryption is not None or self.added is not None
 
     def apply(self, pdf: pikepdf.Pdf) -> None:
+        if self.added is not None:
+            self.added.insert(pdf)  # first: what follows covers the whole file
         if self.files:
             embed_files(pdf, self.files, self.associate)
 

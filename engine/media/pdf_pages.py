@@ -377,6 +377,13 @@ def _resources_tree(form: pikepdf.Object) -> Iterator[pikepdf.Object]:
                 stack.append(mask.G.get("/Resources"))
 
 
+def conformance(page: pikepdf.Page) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A whole page's (its inherited resources too) unembedded fonts and PDF/A-3 problems, as a
+    placed page's are found: for pages copied whole (extensions.md 12, append and prepend)."""
+    form = pikepdf.Dictionary(Resources=page.resources)
+    return tuple(sorted(set(_unembedded_fonts(form)))), tuple(dict.fromkeys(_pdf_a_problems(form)))
+
+
 def _values(holder: Any) -> list[Any]:
     if not isinstance(holder, pikepdf.Dictionary):
         return []
@@ -443,6 +450,7 @@ __all__ = [
     "PdfFacts",
     "PdfPageError",
     "PlacedPage",
+    "conformance",
     "is_pdf",
     "open_pdf",
     "page_size",

@@ -6,6 +6,7 @@ what gets generated.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import io
 import threading
@@ -25,6 +26,7 @@ from ..design.tree import DesignTree
 from ..design.variables import apply_values
 from ..elements import ELEMENT_TYPES, DrawContext
 from ..errors import EngineError, LimitExceeded
+from ..finishing.added_pages import added_count_message, load_added
 from ..finishing.options import NO_FINISHING, Finishing, FinishingPlan
 from ..finishing.watermark import Watermark, draw_watermark
 from ..media.images import ImageLibrary, PlacedPage, PreparedImage, Resolver, place
@@ -89,6 +91,10 @@ def render_pdf(
     if profile not in ("standard", "accessible", "pdf-a"):
         raise EngineError(f"pdfProfile must be standard, accessible or pdf-a (got {profile!r})")
     plan = finishing.plan(profile) if finishing is not None else NO_FINISHING
+    if finishing is not None and (finishing.prepend or finishing.append):
+        # Opened and checked before anything is drawn; their pages count against max_sheets.
+        added = load_added(finishing.prepend, finishing.append, resolver, profile)
+        plan = dataclasses.replace(plan, added=added)
     pdf, _ = _render(
         tree,
         values,
@@ -127,6 +133,9 @@ def _render(
     tree = in_design_language(tree)
     filled = computed.resolve(apply_values(tree, values), today)  # extensions.md 11
     sheets = layout(tree, filled, pages)
+    added = finishing.added.count if finishing.added is not None else 0
+    if max_sheets is not None and added and len(sheets) + added > max_sheets:
+        raise LimitExceeded(added_count_message(len(sheets) + added, added, max_sheets))
     if max_sheets is not None and len(sheets) > max_sheets:
         raise LimitExceeded(
             f"the document would have {len(sheets)} pages; at most {max_sheets} are rendered per document: "

@@ -40,3 +40,20 @@ def test_a_pdf_uploaded_over_mcp_makes_a_design_that_generates(api_server, alpha
     assert {v["name"] for v in variables["variables"]} == {"full_name", "agree", "colour", "field_2nd_city"}
     text = poppler_text(httpx.get(generated["downloadUrl"]).content)
     assert "Application form" in text[0] and "Katherine Johnson" in text[0]
+
+
+def test_an_agent_appends_terms_to_a_generated_pdf(api_server, alpha_key):
+    terms = base64.b64encode(pdf_sources.reportlab_letterhead()).decode()
+
+    async def script(session):
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        properties = tools["generate_pdf"].input_schema["properties"]
+        assert "append" in properties and "prepend" in properties
+        upload = ok(await session.call_tool("upload_image", {"file": terms, "filename": "terms.pdf"}))
+        design = ok(await session.call_tool("create_design", {"name": "Agent letter"}))
+        body = {"designId": design["designId"], "append": [{"ref": upload["ref"], "pages": "2"}]}
+        return ok(await session.call_tool("generate_pdf", body))
+
+    generated = run(api_server, alpha_key, script)
+    text = poppler_text(httpx.get(generated["downloadUrl"]).content)
+    assert len(text) == 2 and "Terms and conditions" in text[1]

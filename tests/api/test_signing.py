@@ -34,7 +34,7 @@ from pyhanko.sign.validation import validate_pdf_signature
 from pyhanko.sign.validation.status import PdfSignatureStatus
 from pyhanko_certvalidator import ValidationContext
 
-from engine import render_pdf
+from engine import Finishing, render_pdf
 from engine.errors import EngineError
 from engine.finishing.signing import (
     FIELD_DESCRIPTION,
@@ -200,6 +200,20 @@ def test_a_signed_pdf_is_pades_intact_and_trusted_under_the_test_ca(pki, signing
         # PAdES B-B: a CAdES signature (ETSI.CAdES.detached), no timestamp or revocation data.
         assert field.V.SubFilter == "/ETSI.CAdES.detached" and field.V.Filter == "/Adobe.PPKLite"
         assert "/DSS" not in pdf.Root
+
+
+def test_a_signature_covers_the_pages_appended_before_it(pki, signing_key):
+    # extensions.md 12: appended PDFs are added in the engine's pass, the signature after it.
+    terms = render_pdf(samples.invoice(), samples.invoice_row(2), samples.resolver)
+
+    def resolver(ref: str) -> bytes:
+        return terms if ref == "uploads:upl_terms" else samples.resolver(ref)
+
+    appended = Finishing(append=["uploads:upl_terms"])
+    unsigned = render_pdf(samples.invoice(), samples.invoice_row(1), resolver, finishing=appended)
+    signed = sign_pdf(unsigned, signing_key, "standard")
+    assert_intact_and_trusted(signed, pki, unsigned)
+    assert pdf_text(signed)[-len(pdf_text(terms)) :] == pdf_text(terms)
 
 
 def test_a_verifier_that_does_not_trust_the_ca_sees_an_intact_but_untrusted_signature(pki, signing_key):

@@ -14,7 +14,7 @@ service's. Results are the API's own pydantic models (`api.models`).
 from __future__ import annotations
 
 import struct
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,9 @@ from ..client.connection import PAGE_SIZE as LARGEST_PAGE
 from ..client.connection import find_design, list_designs, open_connection
 from ..client.finishing import finishing_keys
 from .authoring import Authoring
+
+# A PDF put before or after a generation's pages: a ref, a path or bytes (uploaded first), or {ref, pages}.
+AddedPdf = str | Path | bytes | Mapping[str, Any]
 
 
 def connect(
@@ -268,12 +271,18 @@ class Design(Authoring):
         path: str | Path | None = None,
         output: str | None = None,
         dpi: int | None = None,
+        append: Iterable[AddedPdf] | None = None,
+        prepend: Iterable[AddedPdf] | None = None,
         **finishing: Any,
     ) -> bytes:
         """One PDF (1 credit) with these values; also written to `path` when given. A DataFrame
         or a list of records fills a table as in `generate_many`. `output="png"` or `"jpeg"`
         (at `dpi`, 72-600, default 150) gives pictures of the pages instead, for the same credit:
         a one-page design's picture, or a ZIP of page-001.png… for more.
+
+        `append` and `prepend`: existing PDFs put after or before the generated pages (terms and
+        conditions, a cover), each a ref, a path or bytes (uploaded first), or `{"ref", "pages":
+        "1-3,5"}` for some of its pages (extensions.md 12).
 
         It may also carry `attachments`, an `e_invoice` (Factur-X XML; with profile "pdf-a"),
         a `watermark`, a `password` (or `encryption`) and `sign=True`: see
@@ -283,12 +292,24 @@ class Design(Authoring):
             body["pdfProfile"] = profile
         if output is not None or dpi is not None:
             body["output"] = {"format": output or "pdf", **({"dpi": dpi} if dpi is not None else {})}
+        for key, added in (("append", append), ("prepend", prepend)):
+            if added is not None:
+                body[key] = [self._added_pdf(item) for item in added]
         generation = m.Generation.model_validate(self._call("generate_pdf", body))
         pdf = self.workbench.client.fetch(generation.downloadUrl)
         if path is not None:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             Path(path).write_bytes(pdf)
         return pdf
+
+    def _added_pdf(self, item: AddedPdf) -> str | dict[str, Any]:
+        """An append/prepend entry as the API takes it: a ref, or {ref, pages}; a PDF given by
+        its path or bytes is uploaded first."""
+        if isinstance(item, Mapping):
+            return dict(item)
+        if isinstance(item, str) and item.startswith(("uploads:", "assets:")):
+            return item
+        return self.upload_image(item).ref
 
     def generate_many(
         self,

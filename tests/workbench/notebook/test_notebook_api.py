@@ -352,6 +352,23 @@ def test_generate_with_output_png_returns_the_picture_at_the_dpi_for_one_credit(
         design.generate({"name": "Ada"}, output="png", dpi=1000)
 
 
+def test_generate_appends_and_prepends_pdfs_given_by_path_bytes_or_ref_with_pages(wb, tmp_path):
+    from tests import pdf_sources
+
+    design = badge(wb, "Badge with terms")
+    terms = tmp_path / "terms.pdf"
+    terms.write_bytes(pdf_sources.reportlab_letterhead())
+    ref = wb.upload_image(terms).ref
+    before = wb.credits
+    pdf = design.generate({"name": "Ada"}, append=[terms], prepend=[{"ref": ref, "pages": "2"}])
+    pages = pdf_text(pdf)
+    assert len(pages) == 4 and "Terms and conditions" in pages[0] and "Ada" in pages[1]
+    assert "Northwind Letterhead" in pages[2] and "Terms and conditions" in pages[3]
+    assert wb.credits == before - 1
+    with pytest.raises(ApiError, match=r"append\[0\].pages"):
+        design.generate({"name": "Ada"}, append=[{"ref": ref, "pages": "3"}])
+
+
 def test_generate_many_with_merge_returns_and_writes_the_merged_pdf(wb, tmp_path):
     design = badge(wb, "Merged badge")
     people = [{"name": "Ada"}, {"name": "Grace"}, {"name": "Alan"}]

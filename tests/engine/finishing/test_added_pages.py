@@ -1,0 +1,91 @@
+"""Existing PDFs before and after the generated pages (extensions.md 12, engine.finishing.added_pages):
+page ranges, the page limit counting the added pages, and their place before the finishing
+that covers the whole file (encryption)."""
+
+from __future__ import annotations
+
+import io
+
+import pikepdf
+import pytest
+
+from engine import Encryption, EngineError, Finishing, LimitExceeded, render_pdf
+from engine.finishing.added_pages import AddedPdf
+from engine.finishing.added_pages import page_numbers as numbers
+from tests import pdf_sources
+from tests.pdf_probes import pdf_text
+
+from ...conftest import add, build
+
+TERMS = "uploads:upl_terms"
+
+
+def resolve(ref: str) -> bytes:
+    return {TERMS: pdf_sources.reportlab_letterhead()}[ref]
+
+
+def letter():
+    return build([add("text", "body", {"x": 60, "y": 60}, {"content": "Dear Ada"})])
+
+
+def test_page_ranges_are_one_based_numbers_and_ranges_in_their_order():
+    assert numbers("1-3,5") == [1, 2, 3, 5]
+    assert numbers(" 4 , 2-3 ") == [4, 2, 3]
+    assert numbers("2,2") == [2, 2]
+    assert numbers(None, 3) == [1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    ("pages", "count", "fragment"),
+    [
+        ("1-", None, 'e.g. "1-3,5"'),
+        ("a", None, "is not a list of pages"),
+        ("1;2", None, "is not a list of pages"),
+        ("0-2", None, "pages count from 1"),
+        ("3-1", None, "write it as 1-3"),
+        ("1-4", 3, "the PDF has 3 page(s), so page 4 does not exist"),
+        ("1-99999", None, "longer than any PDF"),
+    ],
+)
+def test_a_page_range_that_cannot_be_read_or_is_past_the_end_is_refused_naming_the_fix(pages, count, fragment):
+    with pytest.raises(EngineError, match="pages") as refused:
+        numbers(pages, count)
+    assert fragment in refused.value.message
+
+
+def test_the_request_shape_takes_a_plain_ref_and_checks_the_ranges_syntax():
+    assert AddedPdf.model_validate(TERMS) == AddedPdf(ref=TERMS)
+    with pytest.raises(ValueError, match="runs backwards"):
+        AddedPdf.model_validate({"ref": TERMS, "pages": "2-1"})
+
+
+def test_added_pages_count_against_the_page_limit():
+    finishing = Finishing(append=[TERMS])
+    assert len(pdf_text(render_pdf(letter(), {}, resolve, max_sheets=3, finishing=finishing))) == 3
+    with pytest.raises(LimitExceeded, match=r"3 pages \(2 of them from append and prepend\); at most 2"):
+        render_pdf(letter(), {}, resolve, max_sheets=2, finishing=finishing)
+
+
+def test_an_encrypted_document_encrypts_the_added_pages_too():
+    encryption = Encryption(ownerPassword="owner-secret", userPassword="s3cret")
+    finishing = Finishing(prepend=[{"ref": TERMS, "pages": "2"}], encryption=encryption)
+    pdf = render_pdf(letter(), {}, resolve, finishing=finishing)
+    with pytest.raises(pikepdf.PasswordError):
+        pikepdf.open(io.BytesIO(pdf))
+    with pikepdf.open(io.BytesIO(pdf), password="s3cret") as document:
+        assert document.is_encrypted and len(document.pages) == 2
+        # The added page's text is in the encrypted file, decrypted only with the password.
+        assert b"Terms and conditions" in document.pages[0].Contents.read_bytes()
+
+
+def test_pdf_a_refuses_an_added_page_with_a_blend_mode_pdf_a_forbids_naming_the_page():
+    blended = pdf_sources.with_blend_mode(pdf_sources.reportlab_letterhead(), "Foo")
+
+    def resolver(ref: str) -> bytes:
+        return blended
+
+    finishing = Finishing(append=[{"ref": TERMS, "pages": "2,1"}])
+    with pytest.raises(EngineError) as refused:
+        render_pdf(letter(), {}, resolver, "pdf-a", finishing=finishing)
+    assert f"append[0] ({TERMS}): page 1 carries transparency with the blend mode /Foo" in refused.value.message
+    assert len(pdf_text(render_pdf(letter(), {}, resolver, "standard", finishing=finishing))) == 3
