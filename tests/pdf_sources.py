@@ -36,15 +36,15 @@ def _apart(maker: Callable[..., bytes]) -> Callable[..., bytes]:
     _MAKERS[maker.__name__] = maker
 
     @functools.wraps(maker)
-    def made(*args: object) -> bytes:
+    def made(*args: object, **kwargs: object) -> bytes:
         with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
-            return pool.submit(_make, maker.__name__, args).result(timeout=120)
+            return pool.submit(_make, maker.__name__, args, kwargs).result(timeout=120)
 
     return made
 
 
-def _make(name: str, args: tuple) -> bytes:
-    return _MAKERS[name](*args)
+def _make(name: str, args: tuple, kwargs: dict) -> bytes:
+    return _MAKERS[name](*args, **kwargs)
 
 
 def _embedded_font() -> str:

@@ -95,9 +95,11 @@ class OperationHandler(EnvelopeHandler):
             self._refusal = outage
 
     def _file_limit(self) -> int:
-        """The operation's file limit on this server (--max-upload-mb raises it)."""
-        assert self.operation is not None and self.operation.multipart is not None
+        """The operation's file limit on this server (--max-upload-mb raises it); JSON's for a JSON body."""
+        assert self.operation is not None
         multipart = self.operation.multipart
+        if multipart is None:
+            return JSON_LIMIT
         return self.service.settings.file_limit(multipart.limit) if multipart.raisable else multipart.limit
 
     def _limit(self) -> int:
