@@ -13,13 +13,11 @@ from typing import Any
 
 from .tree import DesignTree
 
-# The element types whose data.lang defaults to the design's language.
-LANGUAGE_TYPES = ("text",)
-
 
 def node_in_language(node: Any, language: str | None) -> Any:
-    """The node with data.lang set to `language` when it is a text without one; else itself."""
-    if not language or node.type not in LANGUAGE_TYPES or node.data.lang is not None:
+    """The node with data.lang set to `language` when its type has a data.lang (the element
+    contract: no list of type names) and it has none; else itself."""
+    if not language or "lang" not in type(node.data).model_fields or node.data.lang is not None:
         return node
     return node.model_copy(update={"data": node.data.model_copy(update={"lang": language})})
 
