@@ -15,7 +15,7 @@ from ..design import computed
 from ..design.conditions import drop_orphan_conditions
 from ..design.placeholder_variables import sync_field_variables
 from ..design.tree import DesignTree
-from ..elements import StrictModel
+from ..elements import ELEMENT_TYPES, StrictModel
 from ..errors import ActionError, EngineError
 from .base import ActionSpec, ApplyContext, random_id
 from .element_actions import ELEMENT_ACTIONS, element_result
@@ -69,6 +69,7 @@ def apply(
             # extensions.md 1: placeholders are variables, from the next action on (a showIf may
             # name a field added just before); a field whose last placeholder went is gone here.
             sync_field_variables(ctx.tree)
+            _check_unique_keys(ctx.tree)
             # extensions.md 11: every expression still computes, and computed texts show their results.
             for node_id in computed.check(ctx.tree):
                 # A computed text's content changed after the action measured it: echo it as shown.
@@ -82,6 +83,24 @@ def apply(
             raise ActionError(index, action_type, reason) from None
         results.append({"type": action.type, "status": "success", "data": data})
     return ctx.tree, results
+
+
+def _check_unique_keys(tree: DesignTree) -> None:
+    """Values an element type keeps unique in a document (ElementType.unique_key: a form
+    field's name, extensions.md 13) are unique in the design."""
+    seen: dict[tuple[str, str], str] = {}
+    for node in tree.nodes.values():
+        unique = ELEMENT_TYPES[node.type].unique_key
+        if unique is None:
+            continue
+        where, key_of = unique
+        key = (node.type, key_of(node))
+        other = seen.setdefault(key, node.name)
+        if other != node.name:
+            raise ValueError(
+                f"the {node.type}s '{other}' and '{node.name}' share the {where} '{key[1]}', which is unique in a "
+                f"document: set a different {where} on one of them"
+            )
 
 
 def _parse_action(raw: Any) -> Action:

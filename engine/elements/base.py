@@ -28,6 +28,7 @@ from pydantic.fields import FieldInfo
 
 from ..design import expressions
 from ..design.names import check_visible
+from ..pdf.forms import FormFields
 from ..pdf.tagging import Untagged
 from ..render.options import DEFAULT_OPTIONS, RenderOptions
 from ..text.markup import check_link
@@ -131,6 +132,8 @@ class DrawContext:
     language: str = ""
     # Which drawing paths the render takes (the fast ones unless a test asks for the reference).
     options: RenderOptions = DEFAULT_OPTIONS
+    # The document's fillable form (extensions.md 13), shared by all its sheets.
+    forms: FormFields = field(default_factory=FormFields)
 
     def pdf_y(self, top: float, height: float = 0.0) -> float:
         """The PDF y (origin bottom-left) of a box's bottom edge."""
@@ -141,7 +144,7 @@ class DrawContext:
 class VariableSpec:
     """What binding an element does: which field a generation value replaces."""
 
-    kind: Literal["text", "image", "table", "code", "icon", "color"]
+    kind: Literal["text", "image", "table", "code", "icon", "color", "field-value"]
     field: str  # where the value goes, e.g. "data.content"
     accepts: str  # what the value must be, for error messages and the catalog
     apply: Callable[[Any, Any], Any]  # (node, value) -> node; raises ValueError(reason)
@@ -321,6 +324,12 @@ class ElementType:
     split_condition: str = ""
     # Its content is computed from expressions (extensions.md 11).
     computing: Computing | None = None
+    # Its drawing adds annotations to the page (form fields' widgets): it is never drawn into
+    # a form shared by the documents of a design (engine.render.form_cache).
+    annotates: bool = False
+    # A value unique among a document's elements of the type, besides the name: (where it is
+    # set, as refusals name it, (node) -> the value), e.g. a form field's name.
+    unique_key: tuple[str, Callable[[Any], str]] | None = None
     # What the editor needs of the type (EditorHints above); the engine reads none of it.
     editor: EditorHints = field(default_factory=lambda: EditorHints())
     Node: type[BaseModel] = field(init=False)

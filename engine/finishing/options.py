@@ -40,6 +40,8 @@ class Finishing(BaseModel):
     # the pikepdf pass so that embedded files, XMP, encryption and the signature cover them.
     prepend: list[AddedPdf] = Field(default_factory=list, description="PDFs (or some of their pages) put first")
     append: list[AddedPdf] = Field(default_factory=list, description="PDFs (or some of their pages) put last")
+    # extensions.md 13: form fields drawn as plain content, no form left to fill.
+    flatten: bool = Field(False, description="Draw form fields' values as plain content; no fillable form remains")
 
     def for_row(self, attachments: list[Attachment] | None = None, e_invoice: EInvoice | None = None) -> Finishing:
         """A batch row's own options (`rowOptions`) on top of the batch's: the row's files
@@ -85,7 +87,9 @@ class Finishing(BaseModel):
             files.append(invoice_file)
             xmp = invoice.xmp()
         encryption = self.encryption.for_pikepdf() if self.encryption is not None else None
-        return FinishingPlan(files=files, associate=profile == "pdf-a", xmp=xmp, encryption=encryption)
+        return FinishingPlan(
+            files=files, associate=profile == "pdf-a", xmp=xmp, encryption=encryption, flatten=self.flatten
+        )
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,7 @@ class FinishingPlan:
     xmp: str = ""  # rdf:Description elements for the XMP packet (the Factur-X schema)
     encryption: pikepdf.Encryption | None = None
     added: AddedPages | None = None  # prepend/append, opened by render_pdf with its resolver
+    flatten: bool = False  # form fields drawn as content (extensions.md 13), read while drawing
 
     @property
     def needs_pdf_pass(self) -> bool:

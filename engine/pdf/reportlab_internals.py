@@ -278,6 +278,41 @@ def set_annotation_entry(doc: PDFDocument, name: str, key: str, value: Any) -> N
     doc.idToObject[name][key] = value
 
 
+def set_dictionary_entry(doc: PDFDocument, name: str, key: str, value: Any) -> None:
+    """Set an entry of the dictionary registered as `name` (a form field's /Kids once all its
+    widgets are drawn), before the document is saved."""
+    doc.idToObject[name][key] = value
+
+
+def is_registered(doc: PDFDocument, name: str) -> bool:
+    """Whether the document holds an object registered as `name`."""
+    return name in doc.idToObject
+
+
+def dictionary(entries: Mapping[str, Any]) -> Any:
+    """A dictionary value, written inline where it is used, or registered with `reference`.
+    Values as format_dictionary writes them."""
+    return pdfdoc.PDFDictionary(dict(entries))
+
+
+def form_stream(entries: Mapping[str, Any], content: bytes) -> PDFObject:
+    """A stream (a widget's appearance, a form XObject) with the document's default filters:
+    register it with `reference` or `add_form`."""
+    return pdfdoc.PDFStream(pdfdoc.PDFDictionary(dict(entries)), content)
+
+
+def this_page(canvas: Canvas) -> PDFObjectReference:
+    """A reference to the page being drawn (an annotation's /P)."""
+    return canvas._doc.thisPageRef()
+
+
+def add_annotation(canvas: Canvas, name: str, entries: Mapping[str, Any]) -> str:
+    """An annotation (a form field's widget) on the page being drawn, after those made before
+    it (engine.pdf.tagging counts them in that order); its registered name."""
+    canvas._addAnnotation(pdfdoc.PDFDictionary(dict(entries)), name)
+    return canvas._doc.annotationName(name)
+
+
 def require_pdf_version(doc: PDFDocument, version: tuple[int, int]) -> None:
     """The file's header says at least this PDF version."""
     doc._pdfVersion = max(doc._pdfVersion, version)

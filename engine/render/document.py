@@ -30,6 +30,7 @@ from ..finishing.added_pages import added_count_message, load_added
 from ..finishing.options import NO_FINISHING, Finishing, FinishingPlan
 from ..finishing.watermark import Watermark, draw_watermark
 from ..media.images import ImageLibrary, PlacedPage, PreparedImage, Resolver, place
+from ..pdf.forms import FormFields
 from ..pdf.links import add_link
 from ..pdf.tagging import Tagger, Untagged
 from ..text.placeholders import Sheet
@@ -168,6 +169,8 @@ def _render(
     # in the page itself, and a design drawn without values (a design-time preview) has
     # nothing that varies and is drawn plainly, as it always was.
     use_forms = options.compiled_forms and profile == "standard" and bool(values)
+    # extensions.md 13: the fillable fields of every sheet make one AcroForm.
+    form_fields = FormFields(flatten=finishing.flatten, profile=profile)
     for sheet, number in zip(sheets, numbers, strict=False):
         canvas.setPageSize((sheet.page.width, sheet.page.height))
         tags.start_page(canvas)
@@ -179,6 +182,7 @@ def _render(
             sheet=number,
             language=filled.metadata.language or "",
             options=options,
+            forms=form_fields,
         )
         if use_forms:
             _draw_compiled(ctx, tree, sheet, base_face.name)
@@ -192,6 +196,7 @@ def _render(
             with tags.artifact(canvas):
                 draw_watermark(canvas, sheet.page.width, sheet.page.height, watermark, base_face.name)
         canvas.showPage()
+    form_fields.write(canvas)
     if isinstance(tags, Tagger):
         from ..pdf.structure_tree import save_tagged
 
@@ -247,7 +252,7 @@ def _draw_run(ctx: DrawContext, run: list[form_cache.Item], sheet: LaidOutPage, 
     def scratch_context(canvas: Canvas) -> DrawContext:
         return DrawContext(
             canvas, ctx.page_height, ctx.images, Untagged(), sheet=ctx.sheet, language=ctx.language, options=ctx.options
-        )
+        )  # its own FormFields: a compiled run holds no field (form_cache.is_static)
 
     form = form_cache.FORMS.get_or_compile(key, lambda: form_cache.compile_run(size, base_font, run, scratch_context))
     if form is None:

@@ -134,9 +134,10 @@ def is_static(placement: Placement, design: DesignTree) -> bool:
     node = placement.node
     if placement.part is not None or design.nodes.get(node.id) is not node:
         return False  # a share of a split element, or a node a value replaced
-    if getattr(node.data, "link", None) is not None:
-        return False  # its annotation belongs to the page
-    host = ELEMENT_TYPES[node.type].fields
+    element = ELEMENT_TYPES[node.type]
+    if element.annotates or getattr(node.data, "link", None) is not None:
+        return False  # its annotations belong to the page
+    host = element.fields
     return host is None or not host.shows_sheet(node)
 
 
