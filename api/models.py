@@ -137,10 +137,13 @@ class FinishingOptions(Strict):
         None, max_length=20, description=ADDED_DESCRIPTION.format(where="after") + ", e.g. terms and conditions"
     )
     prepend: list[AddedPdfEntry] = Field(None, max_length=20, description=ADDED_DESCRIPTION.format(where="before"))
+    flatten: bool = Field(
+        None, description="Draw the form fields' values as plain page content: no fillable form remains"
+    )
 
     def finishing(self) -> Finishing | None:
         """The engine's Finishing, or None when nothing beyond the design was asked for."""
-        options = (self.attachments, self.eInvoice, self.watermark, self.encryption, self.sign)
+        options = (self.attachments, self.eInvoice, self.watermark, self.encryption, self.sign, self.flatten)
         if not any(options) and not (self.append or self.prepend):
             return None
         return Finishing(
@@ -151,6 +154,7 @@ class FinishingOptions(Strict):
             sign=bool(self.sign),
             append=[AddedPdf.model_validate(entry) for entry in self.append or []],
             prepend=[AddedPdf.model_validate(entry) for entry in self.prepend or []],
+            flatten=bool(self.flatten),
         )
 
 

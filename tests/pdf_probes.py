@@ -446,3 +446,24 @@ def orphan_form_mcids(pdf: bytes) -> int:
             if isinstance(obj, pikepdf.Stream) and obj.get("/Subtype") == "/Form" and "/StructParents" not in obj:
                 found += obj.read_bytes().count(b"/MCID")
     return found
+
+
+def field_values(pdf: bytes) -> dict[str, tuple[str, object]]:
+    """The AcroForm's fields by name: (their /FT, their /V as text, a bool for a check box's
+    /Yes or /Off, None when unset); empty when the PDF has no form."""
+    found: dict[str, tuple[str, object]] = {}
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        form = document.Root.get("/AcroForm")
+        for field in form.Fields if form is not None else []:
+            kind = str(field.get("/FT", ""))
+            value = field.get("/V")
+            if value is None:
+                shown: object = None
+            elif kind == "/Btn" and str(value) in ("/Yes", "/Off") and not int(field.get("/Ff", 0)) & (1 << 15):
+                shown = str(value) == "/Yes"
+            elif isinstance(value, pikepdf.Name):
+                shown = str(value)[1:]
+            else:
+                shown = str(value)
+            found[str(field.T)] = (kind, shown)
+    return found

@@ -36,7 +36,8 @@ GUIDANCE = {
     "strings, table 2-D arrays with the header row first, image refs 'uploads:<id>'/'assets:<id>'). Returns a "
     "download URL valid for an hour. output {format: png|jpeg, dpi} gives pictures of the pages instead (one page: "
     "the picture; more: a ZIP of page-001.png…), same credit. append/prepend put uploaded PDFs (refs, or "
-    "{ref, pages: '1-3,5'}) after/before the generated pages, e.g. terms and conditions.",
+    "{ref, pages: '1-3,5'}) after/before the generated pages, e.g. terms and conditions. A design's form fields "
+    "(field elements) stay fillable; flatten: true draws their values as plain content instead.",
     "preview_page": "Renders one page to PNG with design-time content (free); use it to look at your work.",
     "preview_with_values": "Try values before spending a credit: the page as generate_pdf would draw it with these "
     "values (same value rules and errors), as a PNG watermarked PREVIEW.",
@@ -55,7 +56,8 @@ GUIDANCE = {
     "sent afterwards, retries of earlier events included, is signed with the new one.",
     "get_design_tree": "The full design tree: pages, nodes (elements by id) and variables.",
     "list_variables": "What generate_pdf and submit_batch take: each variable's name, kind (text, image, table, "
-    "code, icon, color, or field: a {name} placeholder inside a text), what a value must be and its sample.",
+    "code, icon, color, field: a {name} placeholder inside a text, or field-value: a form field's initial value), "
+    "what a value must be and its sample.",
     "delete_design": "There is no undo: afterwards every tool answers DESIGN_NOT_FOUND for it.",
     "duplicate_design": "Use it to try changes on a copy: patching the copy leaves the original as it is.",
 }

@@ -226,6 +226,8 @@ def batch(args: argparse.Namespace) -> int:
         body["output"] = {"format": args.output or "pdf", **({"dpi": args.dpi} if args.dpi else {})}
     if args.merge:
         body["merge"] = True
+    if args.flatten:
+        body["flatten"] = True
     job = client.call("submit_batch", {"designId": args.design_id}, body)
     print(f"batch {job['jobId']}: {job['total']} rows queued", file=sys.stderr)
     if args.no_wait:
@@ -282,7 +284,14 @@ def generate(args: argparse.Namespace) -> int:
     with connection:
         design = find_design(connection.client, args.design)
         result = generate_from_data(
-            connection.client, design, rows, _column_map(args.map), profile=args.profile, out=args.out, merge=args.merge
+            connection.client,
+            design,
+            rows,
+            _column_map(args.map),
+            profile=args.profile,
+            out=args.out,
+            merge=args.merge,
+            options={"flatten": True} if args.flatten else None,
         )
     print(f"{result.completed} PDFs, {len(result.failures)} failed: {args.out}", file=sys.stderr)
     if result.merged_path is not None:
@@ -441,6 +450,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--webhook-url", default=None, help="also POST the job's end to this https URL (signed)")
     p.add_argument("--no-wait", action="store_true", help="print the job id and exit instead of following it")
     p.add_argument(
+        "--flatten", action="store_true", help="draw the design's form fields as plain content: no fillable form"
+    )
+    p.add_argument(
         "--output", choices=("pdf", "png", "jpeg"), default=None, help="pictures of each row's pages instead of PDFs"
     )
     p.add_argument("--dpi", type=int, default=None, help="the pictures' resolution, 72-600 (150)")
@@ -469,6 +481,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workspace", default=None, help="without --url: the workspace's name or id (default)")
     p.add_argument(
         "--merge", action="store_true", help="also one PDF of every row (at most 100), beside --out (merged.pdf)"
+    )
+    p.add_argument(
+        "--flatten", action="store_true", help="draw the design's form fields as plain content: no fillable form"
     )
     _data_dir(p)
     p.set_defaults(func=generate)

@@ -22,6 +22,7 @@ def finishing_keys(
     password: str | None = None,
     encryption: Mapping[str, Any] | None = None,
     sign: bool = False,
+    flatten: bool = False,
 ) -> dict[str, Any]:
     """The body keys for these options (none for options not given).
 
@@ -32,7 +33,8 @@ def finishing_keys(
     - `password`: opening the PDF asks for it (AES-256, everything allowed to whoever opens it; the owner
       password, which could change that, is random and forgotten);
       `encryption` gives the API's full shape instead (`{ownerPassword, userPassword?, allow?}`);
-    - `sign`: signed with the workspace's signing certificate (PAdES B-B).
+    - `sign`: signed with the workspace's signing certificate (PAdES B-B);
+    - `flatten`: the design's form fields drawn as plain content, no fillable form left.
     """
     keys: dict[str, Any] = {}
     if attachments:
@@ -54,6 +56,8 @@ def finishing_keys(
         keys["encryption"] = dict(encryption)
     if sign:
         keys["sign"] = True
+    if flatten:
+        keys["flatten"] = True
     return keys
 
 

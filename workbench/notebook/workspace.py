@@ -285,8 +285,8 @@ class Design(Authoring):
         "1-3,5"}` for some of its pages (extensions.md 12).
 
         It may also carry `attachments`, an `e_invoice` (Factur-X XML; with profile "pdf-a"),
-        a `watermark`, a `password` (or `encryption`) and `sign=True`: see
-        `workbench.client.finishing.finishing_keys`."""
+        a `watermark`, a `password` (or `encryption`), `sign=True` and `flatten=True` (form fields
+        drawn as plain content): see `workbench.client.finishing.finishing_keys`."""
         body: dict[str, Any] = {"data": self._values(values or {}), **finishing_keys(**finishing)}
         if profile is not None:
             body["pdfProfile"] = profile
@@ -336,7 +336,7 @@ class Design(Authoring):
         a plain table's as rows, its column names as the header row. `out` is a folder
         (`row-0001.pdf`…) or a `.zip`; without it the PDFs stay in `result.pdfs`. Rows go
         in batches of at most 100; `result.failures` lists failed rows by position.
-        Every PDF gets the same `attachments`, `watermark`, `password`, `sign`… as `generate`;
+        Every PDF gets the same `attachments`, `watermark`, `password`, `sign`, `flatten`… as `generate`;
         `e_invoices` gives each row its own Factur-X XML (a list or a column, one per row, in
         order: `df.apply(factur_x_xml, axis=1)`), with profile "pdf-a".
         `merge=True` (at most 100 rows) also gives one PDF of every successful row in order, with a

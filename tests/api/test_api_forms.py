@@ -1,0 +1,109 @@
+"""Fillable forms over the API (extensions.md 13): generate and batch keep a design's field
+elements as an AcroForm, fill their initial values from variables (kind "field-value"), and
+flatten them on request; over real HTTP and MCP."""
+
+from __future__ import annotations
+
+import httpx
+
+from tests.batch_jobs import wait_for_end, zip_of
+from tests.mcp_calls import ok, run
+from tests.pdf_probes import field_values, poppler_text
+
+from ..conftest import action, add
+
+FORM = [
+    add("field", "applicant", {"x": 40, "y": 40, "w": 220, "h": 24}, {"fieldType": "text", "value": "Your name"}),
+    add("field", "newsletter", {"x": 40, "y": 80, "w": 16, "h": 16}, {"fieldType": "checkbox"}),
+    add(
+        "field",
+        "plan",
+        {"x": 40, "y": 110, "w": 160, "h": 60},
+        {"fieldType": "radio", "options": [{"value": "basic", "label": "Basic"}, {"value": "pro", "label": "Pro"}]},
+    ),
+    add("field", "signature", {"x": 40, "y": 190, "w": 200, "h": 50}, {"fieldType": "signature"}),
+    action("bind_variable", name="applicant"),
+    action("bind_variable", name="newsletter"),
+    action("bind_variable", name="plan"),
+]
+
+
+def form_design(client) -> str:
+    design_id = client.data(client.post("/designs", json={"name": "Application"}), 201)["designId"]
+    client.data(client.patch(f"/designs/{design_id}/tree", json={"actions": FORM}), 200)
+    return design_id
+
+
+def generated(client, design_id: str, body: dict) -> bytes:
+    url = client.data(client.post(f"/designs/{design_id}/generate", json=body), 201)["downloadUrl"]
+    return httpx.get(url).content
+
+
+def test_bound_fields_are_variables_of_kind_field_value(alpha):
+    design_id = form_design(alpha)
+    variables = alpha.data(alpha.get(f"/designs/{design_id}/variables"), 200)["variables"]
+    kinds = {variable["name"]: variable["kind"] for variable in variables}
+    assert kinds == {"applicant": "field-value", "newsletter": "field-value", "plan": "field-value"}
+
+
+def test_generate_fills_the_initial_values_and_keeps_the_form_fillable(alpha):
+    design_id = form_design(alpha)
+    body = {"data": {"applicant": "Ada Lovelace", "newsletter": True, "plan": "pro"}}
+    fields = field_values(generated(alpha, design_id, body))
+    assert fields == {
+        "applicant": ("/Tx", "Ada Lovelace"),
+        "newsletter": ("/Btn", True),
+        "plan": ("/Btn", "pro"),
+        "signature": ("/Sig", None),
+    }
+
+
+def test_flatten_draws_the_values_and_leaves_no_form(alpha):
+    design_id = form_design(alpha)
+    pdf = generated(alpha, design_id, {"data": {"applicant": "Ada Lovelace", "plan": "basic"}, "flatten": True})
+    assert field_values(pdf) == {}
+    text = poppler_text(pdf)[0]
+    assert "Ada Lovelace" in text and "Basic" in text
+
+
+def test_a_value_the_field_cannot_take_is_refused_naming_the_fix(alpha):
+    design_id = form_design(alpha)
+    for data, fragment in (
+        ({"plan": "gold"}, "one of its options' values"),
+        ({"newsletter": "maybe"}, "true or false"),
+        ({"applicant": "Жанна"}, "Windows-1252"),
+    ):
+        message = alpha.error(
+            alpha.post(f"/designs/{design_id}/generate", json={"data": data}), 400, "VALIDATION_ERROR"
+        )
+        assert fragment in message, message
+
+
+def test_a_batch_fills_each_rows_fields_and_flattens_them_on_request(alpha):
+    design_id = form_design(alpha)
+    rows = [
+        {"applicant": "Ada", "newsletter": "yes", "plan": "pro"},
+        {"applicant": "Grace", "newsletter": "no", "plan": "basic"},
+    ]
+    job_id = alpha.data(alpha.post(f"/designs/{design_id}/batch", json={"rows": rows}), 202)["jobId"]
+    assert wait_for_end(alpha, job_id)["completed"] == 2
+    archive = zip_of(alpha, job_id)
+    first, second = (field_values(archive.read(f"row-{i:04d}.pdf")) for i in (1, 2))
+    assert first["applicant"] == ("/Tx", "Ada") and first["newsletter"] == ("/Btn", True)
+    assert second["plan"] == ("/Btn", "basic") and second["newsletter"] == ("/Btn", False)
+    flat = alpha.data(alpha.post(f"/designs/{design_id}/batch", json={"rows": rows, "flatten": True}), 202)["jobId"]
+    assert wait_for_end(alpha, flat)["completed"] == 2
+    assert field_values(zip_of(alpha, flat).read("row-0002.pdf")) == {}
+
+
+def test_mcp_generate_pdf_takes_flatten(api_server, alpha):
+    design_id = form_design(alpha)
+    arguments = {"designId": design_id, "data": {"applicant": "Ada"}}
+
+    async def script(session):
+        kept = ok(await session.call_tool("generate_pdf", arguments))
+        return kept, ok(await session.call_tool("generate_pdf", {**arguments, "flatten": True}))
+
+    kept, flat = run(api_server, api_server.workspaces["alpha"][1], script)
+    assert field_values(httpx.get(kept["downloadUrl"]).content)["applicant"] == ("/Tx", "Ada")
+    assert field_values(httpx.get(flat["downloadUrl"]).content) == {}
