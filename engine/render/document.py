@@ -420,6 +420,9 @@ def rasterize(pdf: bytes, page_index: int = 0, dpi: float = 96, text: Mapping[st
     with _PDFIUM_LOCK:
         document = pdfium.PdfDocument(pdf)
         try:
+            # Form fields' widgets are drawn by PDFium's form layer only (extensions.md 13): a
+            # preview shows them as the PDF does. Nothing is done for a document without a form.
+            document.init_forms()
             page = document[page_index]
             width, height = page.get_size()
             scale = min(dpi / 72, (MAX_PREVIEW_PIXELS / (width * height)) ** 0.5)

@@ -81,6 +81,7 @@ def page_pictures(pdf: bytes, output: PageOutput) -> list[bytes]:
     with _PDFIUM_LOCK:
         document = pdfium.PdfDocument(pdf)
         try:
+            document.init_forms()  # form fields' widgets, as the PDF shows them (extensions.md 13)
             for index in range(len(document)):
                 page = document[index]
                 width, height = page.get_size()

@@ -4,11 +4,14 @@ flatten them on request; over real HTTP and MCP."""
 
 from __future__ import annotations
 
+import io
+
 import httpx
+from PIL import Image
 
 from tests.batch_jobs import wait_for_end, zip_of
 from tests.mcp_calls import ok, run
-from tests.pdf_probes import field_values, poppler_text
+from tests.pdf_probes import field_values, ink_ratio, poppler_text
 
 from ..conftest import action, add
 
@@ -107,3 +110,17 @@ def test_mcp_generate_pdf_takes_flatten(api_server, alpha):
     kept, flat = run(api_server, api_server.workspaces["alpha"][1], script)
     assert field_values(httpx.get(kept["downloadUrl"]).content)["applicant"] == ("/Tx", "Ada")
     assert field_values(httpx.get(flat["downloadUrl"]).content) == {}
+
+
+def test_the_preview_and_pictures_show_the_fields_as_the_pdf_does(alpha):
+    design_id = form_design(alpha)
+    preview = alpha.data(alpha.get(f"/designs/{design_id}/preview"), 200)["previewUrl"]
+    picture = generated(alpha, design_id, {"data": {"newsletter": True}, "output": {"format": "png", "dpi": 72}})
+    for png in (httpx.get(preview).content, picture):
+        image = Image.open(io.BytesIO(png)).convert("L")
+        scale = image.width / 595.28  # A4 points to pixels
+        # The text field's border and its value, the check box's tick: drawn only by PDFium's form layer.
+        field = image.crop((int(40 * scale), int(40 * scale), int(260 * scale), int(64 * scale)))
+        assert ink_ratio(field) > 0.02, "the text field's widget is not drawn"
+    tick = Image.open(io.BytesIO(picture)).convert("L").crop((42, 82, 54, 94))
+    assert ink_ratio(tick) > 0.05, "the check box's tick is not drawn"
