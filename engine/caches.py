@@ -22,6 +22,7 @@ from . import fonts
 from .design import colors, expressions
 from .elements import barcode, qr, table, table_rows, text
 from .finishing import einvoice
+from .fonts import form_font
 from .fonts.embedding import SUBSETS
 from .media import icons
 from .media.images import ImageLibrary
@@ -80,6 +81,7 @@ FUNCTIONS: tuple[tuple[Callable[..., Any], str], ...] = (
     (fonts.runs, "a text cut where its face changes"),
     (fonts.string_width, "a text's width"),
     (fonts.install_defaults, "ReportLab's default font, set once"),
+    (form_font.form_font, "a catalog face cut to Windows-1252, what form fields are typed in"),
     (colors.to_rl, "ReportLab's colour of a hex colour"),
     (colors.parse_gradient, "a parsed gradient"),
     (icons.icon_drawing, "an icon's drawing, per id, colour and stroke"),
