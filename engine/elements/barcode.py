@@ -544,6 +544,32 @@ def bind_value(node: Any, value: Any) -> Any:
     return with_data(node, content=value)
 
 
+def _shape(fmt: str) -> str:
+    return fmt if fmt in ("pdf417", "gs1-datamatrix") else "square" if fmt in MATRIX_FORMATS else "linear"
+
+
+def box_for_format(node: Any, changes: dict) -> dict:
+    """The editor's edit with the box reshaped when the format's shape changes: a linear code's
+    wide box would draw a DataMatrix as a small square in its middle. Square codes take a square
+    box, PDF417 a box three times as wide as high, GS1 DataMatrix room for its element string
+    under it; a linear code is given back a barcode's proportions."""
+    new = (changes.get("data") or {}).get("format")
+    if new is None or "position" in changes or _shape(new) == _shape(node.data.format):
+        return changes
+    w, h = node.position.w, node.position.h
+    shape = _shape(new)
+    if shape == "square":
+        box = {"w": min(w, h), "h": min(w, h)}
+    elif shape == "pdf417":
+        box = {"h": round(w / 3, 2)}
+    elif shape == "gs1-datamatrix":
+        box = {"h": round(w / 2, 2)}
+    else:
+        wide = max(w, 200.0)
+        box = {"w": wide, "h": round(wide * 0.35, 2)}
+    return {**changes, "position": box}
+
+
 ELEMENT = ElementType(
     name="barcode",
     summary=(
@@ -559,5 +585,6 @@ ELEMENT = ElementType(
     variable=VariableSpec(kind="code", field="data.content", accepts="a string valid for the format", apply=bind_value),
     editor=EditorHints(
         defaults={"position": {"w": 200, "h": 70}, "data": {"content": "DOCBENCH-0001", "format": "CODE128"}},
+        edited=box_for_format,
     ),
 )
