@@ -10,6 +10,7 @@ codeword, and a separator after each variable-length application identifier.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Literal, NamedTuple
@@ -77,6 +78,9 @@ CAPACITY = {
     "pdf417": "2528 digits, 1725 letters or 1034 bytes",
     "aztec": "3835 digits, 3068 letters or 1915 bytes",
 }
+# The most characters any content of the format could be (all digits): longer content is
+# refused before it reaches the encoder.
+_MOST_CHARACTERS = {"datamatrix": 3116, "gs1-datamatrix": 3116, "pdf417": 2528, "aztec": 3835}
 # GS1 General Specifications 5.4.1: a GS1-128 symbol holds at most 48 data characters.
 GS1_128_MOST = 48
 _UTF8_ECI = 26  # as for QR codes (engine/elements/qr.py): non-ASCII text declared UTF-8
@@ -167,12 +171,26 @@ def _gs1_128(content: str) -> str:
     return gs1.element_string(pairs)
 
 
+def _too_long(fmt: str, content: str) -> ValueError:
+    return ValueError(
+        f"content is too long for {fmt} ({len(content.encode())} bytes): its largest symbol holds "
+        f"{CAPACITY[fmt]}; shorten it or split it over several codes"
+    )
+
+
 def _gs1_datamatrix(content: str) -> str:
+    if len(content) > _MOST_CHARACTERS["gs1-datamatrix"]:
+        raise _too_long("gs1-datamatrix", content)
     return gs1.element_string(gs1.parse(content))
 
 
-def _any_text(content: str) -> str:
-    return content
+def _any_text(fmt: str) -> Callable[[str], str]:
+    def within(content: str) -> str:
+        if len(content) > _MOST_CHARACTERS[fmt]:
+            raise _too_long(fmt, content)
+        return content
+
+    return within
 
 
 _NEW_FORMATS = {
@@ -180,9 +198,9 @@ _NEW_FORMATS = {
     "itf14": _itf14,
     "gs1-128": _gs1_128,
     "gs1-datamatrix": _gs1_datamatrix,
-    "datamatrix": _any_text,
-    "pdf417": _any_text,
-    "aztec": _any_text,
+    "datamatrix": _any_text("datamatrix"),
+    "pdf417": _any_text("pdf417"),
+    "aztec": _any_text("aztec"),
 }
 
 
@@ -201,9 +219,10 @@ def _zxing_modules(text: str, fmt: str) -> np.ndarray:
     """The symbol's dark modules (rows x columns) as ZXing draws them at one pixel a module,
     without quiet zones; ValueError naming the limit when it does not fit the format."""
     options: dict[str, Any] = {}
+    encoded = text
     if fmt in GS1_FORMATS:
         options["gs1"] = True
-        text = gs1.bracketed(gs1.parse(text))
+        encoded = gs1.bracketed(gs1.parse(text))
     elif not text.isascii():
         options["eci"] = _UTF8_ECI
     if fmt in ("datamatrix", "gs1-datamatrix"):
@@ -211,13 +230,10 @@ def _zxing_modules(text: str, fmt: str) -> np.ndarray:
         # for short content (ISO/IEC 21471) are not read by every scanner in use.
         options["force_square"] = True
     try:
-        code = zxingcpp.create_barcode(text, _ZXING[fmt], **options)
+        code = zxingcpp.create_barcode(encoded, _ZXING[fmt], **options)
     except ValueError as error:
         if fmt in CAPACITY and "too long" in str(error):
-            raise ValueError(
-                f"content is too long for {fmt} ({len(text.encode())} bytes): its largest symbol holds "
-                f"{CAPACITY[fmt]}; shorten it or split it over several codes"
-            ) from None
+            raise _too_long(fmt, text) from None
         raise ValueError(f"{fmt} cannot encode this content: {error}") from None
     return np.asarray(code.to_image(scale=1, add_quiet_zones=False)) == 0
 

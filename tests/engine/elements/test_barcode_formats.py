@@ -214,6 +214,12 @@ def test_2d_capacity_refusal_names_the_limit(fmt, longest):
         barcode.BarcodeData(content=longest + longest[0], format=fmt)
 
 
+@pytest.mark.parametrize("fmt", ["datamatrix", "gs1-datamatrix", "pdf417", "aztec"])
+def test_content_longer_than_any_symbol_is_refused_before_encoding(fmt):
+    with pytest.raises(ValueError, match=rf"content is too long for {fmt} \(100000 bytes\): its largest symbol holds"):
+        barcode.BarcodeData(content="1" * 100_000, format=fmt)
+
+
 def test_bound_code_refuses_a_bad_gs1_value_and_takes_a_good_one():
     tree = build(
         [
