@@ -6,6 +6,7 @@ import httpx
 import pytest
 import zxingcpp
 
+from tests.mcp_calls import failed, ok, run
 from tests.pdf_probes import page_image
 
 ELEMENT_STRING = "(01)09501101530003(17)260101(10)AB12"
@@ -65,3 +66,17 @@ def test_bound_gs1_code_is_checked_at_generation_and_drawn(alpha):
     url = alpha.data(alpha.post(f"/designs/{design_id}/generate", json={"data": {"code": value}}), 201)["downloadUrl"]
     (found,) = zxingcpp.read_barcodes(page_image(httpx.get(url).content, dpi=150))
     assert found.text == value and found.symbology_identifier == "]C1"
+
+
+def test_mcp_refuses_a_bad_gs1_value_as_rest_does(api_server):
+    async def script(session):
+        design = ok(await session.call_tool("create_design", {"name": "label"}))
+        actions = [barcode("(01)09501101530003(17)260101(99)", "gs1-datamatrix")]
+        return failed(
+            await session.call_tool("patch_design_tree", {"designId": design["designId"], "actions": actions}),
+            "VALIDATION_ERROR",
+        )
+
+    assert "(99) has no value; write it after the parentheses" in run(
+        api_server, api_server.workspaces["alpha"][1], script
+    )
