@@ -488,14 +488,16 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     # EAN/UPC guard bars reach half a line into the digits' line, between the groups.
     reach = style.leading / 2 if layout is not None and style is not None else 0.0
     canvas.setFillColor(to_rl(styles.color))
-    bars_top, bars_height = box.y, bar_height
+    bars_top, bars_height, bearers = box.y, bar_height, ""
     if fmt == "itf14":
+        # The bearer bars span the box, quiet zones included, in the bars' path.
         bearer = min(ITF14_BEARER * module, bar_height / 6)
-        for y in (box.y, box.y + bar_height - bearer):
-            canvas.rect(box.x, ctx.pdf_y(y, bearer), box.w, bearer, stroke=0, fill=1)
+        bearers = "".join(
+            f" {fp_str(box.x, ctx.pdf_y(y, bearer), box.w, bearer)} re" for y in (box.y, box.y + bar_height - bearer)
+        )
         bars_top, bars_height = box.y + bearer, bar_height - 2 * bearer
     path = _bars_path(node.data.content, fmt, left, module, ctx.pdf_y(bars_top, bars_height), bars_height, reach)
-    canvas.drawPath(PDFPathObject(code=[path]), stroke=0, fill=1)
+    canvas.drawPath(PDFPathObject(code=[path + bearers]), stroke=0, fill=1)
     if style is not None:
         top = box.y + bar_height
         if layout is None:
