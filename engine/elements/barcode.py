@@ -370,46 +370,62 @@ class BarcodeStyles(StrictModel):
     fontSize: float | None = Field(None, gt=0, le=200, description="Default: a fifth of the height, at most 12")
 
 
-Band = tuple[int, int, tuple[tuple[int, int], ...]]  # first row, rows, dark runs (first column, length)
-
-
 class Matrix(NamedTuple):
+    """A 2-D symbol's dark runs, equal rows merged into one band (a PDF417 row is 3 modules
+    tall): run i covers rows [band_rows[i], + band_heights[i]) and columns [starts[i], + lengths[i]),
+    top to bottom, left to right. Two bytes a number: the largest DataMatrix has some 5,000
+    runs, which as tuples of Python ints held ten times the memory in the cache."""
+
     text: str  # the human-readable text: a GS1 element string, or the content
     columns: int
     rows: int
-    bands: tuple[Band, ...]  # runs of equal rows (a PDF417 row is 3 modules tall), top to bottom
+    band_rows: np.ndarray
+    band_heights: np.ndarray
+    starts: np.ndarray
+    lengths: np.ndarray
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=512)
 def matrix(content: str, fmt: BarcodeFormat) -> Matrix:
-    """A 2-D symbol's modules, equal rows merged into bands; ValueError when it cannot be encoded."""
+    """A 2-D symbol's modules as runs; ValueError when it cannot be encoded."""
     text = normalise(content, fmt)
     dark = _zxing_modules(text, fmt)
     changes = (np.nonzero(np.any(dark[1:] != dark[:-1], axis=1))[0] + 1).tolist()
-    firsts = [0, *changes]
-    ends = [*changes, dark.shape[0]]
-    bands = []
-    for first, end in zip(firsts, ends, strict=True):
-        # A run starts where the row steps from light to dark and ends where it steps back.
-        steps = np.diff(np.concatenate(([0], dark[first].astype(np.int8), [0])))
-        starts, stops = np.nonzero(steps == 1)[0], np.nonzero(steps == -1)[0]
-        bands.append((first, end - first, tuple(zip(starts.tolist(), (stops - starts).tolist(), strict=True))))
-    return Matrix(text, dark.shape[1], dark.shape[0], tuple(bands))
+    firsts = np.array([0, *changes])
+    heights = np.diff(np.append(firsts, dark.shape[0]))
+    # A run starts where a band's row steps from light to dark and ends where it steps back;
+    # a light module added at both ends of each row closes runs at the edges.
+    bands = dark[firsts]
+    light = np.zeros((bands.shape[0], 1), dtype=bool)
+    steps = np.diff(np.hstack((light, bands, light)).view(np.int8), axis=1)
+    band, starts = np.nonzero(steps == 1)
+    _, stops = np.nonzero(steps == -1)
+    arrays = [firsts[band], heights[band], starts, stops - starts]
+    arrays = [array.astype(np.uint16) for array in arrays]
+    for array in arrays:
+        array.flags.writeable = False  # shared through the cache
+    return Matrix(text, dark.shape[1], dark.shape[0], *arrays)
 
 
 @lru_cache(maxsize=256)
 def _matrix_path(content: str, fmt: BarcodeFormat, left: float, top: float, module: float, page_height: float) -> str:
-    """The dark modules as PDF path operators, one rectangle per run of a band (as the QR
-    element's _modules_path): one string per code and place."""
+    """The dark modules as PDF path operators, one rectangle per run (as the QR element's
+    _modules_path): one string per code and place, each edge's number formatted once."""
     symbol = matrix(content, fmt)
     steps = np.arange(max(symbol.columns, symbol.rows) + 1)
     xs = fp_str((left + steps * module).tolist()).split(" ")
     widths = fp_str((steps * module).tolist()).split(" ")
-    parts = ["n"]
-    for first, count, runs in symbol.bands:
-        y_height = fp_str(page_height - (top + (first + count) * module), count * module).split(" ")
-        parts.extend(f"{xs[start]} {y_height[0]} {widths[length]} {y_height[1]} re" for start, length in runs)
-    return " ".join(parts)
+    ys = fp_str((page_height - (top + steps * module)).tolist()).split(" ")
+    return "n " + " ".join(
+        f"{xs[start]} {ys[row + height]} {widths[length]} {widths[height]} re"
+        for row, height, start, length in zip(
+            symbol.band_rows.tolist(),
+            symbol.band_heights.tolist(),
+            symbol.starts.tolist(),
+            symbol.lengths.tolist(),
+            strict=True,
+        )
+    )
 
 
 def _line_style(styles: Any, height: float) -> text_style.TextStyle:
