@@ -103,6 +103,8 @@ FUNCTIONS: tuple[tuple[Callable[..., Any], str], ...] = (
     (expressions.check, "an expression checked against the names it may read"),
     (barcode.bars, "a barcode's bars"),
     (barcode._bars_path, "a barcode's path"),
+    (barcode.matrix, "a 2-D barcode's modules"),
+    (barcode._matrix_path, "a 2-D barcode's path"),
     (qr.module_runs, "a QR code's modules"),
     (qr._modules_path, "a QR code's path"),
 )

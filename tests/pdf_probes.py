@@ -354,6 +354,21 @@ def operators(pdf: bytes, page: int = 0) -> list[tuple[list, str]]:
         ]
 
 
+def filled_rectangles(pdf: bytes, page: int = 0) -> list[int]:
+    """How many rectangles (re) each filled path of a page's content stream holds, in order:
+    a symbol drawn as one path of merged module runs is one entry."""
+    counts, pending = [], 0
+    for _, operator in operators(pdf, page):
+        if operator == "re":
+            pending += 1
+        elif operator in ("f", "F", "f*", "B", "B*", "b", "b*"):
+            counts.append(pending)
+            pending = 0
+        elif operator in ("n", "S", "s"):
+            pending = 0
+    return counts
+
+
 def _number(operand):
     try:
         return float(operand)

@@ -280,6 +280,9 @@ class EditorHints:
     keeps_aspect: bool = False
     # Where a click hits it on the canvas, (node) -> HitArea; None: anywhere in its box.
     hit_area_of: Callable[[Any], HitArea] | None = None
+    # What else an edit in the properties form changes: (node, update_element args) -> the args
+    # sent, e.g. a barcode switched to a 2-D format takes a square box. None: sent as edited.
+    edited: Callable[[Any, dict], dict] | None = None
 
 
 @dataclass(frozen=True)

@@ -234,6 +234,8 @@ def element_form(
     shown = {"node": node}  # the saved node the form shows; conversions and comparisons read it
 
     def update(**changes: Any) -> None:
+        if spec.editor.edited is not None:
+            changes = spec.editor.edited(shown["node"], changes)
         send([{"type": "update_element", "args": {"id": node.id, **changes}}])
 
     name = pn.widgets.TextInput(label=_name_label(bound), value=node.name, sizing_mode="stretch_width")

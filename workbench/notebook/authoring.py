@@ -261,7 +261,8 @@ class Authoring:
         show_if: str | dict | None = None,
         **styles: Any,
     ) -> dict:
-        """A barcode (`format` CODE128 by default, EAN13, EAN8, UPCA, CODE39, ITF, ISBN13)."""
+        """A barcode (`format` CODE128 by default, EAN13, EAN8, UPCA, CODE39, ITF, ISBN13, upce, itf14,
+        gs1-128; 2-D: datamatrix, gs1-datamatrix, pdf417, aztec)."""
         barcode = {"content": content, **({"format": format} if format else {}), **(data or {})}
         position = {"x": x, "y": y, "w": w, "h": h}
         return self.add_element(
