@@ -467,9 +467,18 @@ def field_values(pdf: bytes) -> dict[str, tuple[str, object]]:
     """The AcroForm's fields by name: (their /FT, their /V as text, a bool for a check box's
     /Yes or /Off, None when unset); empty when the PDF has no form."""
     found: dict[str, tuple[str, object]] = {}
+
+    def terminal(field: pikepdf.Object, prefix: str) -> list[tuple[str, pikepdf.Object]]:
+        """Fields with a type (a merged PDF's per-row parents hold them), by full name."""
+        name = prefix + str(field.get("/T", ""))
+        if "/FT" in field or "/Kids" not in field or any("/T" not in kid for kid in field.Kids):
+            return [(name, field)]
+        return [found for kid in field.Kids for found in terminal(kid, name + ".")]
+
     with pikepdf.open(io.BytesIO(pdf)) as document:
         form = document.Root.get("/AcroForm")
-        for field in form.Fields if form is not None else []:
+        named = [found for field in (form.Fields if form is not None else []) for found in terminal(field, "")]
+        for full_name, field in named:
             kind = str(field.get("/FT", ""))
             value = field.get("/V")
             if value is None:
@@ -480,5 +489,5 @@ def field_values(pdf: bytes) -> dict[str, tuple[str, object]]:
                 shown = str(value)[1:]
             else:
                 shown = str(value)
-            found[str(field.T)] = (kind, shown)
+            found[full_name] = (kind, shown)
     return found

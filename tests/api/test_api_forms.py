@@ -124,3 +124,15 @@ def test_the_preview_and_pictures_show_the_fields_as_the_pdf_does(alpha):
         assert ink_ratio(field) > 0.02, "the text field's widget is not drawn"
     tick = Image.open(io.BytesIO(picture)).convert("L").crop((42, 82, 54, 94))
     assert ink_ratio(tick) > 0.05, "the check box's tick is not drawn"
+
+
+def test_a_merged_batch_keeps_every_rows_fields_fillable_under_the_rows_name(alpha):
+    design_id = form_design(alpha)
+    rows = [{"applicant": "Ada", "plan": "pro"}, {"applicant": "Grace", "plan": "basic"}]
+    job_id = alpha.data(alpha.post(f"/designs/{design_id}/batch", json={"rows": rows, "merge": True}), 202)["jobId"]
+    assert wait_for_end(alpha, job_id)["completed"] == 2
+    url = alpha.data(alpha.get(f"/batches/{job_id}/download", params={"merged": "true"}), 200)["downloadUrl"]
+    fields = field_values(httpx.get(url).content)
+    assert fields["row-0001.applicant"] == ("/Tx", "Ada") and fields["row-0002.applicant"] == ("/Tx", "Grace")
+    assert fields["row-0001.plan"] == ("/Btn", "pro") and fields["row-0002.plan"] == ("/Btn", "basic")
+    assert len(fields) == 8
