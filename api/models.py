@@ -13,6 +13,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field
 from engine.actions import MAX_ACTIONS, Action
 from engine.design.names import check_visible
 from engine.design.paper import MAX_PAGE_SIDE, MIN_PAGE_SIDE, Orientation, PaperSize
+from engine.elements.base import VariableKind
 from engine.finishing.added_pages import AddedPdf
 from engine.finishing.attachments import Attachments
 from engine.finishing.einvoice import EInvoice
@@ -470,7 +471,7 @@ class VariableInfo(BaseModel):
     """One variable of a design (extensions.md 5): a bound element's or a text field's."""
 
     name: str
-    kind: Literal["text", "image", "table", "code", "icon", "color", "field"]
+    kind: VariableKind
     accepts: str = Field(description="What a value must be")
     sample: Any = Field(description="The design-time value: the bound element's content, or the field's sample")
     elements: list[str] = Field(description="The names of the elements the variable fills")

@@ -140,11 +140,17 @@ class DrawContext:
         return self.page_height - top - height
 
 
+# What binding an element of a type makes its variable (extensions.md 5; "field-value": a form
+# field's initial value, extensions.md 13). A placeholder inside a text is a variable of kind "field".
+BoundKind = Literal["text", "image", "table", "code", "icon", "color", "field-value"]
+VariableKind = Literal[BoundKind, "field"]
+
+
 @dataclass(frozen=True)
 class VariableSpec:
     """What binding an element does: which field a generation value replaces."""
 
-    kind: Literal["text", "image", "table", "code", "icon", "color", "field-value"]
+    kind: BoundKind
     field: str  # where the value goes, e.g. "data.content"
     accepts: str  # what the value must be, for error messages and the catalog
     apply: Callable[[Any, Any], Any]  # (node, value) -> node; raises ValueError(reason)

@@ -49,6 +49,16 @@ def test_bound_fields_are_variables_of_kind_field_value(alpha):
     assert kinds == {"applicant": "field-value", "newsletter": "field-value", "plan": "field-value"}
 
 
+def test_mcp_lists_a_forms_variables(api_server, alpha):
+    design_id = form_design(alpha)
+
+    async def script(session):
+        return ok(await session.call_tool("list_variables", {"designId": design_id}))
+
+    variables = run(api_server, api_server.workspaces["alpha"][1], script)["variables"]
+    assert {variable["name"]: variable["kind"] for variable in variables}["newsletter"] == "field-value"
+
+
 def test_generate_fills_the_initial_values_and_keeps_the_form_fillable(alpha):
     design_id = form_design(alpha)
     body = {"data": {"applicant": "Ada Lovelace", "newsletter": True, "plan": "pro"}}
