@@ -162,7 +162,7 @@ def _element(form_field: FormField, name: str, field_name: str, notes: list[str]
     where = f"the field '{form_field.name}' (page {form_field.page + 1})"
     data: dict[str, Any] = {"fieldType": form_field.kind, "fieldName": field_name}
     if field_name != form_field.name:
-        notes.append(f"{where} is named '{field_name}': a field name holds no '.'")
+        notes.append(f"{where} is the field '{field_name}' (a field's name holds no '.' and is unique)")
     if form_field.kind in ("radio", "select"):
         data["options"] = _accepted_options(form_field, where, notes)
     if form_field.required:
