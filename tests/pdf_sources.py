@@ -298,6 +298,17 @@ def rotated(pdf: bytes, degrees: int) -> bytes:
         return out.getvalue()
 
 
+def with_options(pdf: bytes, field: str, options: list[str]) -> bytes:
+    """The PDF with the /Opt of its top-level field named `field` replaced by `options`."""
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        for entry in document.Root.AcroForm.Fields:
+            if str(entry.get("/T", "")) == field:
+                entry.Opt = pikepdf.Array([pikepdf.String(option) for option in options])
+        out = io.BytesIO()
+        document.save(out)
+        return out.getvalue()
+
+
 def encrypted(pdf: bytes) -> bytes:
     with pikepdf.open(io.BytesIO(pdf)) as document:
         out = io.BytesIO()

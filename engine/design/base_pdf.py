@@ -149,6 +149,8 @@ def import_pdf(data: bytes, ref: str, title: str | None = None) -> PdfImport:
     for form_field in fields:
         name = variable_name(form_field.name, names)
         element = _element(form_field, name, pdf_field_name(form_field.name, field_names), notes)
+        if element is None:
+            continue
         actions.append({"type": "add_element", "args": element})
         if form_field.kind != "signature":  # a signature has no value to fill
             actions.append({"type": "bind_variable", "args": {"name": name}})
@@ -157,14 +159,18 @@ def import_pdf(data: bytes, ref: str, title: str | None = None) -> PdfImport:
     return PdfImport(tree, notes)
 
 
-def _element(form_field: FormField, name: str, field_name: str, notes: list[str]) -> dict[str, Any]:
-    """The add_element args of one field: what the field element refuses is left out, noted."""
+def _element(form_field: FormField, name: str, field_name: str, notes: list[str]) -> dict[str, Any] | None:
+    """The add_element args of one field: what the field element refuses is left out, noted;
+    None (noted) when nothing of a radio group's or select's options is left."""
     where = f"the field '{form_field.name}' (page {form_field.page + 1})"
     data: dict[str, Any] = {"fieldType": form_field.kind, "fieldName": field_name}
     if field_name != form_field.name:
         notes.append(f"{where} is the field '{field_name}' (a field's name holds no '.' and is unique)")
     if form_field.kind in ("radio", "select"):
         data["options"] = _accepted_options(form_field, where, notes)
+        if not data["options"]:
+            notes.append(f"{where} was left out: none of its options can be a field's option")
+            return None
     if form_field.required:
         data["required"] = True
     if form_field.read_only:
@@ -409,22 +415,22 @@ def _form_fields(pdf: pikepdf.Pdf, notes: list[str]) -> list[FormField]:
             notes.append(f"the field '{name}' was left out: it has no field type (/FT)")
             continue
         placed = []
-        for widget in widgets:
+        for index, widget in enumerate(widgets):
             page = _widget_page(pdf, widget, pages_of) if isinstance(widget.get("/Rect"), pikepdf.Array) else None
             if page is not None:
-                placed.append((widget, page, _design_box(geometry[page], [float(v) for v in widget.Rect])))
+                placed.append((index, widget, page, _design_box(geometry[page], [float(v) for v in widget.Rect])))
         if not placed:
             notes.append(f"the field '{name}' was left out: it has no widget on a page")
             continue
-        first, page, box = placed[0]
+        _, first, page, box = placed[0]
         where = f"the field '{name}' (page {page + 1})"
-        if len(placed) > 1 and (kind != "radio" or any(p != page for _, p, _ in placed)):
+        if len(placed) > 1 and (kind != "radio" or any(p != page for _, _, p, _ in placed)):
             what = "widgets on another page" if kind == "radio" else "widgets after its first"
             notes.append(f"{where} shows in {len(placed)} places: its {what} were left out")
         if kind == "radio":
-            placed = [item for item in placed if item[1] == page]
-            x0, y0 = min(b[0] for _, _, b in placed), min(b[1] for _, _, b in placed)
-            x1, y1 = max(b[0] + b[2] for _, _, b in placed), max(b[1] + b[3] for _, _, b in placed)
+            boxes = [b for _, _, p, b in placed if p == page]
+            x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+            x1, y1 = max(b[0] + b[2] for b in boxes), max(b[1] + b[3] for b in boxes)
             box = (x0, y0, x1 - x0, y1 - y0)
         if box[2] < 1 or box[3] < 1:
             notes.append(f"{where} was left out: its widget has no area (a hidden field)")
@@ -440,7 +446,7 @@ def _form_fields(pdf: pikepdf.Pdf, notes: list[str]) -> list[FormField]:
         elif kind == "radio":
             # /Opt, when there, holds each button's label (its on state is then often an index).
             labels = [label for label, _ in _opt_entries(node)]
-            states = [(_on_state(widget), widgets.index(widget)) for widget, _, _ in placed]
+            states = [(_on_state(widget), index) for index, widget, p, _ in placed if p == page]
             options = tuple(
                 (state, labels[index] if len(labels) == len(widgets) else None)
                 for state, index in states

@@ -144,6 +144,14 @@ def test_what_a_field_element_refuses_is_left_out_of_that_field_and_noted():
     assert len(made.notes) == 5
 
 
+def test_a_choice_none_of_whose_options_a_field_takes_is_left_out_and_the_import_goes_on():
+    blank = pdf_sources.with_options(pdf_sources.reportlab_every_field_form(), "country", [""])
+    made = import_pdf(blank, "uploads:blank", "Blank")
+    names = {node.name for node in made.tree.nodes.values()}
+    assert "country" not in names and {"languages", "size", "applicant_name"} <= names
+    assert "the field 'country' (page 1) was left out: none of its options" in "\n".join(made.notes)
+
+
 def test_a_generated_pdf_has_the_source_fields_at_their_rectangles():
     source = pdf_sources.reportlab_every_field_form()
     tree = every_field_import().tree
