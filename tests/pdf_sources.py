@@ -298,12 +298,20 @@ def rotated(pdf: bytes, degrees: int) -> bytes:
         return out.getvalue()
 
 
-def with_options(pdf: bytes, field: str, options: list[str]) -> bytes:
-    """The PDF with the /Opt of its top-level field named `field` replaced by `options`."""
+def with_field_entries(pdf: bytes, field: str, **entries: object) -> bytes:
+    """The PDF with `entries` set on its top-level field named `field` (lists become arrays,
+    str text strings), e.g. Opt=[""] or Rect=[…]."""
+
+    def pdf_object(value: object) -> object:
+        if isinstance(value, list):
+            return pikepdf.Array([pdf_object(item) for item in value])
+        return pikepdf.String(value) if isinstance(value, str) else value
+
     with pikepdf.open(io.BytesIO(pdf)) as document:
         for entry in document.Root.AcroForm.Fields:
             if str(entry.get("/T", "")) == field:
-                entry.Opt = pikepdf.Array([pikepdf.String(option) for option in options])
+                for key, value in entries.items():
+                    entry[f"/{key}"] = pdf_object(value)
         out = io.BytesIO()
         document.save(out)
         return out.getvalue()

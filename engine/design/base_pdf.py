@@ -27,6 +27,7 @@ from pydantic import ValidationError
 
 from ..actions import MAX_ACTIONS, apply
 from ..elements.field import MAX_OPTIONS, FieldData, FieldOption, FieldStyles, check_value
+from ..errors import ActionError
 from ..media.pdf_pages import PdfPageError, open_pdf, page_size, placement, transformed_bounds
 from ..pdf.forms import OFF, PADDING
 from .paper import MAX_PAGE_SIDE, MIN_PAGE_SIDE
@@ -144,19 +145,45 @@ def import_pdf(data: bytes, ref: str, title: str | None = None) -> PdfImport:
         if index:
             background["backgroundPageNumber"] = index + 1
         actions.append({"type": "set_page_background", "args": background})
+    for start in range(0, len(actions), MAX_ACTIONS):  # apply takes at most MAX_ACTIONS at a time
+        tree, _ = apply(tree, actions[start : start + MAX_ACTIONS])
     names: set[str] = set()
     field_names: set[str] = set()
+    groups: list[tuple[FormField, list[dict[str, Any]]]] = []  # each field's actions
     for form_field in fields:
         name = variable_name(form_field.name, names)
         element = _element(form_field, name, pdf_field_name(form_field.name, field_names), notes)
         if element is None:
             continue
-        actions.append({"type": "add_element", "args": element})
+        group = [{"type": "add_element", "args": element}]
         if form_field.kind != "signature":  # a signature has no value to fill
-            actions.append({"type": "bind_variable", "args": {"name": name}})
-    for start in range(0, len(actions), MAX_ACTIONS):  # apply takes at most MAX_ACTIONS at a time
-        tree, _ = apply(tree, actions[start : start + MAX_ACTIONS])
-    return PdfImport(tree, notes)
+            group.append({"type": "bind_variable", "args": {"name": name}})
+        groups.append((form_field, group))
+    return PdfImport(_add_fields(tree, groups, notes), notes)
+
+
+def _add_fields(tree: DesignTree, groups: list[tuple[FormField, list[dict[str, Any]]]], notes: list[str]) -> DesignTree:
+    """The tree with each field's actions applied, as many at a time as apply takes; should a
+    batch fail (a widget far off its page, say), its fields one by one, each that fails left
+    out and noted, so that one odd field never fails the import."""
+    batch: list[tuple[FormField, list[dict[str, Any]]]] = []
+    for index, group in enumerate(groups):
+        batch.append(group)
+        following = groups[index + 1][1] if index + 1 < len(groups) else None
+        if following is not None and sum(len(actions) for _, actions in batch) + len(following) <= MAX_ACTIONS:
+            continue
+        try:
+            tree, _ = apply(tree, [action for _, actions in batch for action in actions])
+        except ActionError:
+            for form_field, actions in batch:
+                try:
+                    tree, _ = apply(tree, actions)
+                except ActionError as exc:
+                    notes.append(
+                        f"the field '{form_field.name}' (page {form_field.page + 1}) was left out: {exc.reason}"
+                    )
+        batch = []
+    return tree
 
 
 def _element(form_field: FormField, name: str, field_name: str, notes: list[str]) -> dict[str, Any] | None:

@@ -145,11 +145,22 @@ def test_what_a_field_element_refuses_is_left_out_of_that_field_and_noted():
 
 
 def test_a_choice_none_of_whose_options_a_field_takes_is_left_out_and_the_import_goes_on():
-    blank = pdf_sources.with_options(pdf_sources.reportlab_every_field_form(), "country", [""])
+    blank = pdf_sources.with_field_entries(pdf_sources.reportlab_every_field_form(), "country", Opt=[""])
     made = import_pdf(blank, "uploads:blank", "Blank")
     names = {node.name for node in made.tree.nodes.values()}
     assert "country" not in names and {"languages", "size", "applicant_name"} <= names
     assert "the field 'country' (page 1) was left out: none of its options" in "\n".join(made.notes)
+
+
+def test_a_field_whose_element_the_design_refuses_is_left_out_and_the_import_goes_on():
+    far = pdf_sources.with_field_entries(
+        pdf_sources.reportlab_every_field_form(), "reference", Rect=[20000, 640, 20120, 660]
+    )
+    made = import_pdf(far, "uploads:far", "Far")
+    names = {node.name for node in made.tree.nodes.values()}
+    assert "reference" not in names and len(names) == 10  # the other fields, bound as before
+    assert set(made.tree.variables) == names - {"signature"}
+    assert "the field 'reference' (page 1) was left out: " in "\n".join(made.notes)
 
 
 def test_a_generated_pdf_has_the_source_fields_at_their_rectangles():
