@@ -469,7 +469,8 @@ def _form_fields(pdf: pikepdf.Pdf, notes: list[str]) -> list[FormField]:
             value = _text(chosen)
         elif kind == "checkbox":
             state = _state(chosen) if chosen is not None else _state(first.get("/AS"))
-            value = True if state not in (None, OFF) else None
+            on = _on_state(first)  # a field of several boxes is on in one of them: this one?
+            value = True if state not in (None, OFF) and (on is None or state == on) else None
         elif kind == "radio":
             # /Opt, when there, holds each button's label (its on state is then often an index).
             labels = [label for label, _ in _opt_entries(node)]
