@@ -540,4 +540,13 @@ def _design_box(
     return x0 - bx0, by1 - y1, x1 - x0, y1 - y0
 
 
-__all__ = ["MAX_FIELDS", "FormField", "PdfPageError", "design_from_pdf", "variable_name"]
+__all__ = [
+    "MAX_FIELDS",
+    "FormField",
+    "PdfImport",
+    "PdfPageError",
+    "design_from_pdf",
+    "import_pdf",
+    "pdf_field_name",
+    "variable_name",
+]
