@@ -491,3 +491,68 @@ def field_values(pdf: bytes) -> dict[str, tuple[str, object]]:
                 shown = str(value)
             found[full_name] = (kind, shown)
     return found
+
+
+def imported_form_fields(pdf: bytes) -> dict[str, dict]:
+    """Each terminal field of the AcroForm by its fully qualified name (parents' /T joined with
+    '.'): `type` (/FT without '/', inherited), `flags` (/Ff), `value` (/V: text, a name without
+    '/', or a list), `options` (/Opt as (export, label) pairs; a lone string is both), `tooltip`,
+    `max_length`, and `widgets`: (page index, (x0, y0, x1, y1), on state or None) each."""
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        pages = {page.obj.objgen: index for index, page in enumerate(document.pages)}
+
+        def inherited(node: pikepdf.Dictionary, key: str) -> object:
+            while isinstance(node, pikepdf.Dictionary):
+                if key in node:
+                    return node[key]
+                node = node.get("/Parent")
+            return None
+
+        def plain(value: object) -> object:
+            if isinstance(value, pikepdf.Name):
+                return str(value)[1:]
+            if isinstance(value, pikepdf.Array):
+                return [plain(item) for item in value]
+            return None if value is None else str(value)
+
+        def on_state(widget: pikepdf.Dictionary) -> str | None:
+            normal = widget.get("/AP", {}).get("/N")
+            if not isinstance(normal, pikepdf.Dictionary):
+                return None
+            return next((str(key)[1:] for key in normal.keys() if key != "/Off"), None)
+
+        annotated = {
+            annot.objgen: index for index, page in enumerate(document.pages) for annot in page.obj.get("/Annots", [])
+        }
+
+        def page_of(widget: pikepdf.Dictionary) -> int:
+            page = widget.get("/P")
+            return pages[page.objgen] if page is not None and page.objgen in pages else annotated[widget.objgen]
+
+        def rect(widget: pikepdf.Dictionary) -> Box:
+            x0, y0, x1, y1 = (float(v) for v in widget.Rect)
+            return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
+
+        found: dict[str, dict] = {}
+        stack = [(field, "") for field in reversed(list(document.Root.AcroForm.Fields))]
+        while stack:
+            field, prefix = stack.pop()
+            name = prefix + str(field.T) if "/T" in field else prefix.rstrip(".")
+            kids = list(field.get("/Kids", []))
+            if any("/T" in kid for kid in kids):
+                stack.extend((kid, name + ".") for kid in reversed(kids))
+                continue
+            options = [
+                (str(item[0]), str(item[1])) if isinstance(item, pikepdf.Array) else (str(item), str(item))
+                for item in field.get("/Opt", [])
+            ]
+            found[name] = {
+                "type": plain(inherited(field, "/FT")),
+                "flags": int(inherited(field, "/Ff") or 0),
+                "value": plain(inherited(field, "/V")),
+                "options": options,
+                "tooltip": plain(field.get("/TU")),
+                "max_length": None if inherited(field, "/MaxLen") is None else int(inherited(field, "/MaxLen")),
+                "widgets": [(page_of(widget), rect(widget), on_state(widget)) for widget in (kids or [field])],
+            }
+        return found

@@ -16,6 +16,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import pikepdf
+from reportlab.lib import colors
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
@@ -106,6 +107,132 @@ def reportlab_form() -> bytes:
     return out.getvalue()
 
 
+@cache
+@_apart
+def reportlab_every_field_form() -> bytes:
+    """An A4 form with a field of every kind, made with ReportLab's canvas.acroForm and finished
+    with pikepdf where ReportLab has no way (a field hierarchy, a signature field, a push button,
+    /Q, an auto-sized /DA, a radio group's /Opt labels, a value outside Windows-1252):
+
+    - 'applicant' > 'name' (so 'applicant.name'): text, 'Ada Lovelace', required, tooltip
+      'Full name', MaxLen 40, /Q 1 (centred), auto size (/DA 0 Tf), blue text;
+    - 'notes': multiline, 'Line one\\nLine two', red border 2 pt, yellow background;
+    - 'reference': read-only text 'REF-42'; 'motto': text holding 'Ωμέγα' (not Windows-1252);
+    - 'agree': a checked check box; 'newsletter' an unchecked one;
+    - 'size': a radio group S / M / L stacked at x 150, M chosen; 'contact': a radio group whose
+      buttons' states are 0 and 1 with /Opt labels 'By e-mail', 'By phone', nothing chosen;
+    - 'country': a combo box of (fr, France), (de, Germany), '' (a blank option), Germany chosen;
+    - 'languages': a list box of English, Français, Ελληνικά with Ελληνικά chosen;
+    - 'signature': a signature field; 'reset': a push button."""
+    font = _embedded_font()
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=A4, invariant=1, initialFontName=font)
+    form = canvas.acroForm
+    canvas.setFont(font, 12)
+    canvas.drawString(50, 800, "Every field")
+    form.textfield(
+        name="name",
+        x=150,
+        y=760,
+        width=300,
+        height=24,
+        value="Ada Lovelace",
+        fieldFlags="required",
+        tooltip="Full name",
+        maxlen=40,
+    )
+    form.textfield(
+        name="notes",
+        x=150,
+        y=680,
+        width=300,
+        height=60,
+        value="Line one\nLine two",
+        fieldFlags="multiline",
+        borderColor=colors.red,
+        fillColor=colors.yellow,
+        borderWidth=2,
+        fontSize=10,
+    )
+    form.textfield(name="reference", x=150, y=640, width=120, height=20, value="REF-42", fieldFlags="readOnly")
+    form.textfield(name="motto", x=300, y=640, width=150, height=20, value="")
+    form.checkbox(name="agree", x=150, y=600, size=16, checked=True, fieldFlags="")
+    form.checkbox(name="newsletter", x=200, y=600, size=16, checked=False, fieldFlags="")
+    for index, value in enumerate(("S", "M", "L")):
+        form.radio(
+            name="size",
+            value=value,
+            x=150,
+            y=560 - index * 20,
+            size=14,
+            selected=value == "M",
+            fieldFlags="noToggleToOff radio",
+        )
+    for index in range(2):
+        form.radio(
+            name="contact",
+            value=str(index),
+            x=300 + index * 60,
+            y=540,
+            size=14,
+            selected=False,
+            fieldFlags="noToggleToOff radio",
+        )
+    form.choice(
+        name="country",
+        x=150,
+        y=460,
+        width=150,
+        height=20,
+        value="de",
+        options=[("France", "fr"), ("Germany", "de"), ""],
+    )
+    form.listbox(
+        name="languages",
+        x=150,
+        y=380,
+        width=150,
+        height=60,
+        value="English",
+        options=["English", "Français", "Deutsch"],
+    )
+    canvas.showPage()
+    canvas.save()
+    with pikepdf.open(io.BytesIO(out.getvalue())) as document:
+        acro = document.Root.AcroForm
+        page = document.pages[0].obj
+        by_name = {str(field.T): field for field in acro.Fields}
+        name = by_name["name"]
+        name.DA = pikepdf.String("/Helv 0 Tf 0 0 1 rg")
+        name.Q = 1
+        parent = document.make_indirect(pikepdf.Dictionary(T=pikepdf.String("applicant"), Kids=[name]))
+        name.Parent = parent
+        by_name["motto"].V = pikepdf.String("Ωμέγα")
+        by_name["contact"].Opt = pikepdf.Array([pikepdf.String("By e-mail"), pikepdf.String("By phone")])
+        languages = by_name["languages"]
+        languages.Opt = pikepdf.Array([pikepdf.String(v) for v in ("English", "Français", "Ελληνικά")])
+        languages.V = pikepdf.String("Ελληνικά")
+        added = []
+        for entries in (
+            {"T": "signature", "FT": pikepdf.Name.Sig, "Rect": [150, 300, 350, 340]},
+            {"T": "reset", "FT": pikepdf.Name.Btn, "Ff": 1 << 16, "Rect": [400, 300, 480, 320]},
+        ):
+            widget = pikepdf.Dictionary(
+                Type=pikepdf.Name.Annot,
+                Subtype=pikepdf.Name.Widget,
+                F=4,
+                P=page,
+                **{key: pikepdf.String(value) if key == "T" else value for key, value in entries.items()},
+            )
+            added.append(document.make_indirect(widget))
+        page.Annots.extend(added)
+        fields = [parent if str(field.T) == "name" else field for field in acro.Fields]
+        acro.Fields = pikepdf.Array(fields + added)
+        finished = io.BytesIO()
+        document.save(finished)
+        return finished.getvalue()
+
+
 def many_fields_form(count: int) -> bytes:
     """One page with `count` text fields."""
     out = io.BytesIO()
@@ -166,6 +293,25 @@ def rotated(pdf: bytes, degrees: int) -> bytes:
     """The PDF with /Rotate set on its first page."""
     with pikepdf.open(io.BytesIO(pdf)) as document:
         document.pages[0].obj.Rotate = degrees
+        out = io.BytesIO()
+        document.save(out)
+        return out.getvalue()
+
+
+def with_field_entries(pdf: bytes, field: str, **entries: object) -> bytes:
+    """The PDF with `entries` set on its top-level field named `field` (lists become arrays,
+    str text strings), e.g. Opt=[""] or Rect=[…]."""
+
+    def pdf_object(value: object) -> object:
+        if isinstance(value, list):
+            return pikepdf.Array([pdf_object(item) for item in value])
+        return pikepdf.String(value) if isinstance(value, str) else value
+
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        for entry in document.Root.AcroForm.Fields:
+            if str(entry.get("/T", "")) == field:
+                for key, value in entries.items():
+                    entry[f"/{key}"] = pdf_object(value)
         out = io.BytesIO()
         document.save(out)
         return out.getvalue()

@@ -9,7 +9,7 @@ import httpx
 from PIL import Image
 
 from tests import pdf_sources
-from tests.pdf_probes import poppler_text, raster_images, word_box
+from tests.pdf_probes import imported_form_fields, poppler_text, raster_images
 from tests.uploads import upload
 
 from ..conftest import png
@@ -62,14 +62,45 @@ def test_a_design_made_of_a_pdf_form_generates_with_its_fields_filled(alpha):
         (595, 842, ref),
         (612, 792, ref),
     ]
-    variables = {v["name"] for v in alpha.data(alpha.get(f"/designs/{design_id}/variables"), 200)["variables"]}
-    assert variables == {"full_name", "agree", "colour", "field_2nd_city"}
+    variables = alpha.data(alpha.get(f"/designs/{design_id}/variables"), 200)["variables"]
+    assert {v["name"] for v in variables} == {"full_name", "agree", "colour", "field_2nd_city"}
+    assert {v["kind"] for v in variables} == {"field-value"}
     pdf = generated(alpha, design_id, {"data": {"full_name": "Grace Hopper", "field_2nd_city": "Rome"}})
-    text = poppler_text(pdf)
-    assert "Application form" in text[0] and "Grace Hopper" in text[0] and "Rome" in text[1]
-    left, bottom, right, top = word_box(pdf, "Grace")
-    assert 150 < left and right < 450 and 745 < bottom and top < 767  # in the field's widget
+    assert "Application form" in poppler_text(pdf)[0]
+    fields = imported_form_fields(pdf)
+    assert fields["full name"]["value"] == "Grace Hopper" and fields["2nd_city"]["value"] == "Rome"
+    assert fields["full name"]["widgets"] == [(0, (150, 745, 450, 767), None)]  # at the field's widget
     assert raster_images(pdf) == 0 and raster_images(pdf, 1) == 0
+
+
+def test_a_pdf_form_with_every_kind_of_field_comes_back_with_the_same_fields(alpha):
+    source = pdf_sources.reportlab_every_field_form()
+    ref = upload_pdf(alpha, source, "every.pdf")["ref"]
+    design_id = alpha.data(alpha.post("/designs", json={"name": "Every field", "basePdf": {"ref": ref}}), 201)[
+        "designId"
+    ]
+    nodes = alpha.get(f"/designs/{design_id}/tree").json()["nodes"].values()
+    kinds = {node["name"]: node["data"]["fieldType"] for node in nodes if node["type"] == "field"}
+    assert len(kinds) == len(list(nodes)) == 11 and "reset" not in kinds  # a push button is left out
+    assert {kind for kind in kinds.values()} == {"text", "multiline", "checkbox", "radio", "select", "signature"}
+    variables = alpha.data(alpha.get(f"/designs/{design_id}/variables"), 200)["variables"]
+    assert {v["name"] for v in variables} == set(kinds) - {"signature"}
+    data = {"applicant_name": "Grace Hopper", "newsletter": True, "size": "L", "country": "fr", "languages": "English"}
+    fields = imported_form_fields(generated(alpha, design_id, {"data": data}))
+    before = imported_form_fields(source)
+    assert set(fields) == {name.replace(".", "_") for name in before} - {"reset"}
+    assert {name: field["type"] for name, field in fields.items()} == {
+        name.replace(".", "_"): field["type"] for name, field in before.items() if name != "reset"
+    }
+    assert fields["applicant_name"]["value"] == "Grace Hopper" and fields["newsletter"]["value"] == "Yes"
+    assert fields["size"]["value"] == "L" and fields["country"]["value"] == "fr"
+    assert fields["languages"]["value"] == "English" and fields["reference"]["value"] == "REF-42"
+    assert fields["signature"]["widgets"] == [(0, (150, 300, 350, 340), None)]
+    # A value the field refuses is refused at generation like any field's.
+    message = alpha.error(
+        alpha.post(f"/designs/{design_id}/generate", json={"data": {"size": "XL"}}), 400, "VALIDATION_ERROR"
+    )
+    assert "size" in message and "'S', 'M', 'L'" in message
 
 
 def test_base_pdf_refusals_name_the_fix(alpha):

@@ -10,7 +10,7 @@ import pytest
 
 from tests import pdf_sources
 from tests.mcp_calls import ok, run
-from tests.pdf_probes import poppler_text
+from tests.pdf_probes import imported_form_fields, poppler_text
 
 
 @pytest.fixture
@@ -38,8 +38,11 @@ def test_a_pdf_uploaded_over_mcp_makes_a_design_that_generates(api_server, alpha
     upload, variables, generated = run(api_server, alpha_key, script)
     assert upload["mimeType"] == "application/pdf" and upload["pages"] == 2
     assert {v["name"] for v in variables["variables"]} == {"full_name", "agree", "colour", "field_2nd_city"}
-    text = poppler_text(httpx.get(generated["downloadUrl"]).content)
-    assert "Application form" in text[0] and "Katherine Johnson" in text[0]
+    assert {v["kind"] for v in variables["variables"]} == {"field-value"}  # the form's fields, as field elements
+    pdf = httpx.get(generated["downloadUrl"]).content
+    assert "Application form" in poppler_text(pdf)[0]
+    fields = imported_form_fields(pdf)
+    assert fields["full name"]["value"] == "Katherine Johnson" and fields["colour"]["value"] == "blue"
 
 
 def test_an_agent_appends_terms_to_a_generated_pdf(api_server, alpha_key):
