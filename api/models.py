@@ -273,6 +273,9 @@ class DesignCreated(BaseModel):
     name: str
     description: str | None = None
     createdAt: str
+    importNotes: list[str] | None = Field(
+        None, description="basePdf: what of the PDF's form was left out or changed, and why (absent: nothing)"
+    )
 
 
 class DesignInfo(BaseModel):

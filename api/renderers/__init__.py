@@ -150,9 +150,9 @@ class Renderers:
         """An upload checked and (SVG) rasterised in a render process: an api.images.processing.ProcessedImage."""
         return self._call("process_image", (data, max_bytes), owner, self.limits.image_seconds, None, "the image")
 
-    def design_from_pdf(self, owner: str, key: str, ref: str, title: str) -> str:
+    def design_from_pdf(self, owner: str, key: str, ref: str, title: str) -> tuple[str, list[str]]:
         """The design (tree JSON) of the uploaded PDF stored under `key`, read in a render
-        process (extensions.md 12, basePdf)."""
+        process (extensions.md 12, basePdf), and the notes of what of its form was left out."""
         args = (key, ref, title, str(self.blob_root))
         return self._call("design_from_pdf", args, owner, self.limits.render_seconds, None, "the PDF")
 

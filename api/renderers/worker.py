@@ -106,17 +106,18 @@ def process_image(data: bytes, max_bytes: int):  # noqa: ANN201
     return process(data, max_bytes)
 
 
-def design_from_pdf(key: str, ref: str, title: str, blob_root: str) -> str:
-    """The design (its tree as JSON) of an uploaded PDF (extensions.md 12, basePdf): read here,
-    not in the web process, as every upload is (its bytes were checked here when uploaded, but
-    its form is read only now)."""
-    from engine.design.base_pdf import design_from_pdf as make
+def design_from_pdf(key: str, ref: str, title: str, blob_root: str) -> tuple[str, list[str]]:
+    """The design (its tree as JSON) of an uploaded PDF (extensions.md 12, basePdf), and what of
+    its form was left out: read here, not in the web process, as every upload is (its bytes were
+    checked here when uploaded, but its form is read only now)."""
+    from engine.design.base_pdf import import_pdf
     from engine.media.pdf_pages import PdfPageError
 
     from ..blobs import open_blobs
 
     try:
-        return make(open_blobs(blob_root).get(key), ref, title).model_dump_json()
+        made = import_pdf(open_blobs(blob_root).get(key), ref, title)
+        return made.tree.model_dump_json(), made.notes
     except PdfPageError as exc:
         from engine.errors import EngineError
 

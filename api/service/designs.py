@@ -55,8 +55,9 @@ class Designs:
             return self._locks[design_id]
 
     def create(self, ws: Workspace, body: CreateDesignBody) -> dict:
+        notes: list[str] = []
         if body.basePdf is not None:
-            tree_json = self.media.design_from_pdf(ws, body.basePdf.ref, body.name)
+            tree_json, notes = self.media.design_from_pdf(ws, body.basePdf.ref, body.name)
         else:
             tree = engine.new_design(body.size, body.orientation, body.width, body.height, title=body.name)
             tree_json = tree.model_dump_json()
@@ -64,7 +65,10 @@ class Designs:
         if problem is not None:
             raise validation(problem)
         design_id, created = new_id("dsg"), now()
-        return self._insert(ws, design_id, body.name, body.description, tree_json, created)
+        result = self._insert(ws, design_id, body.name, body.description, tree_json, created)
+        if notes:
+            result["importNotes"] = notes  # what of the PDF's form was left out, and why
+        return result
 
     def _insert(
         self, ws: Workspace, design_id: str, name: str, description: str | None, tree_json: str, created: dt.datetime

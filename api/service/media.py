@@ -205,9 +205,9 @@ class Media:
             cursor.execute("UPDATE workspaces SET media_version = media_version + 1 WHERE id = ?", [ws.id])
         return self.get_asset(ws, asset_id)
 
-    def design_from_pdf(self, ws: Workspace, ref: str, title: str) -> str:
+    def design_from_pdf(self, ws: Workspace, ref: str, title: str) -> tuple[str, list[str]]:
         """The tree (JSON) of a design made from the workspace's PDF `ref` (extensions.md 12,
-        basePdf), read in a render process."""
+        basePdf), read in a render process, and the notes of what of its form was left out."""
         if not REF_PATTERN.match(ref):
             raise validation(f"basePdf.ref: '{ref[:60]}' is not a ref: upload the PDF (POST /uploads) and send its ref")
         scheme, _, media_id = ref.partition(":")
