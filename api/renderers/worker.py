@@ -149,6 +149,13 @@ def merge_rows(blob_root: str, job_id: str, rows, max_bytes: int) -> str | None:
     return assemble_merged(blob_root, job_id, rows, max_bytes)
 
 
+def sheet_rows(blob_root: str, job_id: str, rows, sheet, max_bytes: int) -> str | None:  # noqa: ANN001
+    """A `sheet` batch's PDF of label sheets from its rows' (api.jobs.runner.RowResult), into the blob store."""
+    from ..jobs.runner import assemble_sheets
+
+    return assemble_sheets(blob_root, job_id, rows, sheet, max_bytes)
+
+
 TASKS = {
     "render_pdf": render_pdf,
     "render_png": render_png,
@@ -157,6 +164,7 @@ TASKS = {
     "open_certificate": open_certificate,
     "render_row": render_row,
     "merge_rows": merge_rows,
+    "sheet_rows": sheet_rows,
 }
 
 

@@ -30,6 +30,7 @@ TOOLS = {
     "patch_design_tree",
     "list_actions",
     "list_fonts",
+    "list_sheets",
     "upload_image",
     "create_asset",
     "create_placeholder_asset",
