@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cryptography.exceptions import InvalidTag
-from pydantic import BaseModel
+from pydantic import BaseModel, field_serializer
 
 import engine
 from engine.design.names import STORED
@@ -81,6 +81,11 @@ class JobPayload(BaseModel):
     # holds their PDFs only with keep_rows (otherwise just errors.json, when a row failed).
     sheet: LabelSheet | None = None
     keep_rows: bool = False
+
+    @field_serializer("sheet")
+    def _sheet_as_given(self, sheet: LabelSheet | None) -> dict[str, Any] | None:
+        # The keys given only: the request model's absent keys are None, which it does not take back.
+        return sheet.model_dump(mode="json", exclude_none=True) if sheet is not None else None
 
     @classmethod
     def stored(cls, text: str | bytes) -> JobPayload:
