@@ -269,6 +269,10 @@ class PreviewWithValuesBody(Strict):
     data: dict[str, Any] = Field(description="Variable name to value, checked as generate's data")
 
 
+class SheetPreviewBody(Strict):
+    sheet: LabelSheet = Field(description="As a batch's sheet: a preset from GET /sheets, or the geometry")
+
+
 # Responses (the `data` of the envelope)
 
 
@@ -427,6 +431,14 @@ class Preview(BaseModel):
     page: int
     sheet: int = Field(description="Zero-based sheet of the page shown")
     sheets: int = Field(description="How many sheets the page lays out as (its tables and flowing texts grown)")
+
+
+class SheetPreview(BaseModel):
+    previewUrl: str
+    expiresIn: int
+    labelsPerSheet: int
+    labelWidth: float = Field(description="Points")
+    labelHeight: float = Field(description="Points")
 
 
 # One boolean per feature of api.plans, so a feature added there is documented here too.

@@ -375,6 +375,19 @@ OPERATIONS: list[Operation] = [
         errors=(*DESIGN, "PAGE_NOT_FOUND"),
         description="Values are checked as generate's `data` is (the same 400s); no credit is taken.",
     ),
+    Operation(
+        "preview_sheet",
+        "POST",
+        "/designs/{designId}/sheet-preview",
+        "Render one label sheet to PNG, the design with its design-time content in every label (free)",
+        lambda s, ws, c: s.generation.sheet_preview(ws, c.params["designId"], c.body, c.cancel),
+        body=m.SheetPreviewBody,
+        renders=True,
+        response=m.SheetPreview,
+        errors=DESIGN,
+        description="What a batch with this sheet prints; refused (400) as a batch's sheet is: an unknown preset, "
+        "or a page larger than a label (naming both sizes).",
+    ),
 ]
 
 OPERATIONS += [

@@ -11,7 +11,7 @@ rather than silently dropped. A watermark is drawn on the pages, so it stays all
 from __future__ import annotations
 
 import engine
-from engine.finishing.label_sheets import LabelSheet
+from engine.finishing.label_sheets import LabelSheet, SheetGeometry
 from engine.render.pictures import PageOutput, check_picture_size
 
 from ..errors import validation
@@ -103,6 +103,13 @@ def checked_sheet(body: BatchBody, output: PageOutput | None, tree: engine.Desig
             "(pictures and the merged PDF are other deliveries, a password or signature would not cover the sheets, "
             f"added pages are not labels): leave out {' and '.join(clashes)}, or sheet"
         )
+    fitted_geometry(sheet, tree)
+    return sheet
+
+
+def fitted_geometry(sheet: LabelSheet, tree: engine.DesignTree) -> SheetGeometry:
+    """The sheet's cells; a 400 naming the presets for an unknown one, naming both sizes when a
+    page of the design is larger than a label, or saying what leaves no room for labels."""
     try:
         geometry = sheet.geometry()
         for index, page in enumerate(tree.pages):
@@ -110,4 +117,4 @@ def checked_sheet(body: BatchBody, output: PageOutput | None, tree: engine.Desig
             geometry.check_page(page.width, page.height, where)
     except engine.EngineError as exc:
         raise validation(exc.message) from None
-    return sheet
+    return geometry

@@ -274,3 +274,23 @@ def test_thirty_labels_on_l7160_through_rq_workers(tmp_path):
         worker.stop()
         server.stop()
         redis.stop()
+
+
+def test_a_sheet_preview_shows_the_design_in_every_label_for_free(alpha):
+    from PIL import Image
+
+    design_id = label_design(alpha)
+    before = credits(alpha)
+    preview = alpha.data(alpha.post(f"/designs/{design_id}/sheet-preview", json={"sheet": {"preset": "L7160"}}), 200)
+    assert preview["labelsPerSheet"] == 21 and preview["labelWidth"] == pytest.approx(L7160["w"], abs=0.01)
+    image = Image.open(io.BytesIO(httpx.get(preview["previewUrl"]).content)).convert("L")
+    assert abs(image.size[0] - A4[0]) <= 1 and abs(image.size[1] - A4[1]) <= 1  # A4 at 72 dpi: a pixel a point
+    for index in range(21):  # the design-time "Sample" in each label's top-left corner
+        left, bottom, right, top = l7160_cell(index)
+        corner = image.crop((round(left), round(A4[1] - top), round(left) + 60, round(A4[1] - top) + 30))
+        assert corner.getextrema()[0] < 128, index
+    assert image.crop((0, 0, 595, 30)).getextrema()[0] > 250  # the top margin stays blank
+    assert credits(alpha) == before
+    too_big = label_design(alpha, width=200, height=100)
+    response = alpha.post(f"/designs/{too_big}/sheet-preview", json={"sheet": {"preset": "L7160"}})
+    assert "200 × 100 pt" in alpha.error(response, 400, "VALIDATION_ERROR")

@@ -31,6 +31,7 @@ TOOLS = {
     "list_actions",
     "list_fonts",
     "list_sheets",
+    "preview_sheet",
     "upload_image",
     "create_asset",
     "create_placeholder_asset",
