@@ -496,3 +496,17 @@ def stroked_segments(pdf: bytes, page: int = 0) -> list[Box]:
         elif op == "n":
             path = []
     return segments
+
+
+def syntax_problems(pdf: bytes) -> list[str]:
+    """What qpdf finds wrong in a PDF's syntax and cross-reference table, every stream decoded
+    (an empty list: a PDF readers take as written)."""
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        found = [str(problem) for problem in document.check_pdf_syntax()]
+        for obj in document.objects:
+            if isinstance(obj, pikepdf.Stream):
+                try:
+                    obj.read_bytes()
+                except pikepdf.PdfError as exc:
+                    found.append(f"object {obj.objgen}: {exc}")
+        return found
