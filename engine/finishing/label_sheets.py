@@ -7,8 +7,9 @@ sheets are symmetric, as label sheets are made: the margin on the right equals `
 the one at the bottom `marginTop`, and the columns and rows share what is left, so a cell is
 (paper width - 2 × marginLeft - (columns - 1) × gapX) / columns wide.
 
-Pages are placed as they are, never scaled or rasterised: each becomes a form XObject
-(pikepdf/qpdf, as a merged PDF copies pages), centred in its cell, text in it still text.
+Pages are placed as they are, never scaled or rasterised: each becomes a form XObject,
+centred in its cell, text in it still text. The engine's own PDFs (a batch's rows) are spliced
+byte by byte (engine.pdf.splice); any other PDF goes through pikepdf (qpdf's object copy).
 A row of several pages takes a cell per page, in order. `cutMarks` draws thin crop marks at
 the cells' corners, outside the cells, only where the gap or margin leaves room for them.
 """
