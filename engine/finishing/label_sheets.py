@@ -101,68 +101,25 @@ class SheetPreset:
 # The manufacturers' template specifications (label size, top and side margin, horizontal and
 # vertical pitch). Where a product page rounds a margin to 0.1 mm the figure here is the one
 # that makes the sheet symmetric (the grid centred on the paper), as the sheets are cut.
+# fmt: off
 PRESETS: dict[str, SheetPreset] = {
     preset.name: preset
     for preset in (
-        SheetPreset(
-            "L7160", "Avery", "Address labels, 21 per sheet", "A4", "mm", 63.5, 38.1, 3, 7, 15.15, 7.25, 66.0, 38.1
-        ),
-        SheetPreset(
-            "L7161", "Avery", "Address labels, 18 per sheet", "A4", "mm", 63.5, 46.6, 3, 6, 8.7, 7.25, 66.0, 46.6
-        ),
-        SheetPreset(
-            "L7163", "Avery", "Address labels, 14 per sheet", "A4", "mm", 99.1, 38.1, 2, 7, 15.15, 4.65, 101.6, 38.1
-        ),
-        SheetPreset(
-            "L7173", "Avery", "Shipping labels, 10 per sheet", "A4", "mm", 99.1, 57.0, 2, 5, 6.0, 4.65, 101.6, 57.0
-        ),
-        SheetPreset(
-            "L7651", "Avery", "Mini labels, 65 per sheet", "A4", "mm", 38.1, 21.2, 5, 13, 10.7, 4.75, 40.6, 21.2
-        ),
-        SheetPreset(
-            "5160", "Avery", "Address labels, 30 per sheet", "Letter", "in", 2.625, 1.0, 3, 10, 0.5, 0.1875, 2.75, 1.0
-        ),
-        SheetPreset(
-            "5161", "Avery", "Address labels, 20 per sheet", "Letter", "in", 4.0, 1.0, 2, 10, 0.5, 0.15625, 4.1875, 1.0
-        ),
-        SheetPreset(
-            "5163", "Avery", "Shipping labels, 10 per sheet", "Letter", "in", 4.0, 2.0, 2, 5, 0.5, 0.15625, 4.1875, 2.0
-        ),
-        SheetPreset(
-            "5164",
-            "Avery",
-            "Shipping labels, 6 per sheet",
-            "Letter",
-            "in",
-            4.0,
-            10 / 3,
-            2,
-            3,
-            0.5,
-            0.15625,
-            4.1875,
-            10 / 3,
-        ),
-        SheetPreset(
-            "5167",
-            "Avery",
-            "Return address labels, 80 per sheet",
-            "Letter",
-            "in",
-            1.75,
-            0.5,
-            4,
-            20,
-            0.5,
-            0.28125,
-            2.0625,
-            0.5,
-        ),
-        SheetPreset(
-            "4474", "Herma", "Address labels, 27 per sheet", "A4", "mm", 70.0, 32.0, 3, 9, 4.5, 0.0, 70.0, 32.0
-        ),
+        # name, brand, description, paper, unit, label w, h, columns, rows, top, left, pitch x, y
+        SheetPreset("L7160", "Avery", "Address labels, 21 a sheet", "A4", "mm", 63.5, 38.1, 3, 7, 15.15, 7.25, 66.0, 38.1),  # noqa: E501
+        SheetPreset("L7161", "Avery", "Address labels, 18 a sheet", "A4", "mm", 63.5, 46.6, 3, 6, 8.7, 7.25, 66.0, 46.6),  # noqa: E501
+        SheetPreset("L7163", "Avery", "Address labels, 14 a sheet", "A4", "mm", 99.1, 38.1, 2, 7, 15.15, 4.65, 101.6, 38.1),  # noqa: E501
+        SheetPreset("L7173", "Avery", "Shipping labels, 10 a sheet", "A4", "mm", 99.1, 57.0, 2, 5, 6.0, 4.65, 101.6, 57.0),  # noqa: E501
+        SheetPreset("L7651", "Avery", "Mini labels, 65 a sheet", "A4", "mm", 38.1, 21.2, 5, 13, 10.7, 4.75, 40.6, 21.2),
+        SheetPreset("5160", "Avery", "Address labels, 30 a sheet", "Letter", "in", 2.625, 1, 3, 10, 0.5, 0.1875, 2.75, 1),  # noqa: E501
+        SheetPreset("5161", "Avery", "Address labels, 20 a sheet", "Letter", "in", 4, 1, 2, 10, 0.5, 0.15625, 4.1875, 1),  # noqa: E501
+        SheetPreset("5163", "Avery", "Shipping labels, 10 a sheet", "Letter", "in", 4, 2, 2, 5, 0.5, 0.15625, 4.1875, 2),  # noqa: E501
+        SheetPreset("5164", "Avery", "Shipping labels, 6 a sheet", "Letter", "in", 4, 10 / 3, 2, 3, 0.5, 0.15625, 4.1875, 10 / 3),  # noqa: E501
+        SheetPreset("5167", "Avery", "Return address labels, 80 a sheet", "Letter", "in", 1.75, 0.5, 4, 20, 0.5, 0.28125, 2.0625, 0.5),  # noqa: E501
+        SheetPreset("4474", "Herma", "Address labels, 27 a sheet", "A4", "mm", 70.0, 32.0, 3, 9, 4.5, 0.0, 70.0, 32.0),
     )
 }
+# fmt: on
 
 
 @dataclass(frozen=True)
