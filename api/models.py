@@ -18,6 +18,7 @@ from engine.finishing.added_pages import AddedPdf
 from engine.finishing.attachments import Attachments
 from engine.finishing.einvoice import EInvoice
 from engine.finishing.encryption import Encryption
+from engine.finishing.label_sheets import LabelSheet
 from engine.finishing.options import Finishing
 from engine.finishing.watermark import Watermark
 from engine.render.document import Profile
@@ -196,6 +197,16 @@ class BatchBody(FinishingOptions):
         description="Also one PDF of every successful row in row order, with an outline entry "
         "per row (GET /batches/:jobId/download?merged=true); not with pictures, encryption or sign",
     )
+    sheet: LabelSheet = Field(
+        None,
+        description='Print on label sheets: {"preset": "L7160"} (GET /sheets lists them) or {paper, columns, rows, '
+        "marginTop, marginLeft, gapX, gapY} in points, with cutMarks?; each row's page goes in the next cell, left "
+        "to right, top to bottom, and the download is one PDF of sheets. The design's page must fit a label; not "
+        "with pictures, merge, encryption, sign, append or prepend",
+    )
+    keepRows: bool = Field(
+        None, description="With sheet: also the ZIP of every row's PDF (GET /batches/:jobId/download?rows=true)"
+    )
 
     @model_validator(mode="after")
     def _one_option_per_row(self) -> BatchBody:
@@ -215,6 +226,9 @@ class BatchRowsQuery(Strict):
 
 class BatchDownloadQuery(Strict):
     merged: bool = Field(False, description="The merged PDF of a batch submitted with merge: true, not the ZIP")
+    rows: bool = Field(
+        False, description="A label-sheet batch's ZIP of its rows' PDFs (submitted with keepRows: true), not its sheets"
+    )
 
 
 class PlaceholderBody(Strict):
@@ -258,6 +272,10 @@ class PreviewWithValuesBody(Strict):
     page: int = Field(0, ge=0, description="Zero-based page index")
     sheet: int = Field(0, ge=0, description="Zero-based sheet of the page, as the query's `sheet`")
     data: dict[str, Any] = Field(description="Variable name to value, checked as generate's data")
+
+
+class SheetPreviewBody(Strict):
+    sheet: LabelSheet = Field(description="As a batch's sheet: a preset from GET /sheets, or the geometry")
 
 
 # Responses (the `data` of the envelope)
@@ -423,6 +441,14 @@ class Preview(BaseModel):
     sheets: int = Field(description="How many sheets the page lays out as (its tables and flowing texts grown)")
 
 
+class SheetPreview(BaseModel):
+    previewUrl: str
+    expiresIn: int
+    labelsPerSheet: int
+    labelWidth: float = Field(description="Points")
+    labelHeight: float = Field(description="Points")
+
+
 # One boolean per feature of api.plans, so a feature added there is documented here too.
 Features = create_model("Features", **{feature: (bool, ...) for feature in FEATURES})
 
@@ -468,6 +494,43 @@ class FontEntry(BaseModel):
 
 class FontList(BaseModel):
     fonts: list[FontEntry]
+
+
+class SheetPublished(BaseModel):
+    """A preset's figures as its manufacturer publishes them, in their unit."""
+
+    unit: Literal["mm", "in"]
+    labelWidth: float
+    labelHeight: float
+    marginTop: float
+    marginLeft: float
+    pitchX: float = Field(description="Label width plus the gap between columns")
+    pitchY: float = Field(description="Label height plus the gap between rows")
+
+
+class SheetEntry(BaseModel):
+    """A label-sheet preset (extensions.md 14); the lengths outside `published` are in points."""
+
+    name: str = Field(description="What a batch's sheet.preset takes")
+    brand: str
+    description: str
+    paper: PaperSize
+    columns: int
+    rows: int
+    labelsPerSheet: int
+    published: SheetPublished
+    paperWidth: float
+    paperHeight: float
+    labelWidth: float
+    labelHeight: float
+    marginTop: float
+    marginLeft: float
+    gapX: float
+    gapY: float
+
+
+class SheetList(BaseModel):
+    sheets: list[SheetEntry]
 
 
 class VariableInfo(BaseModel):

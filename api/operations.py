@@ -123,6 +123,12 @@ def _fonts(service: Service, ws: Workspace, call: Call) -> dict:
     return {"fonts": [entry.public() for entry in engine.fonts.families()]}
 
 
+def _sheets(service: Service, ws: Workspace, call: Call) -> dict:
+    from engine.finishing.label_sheets import PRESETS
+
+    return {"sheets": [preset.public() for preset in PRESETS.values()]}
+
+
 def _upload(service: Service, ws: Workspace, call: Call) -> dict:
     assert call.file is not None
     return service.media.create_upload(ws, call.file.data, call.file.filename, call.form.get("name"))
@@ -262,6 +268,15 @@ OPERATIONS: list[Operation] = [
     ),
     Operation("list_fonts", "GET", "/fonts", "The closed font catalog", _fonts, response=m.FontList),
     Operation(
+        "list_sheets",
+        "GET",
+        "/sheets",
+        "The label-sheet presets a batch's sheet.preset takes (Avery, Herma): paper, columns, rows, label size, "
+        "margins and gaps in points, and the figures as published",
+        _sheets,
+        response=m.SheetList,
+    ),
+    Operation(
         "upload_image",
         "POST",
         "/uploads",
@@ -360,6 +375,19 @@ OPERATIONS: list[Operation] = [
         errors=(*DESIGN, "PAGE_NOT_FOUND"),
         description="Values are checked as generate's `data` is (the same 400s); no credit is taken.",
     ),
+    Operation(
+        "preview_sheet",
+        "POST",
+        "/designs/{designId}/sheet-preview",
+        "Render one label sheet to PNG, the design with its design-time content in every label (free)",
+        lambda s, ws, c: s.generation.sheet_preview(ws, c.params["designId"], c.body, c.cancel),
+        body=m.SheetPreviewBody,
+        renders=True,
+        response=m.SheetPreview,
+        errors=DESIGN,
+        description="What a batch with this sheet prints; refused (400) as a batch's sheet is: an unknown preset, "
+        "or a page larger than a label (naming both sizes).",
+    ),
 ]
 
 OPERATIONS += [
@@ -400,7 +428,8 @@ OPERATIONS += [
         "GET",
         "/batches/{jobId}/download",
         "A signed URL to the ZIP of a finished batch (row-0001.pdf…, errors.json when rows failed), or with "
-        "merged=true to the one PDF of its rows (a batch submitted with merge: true)",
+        "merged=true to the one PDF of its rows (a batch submitted with merge: true); a label-sheet batch's is its "
+        "PDF of sheets, and with rows=true the ZIP of its rows (submitted with keepRows: true)",
         lambda s, ws, c: s.batches.download(ws, c.params["jobId"], c.query),
         query=m.BatchDownloadQuery,
         response=m.BatchDownload,

@@ -555,4 +555,67 @@ def imported_form_fields(pdf: bytes) -> dict[str, dict]:
                 "max_length": None if inherited(field, "/MaxLen") is None else int(inherited(field, "/MaxLen")),
                 "widgets": [(page_of(widget), rect(widget), on_state(widget)) for widget in (kids or [field])],
             }
+
+
+def placed_forms(pdf: bytes, page: int = 0) -> list[Box]:
+    """(left, bottom, right, top) in points of each form XObject a page draws (its /BBox through
+    the current matrix), in drawing order: where a placed page (a label on a sheet) landed."""
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        sheet = document.pages[page]
+        forms = sheet.Resources.get("/XObject", {})
+        matrix, stack, boxes = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0], [], []
+        for operands, op in pikepdf.parse_content_stream(sheet):
+            name = str(op)
+            if name == "q":
+                stack.append(matrix)
+            elif name == "Q":
+                matrix = stack.pop()
+            elif name == "cm":
+                a, b, c, d, e, f = (float(v) for v in operands)
+                m = matrix
+                matrix = [
+                    a * m[0] + b * m[2],
+                    a * m[1] + b * m[3],
+                    c * m[0] + d * m[2],
+                    c * m[1] + d * m[3],
+                    e * m[0] + f * m[2] + m[4],
+                    e * m[1] + f * m[3] + m[5],
+                ]
+            elif name == "Do" and forms[operands[0]].get("/Subtype") == "/Form":
+                x0, y0, x1, y1 = (float(v) for v in forms[operands[0]].BBox)
+                xs = [matrix[0] * x + matrix[2] * y + matrix[4] for x, y in ((x0, y0), (x1, y1))]
+                ys = [matrix[1] * x + matrix[3] * y + matrix[5] for x, y in ((x0, y0), (x1, y1))]
+                boxes.append((min(xs), min(ys), max(xs), max(ys)))
+        return boxes
+
+
+def stroked_segments(pdf: bytes, page: int = 0) -> list[Box]:
+    """(x0, y0, x1, y1) of each straight segment a page's own content stream strokes (m … l … S),
+    untransformed: the cut marks of a label sheet."""
+    segments, start, path = [], None, []
+    for operands, op in operators(pdf, page):
+        if op == "m":
+            start = (operands[0], operands[1])
+        elif op == "l" and start is not None:
+            path.append((*start, operands[0], operands[1]))
+            start = (operands[0], operands[1])
+        elif op in ("S", "s"):
+            segments += path
+            path = []
+        elif op == "n":
+            path = []
+    return segments
+
+
+def syntax_problems(pdf: bytes) -> list[str]:
+    """What qpdf finds wrong in a PDF's syntax and cross-reference table, every stream decoded
+    (an empty list: a PDF readers take as written)."""
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        found = [str(problem) for problem in document.check_pdf_syntax()]
+        for obj in document.objects:
+            if isinstance(obj, pikepdf.Stream):
+                try:
+                    obj.read_bytes()
+                except pikepdf.PdfError as exc:
+                    found.append(f"object {obj.objgen}: {exc}")
         return found

@@ -17,6 +17,8 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
+from engine.finishing.label_sheets import LabelSheet
+
 from ..renderers import RenderLimits
 from ..renderers.pool import PoolClosed, ProcessPool, TaskFailed, TaskLimitExceeded, TaskProcessDied
 from . import JobListener
@@ -119,7 +121,10 @@ class EmbeddedBackend:
             rows = list(results.values())
             if payload.merge:  # before the job ends: a completed job's merged PDF is there to download
                 self._merge(payload.job_id, rows)
-            self.listener.job_done(payload.job_id, assemble_zip(self.blob_root, rows, payload.output))
+            if payload.sheet is not None:  # likewise its label sheets (extensions.md 14)
+                self._merge(payload.job_id, rows, payload.sheet)
+            zip_key = assemble_zip(self.blob_root, rows, payload.output, payload.sheet is None or payload.keep_rows)
+            self.listener.job_done(payload.job_id, zip_key)
         except _Stopping:
             log.info("batch %s stopped with the server; it will be resumed on the next start", payload.job_id)
         except _Dropped:
@@ -133,21 +138,23 @@ class EmbeddedBackend:
                 self._held.discard(payload.job_id)
                 self._dropped.discard(payload.job_id)
 
-    def _merge(self, job_id: str, rows: list[RowResult]) -> None:
-        """The merged PDF (extensions.md 12) made in a render process, bounded as a render is; a
-        failure leaves the batch without one (its download says so), never fails the batch."""
+    def _merge(self, job_id: str, rows: list[RowResult], sheet: LabelSheet | None = None) -> None:
+        """The merged PDF (extensions.md 12), or with `sheet` the PDF of label sheets (14), made
+        in a render process, bounded as a render is; a failure leaves the batch without one (its
+        download says so), never fails the batch."""
         limits = RenderLimits.from_environment()
+        task, args = ("merge_rows", ()) if sheet is None else ("sheet_rows", (sheet,))
         try:
             self.pool.call(
-                "merge_rows",
-                (str(self.blob_root), job_id, rows, limits.max_pdf_bytes),
+                task,
+                (str(self.blob_root), job_id, rows, *args, limits.max_pdf_bytes),
                 seconds=limits.render_seconds,
                 owner=f"batch:{job_id}",
             )
         except PoolClosed:
             raise _Stopping() from None
         except (TaskFailed, TaskLimitExceeded) as exc:
-            log.error("batch %s: its merged PDF could not be made: %r", job_id, exc)
+            log.error("batch %s: its %s could not be made: %r", job_id, "label sheets" if sheet else "merged PDF", exc)
 
     def _render_row(self, payload: JobPayload, index: int) -> RowResult:
         """One row in a render process: its result, a failed one when its process was stopped."""

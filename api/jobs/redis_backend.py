@@ -28,7 +28,9 @@ from .runner import (
     JobPayload,
     RowResult,
     assemble_merged,
+    assemble_sheets,
     assemble_zip,
+    delivered_sheet,
     delivery,
     delivery_json,
     render_row,
@@ -84,13 +86,20 @@ def _finish_chunk(redis: Redis, job_id: str, chunk: int, blob_root: str | Path) 
 def _write_zip(redis: Redis, job_id: str, blob_root: str | Path) -> None:
     results = [RowResult.model_validate_json(v) for v in redis.hvals(_key(job_id, "rows"))]
     # Whether rows are pictures and whether the batch merges (extensions.md 12), as submitted.
-    output, merge = delivery(redis.hget(_key(job_id), "delivery"))
+    stored = redis.hget(_key(job_id), "delivery")
+    output, merge = delivery(stored)
+    sheet, keep_rows = delivered_sheet(stored)  # extensions.md 14
     if merge:  # before zip_key: a completed job's merged PDF is there to download
         try:
             assemble_merged(blob_root, job_id, results, RenderLimits.from_environment().max_pdf_bytes)
         except Exception:  # the batch ends without it (its download says so), never fails for it
             log.exception("batch %s: its merged PDF could not be made", job_id)
-    zip_key = assemble_zip(blob_root, results, output)
+    if sheet is not None:  # likewise its label sheets
+        try:
+            assemble_sheets(blob_root, job_id, results, sheet, RenderLimits.from_environment().max_pdf_bytes)
+        except Exception:
+            log.exception("batch %s: its label sheets could not be made", job_id)
+    zip_key = assemble_zip(blob_root, results, output, sheet is None or keep_rows)
     status = "completed" if any(r.ok for r in results) else "failed"
     redis.hset(_key(job_id), mapping={"zip_key": zip_key, "status": status, "finished": time.time()})
 

@@ -23,11 +23,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cryptography.exceptions import InvalidTag
-from pydantic import BaseModel
+from pydantic import BaseModel, field_serializer
 
 import engine
 from engine.design.names import STORED
 from engine.errors import EngineError, LimitExceeded, RenderError
+from engine.finishing.label_sheets import LabelSheet
 from engine.render.pictures import EXTENSIONS as PICTURE_EXTENSIONS
 from engine.render.pictures import PageOutput, page_pictures, pictures_file
 
@@ -76,6 +77,15 @@ class JobPayload(BaseModel):
     # neither the design nor the rows.
     output: PageOutput | None = None  # pictures of each row's pages instead of its PDF
     merge: bool = False  # also one PDF of every successful row (merged_ref names it)
+    # extensions.md 14: one PDF of label sheets instead (sheets_ref names it); the rows' ZIP
+    # holds their PDFs only with keep_rows (otherwise just errors.json, when a row failed).
+    sheet: LabelSheet | None = None
+    keep_rows: bool = False
+
+    @field_serializer("sheet")
+    def _sheet_as_given(self, sheet: LabelSheet | None) -> dict[str, Any] | None:
+        # The keys given only: the request model's absent keys are None, which it does not take back.
+        return sheet.model_dump(mode="json", exclude_none=True) if sheet is not None else None
 
     @classmethod
     def stored(cls, text: str | bytes) -> JobPayload:
@@ -142,10 +152,13 @@ class JobPayload(BaseModel):
 def delivery_json(payload: JobPayload) -> str | None:
     """What a batch delivers beyond a PDF per row, as stored beside its payload (the database's
     batch_jobs.delivery, the Redis job's `delivery` field); None when it delivers only PDFs."""
-    if payload.output is None and not payload.merge:
+    if payload.output is None and not payload.merge and payload.sheet is None:
         return None
     output = payload.output.model_dump(mode="json") if payload.output is not None else None
-    return json.dumps({"output": output, "merge": payload.merge})
+    members: dict[str, Any] = {"output": output, "merge": payload.merge}
+    if payload.sheet is not None:
+        members |= {"sheet": payload.sheet.model_dump(mode="json", exclude_none=True), "keepRows": payload.keep_rows}
+    return json.dumps(members)
 
 
 def delivery(stored: str | bytes | None) -> tuple[PageOutput | None, bool]:
@@ -155,6 +168,15 @@ def delivery(stored: str | bytes | None) -> tuple[PageOutput | None, bool]:
     members = json.loads(stored)
     output = members.get("output")
     return (PageOutput.model_validate(output) if output else None), bool(members.get("merge"))
+
+
+def delivered_sheet(stored: str | bytes | None) -> tuple[LabelSheet | None, bool]:
+    """The batch's label `sheet` and `keepRows` back from `delivery_json`'s text (None: no sheet)."""
+    if not stored:
+        return None, False
+    members = json.loads(stored)
+    sheet = members.get("sheet")
+    return (LabelSheet.model_validate(sheet) if sheet else None), bool(members.get("keepRows"))
 
 
 class RowResult(BaseModel):
@@ -318,10 +340,13 @@ def errors_document(failures: list[dict[str, Any]]) -> str:
     return json.dumps({"failed": failures}, indent=2)
 
 
-def assemble_zip(blob_root: str | Path, results: list[RowResult], output: PageOutput | None = None) -> str:
+def assemble_zip(
+    blob_root: str | Path, results: list[RowResult], output: PageOutput | None = None, rows: bool = True
+) -> str:
     """The batch's ZIP: row-0001.pdf… for rows that succeeded, errors.json when some failed. A
     picture batch (`output`) has row-0001.png…, or a folder row-0001/ of page-001.png… for a
-    row of several pages.
+    row of several pages. Without `rows` (a label-sheet batch that does not keep its rows) only
+    errors.json: the job still ends on a ZIP, its rows' PDFs are on the sheets.
 
     Written to a temporary file, each row's PDF copied in chunks, then stored from that file:
     a batch's ZIP is never whole in memory (it may be hundreds of megabytes)."""
@@ -332,6 +357,8 @@ def assemble_zip(blob_root: str | Path, results: list[RowResult], output: PageOu
         with zipfile.ZipFile(spool, "w", compression=zipfile.ZIP_STORED) as archive:
             for result in sorted(results, key=lambda r: r.index):
                 name = row_entry(result.index, result.blob_key if result.ok else None, output)
+                if result.ok and not rows:
+                    continue
                 if result.ok and result.blob_key and name.endswith("/"):
                     # A row's pictures (its own ZIP, bounded as a PDF is) go in its folder.
                     with zipfile.ZipFile(io.BytesIO(blobs.get(result.blob_key))) as pages:
@@ -380,4 +407,43 @@ def assemble_merged(blob_root: str | Path, job_id: str, results: list[RowResult]
         return None
     key = blobs.put(merged, "application/pdf")
     blobs.put_ref(merged_ref(job_id), key)
+    return key
+
+
+def sheets_ref(job_id: str) -> str:
+    """The blob ref (api.blobs) that names a label-sheet batch's PDF of sheets (extensions.md 14)."""
+    return hashlib.sha256(f"batch-sheets:{job_id}".encode()).hexdigest()
+
+
+def assemble_sheets(
+    blob_root: str | Path, job_id: str, results: list[RowResult], sheet: LabelSheet, max_bytes: int
+) -> str | None:
+    """A `sheet` batch's one PDF (extensions.md 14): every successful row's pages in row order,
+    each in the next cell of the sheet; named by sheets_ref(job_id). None when no row succeeded
+    or the sheets would pass the size of a document (`max_bytes`): a download then says why. A
+    failed row leaves no gap: the next row takes its cell (GET /batches/:jobId/rows says which)."""
+    from engine.finishing.label_sheets import label_sheets
+
+    blobs = open_blobs(str(blob_root))
+    pdfs, size = [], 0
+    for result in sorted(results, key=lambda r: r.index):
+        if not (result.ok and result.blob_key and result.blob_key.endswith(".pdf")):
+            continue
+        pdf = blobs.get(result.blob_key)
+        size += len(pdf)
+        # The sheets come out smaller than the rows together (one file's overhead, not one per
+        # row): the rows are bounded at twice a document before placing, the sheets at one.
+        if size > 2 * max_bytes:
+            log.warning("batch %s: its rows' PDFs pass %d bytes together; no label sheets", job_id, 2 * max_bytes)
+            return None
+        pdfs.append(pdf)
+    if not pdfs:
+        return None
+    try:
+        data = label_sheets(pdfs, sheet.geometry(), bool(sheet.cutMarks), max_bytes)
+    except LimitExceeded:
+        log.warning("batch %s: the label sheets would pass %d bytes; none are made", job_id, max_bytes)
+        return None
+    key = blobs.put(data, "application/pdf")
+    blobs.put_ref(sheets_ref(job_id), key)
     return key

@@ -48,7 +48,9 @@ GUIDANCE = {
     "submit_batch": "Queues 1-100 PDFs, one per row of values (1 credit per row, taken now; failed rows are "
     "refunded). Poll get_batch until completed, then get_batch_download; or give a webhookUrl (https) to be "
     "POSTed a signed batch.completed or batch.failed event when it ends. merge: true also makes one PDF of every "
-    "successful row (get_batch_download with merged: true); output {format: png|jpeg} makes pictures of each row.",
+    "successful row (get_batch_download with merged: true); output {format: png|jpeg} makes pictures of each row; "
+    'sheet {preset: "L7160"} (list_sheets) prints the rows on label sheets, one label per row, and '
+    "get_batch_download then gives the PDF of sheets.",
     "upload_signing_certificate": "Give the PKCS#12 (a certificate with its private key; at most 256 KB) as base64 "
     "in file, and its password. It is kept encrypted and never returned; generate_pdf and submit_batch with sign: "
     "true then sign with it (PAdES B-B). Answers the certificate's subject, issuer and validity.",
@@ -58,6 +60,8 @@ GUIDANCE = {
     "list_variables": "What generate_pdf and submit_batch take: each variable's name, kind (text, image, table, "
     "code, icon, color, field: a {name} placeholder inside a text, or field-value: a form field's initial value), "
     "what a value must be and its sample.",
+    "list_sheets": "The presets submit_batch's sheet.preset takes; the design's page must be at most the "
+    "labelWidth × labelHeight given (in points): set it with update_page.",
     "delete_design": "There is no undo: afterwards every tool answers DESIGN_NOT_FOUND for it.",
     "duplicate_design": "Use it to try changes on a copy: patching the copy leaves the original as it is.",
 }

@@ -146,6 +146,14 @@ class Renderers:
         args = (tree_json, page, 96, images, str(self.blob_root), values, watermark, sheet)
         return self._call("render_png", args, owner, self.limits.render_seconds, cancel, "the preview")
 
+    def label_sheet_png(
+        self, owner: str, tree_json: str, images: dict[str, str], sheet: Any, cancel: Cancellation | None = None
+    ) -> str:
+        """A preview of one label sheet (extensions.md 14, an engine LabelSheet) filled with the
+        design, at 72 dpi, into the blob store: its blob key."""
+        args = (tree_json, images, str(self.blob_root), sheet, 72)
+        return self._call("render_label_sheet_png", args, owner, self.limits.render_seconds, cancel, "the preview")
+
     def image(self, owner: str, data: bytes, max_bytes: int) -> Any:
         """An upload checked and (SVG) rasterised in a render process: an api.images.processing.ProcessedImage."""
         return self._call("process_image", (data, max_bytes), owner, self.limits.image_seconds, None, "the image")

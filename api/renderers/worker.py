@@ -99,6 +99,28 @@ def render_png(
     return blobs.put(png, "image/png"), sheets
 
 
+def render_label_sheet_png(tree_json: str, images: dict[str, str], blob_root: str, sheet, dpi: float):  # noqa: ANN001, ANN201
+    """One label sheet (extensions.md 14) filled with the design drawn with its design-time
+    content, as a PNG in the blob store: what a batch on that sheet prints, at a glance."""
+    import math
+
+    import engine
+    from engine.finishing.label_sheets import label_sheets
+    from engine.render.document import rasterize
+
+    from ..blobs import open_blobs
+    from ..jobs.runner import parsed_tree
+    from . import generation_date
+
+    blobs = open_blobs(blob_root)
+    tree = parsed_tree(tree_json)
+    pdf = engine.render_pdf(tree, {}, _resolver(blobs, images), today=generation_date())
+    geometry = sheet.geometry()
+    copies = math.ceil(geometry.cells / max(1, len(tree.pages)))  # a label a cell, the first sheet full
+    sheets = label_sheets([pdf] * copies, geometry, bool(sheet.cutMarks))
+    return blobs.put(rasterize(sheets, 0, dpi), "image/png")
+
+
 def process_image(data: bytes, max_bytes: int):  # noqa: ANN201
     """An uploaded image checked, rasterised (SVG) and thumbnailed: an api.images.processing.ProcessedImage."""
     from ..images.processing import process_image as process
@@ -150,6 +172,13 @@ def merge_rows(blob_root: str, job_id: str, rows, max_bytes: int) -> str | None:
     return assemble_merged(blob_root, job_id, rows, max_bytes)
 
 
+def sheet_rows(blob_root: str, job_id: str, rows, sheet, max_bytes: int) -> str | None:  # noqa: ANN001
+    """A `sheet` batch's PDF of label sheets from its rows' (api.jobs.runner.RowResult), into the blob store."""
+    from ..jobs.runner import assemble_sheets
+
+    return assemble_sheets(blob_root, job_id, rows, sheet, max_bytes)
+
+
 TASKS = {
     "render_pdf": render_pdf,
     "render_png": render_png,
@@ -158,6 +187,8 @@ TASKS = {
     "open_certificate": open_certificate,
     "render_row": render_row,
     "merge_rows": merge_rows,
+    "sheet_rows": sheet_rows,
+    "render_label_sheet_png": render_label_sheet_png,
 }
 
 

@@ -25,11 +25,21 @@ import threading
 from datetime import UTC, datetime
 
 import engine
+from engine.finishing.label_sheets import LabelSheet
 
 from ..blobs import Blobs, UrlSigner
 from ..errors import ApiError, unreachable
 from ..jobs import BackendUnavailable, JobBackend
-from ..jobs.runner import JobPayload, RowResult, delivery, delivery_json, merged_ref, row_entry
+from ..jobs.runner import (
+    JobPayload,
+    RowResult,
+    delivered_sheet,
+    delivery,
+    delivery_json,
+    merged_ref,
+    row_entry,
+    sheets_ref,
+)
 from ..metrics import Metrics
 from ..models import DEFAULT_PDF_PROFILE, JOB_ENDED, BatchBody, BatchDownloadQuery, BatchRowsQuery
 from ..plans import BATCH_GENERATE
@@ -40,7 +50,7 @@ from .common import Workspace, decode_row_cursor, encode_row_cursor, iso, new_id
 from .designs import Designs
 from .finishing import checked_rows as finishing_checked_rows
 from .media import Media
-from .output import checked_merge, checked_output
+from .output import checked_merge, checked_output, checked_sheet
 from .signing import Signing
 from .values import checked_values
 from .webhooks import Webhooks, check_webhook_url
@@ -98,6 +108,7 @@ class Batches:
         profile = body.pdfProfile or DEFAULT_PDF_PROFILE
         finishing, row_options = finishing_checked_rows(body, profile)
         output = checked_output(body.output, profile, body, tree, body.rowOptions)
+        sheet = checked_sheet(body, output, tree)  # before merge: its refusal names the sheet
         merge = checked_merge(body, output)
         webhook_url = body.webhookUrl
         if webhook_url is not None:
@@ -116,6 +127,8 @@ class Batches:
             signing=self.signing.sealed_for(ws, profile) if finishing is not None and finishing.sign else None,
             output=output,
             merge=merge,
+            sheet=sheet,
+            keep_rows=bool(body.keepRows),
         ).sealed(self.secret)  # and so are the document passwords
         assert self.backend is not None
         try:
@@ -273,7 +286,11 @@ class Batches:
     def download(self, ws: Workspace, job_id: str, query: BatchDownloadQuery | None = None) -> dict:
         _, _, _, status, total, completed, _, zip_key, _, _, _ = self._job(ws, job_id)
         merged = query is not None and query.merged
-        if merged and not self._delivery(job_id)[1]:
+        (stored,) = self.store.one("SELECT delivery FROM batch_jobs WHERE id = ?", [job_id])
+        sheet, keep_rows = delivered_sheet(stored)
+        if sheet is not None or (query is not None and query.rows):
+            return self._sheets_download(job_id, status, total, completed, zip_key, sheet, keep_rows, query)
+        if merged and not delivery(stored)[1]:
             raise ApiError(
                 "NOT_FOUND",
                 "this batch has no merged PDF: it was submitted without merge: true; submit the rows again with "
@@ -295,6 +312,58 @@ class Batches:
                 else "its rows' PDFs together are larger than a document may be (the manual, Limits)"
             )
             raise ApiError("NOT_FOUND", f"this batch has no merged PDF: {why}; its ZIP holds what was made")
+        return {"downloadUrl": self.signer.url(key, URL_LIFETIME, f"{job_id}.pdf"), "expiresIn": URL_LIFETIME}
+
+    def _sheets_download(
+        self,
+        job_id: str,
+        status: str,
+        total: int,
+        completed: int,
+        zip_key: str | None,
+        sheet: LabelSheet | None,
+        keep_rows: bool,
+        query: BatchDownloadQuery | None,
+    ) -> dict:
+        """A label-sheet batch's download (extensions.md 14): its PDF of sheets, or with rows=true
+        the ZIP of its rows when it was submitted with keepRows: true."""
+        rows = query is not None and query.rows
+        if sheet is None:
+            raise ApiError(
+                "NOT_FOUND",
+                "rows=true is for a label-sheet batch's ZIP of rows; this batch has no sheet: its download "
+                "(without rows=true) is the ZIP",
+            )
+        if query is not None and query.merged:
+            raise ApiError(
+                "NOT_FOUND",
+                "this batch has no merged PDF: it prints on label sheets; its download (without merged=true) is "
+                "the PDF of sheets",
+            )
+        if rows and not keep_rows:
+            raise ApiError(
+                "NOT_FOUND",
+                "this batch kept no ZIP of rows: it was submitted without keepRows: true; its download (without "
+                "rows=true) is the PDF of sheets, or submit the rows again with keepRows: true",
+            )
+        if status not in JOB_ENDED or not zip_key:
+            raise ApiError(
+                "JOB_NOT_COMPLETED",
+                f"the job is {status} ({completed} of {total} rows done); "
+                "poll GET /batches/:jobId until it is completed",
+            )
+        if rows:
+            return {"downloadUrl": self.signer.url(zip_key, URL_LIFETIME, f"{job_id}.zip"), "expiresIn": URL_LIFETIME}
+        key = self.blobs.get_ref(sheets_ref(job_id))
+        if key is None:
+            why = (
+                "no row succeeded"
+                if not completed
+                else "its rows' labels together are larger than a document may be (the manual, Limits)"
+            )
+            raise ApiError(
+                "NOT_FOUND", f"this batch has no label sheets: {why}; GET /batches/:jobId/rows says what each row did"
+            )
         return {"downloadUrl": self.signer.url(key, URL_LIFETIME, f"{job_id}.pdf"), "expiresIn": URL_LIFETIME}
 
     # What the back-end reports (JobListener)

@@ -17,7 +17,7 @@ from engine.render.layout import page_digest, page_without
 from ..blobs import Blobs, UrlSigner
 from ..errors import ApiError
 from ..metrics import Metrics
-from ..models import DEFAULT_PDF_PROFILE, GenerateBody, PreviewWithValuesBody
+from ..models import DEFAULT_PDF_PROFILE, GenerateBody, PreviewWithValuesBody, SheetPreviewBody
 from ..renderers import Cancellation, Renderers, TaskCancelled, generation_date
 from ..settings import URL_LIFETIME
 from ..store import Store
@@ -26,7 +26,7 @@ from .common import Workspace, new_id, now
 from .designs import Designs
 from .finishing import checked as checked_finishing
 from .media import Media
-from .output import checked_output
+from .output import checked_output, fitted_geometry
 from .signing import Signing
 from .values import checked_values
 
@@ -278,6 +278,25 @@ class Generation:
             "page": body.page,
             "sheet": body.sheet,
             "sheets": sheets,
+        }
+
+    def sheet_preview(
+        self, ws: Workspace, design_id: str, body: SheetPreviewBody, cancel: Cancellation | None = None
+    ) -> dict:
+        """One label sheet (extensions.md 14) with the design in every cell, drawn with its
+        design-time content (free, as a page's preview): what a batch with this `sheet` prints.
+        The same 400s as a batch's sheet (an unknown preset, a page larger than a label)."""
+        row = self.designs.row_for_render(ws, design_id)
+        tree = self.revisions.of(design_id, row).tree
+        geometry = fitted_geometry(body.sheet, tree)
+        images = self.media.design_keys(ws, tree, {})
+        key = self.renderers.label_sheet_png(ws.id, row["tree"], images, body.sheet, cancel)
+        return {
+            "previewUrl": self.signer.url(key, URL_LIFETIME),
+            "expiresIn": URL_LIFETIME,
+            "labelsPerSheet": geometry.cells,
+            "labelWidth": round(geometry.cell_width, 3),
+            "labelHeight": round(geometry.cell_height, 3),
         }
 
     def _render_preview(

@@ -1,6 +1,7 @@
-"""What a generation or batch delivers (extensions.md 12): `output` pictures instead of PDFs, and a
-batch's `merge`. Checked before anything is charged, rendered or queued; the one place these
-rules live for every face (REST, MCP, the CLI and notebook through them).
+"""What a generation or batch delivers (extensions.md 12): `output` pictures instead of PDFs, a
+batch's `merge`, and its label `sheet` (extensions.md 14). Checked before anything is charged,
+rendered or queued; the one place these rules live for every face (REST, MCP, the CLI and
+notebook through them).
 
 Pictures are of the pages: the options that only mean something inside a PDF (a profile's tags
 or PDF/A claims, embedded files, an e-invoice, encryption, a signature) are refused with them
@@ -10,6 +11,7 @@ rather than silently dropped. A watermark is drawn on the pages, so it stays all
 from __future__ import annotations
 
 import engine
+from engine.finishing.label_sheets import LabelSheet, SheetGeometry
 from engine.render.pictures import PageOutput, check_picture_size
 
 from ..errors import validation
@@ -72,3 +74,47 @@ def checked_merge(body: BatchBody, output: PageOutput | None) -> bool:
             f"signature would not cover the merged file): leave out merge or {what}"
         )
     return True
+
+
+def checked_sheet(body: BatchBody, output: PageOutput | None, tree: engine.DesignTree) -> LabelSheet | None:
+    """The batch's label sheet (extensions.md 14), or None; a 400 naming the fix when the sheet is
+    unknown or impossible, the design's page does not fit its labels, or it was asked with
+    what a sheet cannot carry. `keepRows` without a sheet is refused too (it would mean nothing)."""
+    sheet = body.sheet
+    if sheet is None:
+        if body.keepRows:
+            raise validation("keepRows: it keeps the rows' ZIP beside a label sheet's PDF: leave it out, or add sheet")
+        return None
+    clashes = [
+        name
+        for name, given in (
+            (f'output format "{output.format}"' if output is not None else "output", output is not None),
+            ("merge", body.merge),
+            ("encryption", body.encryption is not None),
+            ("sign", body.sign),
+            ("append", body.append),
+            ("prepend", body.prepend),
+        )
+        if given
+    ]
+    if clashes:
+        raise validation(
+            f"sheet: a label-sheet batch delivers one PDF of sheets, which cannot also take {', '.join(clashes)} "
+            "(pictures and the merged PDF are other deliveries, a password or signature would not cover the sheets, "
+            f"added pages are not labels): leave out {' and '.join(clashes)}, or sheet"
+        )
+    fitted_geometry(sheet, tree)
+    return sheet
+
+
+def fitted_geometry(sheet: LabelSheet, tree: engine.DesignTree) -> SheetGeometry:
+    """The sheet's cells; a 400 naming the presets for an unknown one, naming both sizes when a
+    page of the design is larger than a label, or saying what leaves no room for labels."""
+    try:
+        geometry = sheet.geometry()
+        for index, page in enumerate(tree.pages):
+            where = f"the design's page {index + 1}" if index else "the design's page"
+            geometry.check_page(page.width, page.height, where)
+    except engine.EngineError as exc:
+        raise validation(exc.message) from None
+    return geometry

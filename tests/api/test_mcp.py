@@ -30,6 +30,8 @@ TOOLS = {
     "patch_design_tree",
     "list_actions",
     "list_fonts",
+    "list_sheets",
+    "preview_sheet",
     "upload_image",
     "create_asset",
     "create_placeholder_asset",

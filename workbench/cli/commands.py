@@ -228,17 +228,31 @@ def batch(args: argparse.Namespace) -> int:
         body["merge"] = True
     if args.flatten:
         body["flatten"] = True
+    if args.sheet:
+        body["sheet"] = {"preset": args.sheet, **({"cutMarks": True} if args.cut_marks else {})}
+        if args.keep_rows:
+            body["keepRows"] = True
     job = client.call("submit_batch", {"designId": args.design_id}, body)
     print(f"batch {job['jobId']}: {job['total']} rows queued", file=sys.stderr)
     if args.no_wait:
         print(job["jobId"])  # for a script: the webhook, or `GET /batches/<jobId>`, tells the end
         return 0
     state = follow(client, [job["jobId"]], terminal())[job["jobId"]]
-    url = client.call("get_batch_download", {"jobId": job["jobId"]})["downloadUrl"]
     out = args.out or Path(f"{job['jobId']}.zip")
-    out.write_bytes(client.fetch(url))
+    if args.sheet:  # a label-sheet batch's download is its PDF of sheets; its rows' ZIP is rows=true
+        if state["completed"]:
+            sheets = client.call("get_batch_download", {"jobId": job["jobId"]})["downloadUrl"]
+            out.with_suffix(".pdf").write_bytes(client.fetch(sheets))
+            print(f"label sheets of the {state['completed']} rows: {out.with_suffix('.pdf')}", file=sys.stderr)
+        query = {"rows": True} if args.keep_rows else None
+    else:
+        query = None
+    if not args.sheet or args.keep_rows:
+        url = client.call("get_batch_download", {"jobId": job["jobId"]}, query=query)["downloadUrl"]
+        out.write_bytes(client.fetch(url))
     made = "documents" if args.output in ("png", "jpeg") else "PDFs"
-    print(f"{state['completed']} {made}, {state['failed']} failed: {out}", file=sys.stderr)
+    where = f": {out}" if not args.sheet or args.keep_rows else ""
+    print(f"{state['completed']} {made}, {state['failed']} failed{where}", file=sys.stderr)
     if args.merge and state["completed"]:
         merged = client.call("get_batch_download", {"jobId": job["jobId"]}, query={"merged": True})["downloadUrl"]
         out.with_suffix(".pdf").write_bytes(client.fetch(merged))
@@ -457,6 +471,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--dpi", type=int, default=None, help="the pictures' resolution, 72-600 (150)")
     p.add_argument("--merge", action="store_true", help="also one PDF of every row, written as <out>.pdf")
+    p.add_argument(
+        "--sheet",
+        default=None,
+        metavar="PRESET",
+        help="print the rows on label sheets of this preset (GET /sheets: L7160, 5160, …), written as <out>.pdf",
+    )
+    p.add_argument("--cut-marks", action="store_true", help="with --sheet: crop marks at the labels' corners")
+    p.add_argument("--keep-rows", action="store_true", help="with --sheet: also the ZIP of every row's PDF (<out>)")
     p.set_defaults(func=batch)
 
     p = commands.add_parser(

@@ -49,6 +49,10 @@ class BatchResult:
     # None when no row succeeded. Also written to `merged_path` when there was an `out`.
     merged: bytes | None = None
     merged_path: Path | None = None
+    # sheet=… (extensions.md 14): the PDF of label sheets, one label per successful row; None when
+    # no row succeeded. Also written to `sheets_path` when there was an `out`.
+    sheets: bytes | None = None
+    sheets_path: Path | None = None
 
     @property
     def completed(self) -> int:
@@ -117,6 +121,8 @@ class _Job:
     size: int
     done: int = 0  # rows finished, as last polled
     collected: bool = False
+    rows_kept: bool = True  # its download is the ZIP of rows (false: a label-sheet batch without keepRows)
+    sheet: bool = False  # a label-sheet batch: its ZIP of rows is download?rows=true
 
 
 def _progress_bar(total: int, label: str, enabled: bool) -> Any:
@@ -152,6 +158,8 @@ def generate_from_data(
     options: Mapping[str, Any] | None = None,
     row_options: list[dict[str, Any]] | None = None,
     merge: bool = False,
+    sheet: str | Mapping[str, Any] | None = None,
+    keep_rows: bool = False,
 ) -> BatchResult:
     """One PDF per row of a DataFrame or list of dicts, its columns filling the design's variables
     (`workbench.client.rows.rows_for`), in batches of at most the API's limit (`generate_many`)."""
@@ -169,6 +177,8 @@ def generate_from_data(
         options=options,
         row_options=row_options,
         merge=merge,
+        sheet=sheet,
+        keep_rows=keep_rows,
     )
 
 
@@ -186,19 +196,28 @@ def generate_many(
     options: Mapping[str, Any] | None = None,
     row_options: list[dict[str, Any]] | None = None,
     merge: bool = False,
+    sheet: str | Mapping[str, Any] | None = None,
+    keep_rows: bool = False,
 ) -> BatchResult:
     """Generate one PDF per row; `timeout` is how long to wait without any row finishing.
     `options` are body keys every batch carries (extensions.md 9: attachments, watermark…),
     `row_options` one entry per row (its own e-invoice or files: the API's rowOptions).
     `merge`: also the server's one merged PDF of the rows (`result.merged`, and beside `out`:
     a folder's `merged.pdf`, a ZIP's name with `.pdf`); the server merges one batch, so at most
-    100 rows."""
+    100 rows. `sheet` (a preset's name, "L7160", or the API's sheet object) prints the rows on
+    label sheets instead (`result.sheets`, and beside `out`: a folder's `sheets.pdf`, a ZIP's name
+    with `.pdf`), at most 100 rows; `keep_rows=True` also gives each row's PDF as without it."""
     if row_options is not None and len(row_options) != len(rows):
         raise ValueError(f"{len(row_options)} per-row options for {len(rows)} rows: give one per row")
     if merge and len(rows) > CHUNK_ROWS:
         raise ValueError(
             f"merge=True makes the server's merged PDF of one batch, at most {CHUNK_ROWS} rows ({len(rows)} given): "
             "split the data, or merge the PDFs of result.pdfs yourself"
+        )
+    sheet_body = {"preset": sheet} if isinstance(sheet, str) else dict(sheet) if sheet is not None else None
+    if sheet_body is not None and len(rows) > CHUNK_ROWS:
+        raise ValueError(
+            f"sheet= prints one batch on label sheets, at most {CHUNK_ROWS} rows ({len(rows)} given): split the data"
         )
     output = _Output(out, len(rows))
     failures: dict[int, str] = {}
@@ -214,12 +233,18 @@ def generate_many(
                 body["pdfProfile"] = profile
             if merge:
                 body["merge"] = True
+            if sheet_body is not None:
+                body["sheet"] = sheet_body
+                if keep_rows:
+                    body["keepRows"] = True
             try:
                 submitted = client.call("submit_batch", {"designId": design_id}, body)
             except ApiError as exc:
                 refused = (exc, start)
                 break
-            jobs.append(_Job(submitted["jobId"], start, len(body["rows"])))
+            job = _Job(submitted["jobId"], start, len(body["rows"]))
+            job.sheet, job.rows_kept = sheet_body is not None, sheet_body is None or keep_rows
+            jobs.append(job)
         _follow(client, jobs, output, failures, bar, timeout, interval)
     finally:
         bar.close()
@@ -234,6 +259,8 @@ def generate_many(
     )
     if merge and jobs:
         _collect_merged(client, jobs[0].id, result)
+    if sheet_body is not None and jobs:
+        _collect_sheets(client, jobs[0].id, result)
     if refused is not None:
         raise BatchRefused(*refused, result)
     return result
@@ -252,6 +279,21 @@ def _collect_merged(client: Client, job_id: str, result: BatchResult) -> None:
         is_zip = result.out.suffix.lower() == ".zip"
         result.merged_path = result.out.with_suffix(".pdf") if is_zip else result.out / "merged.pdf"
         result.merged_path.write_bytes(result.merged)
+
+
+def _collect_sheets(client: Client, job_id: str, result: BatchResult) -> None:
+    """The job's PDF of label sheets into the result (and beside its `out`); none when no row succeeded."""
+    try:
+        url = client.call("get_batch_download", {"jobId": job_id})["downloadUrl"]
+    except ApiError as exc:
+        if exc.code != "NOT_FOUND":
+            raise
+        return  # no row succeeded: result.failures says why
+    result.sheets = client.fetch(url)
+    if result.out is not None:
+        is_zip = result.out.suffix.lower() == ".zip"
+        result.sheets_path = result.out.with_suffix(".pdf") if is_zip else result.out / "sheets.pdf"
+        result.sheets_path.write_bytes(result.sheets)
 
 
 def _failures_frame(failures: dict[int, str], output: _Output) -> pandas.DataFrame:
@@ -291,8 +333,22 @@ def _follow(
 
 
 def _collect(client: Client, job: _Job, output: _Output, failures: dict[int, str]) -> None:
-    """Fetch an ended job's ZIP: its PDFs into the output, its failed rows into `failures`."""
-    url = client.call("get_batch_download", {"jobId": job.id})["downloadUrl"]
+    """Fetch an ended job's ZIP: its PDFs into the output, its failed rows into `failures`. A
+    label-sheet batch that kept no rows has only its failed rows to collect (GET /batches/:id/rows)."""
+    if not job.rows_kept:
+        cursor = None
+        while True:
+            query = {"status": "failed", "limit": 200, **({"cursor": cursor} if cursor else {})}
+            page = client.call("get_batch_rows", {"jobId": job.id}, query=query)
+            for item in page["items"]:
+                failures[job.start + item["row"] - 1] = item["error"]["message"]
+            cursor = page["nextCursor"]
+            if cursor is None:
+                break
+        job.collected = True
+        return
+    query = {"rows": True} if job.sheet else None
+    url = client.call("get_batch_download", {"jobId": job.id}, query=query)["downloadUrl"]
     with zipfile.ZipFile(io.BytesIO(client.fetch(url))) as archive:
         names = set(archive.namelist())
         reported = {}

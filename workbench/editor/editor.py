@@ -128,6 +128,8 @@ class Editor:
         self._generate_tried = self._button("Generate this · 1 credit", self.generate_tried, "dbk-generate-tried")
         self._generate_tried.param.update(color="primary", visible=False)
         self.pdf_options = PdfOptions()
+        self.run(lambda: self.pdf_options.set_sheets(self.session.label_sheet_presets()))
+        self.pdf_options.sheet.param.watch(lambda e: self.run(lambda: self._show_label_sheet(e.new)), "value")
         home = [pn.pane.HTML(f'<a href="{self.home}" class="dbk-home">← Designs</a>', margin=(14, 10))]
         header = pn.Row(
             *(home if self.home else []),
@@ -410,8 +412,19 @@ class Editor:
             return
         self._generated(self._tried)
 
+    def _show_label_sheet(self, preset: str) -> None:
+        """The picture of one sheet of the chosen preset filled with the design ("Print on label sheet")."""
+        self.pdf_options.show_sheet(None)
+        if preset:
+            png, labels = self.session.label_sheet_preview({"preset": preset})
+            self.pdf_options.show_sheet(png, labels)
+
     def _generated(self, values: dict | None) -> None:
-        generated = self.session.generate(values, options=self.pdf_options.body_keys())
+        sheet = self.pdf_options.chosen_sheet
+        if sheet is not None:  # one label on the sheet, through a batch of one row
+            generated = self.session.generate_on_label_sheet(sheet, values, options=self.pdf_options.body_keys())
+        else:
+            generated = self.session.generate(values, options=self.pdf_options.body_keys())
         filename, url = generated["filename"], generated["downloadUrl"]
         if not self.files_served:
             url = "data:application/pdf;base64," + base64.b64encode(self.client.fetch(url)).decode()

@@ -13,6 +13,7 @@ page's content changed.
 from __future__ import annotations
 
 import base64
+import time
 from collections.abc import Callable
 
 from engine import DesignTree
@@ -159,6 +160,37 @@ class DesignSession:
         watermark, encryption, sign: extensions.md 9)."""
         body = {"data": values or {}, **(options or {})}
         return self.client.call("generate_pdf", {"designId": self.design_id}, body)
+
+    def label_sheet_presets(self) -> list[dict]:
+        """The label-sheet presets (GET /sheets)."""
+        return list(self.client.call("list_sheets")["sheets"])
+
+    def label_sheet_preview(self, sheet: dict) -> tuple[bytes, int]:
+        """One label sheet filled with the design (free; refused as a batch's sheet is when the
+        page does not fit a label), and how many labels a sheet holds."""
+        preview = self.client.call("preview_sheet", {"designId": self.design_id}, {"sheet": sheet})
+        return self.client.fetch(preview["previewUrl"]), int(preview["labelsPerSheet"])
+
+    def generate_on_label_sheet(
+        self, sheet: dict, values: dict | None = None, options: dict | None = None, timeout: float = 120
+    ) -> dict:
+        """One label on a sheet (extensions.md 14): a batch of one row (1 credit) with `sheet`,
+        followed to its end; its `filename` and the signed `downloadUrl` of the PDF of sheets."""
+        body = {"rows": [values or {}], "sheet": sheet, **(options or {})}
+        job = self.client.call("submit_batch", {"designId": self.design_id}, body)
+        deadline = time.monotonic() + timeout
+        state = job
+        while state["status"] not in ("completed", "failed"):
+            if time.monotonic() > deadline:
+                raise ValueError(f"the label sheet is still being made (batch {job['jobId']}); try again shortly")
+            time.sleep(0.2)
+            state = self.client.call("get_batch", {"jobId": job["jobId"]})
+        if state["status"] == "failed":
+            failed = self.client.call("get_batch_rows", {"jobId": job["jobId"]}, query={"status": "failed"})
+            reason = failed["items"][0]["error"]["message"] if failed["items"] else "the row failed"
+            raise ValueError(f"the label could not be made: {reason}")
+        download = self.client.call("get_batch_download", {"jobId": job["jobId"]})
+        return {"filename": f"{job['jobId']}.pdf", "downloadUrl": download["downloadUrl"]}
 
     def credits(self) -> int:
         return int(self.client.call("me")["credits"])

@@ -127,6 +127,10 @@ class Workbench:
     def fonts(self) -> list[m.FontEntry]:
         return m.FontList.model_validate(self.client.call("list_fonts")).fonts
 
+    def sheets(self) -> list[m.SheetEntry]:
+        """The label-sheet presets `generate_many(sheet=…)` takes (GET /sheets)."""
+        return m.SheetList.model_validate(self.client.call("list_sheets")).sheets
+
     def actions(self) -> list[m.ActionCatalogEntry]:
         """The action catalog: every action's name, description and args schema."""
         return m.ActionCatalog.model_validate(self.client.call("list_actions")).actions
@@ -322,6 +326,8 @@ class Design(Authoring):
         timeout: float = 600,
         e_invoices: Any = None,
         merge: bool = False,
+        sheet: str | Mapping[str, Any] | None = None,
+        keep_rows: bool = False,
         **finishing: Any,
     ) -> BatchResult:
         """One PDF per row of a pandas or polars DataFrame or a list of dicts (1 credit each).
@@ -342,6 +348,11 @@ class Design(Authoring):
         `merge=True` (at most 100 rows) also gives one PDF of every successful row in order, with a
         bookmark per row: `result.merged`, and written beside `out` (a folder's `merged.pdf`, or
         the ZIP's name with `.pdf`).
+        `sheet="L7160"` (a preset of `workbench.sheets()`, or the API's sheet object
+        `{"paper": "A4", "columns": 3, "rows": 7, …, "cutMarks": True}`; at most 100 rows) prints
+        the rows on label sheets, one label per row: `result.sheets`, and beside `out` (a folder's
+        `sheets.pdf`, or the ZIP's name with `.pdf`); each row's own PDF only with `keep_rows=True`.
+        The design's page must fit a label.
         """
         return generate_from_data(
             self.workbench.client,
@@ -355,4 +366,6 @@ class Design(Authoring):
             options=finishing_keys(**finishing),
             row_options=None if e_invoices is None else [finishing_keys(e_invoice=xml) for xml in e_invoices],
             merge=merge,
+            sheet=sheet,
+            keep_rows=keep_rows,
         )

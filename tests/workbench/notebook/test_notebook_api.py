@@ -382,6 +382,22 @@ def test_generate_many_with_merge_returns_and_writes_the_merged_pdf(wb, tmp_path
         design.generate_many([{"name": "x"}] * 101, merge=True, progress=False)
 
 
+def test_generate_many_on_a_label_sheet_returns_and_writes_the_sheets(wb, tmp_path):
+    design = badge(wb, "Sheet badge")
+    design.apply([{"type": "update_page", "args": {"page": 0, "width": 4 * 72, "height": 2 * 72}}])  # an Avery 5163
+    assert "5163" in {entry.name for entry in wb.sheets()}
+    people = [{"name": f"Person{i}"} for i in range(12)]
+    result = design.generate_many(people, out=tmp_path / "labels", sheet="5163", progress=False)
+    assert result.ok and result.sheets_path == tmp_path / "labels" / "sheets.pdf"
+    assert result.sheets_path.read_bytes() == result.sheets and result.files == []  # no rows kept
+    assert page_count(result.sheets) == 2  # 10 labels a sheet
+    assert "Person11" in pdf_text(result.sheets)[1]
+    kept = design.generate_many(people[:3], sheet={"preset": "5163", "cutMarks": True}, keep_rows=True, progress=False)
+    assert sorted(kept.pdfs) == [0, 1, 2] and page_count(kept.sheets) == 1
+    with pytest.raises(ApiError, match="the presets are"):
+        design.generate_many(people[:1], sheet="nope", progress=False)
+
+
 def test_create_design_takes_a_base_pdf_as_bytes_or_as_a_ref(wb):
     from tests import pdf_sources
 
@@ -714,6 +730,23 @@ def test_the_cli_batch_takes_output_and_dpi_and_merge(api_server, rest, tmp_path
     assert [line.strip() for line in pdf_text(pdf)][0].startswith("Ada") and "Grace" in pdf_text(pdf)[1]
     done = docbench("batch", design.id, str(tmp_path / "rows.json"), "--merge", "--output", "png", *url)
     assert done.returncode != 0 and "merge: " in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_cli_batch_prints_on_a_label_sheet(api_server, rest, tmp_path):
+    design = badge(rest.wb, "CLI labels")
+    design.apply([{"type": "update_page", "args": {"page": 0, "width": 4 * 72, "height": 2 * 72}}])
+    (tmp_path / "rows.json").write_text(json.dumps([{"name": "Ada"}, {"name": "Grace"}]))
+    url = ("--url", api_server.url, "--key", api_server.workspaces["analyst"][1])
+    out = tmp_path / "labels.zip"
+    args = ("batch", design.id, str(tmp_path / "rows.json"), "--sheet", "5163", "--keep-rows", "--out", str(out))
+    done = docbench(*args, *url)
+    assert done.returncode == 0, done.stderr
+    sheets = (tmp_path / "labels.pdf").read_bytes()
+    assert page_count(sheets) == 1 and "Grace" in pdf_text(sheets)[0]
+    with zipfile.ZipFile(out) as archive:
+        assert archive.namelist() == ["row-0001.pdf", "row-0002.pdf"]
+    done = docbench("batch", design.id, str(tmp_path / "rows.json"), "--sheet", "L7160", *url)
+    assert done.returncode != 0 and "180 × 108 pt" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_the_cli_generates_on_a_data_dir_and_reports_failed_rows(tmp_path):
