@@ -109,6 +109,9 @@ class Batches:
         finishing, row_options = finishing_checked_rows(body, profile)
         output = checked_output(body.output, profile, body, tree, body.rowOptions)
         sheet = checked_sheet(body, output, tree)  # before merge: its refusal names the sheet
+        if sheet is not None:
+            # A sheet holds each row's page as drawn, without its form: fields print as they look.
+            finishing = (finishing or engine.Finishing()).model_copy(update={"flatten": True})
         merge = checked_merge(body, output)
         webhook_url = body.webhookUrl
         if webhook_url is not None:

@@ -146,3 +146,20 @@ def test_a_merged_batch_keeps_every_rows_fields_fillable_under_the_rows_name(alp
     assert fields["row-0001.applicant"] == ("/Tx", "Ada") and fields["row-0002.applicant"] == ("/Tx", "Grace")
     assert fields["row-0001.plan"] == ("/Btn", "pro") and fields["row-0002.plan"] == ("/Btn", "basic")
     assert len(fields) == 8
+
+
+def test_label_sheets_print_fields_as_they_look(alpha):
+    # A sheet places each row's page without its form: the rows are flattened, so the values show.
+    design_id = alpha.data(alpha.post("/designs", json={"name": "Badge"}), 201)["designId"]
+    actions = [
+        {"type": "update_page", "args": {"page": 0, "width": 170, "height": 100}},
+        add("field", "holder", {"x": 10, "y": 10, "w": 150, "h": 24}, {"fieldType": "text"}),
+        action("bind_variable", name="holder"),
+    ]
+    alpha.data(alpha.patch(f"/designs/{design_id}/tree", json={"actions": actions}), 200)
+    body = {"rows": [{"holder": "Ada Lovelace"}, {"holder": "Grace Hopper"}], "sheet": {"preset": "L7160"}}
+    job_id = alpha.data(alpha.post(f"/designs/{design_id}/batch", json=body), 202)["jobId"]
+    assert wait_for_end(alpha, job_id)["completed"] == 2
+    url = alpha.data(alpha.get(f"/batches/{job_id}/download"), 200)["downloadUrl"]
+    text = poppler_text(httpx.get(url).content)[0]
+    assert "Ada Lovelace" in text and "Grace Hopper" in text
