@@ -335,6 +335,8 @@ def element_form(
             )
             if widget is None:
                 continue
+            # Each field's widget is findable by its key (tests, user styles): dbk-prop-data-value.
+            widget.css_classes = [*widget.css_classes, f"dbk-prop-{part}-{field_name}"]
             (leading if _leads(field) else widgets).append(widget)
             field_widgets[(part, field_name)] = widget
             if isinstance(widget, ColourPicker):
