@@ -84,6 +84,10 @@ def fitting_size(node: Any, kind: str, options: int) -> dict[str, float]:
 
 def edit_for(node: Any, path: str, value: Any) -> dict:
     part, _, name = path.partition(".")
+    if path == "data.options" and node.data.fieldType == "radio" and isinstance(value, list) and value:
+        # A radio group's rows keep their height: the box grows or shrinks with its options.
+        row = node.position.h / max(len(node.data.options), 1)
+        return {"data": {"options": value}, "position": {"h": round(row * len(value), 2)}}
     if path != "data.fieldType" or value == node.data.fieldType:
         return {part: {name: value}}
     data: dict[str, Any] = {"fieldType": value}

@@ -12,13 +12,16 @@ from playwright.sync_api import expect
 
 from tests.pdf_probes import editor_form_fields
 
-from ...browser import ARTIFACTS, box, new_design, node, open_design, sign_in, tree, wait_for
+from ...browser import ARTIFACTS, box, new_design, node, open_design, select, sign_in, tree, wait_for
+from ...conftest import add
 
 pytestmark = pytest.mark.slow  # browser: `pytest -m "not slow"` skips them
 
 DOCS_IMAGES = Path(__file__).resolve().parents[3] / "docs" / "images"
 RADIO_OPTIONS = "yes | Yes please\nno | No thanks\nmaybe"
 SELECT_OPTIONS = "fr | France\nde | Germany\nit | Italy"
+# Where each field goes, down the page: text, multiline, checkbox, radio, select, date, signature.
+TOPS = (60, 100, 190, 225, 305, 345, 385)
 
 
 def fields(api, design_id: str) -> dict[str, dict]:
@@ -44,7 +47,7 @@ def place(page, api, design_id: str, number: int) -> tuple[str, object]:
     expect(form.locator("input[type=text]").first).to_have_value(name)
     # Stacked down the page (each new field lands in the middle of the view).
     position = form.locator(".dbk-section-position")
-    for axis, value in (("X", 60), ("Y", 60 + number * 70)):
+    for axis, value in (("X", 60), ("Y", TOPS[number])):
         commit(position.get_by_role("textbox", name=axis, exact=True), str(value))
         wait_for(lambda axis=axis, value=value: fields(api, design_id)[name]["position"][axis.lower()] == value, axis)
     return name, form.locator(".dbk-section-data")
@@ -73,6 +76,11 @@ def choose_type(page, api, design_id: str, name: str, kind: str) -> None:
         expect(data.locator(".dbk-prop-data-value")).to_have_count(0)
     else:
         expect(data.locator(VALUE_WIDGET[kind]).first).to_be_attached()
+
+
+def variables(api, design_id: str) -> dict[str, dict]:
+    listed = api.data(api.get(f"/designs/{design_id}/variables"), 200)["variables"]
+    return {variable["name"]: variable for variable in listed}
 
 
 def saved(api, design_id: str, name: str) -> dict:
@@ -125,10 +133,13 @@ def test_each_field_type_is_placed_and_filled_in_the_editor_and_generated(api_se
 
     # Radio: options typed one per line, the value chosen among them by label; a row per option.
     name, data = place(page, alpha_api, design_id, 3)
+    answer = name
     choose_type(page, alpha_api, design_id, name, "radio")
     commit(data.get_by_role("textbox", name="Field name"), "answer")
     commit(data.get_by_role("textbox", name="Options"), RADIO_OPTIONS)
     wait_for(lambda: len(saved(alpha_api, design_id, name).get("options", [])) == 3, "radio options")
+    # The group's rows keep their height: its box grew by a row with the third option.
+    assert fields(alpha_api, design_id)[name]["position"]["h"] == pytest.approx(63)
     assert saved(alpha_api, design_id, name)["options"] == [
         {"value": "yes", "label": "Yes please"},
         {"value": "no", "label": "No thanks"},
@@ -165,7 +176,7 @@ def test_each_field_type_is_placed_and_filled_in_the_editor_and_generated(api_se
 
     for placed in fields(alpha_api, design_id):
         expect(box(page, placed)).to_have_count(1)  # on the canvas, where a click selects it
-    page.keyboard.press("Escape")
+    select(page, answer)  # the radio group: its options and value in the form
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "editor-form-fields.png"))
     page.screenshot(path=str(DOCS_IMAGES / "editor-form-fields.png"))
@@ -192,3 +203,39 @@ def test_each_field_type_is_placed_and_filled_in_the_editor_and_generated(api_se
     assert made["notes"]["readOnly"] is True
     assert all(field["appearances"] == field["widgets"] for field in made.values())
     assert node(alpha_api, design_id, "field_1")["type"] == "field"
+
+
+def downloaded_fields(page, button: str) -> dict[str, dict]:
+    with page.expect_download() as download:
+        page.locator(f"{button} button").click()
+    return editor_form_fields(Path(download.value.path()).read_bytes())
+
+
+def test_a_bound_checkbox_is_a_field_value_variable_tried_and_generated_as_a_boolean(api_server, page, key, alpha_api):
+    page.set_viewport_size({"width": 1440, "height": 900})
+    design_id = new_design(
+        alpha_api,
+        "Browser: a bound checkbox",
+        [add("field", "agree", {"x": 60, "y": 60, "w": 16, "h": 16}, {"fieldType": "checkbox", "value": True})],
+    )
+    sign_in(page, api_server, key)
+    open_design(page, api_server, design_id)
+
+    page.locator(".bk-tab", has_text="Variables").click()
+    page.locator(".dbk-bind input").check()
+    wait_for(lambda: "agree" in variables(alpha_api, design_id), "the field bound")
+    assert variables(alpha_api, design_id)["agree"]["kind"] == "field-value"
+    # Its sample is the field's value, edited as the check box it is.
+    sample = page.locator(".dbk-sample input[type=checkbox]")
+    expect(sample).to_be_checked()
+    sample.uncheck()
+    wait_for(lambda: node(alpha_api, design_id, "agree")["data"].get("value") is False, "the sample unticked")
+
+    page.locator(".bk-tab", has_text="Try values").click()
+    expect(page.locator(".dbk-try-agree label")).to_contain_text("field-value")
+    page.locator(".dbk-try-agree input").fill("yes")
+    page.locator(".dbk-try-agree input").press("Enter")
+    page.locator(".dbk-try-show button").click()
+    expect(page.locator(".dbk-generate-tried button")).to_be_visible()
+    assert downloaded_fields(page, ".dbk-generate-tried")["agree"]["value"] is True
+    assert downloaded_fields(page, ".dbk-generate")["agree"]["value"] is False  # the sample
