@@ -280,15 +280,14 @@ class EditorHints:
     keeps_aspect: bool = False
     # Where a click hits it on the canvas, (node) -> HitArea; None: anywhere in its box.
     hit_area_of: Callable[[Any], HitArea] | None = None
+    # What else an edit in the properties form changes: (node, update_element args) -> the args
+    # sent, e.g. a barcode switched to a 2-D format takes a square box. None: sent as edited.
+    edited: Callable[[Any, dict], dict] | None = None
     # How a field of one node is edited when that depends on the node's other values:
     # (node, dotted path) -> a Widget (editing.HIDDEN: the field does not apply to this node), or
     # None for its field type's own. A form field's value is a check box, a choice of its options
     # or a date by its fieldType; its options apply to radio and select fields only.
     widget_for: Callable[[Any, str], Widget | None] | None = None
-    # The update_element args of an edit of one field that brings changes of others with it:
-    # (node, dotted path, new value) -> args; None: the field alone. A form field's new fieldType
-    # brings options, drops a value it cannot take and proposes a fitting size.
-    edit_for: Callable[[Any, str, Any], dict] | None = None
 
 
 @dataclass(frozen=True)
@@ -433,21 +432,13 @@ class ElementType:
         hinted = self.editor.widget_for(node, path) if self.editor.widget_for is not None else None
         return hinted if hinted is not None else widget_of(self.model_field(path))
 
-    def edit(self, node: Any, path: str, value: Any) -> dict:
-        """update_element args setting the field at `path` to `value` (its JSON value), with what
-        the type's `EditorHints.edit_for` brings along."""
-        if self.editor.edit_for is not None:
-            return self.editor.edit_for(node, path, value)
-        part, _, name = path.partition(".")
-        return {part: {name: value}}
-
     def edited(self, node: Any, path: str, edited: Any) -> dict:
         """update_element args for an edited value of the field at `path`, through the
         field type's Widget conversion (a table's cell texts keep their cells' styles)."""
         part, _, name = path.partition(".")
         widget = self.widget(node, path)
         current = getattr(getattr(node, part), name)
-        return self.edit(node, path, widget.store(current, edited) if widget else edited)
+        return {part: {name: widget.store(current, edited) if widget else edited}}
 
     def typed_text(self, node: Any) -> str | None:
         """The text a person edits in place on the canvas, as the field's widget shows it

@@ -33,7 +33,7 @@ from .base import (
     box_size,
     with_data,
 )
-from .field_editor import edit_for, widget_for
+from .field_editor import edited, widget_for
 from .text import FontWeight
 
 FieldType = Literal["text", "multiline", "checkbox", "radio", "select", "date", "signature"]
@@ -356,6 +356,6 @@ ELEMENT = ElementType(
         },
         text_toolbar=("fontFamily", "fontSize", "fontWeight", "italic", "color", "align"),
         widget_for=widget_for,
-        edit_for=edit_for,
+        edited=edited,
     ),
 )

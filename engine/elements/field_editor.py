@@ -3,7 +3,7 @@
 A field's `value` takes what its fieldType takes (a check box's true or false, one of a radio
 group's or a select's options, a date), so its widget is chosen per node (`widget_for`), and
 the keys that do not apply to the node's type are not offered. A new fieldType comes with what
-makes it valid and fitting (`edit_for`): options for a choice, no value it cannot take, no
+makes it valid and fitting (`edited`): options for a choice, no value it cannot take, no
 maxLength where there is no typing, and a box of a fitting size.
 
 Nothing here imports engine.elements.field (which declares these hooks): the node's own data
@@ -82,29 +82,35 @@ def fitting_size(node: Any, kind: str, options: int) -> dict[str, float]:
     return {"w": wide, "h": line}
 
 
-def edit_for(node: Any, path: str, value: Any) -> dict:
-    part, _, name = path.partition(".")
-    if path == "data.options" and node.data.fieldType == "radio" and isinstance(value, list) and value:
-        # A radio group's rows keep their height: the box grows or shrinks with its options.
-        row = node.position.h / max(len(node.data.options), 1)
-        return {"data": {"options": value}, "position": {"h": round(row * len(value), 2)}}
-    if path != "data.fieldType" or value == node.data.fieldType:
-        return {part: {name: value}}
-    data: dict[str, Any] = {"fieldType": value}
-    current = node.data.model_dump(exclude_none=True)
-    if value in CHOICES:
-        if not node.data.options:
-            data["options"] = STARTING_OPTIONS
+def edited(node: Any, changes: dict) -> dict:
+    """The properties form's edit (update_element args) with what it brings along: a new
+    fieldType its options, no value or maxLength it cannot take, and a fitting box; a radio
+    group's new options a box whose rows keep their height."""
+    data = changes.get("data") or {}
+    if "position" in changes:
+        return changes
+    kind = data.get("fieldType")
+    if kind is None or kind == node.data.fieldType:
+        options = data.get("options")
+        if node.data.fieldType == "radio" and isinstance(options, list) and options:
+            row = node.position.h / max(len(node.data.options), 1)
+            return {**changes, "position": {"h": round(row * len(options), 2)}}
+        return changes
+    brought: dict[str, Any] = {}
+    if kind in CHOICES:
+        if not node.data.options and "options" not in data:
+            brought["options"] = STARTING_OPTIONS
     elif node.data.options:
-        data["options"] = None  # back to none: only choices have options
-    if value not in TYPED and node.data.maxLength is not None:
-        data["maxLength"] = None
-    merged = {**current, **{key: item for key, item in data.items() if item is not None}}
-    for key in [key for key, item in data.items() if item is None]:
-        merged.pop(key, None)
+        brought["options"] = None  # back to none: only choices have options
+    if kind not in TYPED and node.data.maxLength is not None:
+        brought["maxLength"] = None
+    new = {**brought, **data}
+    merged = {**node.data.model_dump(exclude_none=True), **new}
+    merged = {key: value for key, value in merged.items() if value is not None}
     try:
         type(node.data).model_validate(merged)
     except ValidationError:
-        data["value"] = None  # a value the new type cannot take (text in a check box)
-    options = len(data["options"]) if isinstance(data.get("options"), list) else len(node.data.options)
-    return {"data": data, "position": fitting_size(node, value, options)}
+        new["value"] = None  # a value the new type cannot take (text in a check box)
+    options = new.get("options")
+    count = len(options) if isinstance(options, list) else 0 if "options" in new else len(node.data.options)
+    return {**changes, "data": new, "position": fitting_size(node, kind, count)}

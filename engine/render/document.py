@@ -420,13 +420,13 @@ def rasterize(pdf: bytes, page_index: int = 0, dpi: float = 96, text: Mapping[st
     with _PDFIUM_LOCK:
         document = pdfium.PdfDocument(pdf)
         try:
-            # Form fields' widgets (extensions.md 13) are drawn from their appearance streams only
-            # by PDFium's form environment, set up before a page is loaded.
+            # Form fields' widgets are drawn by PDFium's form layer only (extensions.md 13): a
+            # preview shows them as the PDF does. Nothing is done for a document without a form.
             document.init_forms()
             page = document[page_index]
             width, height = page.get_size()
             scale = min(dpi / 72, (MAX_PREVIEW_PIXELS / (width * height)) ** 0.5)
-            bitmap = page.render(scale=scale, may_draw_forms=True)
+            bitmap = page.render(scale=scale)
             image = bitmap.to_pil()
         finally:
             document.close()

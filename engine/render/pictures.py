@@ -81,12 +81,12 @@ def page_pictures(pdf: bytes, output: PageOutput) -> list[bytes]:
     with _PDFIUM_LOCK:
         document = pdfium.PdfDocument(pdf)
         try:
-            document.init_forms()  # form fields' widgets are drawn by PDFium's form environment only
+            document.init_forms()  # form fields' widgets, as the PDF shows them (extensions.md 13)
             for index in range(len(document)):
                 page = document[index]
                 width, height = page.get_size()
                 check_picture_size(width, height, output.dpi, f"page {index + 1}")
-                image = page.render(scale=output.dpi / 72, may_draw_forms=True).to_pil()
+                image = page.render(scale=output.dpi / 72).to_pil()
                 page.close()
                 pictures.append(_encoded(image, output.format, output.dpi))
                 del image

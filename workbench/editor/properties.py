@@ -269,6 +269,8 @@ def element_form(
     shown = {"node": node}  # the saved node the form shows; conversions and comparisons read it
 
     def update(**changes: Any) -> None:
+        if spec.editor.edited is not None:
+            changes = spec.editor.edited(shown["node"], changes)
         send([{"type": "update_element", "args": {"id": node.id, **changes}}])
 
     name = pn.widgets.TextInput(label=_name_label(bound), value=node.name, sizing_mode="stretch_width")
@@ -313,8 +315,7 @@ def element_form(
                 continue
 
             def send_value(value: Any, part: str = part, field_name: str = field_name) -> None:
-                # The type may bring other changes with the edit (a form field's new type, a fitting size).
-                update(**spec.edit(shown["node"], f"{part}.{field_name}", value))
+                update(**{part: {field_name: value}})
 
             def saved(part: str = part, field_name: str = field_name) -> Any:
                 return getattr(getattr(shown["node"], part), field_name)

@@ -69,17 +69,17 @@ def test_options_typed_as_lines_are_saved_as_options():
 
 def test_a_new_field_type_brings_options_a_value_it_takes_and_a_fitting_size():
     text = field({"value": "Ada", "maxLength": 20})
-    to_box = FIELD.edit(text, "data.fieldType", "checkbox")
+    to_box = FIELD.editor.edited(text, {"data": {"fieldType": "checkbox"}})
     assert to_box["data"] == {"fieldType": "checkbox", "maxLength": None, "value": None}
     assert to_box["position"]["w"] == to_box["position"]["h"] < 24
-    to_radio = FIELD.edit(text, "data.fieldType", "radio")
+    to_radio = FIELD.editor.edited(text, {"data": {"fieldType": "radio"}})
     assert len(to_radio["data"]["options"]) == 2 and to_radio["data"]["value"] is None
     tree = build([add("field", "f", {"x": 10, "y": 10, "w": 200, "h": 24}, {"value": "Ada", "maxLength": 20})])
     tree, _ = apply(tree, [{"type": "update_element", "args": {"name": "f", **to_radio}}])  # a valid change
     radio = next(iter(tree.nodes.values()))
     assert radio.data.fieldType == "radio" and radio.position.h == to_radio["position"]["h"]
     # More options: the group's rows keep their height.
-    grown = FIELD.edit(radio, "data.options", [*to_radio["data"]["options"], {"value": "option3"}])
+    grown = FIELD.editor.edited(radio, {"data": {"options": [*to_radio["data"]["options"], {"value": "option3"}]}})
     assert grown["position"]["h"] == pytest.approx(radio.position.h * 3 / 2)
 
 
