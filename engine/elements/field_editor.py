@@ -92,7 +92,11 @@ def edited(node: Any, changes: dict) -> dict:
     kind = data.get("fieldType")
     if kind is None or kind == node.data.fieldType:
         options = data.get("options")
-        if node.data.fieldType == "radio" and isinstance(options, list) and options:
+        if node.data.fieldType not in CHOICES or not isinstance(options, list) or not options:
+            return changes
+        if node.data.value is not None and node.data.value not in [option.get("value") for option in options]:
+            changes = {**changes, "data": {**data, "value": None}}  # its option is gone: none chosen
+        if node.data.fieldType == "radio":
             row = node.position.h / max(len(node.data.options), 1)
             return {**changes, "position": {"h": round(row * len(options), 2)}}
         return changes

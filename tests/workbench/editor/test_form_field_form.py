@@ -94,3 +94,11 @@ def test_a_bound_fields_sample_is_edited_as_its_value():
     assert type(sample).__name__ == "Checkbox" and sample.value is True
     sample.value = False
     assert sent[-1][0]["args"]["data"] == {"value": False}
+
+
+def test_new_options_without_the_chosen_one_leave_none_chosen():
+    node = field({"fieldType": "select", "options": CHOICES, "value": "de"})
+    kept = FIELD.editor.edited(node, {"data": {"options": [*CHOICES, {"value": "it"}]}})
+    assert "value" not in kept["data"]
+    gone = FIELD.editor.edited(node, {"data": {"options": [{"value": "fr"}]}})
+    assert gone["data"] == {"options": [{"value": "fr"}], "value": None}
