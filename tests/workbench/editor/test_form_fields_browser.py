@@ -5,9 +5,11 @@ editor generates through the service holds the seven fields with those types and
 from __future__ import annotations
 
 import datetime as dt
+import io
 from pathlib import Path
 
 import pytest
+from PIL import Image
 from playwright.sync_api import expect
 
 from tests.pdf_probes import editor_form_fields
@@ -177,6 +179,14 @@ def test_each_field_type_is_placed_and_filled_in_the_editor_and_generated(api_se
     for placed in fields(alpha_api, design_id):
         expect(box(page, placed)).to_have_count(1)  # on the canvas, where a click selects it
     select(page, answer)  # the radio group: its options and value in the form
+    # The page's preview shows each widget as the PDF does: the text field's border and value.
+    area = box(page, "field_1").bounding_box()
+
+    def dark_pixels() -> int:
+        shot = Image.open(io.BytesIO(page.screenshot(clip=area))).convert("L")
+        return sum(1 for value in shot.tobytes() if value < 128)
+
+    wait_for(lambda: dark_pixels() > 100, "the text field drawn in the preview")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "editor-form-fields.png"))
     page.screenshot(path=str(DOCS_IMAGES / "editor-form-fields.png"))
