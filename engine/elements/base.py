@@ -275,6 +275,11 @@ class EditorHints:
     # (family, size, weight, …); each is edited by its field type, as in the properties form.
     # Empty: the type's styles are edited in the properties panel only.
     text_toolbar: tuple[str, ...] = ()
+    # How a field of one node is edited when that depends on the node's other values:
+    # (node, dotted path) -> a Widget (editing.HIDDEN: the field does not apply to this node), or
+    # None for its field type's own. A form field's value is a check box, a choice of its options
+    # or a date by its fieldType; its options apply to radio and select fields only.
+    widget_for: Callable[[Any, str], Widget | None] | None = None
     # The editor keeps its width-to-height ratio while resizing it (Shift frees it), as for a
     # picture; for the others Shift keeps it.
     keeps_aspect: bool = False
@@ -283,11 +288,6 @@ class EditorHints:
     # What else an edit in the properties form changes: (node, update_element args) -> the args
     # sent, e.g. a barcode switched to a 2-D format takes a square box. None: sent as edited.
     edited: Callable[[Any, dict], dict] | None = None
-    # How a field of one node is edited when that depends on the node's other values:
-    # (node, dotted path) -> a Widget (editing.HIDDEN: the field does not apply to this node), or
-    # None for its field type's own. A form field's value is a check box, a choice of its options
-    # or a date by its fieldType; its options apply to radio and select fields only.
-    widget_for: Callable[[Any, str], Widget | None] | None = None
 
 
 @dataclass(frozen=True)
