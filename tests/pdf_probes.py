@@ -399,6 +399,46 @@ def annotations(pdf: bytes) -> list[dict]:
         ]
 
 
+def editor_form_fields(pdf: bytes) -> dict[str, dict]:
+    """The AcroForm's fields by name (read with pikepdf), each as extensions.md 13 names it:
+    {"fieldType": text|multiline|checkbox|radio|select|date|signature, "value", "options",
+    "required", "readOnly", "maxLength", "tooltip", "widgets" (how many), "appearances" (how
+    many widgets have an /AP /N)}. A check box's value is True or False; a radio group's or a
+    select's the chosen option's value (None: none); a date field is a text field with
+    Acrobat's AFDate actions."""
+    fields: dict[str, dict] = {}
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        acroform = document.Root.get("/AcroForm")
+        for field in acroform.Fields if acroform is not None else ():
+            kind, flags = str(field.get("/FT", "")), int(field.get("/Ff", 0))
+            value = field.get("/V")
+            if kind == "/Btn" and flags & (1 << 15):
+                fieldType, shown = "radio", None if value is None or str(value) == "/Off" else str(value)[1:]
+            elif kind == "/Btn":
+                fieldType, shown = "checkbox", value is not None and str(value) != "/Off"
+            elif kind == "/Ch":
+                fieldType, shown = "select", None if value is None else str(value)
+            elif kind == "/Sig":
+                fieldType, shown = "signature", None
+            else:
+                actions = str(field.get("/AA", {}).get("/F", {}).get("/JS", "")) if "/AA" in field else ""
+                fieldType = "multiline" if flags & (1 << 12) else "date" if "AFDate" in actions else "text"
+                shown = None if value is None else str(value)
+            widgets = list(field.get("/Kids", [field]))
+            fields[str(field.T)] = {
+                "fieldType": fieldType,
+                "value": shown,
+                "options": [[str(part) for part in option] for option in field.get("/Opt", [])],
+                "required": bool(flags & 2),
+                "readOnly": bool(flags & 1),
+                "maxLength": int(field.MaxLen) if "/MaxLen" in field else None,
+                "tooltip": str(field.TU) if "/TU" in field else None,
+                "widgets": len(widgets),
+                "appearances": sum(1 for widget in widgets if "/AP" in widget and "/N" in widget.AP),
+            }
+    return fields
+
+
 def link_uris(pdf: bytes) -> list[str]:
     """The URI of every link annotation (/Subtype /Link), page by page."""
     with pikepdf.open(io.BytesIO(pdf)) as document:

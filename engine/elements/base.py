@@ -281,6 +281,11 @@ class EditorHints:
     # (family, size, weight, …); each is edited by its field type, as in the properties form.
     # Empty: the type's styles are edited in the properties panel only.
     text_toolbar: tuple[str, ...] = ()
+    # How a field of one node is edited when that depends on the node's other values:
+    # (node, dotted path) -> a Widget (editing.HIDDEN: the field does not apply to this node), or
+    # None for its field type's own. A form field's value is a check box, a choice of its options
+    # or a date by its fieldType; its options apply to radio and select fields only.
+    widget_for: Callable[[Any, str], Widget | None] | None = None
     # The editor keeps its width-to-height ratio while resizing it (Shift frees it), as for a
     # picture; for the others Shift keeps it.
     keeps_aspect: bool = False
@@ -427,11 +432,17 @@ class ElementType:
             raise KeyError(f"element type '{self.name}': {part} has no field '{name}' (from '{path}')")
         return model.model_fields[name]
 
+    def widget(self, node: Any, path: str) -> Widget | None:
+        """How the editor edits the node's field at `path`: as its type's `EditorHints.widget_for`
+        says for this node, else by the field type's Widget marker (None: by its plain type)."""
+        hinted = self.editor.widget_for(node, path) if self.editor.widget_for is not None else None
+        return hinted if hinted is not None else widget_of(self.model_field(path))
+
     def edited(self, node: Any, path: str, edited: Any) -> dict:
         """update_element args for an edited value of the field at `path`, through the
         field type's Widget conversion (a table's cell texts keep their cells' styles)."""
         part, _, name = path.partition(".")
-        widget = widget_of(self.model_field(path))
+        widget = self.widget(node, path)
         current = getattr(getattr(node, part), name)
         return {part: {name: widget.store(current, edited) if widget else edited}}
 
@@ -442,7 +453,7 @@ class ElementType:
             return None
         path = self.editor.inline_text.field
         part, _, name = path.partition(".")
-        widget = widget_of(self.model_field(path))
+        widget = self.widget(node, path)
         current = getattr(getattr(node, part), name)
         shown = widget.show(current) if widget else current
         return shown if isinstance(shown, str) else str(shown)

@@ -35,6 +35,12 @@ SAMPLES = "samples"
 # An expression of engine.design.expressions (extensions.md 11): typed with its result on the
 # design's samples shown beside it.
 EXPRESSION = "expression"
+# Kinds a type's EditorHints.widget_for gives a field whose widget depends on the node's other
+# values (a form field's value is a check box, a choice of its options or a date by its type).
+TEXT = "text"  # one line of text; empty is None when the field is optional
+BOOLEAN = "boolean"  # a check box
+CHOICE = "choice"  # one of `choices`, (value, what is shown); none chosen is None when optional
+DATE = "date"  # a date picker; the value is the date as YYYY-MM-DD text
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,8 @@ class Widget:
     kind: str
     shown: Callable[[Any], Any] | None = None
     stored: Callable[[Any, Any], Any] | None = None
+    # CHOICE: the values offered, each with what the widget shows for it.
+    choices: tuple[tuple[Any, str], ...] = ()
 
     def show(self, value: Any) -> Any:
         return self.shown(value) if self.shown is not None else value

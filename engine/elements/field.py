@@ -33,6 +33,7 @@ from .base import (
     box_size,
     with_data,
 )
+from .field_editor import edited, widget_for
 from .text import FontWeight
 
 FieldType = Literal["text", "multiline", "checkbox", "radio", "select", "date", "signature"]
@@ -354,5 +355,7 @@ ELEMENT = ElementType(
             "data": {"fieldType": "text"},
         },
         text_toolbar=("fontFamily", "fontSize", "fontWeight", "italic", "color", "align"),
+        widget_for=widget_for,
+        edited=edited,
     ),
 )

@@ -35,7 +35,7 @@ from .lanes import in_page_lane
 from .panels import PDF_MIME, SIDE_PANELS, PanelContext, image_field
 from .pdf_options import PdfOptions
 from .pickers import LayerList
-from .properties import element_form
+from .properties import element_form, form_shape
 from .session import PREVIEWS_KEPT, DesignSession, page_content
 from .style import STYLESHEET
 from .text import text
@@ -249,7 +249,8 @@ class Editor:
         variables = list(self.session.tree.variables)  # offered by Insert field and showIf
         bound = self.session.tree.variable_of(node) is not None
         form = self.properties[0] if len(self.properties) else None
-        shows = f"{node.id} {node.type}"  # the element, and so its set of fields
+        # The element, and so its set of fields and the widgets its type chooses for it.
+        shows = f"{node.id} {node.type} {form_shape(node)}"
         if shows != self._form_shows or not hasattr(form, "show_node"):
             # Another element: a new form, whose sections open and close as the last one's did.
             collapsed = {part: card.collapsed for part, card in getattr(form, "sections", {}).items()}

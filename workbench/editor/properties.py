@@ -23,6 +23,7 @@ it sends equals the saved tree and is not sent (docs/editor-state.md point 6).
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import typing
 from collections.abc import Callable, Mapping, Sequence
@@ -107,11 +108,43 @@ def _marked_widget(
     if kind == editing.CELLS:
         column = cells_editor(label, shown or [], send)
         return _shows(column, lambda v: column.show_cells(marker.show(v) or []))
+    if kind == editing.TEXT:
+        widget = pn.widgets.TextInput(
+            label=label, value=shown or "", stylesheets=[TYPED_TEXT], sizing_mode="stretch_width"
+        )
+        _watch(widget, lambda v: send(None if v == "" and optional else v))
+        return _shows(widget, lambda v: setattr(widget, "value", marker.show(v) or ""))
+    if kind == editing.BOOLEAN:
+        widget = pn.widgets.Checkbox(label=label, value=bool(shown), sizing_mode="stretch_width")
+        _watch(widget, send)
+        return _shows(widget, lambda v: setattr(widget, "value", bool(marker.show(v))))
+    if kind == editing.CHOICE:
+        # Panel's Select maps what it shows to the value; "" stands for none chosen.
+        choices = {shown_as: value for value, shown_as in marker.choices}
+        if optional:
+            choices = {"(none)": "", **choices}
+        widget = pn.widgets.Select(
+            label=label, options=choices, value="" if shown is None else shown, sizing_mode="stretch_width"
+        )
+        _watch(widget, lambda v: send(None if v == "" and optional else v))
+        return _shows(widget, lambda v: setattr(widget, "value", "" if marker.show(v) is None else marker.show(v)))
+    if kind == editing.DATE:
+        widget = pn.widgets.DatePicker(label=label, value=_date(shown), sizing_mode="stretch_width")
+        _watch(widget, lambda v: send(v.isoformat() if v is not None else None))
+        return _shows(widget, lambda v: setattr(widget, "value", _date(marker.show(v))))
     if kind == editing.SAMPLES:
         # Samples are per placeholder: only a type that hosts placeholders has them to edit.
         hosts = holder is not None and ELEMENT_TYPES[holder().type].fields is not None
         return samples_editor(label, holder, value or {}, send) if hosts else None
     return None  # a kind this editor does not know: shown as its plain type by the caller
+
+
+def _date(text: Any) -> dt.date | None:
+    """A date picker's value for stored YYYY-MM-DD text (None for none, or text that is not one)."""
+    try:
+        return dt.date.fromisoformat(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
 
 
 def _plain_widget(annotation: Any, optional: bool, label: str, part: str, value: Any, send: Callable) -> Any:
@@ -166,6 +199,7 @@ def field_widget(
     current: Callable[[], Any] | None = None,
     holder: Callable[[], Any] | None = None,
     preview: Preview | None = None,
+    marker: Widget | None = None,
 ) -> Any:
     """A widget for one model field, or None when the field is edited elsewhere.
 
@@ -173,10 +207,11 @@ def field_widget(
     turns the widget's edit into it, from the current value (`current()` when given: a form
     updated in place converts from what is saved now, not from what it was built with).
     The widget's `show_value(stored)` shows a new stored value in place. An expression field
-    shows its result on the samples through `preview` (engine.design.computed.preview)."""
+    shows its result on the samples through `preview` (engine.design.computed.preview).
+    `marker`: how this node's field is edited (ElementType.widget), when not by its field type."""
     annotation, optional = plain_type(field.annotation)
     label = _label(name)
-    marker = widget_of(field)
+    marker = marker if marker is not None else widget_of(field)
     if marker is not None and marker.kind == editing.EXPRESSION and holder is not None:
         where = f"{part}.{name}"
         return expression_input(
@@ -297,9 +332,12 @@ def element_form(
                 saved,
                 lambda: shown["node"],
                 preview,
+                spec.widget(node, f"{part}.{field_name}"),
             )
             if widget is None:
                 continue
+            # Each field's widget is findable by its key (tests, user styles): dbk-prop-data-value.
+            widget.css_classes = [*widget.css_classes, f"dbk-prop-{part}-{field_name}"]
             (leading if _leads(field) else widgets).append(widget)
             field_widgets[(part, field_name)] = widget
             if isinstance(widget, ColourPicker):
@@ -388,7 +426,25 @@ def variable_widget(node: Any, send: Send) -> Any:
         send([{"type": "update_element", "args": {"id": node.id, part: {name: value}}}])
 
     field = element.model_field(element.variable.field)
-    return field_widget(node.type, part, name, field, getattr(getattr(node, part), name), send_value)
+    value = getattr(getattr(node, part), name)
+    marker = element.widget(node, element.variable.field)
+    return field_widget(node.type, part, name, field, value, send_value, marker=marker)
+
+
+def form_shape(node: Any) -> tuple:
+    """What the form built for the node depends on besides its type: the widgets its type
+    chooses per node (EditorHints.widget_for), e.g. a form field's value by its fieldType.
+    A node whose shape changed gets a new form."""
+    spec = ELEMENT_TYPES[node.type]
+    if spec.editor.widget_for is None:
+        return ()
+    shape = []
+    for part, model in (("styles", spec.Styles), ("data", spec.Data), ("position", spec.Position)):
+        for name in model.model_fields:
+            hinted = spec.editor.widget_for(node, f"{part}.{name}")
+            if hinted is not None:
+                shape.append((part, name, hinted.kind, hinted.choices))
+    return tuple(shape)
 
 
 def cells_editor(label: str, texts: list[list[str]], send: Callable[[list[list[str]]], None]) -> pn.Column:
