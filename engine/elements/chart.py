@@ -237,7 +237,8 @@ def checked_rows(data: Any, rows: list) -> list[dict[str, Any]]:
     for number, row in enumerate(rows, start=1):
         if not isinstance(row, dict):
             raise ValueError(
-                f"row {number} is a {type(row).__name__}: send every row as an object keyed by data.x and the series' keys"
+                f"row {number} is a {type(row).__name__}: "
+                "send every row as an object keyed by data.x and the series' keys"
             )
         if data.x not in row or row[data.x] is None or row[data.x] == "":
             raise ValueError(f"row {number} has no '{data.x}' (data.x): every row needs its category or x value")
@@ -255,7 +256,9 @@ def checked_rows(data: Any, rows: list) -> list[dict[str, Any]]:
             elif key in keys:
                 clean[key] = _number(value, f"row {number}, '{key}'")
             else:
-                raise ValueError(f"row {number}: '{key}' is neither data.x nor a series' key (the chart's keys: {known})")
+                raise ValueError(
+                    f"row {number}: '{key}' is neither data.x nor a series' key (the chart's keys: {known})"
+                )
         out.append(clean)
     return out
 
@@ -308,7 +311,9 @@ class Labels:
                 continue
             if writer is not None and writer.has_text:
                 canvas.addLiteral(writer.take_code())
-            typeset.draw_lines(canvas, lines, item.style, item.left, item.top, item.width, ctx.page_height, direct=direct)
+            typeset.draw_lines(
+                canvas, lines, item.style, item.left, item.top, item.width, ctx.page_height, direct=direct
+            )
         if writer is not None and writer.has_text:
             canvas.addLiteral(writer.code())
 
@@ -337,7 +342,9 @@ class Formats:
     def y(self, node: Any) -> Any:
         first = node.data.series[0]
         pattern = node.data.axis.y.format or first.format
-        return number_formatter(first.dataType if node.data.axis.y.format is None else "number", pattern, self.locale, "USD")
+        return number_formatter(
+            first.dataType if node.data.axis.y.format is None else "number", pattern, self.locale, "USD"
+        )
 
     def x_number(self, node: Any) -> Any:
         return number_formatter("number", node.data.axis.x.format, self.locale, "USD")
@@ -860,9 +867,7 @@ def summary(node: Any, locale: str = "en") -> str:
             continue
         low, high = min(values), max(values)
         points = "1 point" if len(values) == 1 else f"{len(values)} points"
-        said.append(
-            f"{series.name}, {points}, from {y_format(Decimal(repr(low)))} to {y_format(Decimal(repr(high)))}"
-        )
+        said.append(f"{series.name}, {points}, from {y_format(Decimal(repr(low)))} to {y_format(Decimal(repr(high)))}")
     return f"{head}; {'; '.join(said)}."
 
 
