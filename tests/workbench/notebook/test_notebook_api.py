@@ -227,6 +227,22 @@ def test_the_builders_add_every_element_type_and_bind_variables(wb):
     assert tree.node_by_name("star") is None
 
 
+def test_a_chart_is_built_from_a_dataframe_and_a_generations_dataframe_replaces_its_rows(wb):
+    design = wb.create_design("Chart from a DataFrame")
+    sales = pd.DataFrame({"month": ["Jan", "Feb", "Mar"], "revenue": [3.2, 5.0, 9.8], "cost": [2, None, 4]})
+    design.add_chart("sales", sales, x_key="month", kind="line", x=40, y=40, w=400, h=240, title="Sales", bind=True)
+    node = design.tree.node_by_name("sales")
+    assert [series.key for series in node.data.series] == ["revenue", "cost"]
+    assert node.data.rows == [
+        {"month": "Jan", "revenue": 3.2, "cost": 2.0},
+        {"month": "Feb", "revenue": 5.0},
+        {"month": "Mar", "revenue": 9.8, "cost": 4.0},
+    ]
+    quarters = pd.DataFrame({"month": ["Q1", "Q2"], "revenue": [12.5, float("nan")], "cost": [7, 8]})
+    shown = text(design.generate({"sales": quarters}))
+    assert "Sales" in shown and "Q1" in shown and "Q2" in shown and "Jan" not in shown
+
+
 def test_the_text_builder_takes_fields_fit_overflow_markup_and_every_element_links_repeats_and_shows_if(wb):
     design = wb.create_design("Builders: issue 15", "A4")
     design.add_text("paid_on", "", x=400, y=40, bind=True)
