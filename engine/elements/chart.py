@@ -206,12 +206,12 @@ class ChartData(StrictModel):
         return self
 
 
-def _number(value: Any, where: str) -> float | None:
+def _number(value: Any, where: str, expected: str = "a number (or null)") -> float | None:
     """A row's number (a JSON number, or text such as "1,234.5"), None for a missing one."""
     if value is None or value == "":
         return None
     if isinstance(value, bool):
-        raise ValueError(f"{where} must be a number (or null), got a boolean")
+        raise ValueError(f"{where} must be {expected}, got a boolean")
     if isinstance(value, (int, float)):
         if not math.isfinite(value) or abs(value) > 1e15:
             raise ValueError(f"{where} is out of range (at most 10^15)")
@@ -219,7 +219,7 @@ def _number(value: Any, where: str) -> float | None:
     try:
         number = parse_number(value)
     except ValueError:
-        raise ValueError(f"{where} must be a number (or null), got {value!r}") from None
+        raise ValueError(f"{where} must be {expected}, got {value!r}") from None
     if abs(number) > Decimal(10) ** 15:
         raise ValueError(f"{where} is out of range (at most 10^15)")
     return float(number)
@@ -246,7 +246,7 @@ def checked_rows(data: Any, rows: list) -> list[dict[str, Any]]:
         for key, value in row.items():
             if key == data.x:
                 if data.kind == "scatter":
-                    clean[key] = _number(value, f"row {number}, '{key}' (the x of a scatter)")
+                    clean[key] = _number(value, f"row {number}, '{key}' (the x of a scatter)", "a number")
                 elif isinstance(value, bool) or not isinstance(value, (str, int, float)):
                     raise ValueError(f"row {number}, '{key}': a category is a text or a number")
                 elif isinstance(value, str) and len(value) > MAX_LABEL:
