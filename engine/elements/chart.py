@@ -300,12 +300,20 @@ class Labels:
         if text:
             self.items.append(PlacedLabel(text, style, left, top, width))
 
+    @staticmethod
+    def lines(item: PlacedLabel) -> list[typeset.Line]:
+        """A label's lines: one line as measured (most labels; no wrap cache to look up), or
+        the lines of a text holding line breaks (a wrapped title)."""
+        if "\n" in item.text:
+            return typeset.wrap(item.text, item.style, None)
+        return [typeset.Line(item.text, typeset.width_of(item.text, item.style), True)]
+
     def draw(self, ctx: DrawContext) -> None:
         canvas = ctx.canvas
         direct = ctx.options.direct_text
         writer = typeset.TextWriter(canvas) if typeset.writes_directly(canvas, direct) else None
         for item in self.items:
-            lines = typeset.wrap(item.text, item.style, None)
+            lines = self.lines(item)
             if writer is not None and typeset.is_plain(lines, item.style):
                 writer.set_fill(item.style.color)
                 writer.add(lines, item.style, item.left, item.top, item.width, ctx.page_height)
@@ -434,7 +442,9 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     """The chart inside its box, a Figure in the tagged profiles: its data.alt, or a summary of
     its series (extensions.md 15), the labels its content."""
     canvas = ctx.canvas
-    with ctx.tags.figure(canvas, node.data.alt or summary(node, _locale(ctx.language))):
+    # The summary is made only for a tagged profile: untagged, nothing reads it.
+    alt = node.data.alt or (summary(node, _locale(ctx.language)) if ctx.tags.tagged else None)
+    with ctx.tags.figure(canvas, alt):
         canvas.saveState()
         try:
             _draw(node, box, ctx)
@@ -625,8 +635,9 @@ def _draw_axes(node: Any, area: Box, ctx: DrawContext, style: TextStyle, formats
             grid.moveTo(x, ctx.pdf_y(top))
             grid.lineTo(x, ctx.pdf_y(bottom))
     canvas.drawPath(grid, stroke=1, fill=0)
+    right_aligned = replace(style, align="right")
     for text, y in sorted(zip(tick_texts, tick_ys, strict=True), key=lambda pair: pair[1]):
-        labels.add(text, replace(style, align="right"), area.x, y - style.leading / 2, tick_width)
+        labels.add(text, right_aligned, area.x, y - style.leading / 2, tick_width)
 
     clipped = axis.y.min is not None or axis.y.max is not None
     if clipped:
