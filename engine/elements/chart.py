@@ -42,6 +42,7 @@ from .base import (
     StrictModel,
     VariableSpec,
     box_size,
+    merge_keys,
     validated_element,
     with_data,
 )
@@ -923,6 +924,45 @@ def bind_value(node: Any, value: Any) -> Any:
     return with_data(node, rows=checked_rows(node.data, value))
 
 
+def merge_data(current: dict, patch: dict) -> dict:
+    """Key-by-key merge that keeps the design-time rows with the keys: a new `data.x`, or a
+    series whose key changed in place (same position, same number of series, the old key gone
+    and the new one new), renames that key in every row; a removed series' key leaves the
+    rows. A patch that sends rows keeps them as sent."""
+    merged = merge_keys(current, patch)
+    if "rows" in patch or not isinstance(current.get("rows"), list):
+        return merged
+    renames: dict[str, str] = {}
+    old_x, new_x = current.get("x"), merged.get("x")
+    if isinstance(old_x, str) and isinstance(new_x, str) and old_x != new_x:
+        renames[old_x] = new_x
+    old_keys = [s.get("key") for s in current.get("series") or [] if isinstance(s, dict)]
+    new_series = merged.get("series")
+    if "series" not in patch or not isinstance(new_series, list):
+        new_keys = old_keys
+    else:
+        new_keys = [s.get("key") if isinstance(s, dict) else None for s in new_series]
+        if len(new_keys) == len(old_keys):
+            # A key renamed in place: the old key is gone from the series and the new one is new
+            # (a reordering or a swap renames nothing).
+            renames.update(
+                {
+                    old: new
+                    for old, new in zip(old_keys, new_keys, strict=True)
+                    if old != new and old not in new_keys and new not in old_keys
+                }
+            )
+    kept = {renames.get(key, key) for key in (old_x, *old_keys)} & {new_x, *new_keys}
+    rows = []
+    for row in current["rows"]:
+        if not isinstance(row, dict):
+            return merged  # not rows this merge understands: validation names what is wrong
+        moved = {renames.get(key, key): value for key, value in row.items()}
+        rows.append({key: value for key, value in moved.items() if key in kept})
+    merged["rows"] = rows
+    return merged
+
+
 def has_no_rows(node: Any) -> bool:
     return not node.data.rows
 
@@ -948,6 +988,7 @@ ELEMENT = ElementType(
     ),
     # Its Figure is opened by draw, with data.alt or a summary of its series (extensions.md 15).
     tags_itself=True,
+    merge_data=merge_data,
     editor=EditorHints(
         defaults={
             "position": {"w": 360, "h": 220},

@@ -344,3 +344,17 @@ def test_a_static_chart_draws_alike_in_a_compiled_form_and_on_the_reference_path
     assert pdf_text(compiled) == pdf_text(reference)
     drawn = [(path["fill"], path["stroke"], path["points"]) for path in drawn_paths(compiled)]
     assert drawn == [(path["fill"], path["stroke"], path["points"]) for path in drawn_paths(reference)]
+
+
+def test_renaming_the_x_or_a_series_key_carries_the_design_rows_along():
+    rows = month_rows([1, 2, 3, 4, 5], [5, 4, 3, 2, 1])
+    data = revenue("bar", rows)
+    data["series"].append({"key": "cost", "label": "Cost"})
+    tree = build([add("chart", "sales", {"x": 40, "y": 60, "w": 400, "h": 260}, data)])
+    renamed = [{"key": "income", "label": "Revenue"}, {"key": "cost", "label": "Cost"}]
+    tree = build([action("update_element", name="sales", data={"x": "period", "series": renamed})], tree)
+    node = tree.node_by_name("sales")
+    assert node.data.rows[0] == {"period": "Jan", "income": 1.0, "cost": 5.0}
+    # A series removed takes its key out of the rows; one added starts without values.
+    tree = build([action("update_element", name="sales", data={"series": [{"key": "cost"}, {"key": "tax"}]})], tree)
+    assert tree.node_by_name("sales").data.rows[1] == {"period": "Feb", "cost": 4.0}
