@@ -421,8 +421,16 @@ def nice_ticks(low: float, high: float, count: int, fixed_low: float | None = No
     if fixed_high is not None:
         high = fixed_high
     if high <= low:
-        spread = abs(low) / 2 or 1.0
-        low, high = (low - spread, high + spread) if low != 0 else (0.0, 1.0)
+        # One value, or one fixed end beyond the data: the range opens away from the fixed end.
+        spread = abs(low if fixed_high is None else high) or 1.0
+        if fixed_high is not None:
+            low = high - spread
+        elif fixed_low is not None:
+            high = low + spread
+        elif low == 0:
+            high = 1.0
+        else:
+            low, high = low - spread / 2, high + spread / 2
     raw = (high - low) / max(count, 1)
     exponent = math.floor(math.log10(raw))
     fraction = raw / 10**exponent

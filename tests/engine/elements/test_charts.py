@@ -358,3 +358,15 @@ def test_renaming_the_x_or_a_series_key_carries_the_design_rows_along():
     # A series removed takes its key out of the rows; one added starts without values.
     tree = build([action("update_element", name="sales", data={"series": [{"key": "cost"}, {"key": "tax"}]})], tree)
     assert tree.node_by_name("sales").data.rows[1] == {"period": "Feb", "cost": 4.0}
+
+
+@pytest.mark.parametrize(
+    ("kind", "y", "ends"),
+    [("stackedBar", {"max": 0}, (-1, 0)), ("scatter", {"max": -5}, (-10, -5)), ("bar", {"min": 12}, (12, 25))],
+)
+def test_one_fixed_end_beyond_the_data_opens_the_axis_away_from_it(kind, y, ends):
+    rows = [{"month": index, "revenue": value} for index, value in enumerate([2, 4, 6, 8, 10])]
+    _, low, high = chart.nice_ticks(0.0, 10.0, 5, y.get("min"), y.get("max"))
+    assert (low, high) == ends
+    pdf = render_pdf(chart_design(revenue(kind, rows, axis={"y": y}, legend="none")))
+    assert len(grid_lines(pdf)["ys"]) >= 2
