@@ -650,6 +650,10 @@ def _draw_axes(node: Any, area: Box, ctx: DrawContext, style: TextStyle, formats
         """The page's top-down y of a value."""
         return bottom - (value - y_low) / (y_high - y_low) * plot_height
 
+    # Marks beyond a fixed axis end are clipped; their coordinates are also kept within a plot's
+    # height of the plot (a value of 10^15 on a 0-10 axis is no number a PDF can hold).
+    limits = (top - plot_height, bottom + plot_height)
+
     # Grid lines and the y axis's labels, top to bottom.
     canvas.setLineWidth(0.5)
     canvas.setStrokeColor(to_rl(GRID_COLOR))
@@ -681,14 +685,14 @@ def _draw_axes(node: Any, area: Box, ctx: DrawContext, style: TextStyle, formats
     band = plot_width / max(len(rows), 1)
     centres = [plot_left + band * (i + 0.5) for i in range(len(rows))]
     if data.kind == "bar":
-        _bars(node, ctx, rows, centres, band, y_at, baseline, colors)
+        _bars(node, ctx, rows, centres, band, y_at, baseline, colors, limits)
     elif data.kind == "stackedBar":
-        _stacked(node, ctx, rows, centres, band, y_at, colors)
+        _stacked(node, ctx, rows, centres, band, y_at, colors, limits)
     elif data.kind in ("line", "area"):
-        _lines_and_areas(node, ctx, rows, centres, y_at, baseline, colors)
+        _lines_and_areas(node, ctx, rows, centres, y_at, baseline, colors, limits)
     else:
         xs = [plot_left + (row[data.x] - x_low) / (x_high - x_low) * plot_width for row in rows]
-        _points(node, ctx, rows, xs, y_at, colors, size)
+        _points(node, ctx, rows, xs, y_at, colors, size, limits)
     if clipped:
         canvas.restoreState()
 
@@ -716,7 +720,28 @@ def _draw_axes(node: Any, area: Box, ctx: DrawContext, style: TextStyle, formats
         labels.add(axis.x.title, centred, plot_left, x_title_top, plot_width)
 
 
-def _bars(node, ctx, rows, centres, band, y_at, baseline, colors) -> None:
+def _bounded(y: float, limits: tuple[float, float]) -> float:
+    return min(max(y, limits[0]), limits[1])
+
+
+def _within(points: list[tuple[float, float]], limits: tuple[float, float]) -> list[tuple[float, float]]:
+    """A polyline (page points, y down) whose parts beyond the limits run along them instead:
+    where a segment crosses a limit the crossing is added, so that inside the limits every
+    segment is where it was."""
+    low, high = limits
+    if all(low <= y <= high for _, y in points):
+        return points
+    out: list[tuple[float, float]] = []
+    for index, (x, y) in enumerate(points):
+        if index:
+            px, py = points[index - 1]
+            crossings = sorted(((edge - py) / (y - py), edge) for edge in limits if (py - edge) * (y - edge) < 0)
+            out.extend((px + t * (x - px), edge) for t, edge in crossings)
+        out.append((x, _bounded(y, limits)))
+    return out
+
+
+def _bars(node, ctx, rows, centres, band, y_at, baseline, colors, limits) -> None:
     """Grouped bars: each category's series side by side in 80% of its band, from the baseline."""
     canvas = ctx.canvas
     count = len(node.data.series)
@@ -727,13 +752,13 @@ def _bars(node, ctx, rows, centres, band, y_at, baseline, colors) -> None:
         for centre, value in zip(centres, _values(node, rows, index), strict=True):
             if value is None:
                 continue
-            y = y_at(value)
+            y = _bounded(y_at(value), limits)
             left = centre - group / 2 + index * width
             top, height = min(y, baseline), abs(baseline - y)
             canvas.rect(left, ctx.pdf_y(top, height), width, height, stroke=0, fill=1)
 
 
-def _stacked(node, ctx, rows, centres, band, y_at, colors) -> None:
+def _stacked(node, ctx, rows, centres, band, y_at, colors, limits) -> None:
     """Stacked bars in 60% of each band: positive values stack up from 0, negative ones down."""
     canvas = ctx.canvas
     width = band * 0.6
@@ -747,7 +772,7 @@ def _stacked(node, ctx, rows, centres, band, y_at, colors) -> None:
             stack = up if value > 0 else down
             start, end = stack[r], stack[r] + value
             stack[r] = end
-            top, low = y_at(max(start, end)), y_at(min(start, end))
+            top, low = _bounded(y_at(max(start, end)), limits), _bounded(y_at(min(start, end)), limits)
             canvas.rect(centre - width / 2, ctx.pdf_y(low), width, low - top, stroke=0, fill=1)
 
 
@@ -773,45 +798,47 @@ def _lighter(color: str, amount: float = 0.7) -> str:
     return "#" + "".join(f"{p:02x}" for p in parts)
 
 
-def _lines_and_areas(node, ctx, rows, centres, y_at, baseline, colors) -> None:
+def _lines_and_areas(node, ctx, rows, centres, y_at, baseline, colors, limits) -> None:
     canvas = ctx.canvas
     area = node.data.kind == "area"
     canvas.setLineWidth(1.5)
     canvas.setLineJoin(1)
     canvas.setLineCap(1)
     for index, color in enumerate(colors):
-        runs = list(_runs(centres, _values(node, rows, index)))
+        runs = [[(x, y_at(value)) for x, value in run] for run in _runs(centres, _values(node, rows, index))]
         if area:
             canvas.setFillColor(to_rl(_lighter(color)))
             fill = canvas.beginPath()
             for run in runs:
-                fill.moveTo(run[0][0], ctx.pdf_y(baseline))
-                for x, value in run:
-                    fill.lineTo(x, ctx.pdf_y(y_at(value)))
-                fill.lineTo(run[-1][0], ctx.pdf_y(baseline))
+                outline = _within([(run[0][0], baseline), *run, (run[-1][0], baseline)], limits)
+                fill.moveTo(outline[0][0], ctx.pdf_y(outline[0][1]))
+                for x, y in outline[1:]:
+                    fill.lineTo(x, ctx.pdf_y(y))
                 fill.close()
             canvas.drawPath(fill, stroke=0, fill=1)
         canvas.setStrokeColor(to_rl(color))
         path = canvas.beginPath()
         for run in runs:
-            path.moveTo(run[0][0], ctx.pdf_y(y_at(run[0][1])))
-            for x, value in run[1:]:
-                path.lineTo(x, ctx.pdf_y(y_at(value)))
+            line = _within(run, limits)
+            path.moveTo(line[0][0], ctx.pdf_y(line[0][1]))
+            for x, y in line[1:]:
+                path.lineTo(x, ctx.pdf_y(y))
         canvas.drawPath(path, stroke=1, fill=0)
         if len(rows) <= 24 and not area:
             canvas.setFillColor(to_rl(color))
             for run in runs:
-                for x, value in run:
-                    canvas.circle(x, ctx.pdf_y(y_at(value)), 2.0, stroke=0, fill=1)
+                for x, y in run:
+                    if limits[0] <= y <= limits[1]:
+                        canvas.circle(x, ctx.pdf_y(y), 2.0, stroke=0, fill=1)
 
 
-def _points(node, ctx, rows, xs, y_at, colors, size) -> None:
+def _points(node, ctx, rows, xs, y_at, colors, size, limits) -> None:
     canvas = ctx.canvas
     radius = max(size / 4, 1.5)
     for index, color in enumerate(colors):
         canvas.setFillColor(to_rl(color))
         for x, value in zip(xs, _values(node, rows, index), strict=True):
-            if value is not None:
+            if value is not None and limits[0] <= y_at(value) <= limits[1]:
                 canvas.circle(x, ctx.pdf_y(y_at(value)), radius, stroke=0, fill=1)
 
 

@@ -370,3 +370,23 @@ def test_one_fixed_end_beyond_the_data_opens_the_axis_away_from_it(kind, y, ends
     assert (low, high) == ends
     pdf = render_pdf(chart_design(revenue(kind, rows, axis={"y": y}, legend="none")))
     assert len(grid_lines(pdf)["ys"]) >= 2
+
+
+def test_a_value_far_beyond_a_fixed_axis_end_is_clipped_with_its_line_where_it_was():
+    rows = month_rows([0, 100, 5, 1e12, 5])  # 10^12 on a 0-10 axis is no number a PDF can hold
+    pdf = render_pdf(chart_design(revenue("line", rows, axis={"y": {"min": 0, "max": 10}}, legend="none")))
+    at = scale(pdf, 0, 10)
+    plot = grid_lines(pdf)
+    band = (plot["right"] - plot["left"]) / 5
+    points = line_points(pdf, BLUE)
+    (x0, y0), (xc, yc) = points[:2]
+    assert (x0, y0) == pytest.approx((plot["left"] + band / 2, at(0)), abs=1)
+    # The segment towards 100 leaves the plot on its true slope, then runs along a limit.
+    assert yc > at(10)
+    assert xc == pytest.approx(x0 + band * (yc - y0) / (at(100) - at(0)), abs=0.05)
+    assert max(y for _, y in points) == pytest.approx(yc)
+    # A tiny range under a fixed end, and a huge value: no coordinate past what a PDF holds.
+    tiny = month_rows([-1e-9, 1e15, 0, 1, -1e-10])
+    for kind in ("line", "area", "bar", "stackedBar"):
+        drawn = drawn_paths(render_pdf(chart_design(revenue(kind, tiny, axis={"y": {"max": 0}}, legend="none"))))
+        assert all(abs(y) < 14_400 for path in drawn for _, y in path["points"]), kind
