@@ -50,6 +50,7 @@ bench: $(call installed,bench)
 	$(PY) -m benchmarks.computed
 	$(PY) -m benchmarks.letterhead
 	$(PY) -m benchmarks.label_sheets
+	$(PY) -m benchmarks.charts
 	$(PY) -m benchmarks.profile --quick
 	$(PY) -m benchmarks.finishing
 	$(PY) -m benchmarks.api

@@ -659,3 +659,40 @@ def syntax_problems(pdf: bytes) -> list[str]:
                 except pikepdf.PdfError as exc:
                     found.append(f"object {obj.objgen}: {exc}")
         return found
+
+
+def drawn_paths(pdf: bytes, page: int = 0) -> list[dict]:
+    """Every path a page draws (inside form XObjects too), in paint order, as PDFium reads it:
+    `points` (each segment's end point, in page points, y up), `bounds` (left, bottom, right,
+    top of those points), `fill` and `stroke` ((r, g, b) 0-255, None when not painted)."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        found = []
+        for obj in document[page].get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_PATH], max_depth=16):
+            matrix = obj.get_matrix()
+            parent = obj.parent
+            while isinstance(parent, pdfium.PdfObject):  # a form XObject's placement
+                matrix = matrix.multiply(parent.get_matrix())
+                parent = parent.parent
+            points = []
+            for index in range(pdfium_c.FPDFPath_CountSegments(obj.raw)):
+                segment = pdfium_c.FPDFPath_GetPathSegment(obj.raw, index)
+                x, y = ctypes.c_float(), ctypes.c_float()
+                pdfium_c.FPDFPathSegment_GetPoint(segment, ctypes.byref(x), ctypes.byref(y))
+                points.append(matrix.on_point(x.value, y.value))
+            mode, stroked = ctypes.c_int(), ctypes.c_int()
+            pdfium_c.FPDFPath_GetDrawMode(obj.raw, ctypes.byref(mode), ctypes.byref(stroked))
+            colors = []
+            for getter, painted in (
+                (pdfium_c.FPDFPageObj_GetFillColor, mode.value),
+                (pdfium_c.FPDFPageObj_GetStrokeColor, stroked.value),
+            ):
+                rgba = [ctypes.c_uint() for _ in range(4)]
+                getter(obj.raw, *(ctypes.byref(v) for v in rgba))
+                colors.append(tuple(v.value for v in rgba[:3]) if painted else None)
+            xs, ys = [p[0] for p in points], [p[1] for p in points]
+            bounds = (min(xs), min(ys), max(xs), max(ys)) if points else (0.0, 0.0, 0.0, 0.0)
+            found.append({"points": points, "bounds": bounds, "fill": colors[0], "stroke": colors[1]})
+        return found
+    finally:
+        document.close()

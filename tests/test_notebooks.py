@@ -107,10 +107,19 @@ def check_design_in_code(notebook: nbformat.NotebookNode, workdir: Path) -> None
     assert "Conference badge" in json.dumps(bundles)
 
 
+def check_charts(notebook: nbformat.NotebookNode, workdir: Path) -> None:
+    north = text((workdir / "out" / "report-north.pdf").read_bytes())
+    south = text((workdir / "out" / "report-south.pdf").read_bytes())
+    assert "North" in north and "Revenue and cost by month" in north and "Jun" in north and "EUR thousands" in north
+    assert "South" in south and "Jun" in south
+    assert outputs(notebook, "image/png")  # the preview, inline
+
+
 CHECKS = [
     ("certificates-from-a-dataframe.ipynb", check_certificates),
     ("invoices-from-grouped-data.ipynb", check_invoices),
     ("design-in-code.ipynb", check_design_in_code),
+    ("charts-from-a-dataframe.ipynb", check_charts),
 ]
 
 

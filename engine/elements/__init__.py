@@ -22,7 +22,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from . import barcode, field, icon, image, qr, shape, table, text
+from . import barcode, chart, field, icon, image, qr, shape, table, text
 from .base import (
     Box,
     Condition,
@@ -37,7 +37,7 @@ from .base import (
     VariableSpec,
 )
 
-BUILT_IN = (text, image, table, shape, icon, qr, barcode, field)
+BUILT_IN = (text, image, table, shape, icon, qr, barcode, field, chart)
 MODULES_VARIABLE = "DOCBENCH_ELEMENT_MODULES"
 ENTRY_POINT_GROUP = "docbench.elements"
 

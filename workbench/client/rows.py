@@ -176,9 +176,13 @@ def to_value(value: Any, shape: TableShape = TableShape()) -> Any:
 
 
 def _table_data(tree: engine.DesignTree, name: str) -> Any:
+    """The data of the element a table-kind variable fills (a table, a chart), else None."""
+    from engine.elements import ELEMENT_TYPES
+
     variable = tree.variables.get(name)
     node = tree.nodes[variable.nodeId] if variable is not None and variable.nodeId is not None else None
-    return node.data if node is not None and node.type == "table" else None
+    spec = ELEMENT_TYPES[node.type].variable if node is not None else None
+    return node.data if spec is not None and spec.kind == "table" else None
 
 
 def table_shapes(
@@ -191,8 +195,12 @@ def table_shapes(
     for name in tree.variables:
         data = _table_data(tree, name)
         if data is not None:
-            typed = data.columnDefs is not None
-            shapes[name] = TableShape(bool(data.headerRow), typed, (keys or {}).get(name, {}) if typed else {})
+            # A grid table takes rows of strings; a typed table (columnDefs) and a chart, whose
+            # data has no header row, take row objects (extensions.md 11, 15).
+            grid = "headerRow" in type(data).model_fields
+            typed = not grid or data.columnDefs is not None
+            header = bool(data.headerRow) if grid else False
+            shapes[name] = TableShape(header, typed, (keys or {}).get(name, {}) if typed else {})
     return lambda name: shapes.get(name, TableShape())
 
 

@@ -173,6 +173,46 @@ class Authoring:
             "table", name, {"x": x, "y": y}, table, styles, page=page, bind=bind, **_node(link, repeat, show_if)
         )
 
+    def add_chart(
+        self,
+        name: str,
+        data: Any,
+        *,
+        x_key: str,
+        series: list[str | dict] | None = None,
+        kind: str = "bar",
+        x: float,
+        y: float,
+        w: float,
+        h: float,
+        title: str | None = None,
+        legend: str | None = None,
+        chart: dict | None = None,
+        page: int = 0,
+        bind: bool = False,
+        link: str | None = None,
+        repeat: str | None = None,
+        show_if: str | dict | None = None,
+        **styles: Any,
+    ) -> dict:
+        """A chart (extensions.md 15) of a DataFrame or a list of records: `x_key` its categories'
+        column (a scatter's x numbers), `series` the columns plotted (keys, or {key, label, color,
+        dataType, format}; default every other column); `kind` bar, stackedBar, line, area, pie,
+        donut or scatter; `chart` any other data keys (axis, alt); styles as keywords
+        (`font_size=`, `palette=`). With `bind=True` a generation's DataFrame replaces the rows."""
+        records = rows.to_value(data, rows.TableShape(header=False, typed=True))
+        records = records if isinstance(records, list) else []
+        if series is None:
+            _, columns = rows.records(data)
+            series = [str(column) for column in columns if str(column) != x_key]
+        plotted = [{"key": item} if isinstance(item, str) else dict(item) for item in series]
+        content: dict[str, Any] = {"kind": kind, "x": x_key, "series": plotted, "rows": records}
+        content.update({k: v for k, v in {"title": title, "legend": legend}.items() if v is not None}, **(chart or {}))
+        position = {"x": x, "y": y, "w": w, "h": h}
+        return self.add_element(
+            "chart", name, position, content, styles, page=page, bind=bind, **_node(link, repeat, show_if)
+        )
+
     def add_shape(
         self,
         name: str,

@@ -23,6 +23,7 @@ from api.errors import ApiError
 from api.service import Service, Settings
 from api.store import DatabaseLocked
 from tests.pdf_probes import imported_form_fields, outline, page_count, pdf_text, poppler_text
+from workbench.client import rows
 
 from ...conftest import add, png
 from ...server import ROOT, Server
@@ -225,6 +226,25 @@ def test_the_builders_add_every_element_type_and_bind_variables(wb):
     tree = design.tree
     assert "serial" not in tree.variables and tree.node_by_name("heading").styles.fontSize == 30
     assert tree.node_by_name("star") is None
+
+
+def test_a_chart_is_built_from_a_dataframe_and_a_generations_dataframe_replaces_its_rows(wb):
+    design = wb.create_design("Chart from a DataFrame")
+    sales = pd.DataFrame({"month": ["Jan", "Feb", "Mar"], "revenue": [3.2, 5.0, 9.8], "cost": [2, None, 4]})
+    design.add_chart("sales", sales, x_key="month", kind="line", x=40, y=40, w=400, h=240, title="Sales", bind=True)
+    node = design.tree.node_by_name("sales")
+    assert [series.key for series in node.data.series] == ["revenue", "cost"]
+    assert node.data.rows == [
+        {"month": "Jan", "revenue": 3.2, "cost": 2.0},
+        {"month": "Feb", "revenue": 5.0},
+        {"month": "Mar", "revenue": 9.8, "cost": 4.0},
+    ]
+    quarters = pd.DataFrame({"month": ["Q1", "Q2"], "revenue": [12.5, float("nan")], "cost": [7, 8]})
+    # Sent as row objects, numbers kept, a missing value leaving its key out.
+    sent = rows.values({"sales": quarters}, rows.table_shapes(design.tree))["sales"]
+    assert sent == [{"month": "Q1", "revenue": 12.5, "cost": 7}, {"month": "Q2", "cost": 8}]
+    shown = text(design.generate({"sales": quarters}))
+    assert "Sales" in shown and "Q1" in shown and "Q2" in shown and "Jan" not in shown
 
 
 def test_the_text_builder_takes_fields_fit_overflow_markup_and_every_element_links_repeats_and_shows_if(wb):
