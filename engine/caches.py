@@ -20,7 +20,7 @@ from typing import Any
 
 from . import fonts
 from .design import colors, expressions
-from .elements import barcode, qr, table, table_rows, text
+from .elements import barcode, chart, qr, table, table_rows, text
 from .finishing import einvoice
 from .fonts import form_font
 from .fonts.embedding import SUBSETS
@@ -107,6 +107,9 @@ FUNCTIONS: tuple[tuple[Callable[..., Any], str], ...] = (
     (barcode._matrix_path, "a 2-D barcode's path"),
     (qr.module_runs, "a QR code's modules"),
     (qr._modules_path, "a QR code's path"),
+    (chart.label_style, "a chart's label style, per family, size, alignment and role"),
+    (chart._percent, "a pie slice's share as a percentage, per locale"),
+    (chart._locale, "the locale a chart's numbers are formatted in, per design language"),
 )
 
 
