@@ -38,6 +38,7 @@ from .base import (
     DrawContext,
     EditorHints,
     ElementType,
+    KeyedRows,
     StrictModel,
     VariableSpec,
     box_size,
@@ -932,5 +933,7 @@ ELEMENT = ElementType(
             },
         },
         text_toolbar=("fontFamily", "fontSize"),
+        # The editor's chart panel: the sample rows as a grid, x and the series by its columns.
+        keyed_rows=KeyedRows(rows="data.rows", label="data.x", series="data.series"),
     ),
 )
