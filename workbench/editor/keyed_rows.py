@@ -21,7 +21,7 @@ from pydantic.fields import FieldInfo
 
 from engine.elements.base import KeyedRows
 
-from .pickers import CellGrid
+from .pickers import RowsGrid
 
 WIDE = {"sizing_mode": "stretch_width"}
 # (item field name, its FieldInfo, its value, send the field's new value) -> a widget with show_value.
@@ -94,30 +94,23 @@ class KeyedRowsState:
         series = [{**item, "key": new} if item["key"] == old else item for item in self.series]
         return self.changes(rows=rows, label=new if self.label == old else None, series=series)
 
-    def edited_cells(self, cells: list[list[str]]) -> dict | None:
-        """The args for the grid's new cells (one edit: a key or some values), or None when they
-        are what is saved or name a key that cannot be (empty, or another column's)."""
-        before = self.cells()
-        if cells == before or len(cells) != len(before):
-            return None
+    def cell_edited(self, row: int, column: int, text: str) -> dict | None:
+        """The args for one cell typed in the grid (row 0: a key), or None when it is what is
+        saved, is not a cell, or names a key that cannot be (empty, or another column's)."""
         columns = self.columns
-        if cells[0] != columns:
-            for old, new in zip(columns, cells[0], strict=False):
-                new = new.strip()
-                if new != old:
-                    if not new or new in columns:
-                        return None
-                    return self.renamed(old, new)
+        if not (0 <= row <= len(self.rows) and 0 <= column < len(columns)):
             return None
-        rows = [dict(row) for row in self.rows]
-        for number, (row, line, shown) in enumerate(zip(rows, cells[1:], before[1:], strict=True)):
-            for column, (key, text, was) in enumerate(zip(columns, line, shown, strict=True)):
-                if text == was:
-                    continue
-                if column == 0:
-                    row[key] = _as_label(text, self.rows[number].get(key))
-                else:
-                    row[key] = _as_number(text)
+        key = columns[column]
+        if row == 0:
+            new = text.strip()
+            if new == key or not new or new in columns:
+                return None
+            return self.renamed(key, new)
+        if text == shown_cell(self.rows[row - 1].get(key)):
+            return None
+        rows = [dict(saved) for saved in self.rows]
+        before = self.rows[row - 1].get(key)
+        rows[row - 1][key] = _as_label(text, before) if column == 0 else _as_number(text)
         return self.changes(rows=rows)
 
     def label_chosen(self, key: str) -> dict | None:
@@ -204,17 +197,16 @@ def keyed_rows_editor(
         add_series = pn.widgets.Button(label="+ Add series", css_classes=["dbk-add-series"], margin=(5, 10))
         add_series.on_click(lambda e: send(state().series_added()))
         blocks.append(add_series)
-        grid = CellGrid(cells=now.cells(), css_classes=["dbk-rows-grid"], **WIDE)
+        grid = RowsGrid(cells=now.cells(), css_classes=["dbk-rows-grid"], **WIDE)
 
-        def cells_edited(cells: list[list[str]]) -> None:
-            now = state()
-            args = now.edited_cells(cells)
+        def cell_edited(row: int, column: int, text: str) -> None:
+            args = state().cell_edited(row, column, text)
             if args:
                 send(args)
-            elif cells != now.cells():
-                grid.cells = now.cells()  # a key that cannot be (empty, or another column's): back
+            else:
+                grid.param.trigger("cells")  # refused or unchanged: the grid shows what is saved
 
-        grid.param.watch(lambda e: cells_edited(e.new), "cells")
+        grid.on_edit = cell_edited
 
         def show_grid(now: KeyedRowsState) -> None:
             grid.cells = now.cells()

@@ -372,6 +372,8 @@ def element_form(
             )
             if widget is None:
                 continue
+            # Where a page (or a test) finds the field's widget whatever its kind.
+            widget.css_classes = [*widget.css_classes, f"dbk-field-{part}-{field_name}"]
             (leading if _leads(field) else widgets).append(widget)
             field_widgets[(part, field_name)] = widget
             if isinstance(widget, ColourPicker):
