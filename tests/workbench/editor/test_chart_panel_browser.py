@@ -110,6 +110,10 @@ def test_a_chart_is_placed_and_set_up_in_its_panel(api_server, page, key, alpha_
     assert [row["series2"] for row in saved["rows"]] == [5, 10, 20, 40]  # numbers, not texts
 
     ARTIFACTS.mkdir(exist_ok=True)
+    wait_for(lambda: coloured_pixels(canvas.screenshot(), RED) > 500, "the costs' bars on the canvas")
+    page.locator(".dbk-zoom-in button").click()  # the chart larger, for the manual's picture
+    page.locator(".dbk-zoom-in button").click()
+    page.locator(".dbk-series-1").scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "editor-chart.png"))
     pdf = downloaded(page, ".dbk-generate")
     text = " ".join(pdf_text(pdf))
@@ -121,3 +125,23 @@ def test_a_chart_is_placed_and_set_up_in_its_panel(api_server, page, key, alpha_
     assert [h / costs[0] for h in costs] == pytest.approx([1, 2, 4, 8], abs=0.02)
     revenue = bar_heights(pdf, BLUE)
     assert revenue[1] / revenue[0] == pytest.approx(95 / 12, abs=0.05)
+
+    # Bound, the chart is a variable taking rows; "Try values" takes them as CSV under its keys.
+    form = page.locator(".dbk-properties")
+    form.locator(".dbk-variable-toggle input").check()
+    name = form.locator("input[type=text]").first
+    name.fill("sales")
+    name.press("Enter")
+    wait_for(lambda: tree(alpha_api, design_id)["variables"].get("sales", {}).get("kind") == "table", "bound")
+    page.locator(".bk-tab", has_text="Variables").click()
+    expect(page.locator(".dbk-variable-label", has_text="sales")).to_be_visible()
+    page.locator(".bk-tab", has_text="Try values").click()
+    page.locator(".dbk-try-sales textarea").fill("quarter,revenue,series2\nQ1,30,3\nQ2,60,6\nQ3,90,9")
+    page.locator(".dbk-try-sales textarea").press("Tab")
+    page.locator(".dbk-try-show button").click()
+    expect(page.locator(".dbk-generate-tried button")).to_be_visible()
+    tried = downloaded(page, ".dbk-generate-tried")
+    text = " ".join(pdf_text(tried))
+    assert "Q1" in text and "Q3" in text and "Jan" not in text
+    costs = bar_heights(tried, RED)
+    assert [h / costs[0] for h in costs] == pytest.approx([1, 2, 3], abs=0.02)
