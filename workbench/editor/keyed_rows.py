@@ -200,11 +200,13 @@ def keyed_rows_editor(
         grid = RowsGrid(cells=now.cells(), css_classes=["dbk-rows-grid"], **WIDE)
 
         def cell_edited(row: int, column: int, text: str) -> None:
-            args = state().cell_edited(row, column, text)
+            before = state()
+            args = before.cell_edited(row, column, text)
             if args:
-                send(args)
-            else:
-                grid.param.trigger("cells")  # refused or unchanged: the grid shows what is saved
+                send(args)  # saved, the form shows the new rows (show_value) before this returns
+            if not args or state().cells() == before.cells():
+                # Not sent, or refused (the editor says why): the grid shows what is saved again.
+                grid.param.trigger("cells")
 
         grid.on_edit = cell_edited
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from engine import apply, new_design
 from engine.elements import ELEMENT_TYPES
+from engine.errors import ActionError
 from tests.panel_widgets import by_label, widgets_of
 from workbench.editor.properties import element_form
 
@@ -34,7 +35,7 @@ class Form:
     the form then shows the saved node in place (as Editor.refresh does)."""
 
     def __init__(self, tree, name):
-        self.tree, self.name, self.sent = tree, name, []
+        self.tree, self.name, self.sent, self.refusals = tree, name, [], []
         self.form = element_form(self.node, self.send, variables=list(tree.variables))
 
     @property
@@ -47,7 +48,11 @@ class Form:
 
     def send(self, actions):
         self.sent.append(actions)
-        self.tree, _ = apply(self.tree, actions)
+        try:
+            self.tree, _ = apply(self.tree, actions)
+        except ActionError as error:  # the editor shows a refusal as a message; nothing is saved
+            self.refusals.append(str(error))
+            return
         self.form.show_node(self.node, (), list(self.tree.variables))
 
     def by_class(self, css):
@@ -76,6 +81,16 @@ def test_an_edited_cell_of_a_series_is_saved_as_a_number():
     form.edit_cell(3, 1, "")
     assert form.data["rows"][2] == {"month": "Mar", "revenue": None}
     assert form.grid().cells[3] == ["Mar", ""]
+
+
+def test_a_refused_cell_is_shown_again_as_saved():
+    form = Form(designed(), "sales")
+    pushed = []
+    form.grid().param.watch(lambda e: pushed.append(e.new), "cells")
+    form.edit_cell(2, 1, "lots")
+    assert "row 2, 'revenue' must be a number" in form.refusals[0]
+    assert form.data["rows"][1]["revenue"] == 15
+    assert pushed and pushed[-1][2] == ["Feb", "15"]  # the browser's grid is sent the saved rows again
 
 
 def test_a_category_typed_as_a_number_keeps_its_type():
