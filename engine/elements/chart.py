@@ -10,7 +10,8 @@ typed table columns (extensions.md 11: dataType and an LDML `format`).
 
 Why not reportlab.graphics.charts: it builds a Drawing of shape objects and renders them
 through renderPDF, with its own string drawing (no HarfBuzz shaping, no bidi, no fallback
-fonts, no tagging hooks), and costs several times this module's time per chart; a spec
+fonts, no tagging hooks), and costs far more: three 50-bar VerticalBarCharts drawn by renderPDF
+took 142 ms a page where a whole render_pdf of three such chart elements took 10 ms; a spec
 language (Vega-Lite) would need a JavaScript runtime, which extensions.md 15 rules out.
 """
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from functools import lru_cache
 from typing import Annotated, Any, Literal
@@ -31,7 +32,7 @@ from ..design.names import check_visible
 from ..fonts import DEFAULT_FAMILY, FontFamily
 from ..text import typeset
 from ..text.formatting import check_format, check_locale, format_value, number_formatter, parse_date, parse_number
-from ..text.style import TextStyle
+from ..text.style import Align, TextStyle
 from .base import (
     Box,
     BoxPosition,
@@ -42,6 +43,7 @@ from .base import (
     StrictModel,
     VariableSpec,
     box_size,
+    merge_keys,
     validated_element,
     with_data,
 )
@@ -207,23 +209,31 @@ class ChartData(StrictModel):
         return self
 
 
-def _number(value: Any, where: str) -> float | None:
-    """A row's number (a JSON number, or text such as "1,234.5"), None for a missing one."""
+# A JSON number within range: taken as it is (the common case, checked without building a message).
+_PLAIN_NUMBERS = (int, float)
+_LARGEST = 1e15
+
+
+def _number(value: Any, number: int, key: str, scatter_x: bool = False) -> float | None:
+    """A row's number (a JSON number, or text such as "1,234.5"), None for a missing one;
+    ValueError naming row `number` and `key`."""
+    if type(value) in _PLAIN_NUMBERS and -_LARGEST <= value <= _LARGEST:  # NaN and inf fail the comparison
+        return float(value)
     if value is None or value == "":
         return None
+    where = f"row {number}, '{key}'" + (" (the x of a scatter)" if scatter_x else "")
+    expected = "a number" if scatter_x else "a number (or null)"
     if isinstance(value, bool):
-        raise ValueError(f"{where} must be a number (or null), got a boolean")
+        raise ValueError(f"{where} must be {expected}, got a boolean")
     if isinstance(value, (int, float)):
-        if not math.isfinite(value) or abs(value) > 1e15:
-            raise ValueError(f"{where} is out of range (at most 10^15)")
-        return float(value)
+        raise ValueError(f"{where} must be a finite number within ±10^15, got {value!r}")
     try:
-        number = parse_number(value)
+        parsed = parse_number(value)
     except ValueError:
-        raise ValueError(f"{where} must be a number (or null), got {value!r}") from None
-    if abs(number) > Decimal(10) ** 15:
+        raise ValueError(f"{where} must be {expected}, got {value!r}") from None
+    if abs(parsed) > Decimal(10) ** 15:
         raise ValueError(f"{where} is out of range (at most 10^15)")
-    return float(number)
+    return float(parsed)
 
 
 def checked_rows(data: Any, rows: list) -> list[dict[str, Any]]:
@@ -233,7 +243,8 @@ def checked_rows(data: Any, rows: list) -> list[dict[str, Any]]:
     if len(rows) > MAX_ROWS:
         raise ValueError(f"{len(rows):,} rows is more than the {MAX_ROWS:,} a chart plots: aggregate them first")
     keys = {series.key for series in data.series}
-    known = ", ".join([data.x, *(series.key for series in data.series)])
+    x = data.x
+    scatter = data.kind == "scatter"
     out = []
     for number, row in enumerate(rows, start=1):
         if not isinstance(row, dict):
@@ -241,25 +252,26 @@ def checked_rows(data: Any, rows: list) -> list[dict[str, Any]]:
                 f"row {number} is a {type(row).__name__}: "
                 "send every row as an object keyed by data.x and the series' keys"
             )
-        if data.x not in row or row[data.x] is None or row[data.x] == "":
-            raise ValueError(f"row {number} has no '{data.x}' (data.x): every row needs its category or x value")
+        category = row.get(x)
+        if category is None or category == "":
+            raise ValueError(f"row {number} has no '{x}' (data.x): every row needs its category or x value")
         clean: dict[str, Any] = {}
         for key, value in row.items():
-            if key == data.x:
-                if data.kind == "scatter":
-                    clean[key] = _number(value, f"row {number}, '{key}' (the x of a scatter)")
-                elif isinstance(value, bool) or not isinstance(value, (str, int, float)):
-                    raise ValueError(f"row {number}, '{key}': a category is a text or a number")
-                elif isinstance(value, str) and len(value) > MAX_LABEL:
-                    raise ValueError(f"row {number}, '{key}': a category is at most {MAX_LABEL} characters")
-                else:
-                    clean[key] = value
-            elif key in keys:
-                clean[key] = _number(value, f"row {number}, '{key}'")
-            else:
+            if key in keys:
+                clean[key] = _number(value, number, key)
+            elif key != x:
+                known = ", ".join([x, *(series.key for series in data.series)])
                 raise ValueError(
                     f"row {number}: '{key}' is neither data.x nor a series' key (the chart's keys: {known})"
                 )
+            elif scatter:
+                clean[key] = _number(value, number, key, scatter_x=True)
+            elif isinstance(value, bool) or not isinstance(value, (str, int, float)):
+                raise ValueError(f"row {number}, '{key}': a category is a text or a number")
+            elif isinstance(value, str) and len(value) > MAX_LABEL:
+                raise ValueError(f"row {number}, '{key}': a category is at most {MAX_LABEL} characters")
+            else:
+                clean[key] = value
         out.append(clean)
     return out
 
@@ -287,6 +299,7 @@ class PlacedLabel:
     left: float
     top: float
     width: float
+    measured: float | None = None  # the text's own width, when the layout measured it already
 
 
 class Labels:
@@ -296,16 +309,27 @@ class Labels:
     def __init__(self) -> None:
         self.items: list[PlacedLabel] = []
 
-    def add(self, text: str, style: TextStyle, left: float, top: float, width: float) -> None:
+    def add(
+        self, text: str, style: TextStyle, left: float, top: float, width: float, measured: float | None = None
+    ) -> None:
         if text:
-            self.items.append(PlacedLabel(text, style, left, top, width))
+            self.items.append(PlacedLabel(text, style, left, top, width, measured))
+
+    @staticmethod
+    def lines(item: PlacedLabel) -> list[typeset.Line]:
+        """A label's lines: one line as measured (most labels; no wrap cache to look up), or
+        the lines of a text holding line breaks (a wrapped title)."""
+        if "\n" in item.text:
+            return typeset.wrap(item.text, item.style, None)
+        measured = item.measured if item.measured is not None else typeset.width_of(item.text, item.style)
+        return [typeset.Line(item.text, measured, True)]
 
     def draw(self, ctx: DrawContext) -> None:
         canvas = ctx.canvas
         direct = ctx.options.direct_text
         writer = typeset.TextWriter(canvas) if typeset.writes_directly(canvas, direct) else None
         for item in self.items:
-            lines = typeset.wrap(item.text, item.style, None)
+            lines = self.lines(item)
             if writer is not None and typeset.is_plain(lines, item.style):
                 writer.set_fill(item.style.color)
                 writer.add(lines, item.style, item.left, item.top, item.width, ctx.page_height)
@@ -317,6 +341,16 @@ class Labels:
             )
         if writer is not None and writer.has_text:
             canvas.addLiteral(writer.code())
+
+
+@lru_cache(maxsize=256)
+def label_style(family: str, size: float, align: Align = "left", title: bool = False) -> TextStyle:
+    """The style of a chart's labels (its title: bold, 1.3 times the size), one object per
+    font, size and alignment: the text caches hash a style once per object, and every chart
+    drawn in the font and size finds its widths there."""
+    if title:
+        return TextStyle(family=family, size=size * 1.3, weight=700, color=TEXT_COLOR, align=align, line_height=1.2)
+    return TextStyle(family=family, size=size, color=TEXT_COLOR, align=align, line_height=1.2)
 
 
 def _width(text: str, style: TextStyle) -> float:
@@ -434,7 +468,9 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     """The chart inside its box, a Figure in the tagged profiles: its data.alt, or a summary of
     its series (extensions.md 15), the labels its content."""
     canvas = ctx.canvas
-    with ctx.tags.figure(canvas, node.data.alt or summary(node, _locale(ctx.language))):
+    # The summary is made only for a tagged profile: untagged, nothing reads it.
+    alt = node.data.alt or (summary(node, _locale(ctx.language)) if ctx.tags.tagged else None)
+    with ctx.tags.figure(canvas, alt):
         canvas.saveState()
         try:
             _draw(node, box, ctx)
@@ -445,14 +481,12 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
 def _draw(node: Any, box: Box, ctx: DrawContext) -> None:
     data, styles = node.data, node.styles
     size = styles.fontSize
-    label = TextStyle(family=styles.fontFamily, size=size, color=TEXT_COLOR, line_height=1.2)
+    label = label_style(styles.fontFamily, size)
     formats = Formats(_locale(ctx.language))
     labels = Labels()
     top, bottom, left, right = box.y, box.bottom, box.x, box.x + box.w
     if data.title:
-        title = TextStyle(
-            family=styles.fontFamily, size=size * 1.3, weight=700, color=TEXT_COLOR, align="center", line_height=1.2
-        )
+        title = label_style(styles.fontFamily, size, "center", title=True)
         lines = typeset.wrap(data.title, title, box.w)
         labels.add("\n".join(line.text for line in lines), title, left, top, box.w)
         top += len(lines) * title.leading + size * 0.5
@@ -625,8 +659,9 @@ def _draw_axes(node: Any, area: Box, ctx: DrawContext, style: TextStyle, formats
             grid.moveTo(x, ctx.pdf_y(top))
             grid.lineTo(x, ctx.pdf_y(bottom))
     canvas.drawPath(grid, stroke=1, fill=0)
+    right_aligned = label_style(style.family, style.size, "right")
     for text, y in sorted(zip(tick_texts, tick_ys, strict=True), key=lambda pair: pair[1]):
-        labels.add(text, replace(style, align="right"), area.x, y - style.leading / 2, tick_width)
+        labels.add(text, right_aligned, area.x, y - style.leading / 2, tick_width)
 
     clipped = axis.y.min is not None or axis.y.max is not None
     if clipped:
@@ -657,11 +692,11 @@ def _draw_axes(node: Any, area: Box, ctx: DrawContext, style: TextStyle, formats
 
     # The x axis's labels, left to right.
     label_top = bottom + size * 0.4
-    centred = replace(style, align="center")
+    centred = label_style(style.family, style.size, "center")
     if scatter:
         for text, x in zip(x_texts, x_positions, strict=True):
             width = _width(text, style)
-            labels.add(text, centred, x - width / 2, label_top, width)
+            labels.add(text, centred, x - width / 2, label_top, width, width)
     else:
         texts = [formats.category(row[data.x], axis.x.format) for row in rows]
         widths = [_width(text, style) for text in texts]
@@ -669,7 +704,7 @@ def _draw_axes(node: Any, area: Box, ctx: DrawContext, style: TextStyle, formats
         step = max(1, math.ceil((max(widths, default=0.0) + size * 0.5) / band)) if band > 0 else 1
         for index in range(0, len(texts), step):
             width = widths[index]
-            labels.add(texts[index], centred, centres[index] - width / 2, label_top, width)
+            labels.add(texts[index], centred, centres[index] - width / 2, label_top, width, width)
     if x_title_top is not None and axis.x.title:
         labels.add(axis.x.title, centred, plot_left, x_title_top, plot_width)
 
@@ -838,7 +873,7 @@ def _draw_round(node: Any, area: Box, ctx: DrawContext, style: TextStyle, format
         left = x - width / 2 if abs(cos) < 0.2 else x if cos > 0 else x - width
         sin = math.sin(middle)
         top = y - style.leading / 2 - (style.leading / 2 if sin > 0.9 else 0) + (style.leading / 2 if sin < -0.9 else 0)
-        labels.add(text, style, left, top, width)
+        labels.add(text, style, left, top, width, width)
 
 
 # --- alternative text -----------------------------------------------------------------------------------
@@ -890,6 +925,45 @@ def bind_value(node: Any, value: Any) -> Any:
     return with_data(node, rows=checked_rows(node.data, value))
 
 
+def merge_data(current: dict, patch: dict) -> dict:
+    """Key-by-key merge that keeps the design-time rows with the keys: a new `data.x`, or a
+    series whose key changed in place (same position, same number of series, the old key gone
+    and the new one new), renames that key in every row; a removed series' key leaves the
+    rows. A patch that sends rows keeps them as sent."""
+    merged = merge_keys(current, patch)
+    if "rows" in patch or not isinstance(current.get("rows"), list):
+        return merged
+    renames: dict[str, str] = {}
+    old_x, new_x = current.get("x"), merged.get("x")
+    if isinstance(old_x, str) and isinstance(new_x, str) and old_x != new_x:
+        renames[old_x] = new_x
+    old_keys = [s.get("key") for s in current.get("series") or [] if isinstance(s, dict)]
+    new_series = merged.get("series")
+    if "series" not in patch or not isinstance(new_series, list):
+        new_keys = old_keys
+    else:
+        new_keys = [s.get("key") if isinstance(s, dict) else None for s in new_series]
+        if len(new_keys) == len(old_keys):
+            # A key renamed in place: the old key is gone from the series and the new one is new
+            # (a reordering or a swap renames nothing).
+            renames.update(
+                {
+                    old: new
+                    for old, new in zip(old_keys, new_keys, strict=True)
+                    if old != new and old not in new_keys and new not in old_keys
+                }
+            )
+    kept = {renames.get(key, key) for key in (old_x, *old_keys)} & {new_x, *new_keys}
+    rows = []
+    for row in current["rows"]:
+        if not isinstance(row, dict):
+            return merged  # not rows this merge understands: validation names what is wrong
+        moved = {renames.get(key, key): value for key, value in row.items()}
+        rows.append({key: value for key, value in moved.items() if key in kept})
+    merged["rows"] = rows
+    return merged
+
+
 def has_no_rows(node: Any) -> bool:
     return not node.data.rows
 
@@ -915,6 +989,7 @@ ELEMENT = ElementType(
     ),
     # Its Figure is opened by draw, with data.alt or a summary of its series (extensions.md 15).
     tags_itself=True,
+    merge_data=merge_data,
     editor=EditorHints(
         defaults={
             "position": {"w": 360, "h": 220},

@@ -10,8 +10,9 @@ import pytest
 
 from engine import ActionError, ValueBindingError, render_pdf
 from engine.elements import chart
+from engine.render.options import RenderOptions
 from tests.pdf_checker import problems
-from tests.pdf_probes import drawn_paths, pdf_text, poppler_text, raster_images, structure
+from tests.pdf_probes import drawn_paths, page_object_types, pdf_text, poppler_text, raster_images, structure
 from tests.validators import assert_passes_outloud, assert_valid_pdf_a
 
 from ...conftest import action, add, build
@@ -322,3 +323,38 @@ def test_a_chart_that_cannot_be_drawn_is_refused_when_set(data, message):
     with pytest.raises(ActionError) as refused:
         build([add("chart", "c", {"x": 0, "y": 0, "w": 200, "h": 100}, data)])
     assert message in str(refused.value)
+
+
+def test_a_static_chart_draws_alike_in_a_compiled_form_and_on_the_reference_path():
+    """A chart no value changes is drawn into the form a design's documents share (standard
+    profile, with values); the marks and the text are those of the reference path."""
+    rows = month_rows([2, 4, 6, 8, 10], [1, 2, 3, 4, 5])
+    data = revenue("line", rows, title="Static", axis={"y": {"min": 0, "max": 10}})
+    data["series"].append({"key": "cost", "label": "Cost"})
+    tree = build(
+        [
+            add("chart", "static", {"x": 40, "y": 60, "w": 400, "h": 260}, data),
+            add("text", "who", {"x": 40, "y": 20}, {"content": "Ada"}),
+            action("bind_variable", name="who"),
+        ]
+    )
+    compiled = render_pdf(tree, {"who": "Grace"})
+    reference = render_pdf(tree, {"who": "Grace"}, options=RenderOptions.reference())
+    assert 5 in page_object_types(compiled)  # FPDF_PAGEOBJ_FORM: the chart is in the shared form
+    assert pdf_text(compiled) == pdf_text(reference)
+    drawn = [(path["fill"], path["stroke"], path["points"]) for path in drawn_paths(compiled)]
+    assert drawn == [(path["fill"], path["stroke"], path["points"]) for path in drawn_paths(reference)]
+
+
+def test_renaming_the_x_or_a_series_key_carries_the_design_rows_along():
+    rows = month_rows([1, 2, 3, 4, 5], [5, 4, 3, 2, 1])
+    data = revenue("bar", rows)
+    data["series"].append({"key": "cost", "label": "Cost"})
+    tree = build([add("chart", "sales", {"x": 40, "y": 60, "w": 400, "h": 260}, data)])
+    renamed = [{"key": "income", "label": "Revenue"}, {"key": "cost", "label": "Cost"}]
+    tree = build([action("update_element", name="sales", data={"x": "period", "series": renamed})], tree)
+    node = tree.node_by_name("sales")
+    assert node.data.rows[0] == {"period": "Jan", "income": 1.0, "cost": 5.0}
+    # A series removed takes its key out of the rows; one added starts without values.
+    tree = build([action("update_element", name="sales", data={"series": [{"key": "cost"}, {"key": "tax"}]})], tree)
+    assert tree.node_by_name("sales").data.rows[1] == {"period": "Feb", "cost": 4.0}

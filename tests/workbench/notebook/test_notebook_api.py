@@ -23,6 +23,7 @@ from api.errors import ApiError
 from api.service import Service, Settings
 from api.store import DatabaseLocked
 from tests.pdf_probes import outline, page_count, pdf_text, poppler_text
+from workbench.client import rows
 
 from ...conftest import add, png
 from ...server import ROOT, Server
@@ -239,6 +240,9 @@ def test_a_chart_is_built_from_a_dataframe_and_a_generations_dataframe_replaces_
         {"month": "Mar", "revenue": 9.8, "cost": 4.0},
     ]
     quarters = pd.DataFrame({"month": ["Q1", "Q2"], "revenue": [12.5, float("nan")], "cost": [7, 8]})
+    # Sent as row objects, numbers kept, a missing value leaving its key out.
+    sent = rows.values({"sales": quarters}, rows.table_shapes(design.tree))["sales"]
+    assert sent == [{"month": "Q1", "revenue": 12.5, "cost": 7}, {"month": "Q2", "cost": 8}]
     shown = text(design.generate({"sales": quarters}))
     assert "Sales" in shown and "Q1" in shown and "Q2" in shown and "Jan" not in shown
 
