@@ -7,7 +7,9 @@ and the series at once; a cell of a series is a number (empty: null), a naming c
 type it had (a category typed as text, a scatter's x as a number). The naming key is chosen from
 the columns (choosing a series' key swaps the two), each series' key likewise (choosing another
 series' key swaps the two), and each series' other fields are edited by their types. Every
-change is one update_element action, so one undo step.
+change is one update_element action, so one undo step. A change of the keys sends the rows as
+they are to be after it, so what a type's merge does with rows left out of a patch (a chart
+renames them with its keys) never decides.
 """
 
 from __future__ import annotations
@@ -118,7 +120,8 @@ class KeyedRowsState:
         if key == self.label or key not in self.columns:
             return None
         series = [{**item, "key": self.label} if item["key"] == key else item for item in self.series]
-        return self.changes(label=key, series=series)
+        # The rows are sent as they are: the data stays under its keys, only the roles swap.
+        return self.changes(rows=self.rows, label=key, series=series)
 
     def series_key_chosen(self, index: int, key: str) -> dict | None:
         """Series `index` plots `key`; the series that plotted it plots this one's old key."""
@@ -129,13 +132,13 @@ class KeyedRowsState:
             {**item, "key": key} if i == index else {**item, "key": old} if item["key"] == key else item
             for i, item in enumerate(self.series)
         ]
-        return self.changes(series=series)
+        return self.changes(rows=self.rows, series=series)
 
     def series_added(self) -> dict:
         taken, number = set(self.columns), len(self.series) + 1
         while f"series{number}" in taken:
             number += 1
-        return self.changes(series=[*self.series, {"key": f"series{number}"}])
+        return self.changes(rows=self.rows, series=[*self.series, {"key": f"series{number}"}])
 
     def series_removed(self, index: int) -> dict:
         gone = self.series[index]["key"]
