@@ -263,6 +263,22 @@ class InlineText:
 
 
 @dataclass(frozen=True)
+class KeyedRows:
+    """Fields an editor edits together as one grid of row objects (a chart's design-time rows).
+
+    `rows` is the dotted path of the list of row objects; `label` of the key naming each row
+    (its category, a text, or an x number); `series` of a list of objects each naming another
+    key (`key`), their other fields edited by their types. The grid's columns are the label's
+    key then the series' keys: renaming a column renames the key in all three fields, an added
+    series is a new column, a removed one takes its column's values with it. The series'
+    cells are numbers (null when empty)."""
+
+    rows: str
+    label: str
+    series: str
+
+
+@dataclass(frozen=True)
 class EditorHints:
     """What an element type declares for the editor alone: how a new one looks, how it is
     resized, typed on, styled from the text toolbar and hit on the canvas. The engine never
@@ -294,6 +310,9 @@ class EditorHints:
     # What else an edit in the properties form changes: (node, update_element args) -> the args
     # sent, e.g. a barcode switched to a 2-D format takes a square box. None: sent as edited.
     edited: Callable[[Any, dict], dict] | None = None
+    # Its rows, their naming key and its series are edited together as a grid (None: each
+    # field by its type).
+    keyed_rows: KeyedRows | None = None
 
 
 @dataclass(frozen=True)
@@ -360,6 +379,10 @@ class ElementType:
                 self.model_field(self.editor.inline_text.markup)
         for name in self.editor.text_toolbar:
             self.model_field(f"styles.{name}")
+        if self.editor.keyed_rows is not None:
+            rows = self.editor.keyed_rows
+            for path in (rows.rows, rows.label, rows.series):
+                self.model_field(path)
         if self.image_refs is None:
             object.__setattr__(self, "image_refs", self._declared_image_refs)
         self._check_defaults()

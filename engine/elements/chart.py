@@ -39,6 +39,7 @@ from .base import (
     DrawContext,
     EditorHints,
     ElementType,
+    KeyedRows,
     StrictModel,
     VariableSpec,
     box_size,
@@ -1042,5 +1043,7 @@ ELEMENT = ElementType(
             },
         },
         text_toolbar=("fontFamily", "fontSize"),
+        # The editor's chart panel: the sample rows as a grid, x and the series by its columns.
+        keyed_rows=KeyedRows(rows="data.rows", label="data.x", series="data.series"),
     ),
 )

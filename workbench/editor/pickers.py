@@ -155,6 +155,27 @@ class CellGrid(pn.custom.JSComponent):
     _stylesheets = [STYLESHEET]
 
 
+class RowsGrid(pn.custom.JSComponent):
+    """Row objects as an editable grid, their keys on the first line (workbench.editor.keyed_rows).
+    Each edited cell comes as one message to `on_edit(row, column, text)`; the server shows the
+    saved rows by assigning `cells`."""
+
+    cells = param.List(default=[])
+
+    _esm = Path(__file__).with_name("rows_grid.js")
+    _stylesheets = [STYLESHEET]
+
+    def __init__(self, on_edit: Callable[[int, int, str], None] | None = None, **params: Any) -> None:
+        super().__init__(**params)
+        self.on_edit = on_edit
+
+    def _handle_msg(self, msg: Any) -> None:
+        if isinstance(msg, dict) and self.on_edit is not None:
+            row, column, text = msg.get("row"), msg.get("col"), msg.get("text")
+            if isinstance(row, int) and isinstance(column, int) and isinstance(text, str):
+                self.on_edit(row, column, text)
+
+
 class LayerList(GestureMessages, pn.custom.JSComponent):
     """Layers, front first. Drag a row to reorder; the eye and lock buttons toggle.
 

@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import panel as pn
+from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
 from engine.design.conditions import as_text
@@ -40,6 +41,7 @@ from engine.fonts import DEFAULT_FAMILY
 
 from .colour_picker import ColourPicker
 from .computed_form import COLUMN_KEYS, Preview, column_editor, expression_input
+from .keyed_rows import keyed_rows_editor
 from .language_hint import LanguageHint
 from .pickers import CellGrid, FontPicker, icon_picker
 from .style import TYPED_TEXT
@@ -176,6 +178,17 @@ def _plain_widget(annotation: Any, optional: bool, label: str, part: str, value:
         )
         _watch(widget, lambda v: send([float(x) for x in v.replace(";", ",").split(",") if x.strip()] or None))
         return _shows(widget, lambda v: setattr(widget, "value", listed(v)))
+    elif typing.get_origin(annotation) is list and plain_type(typing.get_args(annotation)[0])[0] is str:
+        # Short texts, e.g. a palette's hex colours: each checked by the engine's field type.
+
+        def texts(items: Any) -> str:
+            return ", ".join(items) if items else ""
+
+        widget = pn.widgets.TextInput(
+            label=f"{label} (comma-separated)", value=texts(value), sizing_mode="stretch_width"
+        )
+        _watch(widget, lambda v: send([x.strip() for x in v.split(",") if x.strip()] or None))
+        return _shows(widget, lambda v: setattr(widget, "value", texts(v)))
     elif annotation is str:
         widget = pn.widgets.TextInput(label=label, value=value or "", stylesheets=[TYPED_TEXT])
         widget.sizing_mode = "stretch_width"
@@ -231,7 +244,58 @@ def field_widget(
         widget = _marked_widget(marker, label, value, optional, send_edited, swatches, holder)
         if widget is not None or marker.kind in (editing.HIDDEN, editing.IMAGE):
             return widget
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return model_widget(element_type, part, name, annotation, value, send_value, swatches)
     return _plain_widget(annotation, optional, label, part, value, send_value)
+
+
+def model_widget(
+    element_type: str,
+    part: str,
+    name: str,
+    model: type[BaseModel],
+    value: BaseModel | None,
+    send_value: Callable,
+    swatches: Sequence[str] = (),
+) -> Any:
+    """A nested model's fields (a chart's axis: x and y, each with a title and a format), each
+    by its type under the field's label; an edit sends the whole model with that field changed."""
+    if value is None:
+        try:
+            value = model.model_validate({})
+        except ValidationError:
+            return None  # a nested model with required fields is not edited in the form
+    saved = {"value": value}
+    children: dict[str, Any] = {}
+    for child, field in model.model_fields.items():
+
+        def sent(new: Any, child: str = child) -> None:
+            dumped = saved["value"].model_dump(mode="json", exclude_none=True)
+            if new is None:
+                dumped.pop(child, None)
+            else:
+                dumped[child] = new
+            send_value(dumped)
+
+        widget = field_widget(element_type, part, child, field, getattr(value, child), sent, swatches)
+        if widget is not None:
+            widget.css_classes = [*widget.css_classes, f"dbk-field-{child}"]
+            children[child] = widget
+    if not children:
+        return None
+    column = pn.Column(
+        pn.pane.Markdown(f"**{_label(name)}**", margin=(0, 5)),
+        *children.values(),
+        css_classes=[f"dbk-model-{name}"],
+        sizing_mode="stretch_width",
+    )
+
+    def show(new: BaseModel | None) -> None:
+        saved["value"] = new if new is not None else model.model_validate({})
+        for child, widget in children.items():
+            widget.show_value(getattr(saved["value"], child))
+
+    return _shows(column, show)
 
 
 def _watch(widget: Any, handler: Callable[[Any], None]) -> Any:
@@ -294,6 +358,11 @@ def element_form(
         variable.param.watch(bind, "value")
         flags.append(variable)
     sections: list[Any] = [pn.pane.Markdown(f"### {spec.title}"), name, pn.Row(*flags)]
+
+    def item_widget(name: str, field: FieldInfo, value: Any, send_value: Callable[[Any], None]) -> Any:
+        # A series' field (its label, colour, format) by its type, as the form's own fields.
+        return field_widget(node.type, "data", name, field, value, send_value, swatches)
+
     position_widgets: dict[str, Any] = {}
     field_widgets: dict[tuple[str, str], Any] = {}
     colour_pickers: list[ColourPicker] = []
@@ -307,11 +376,16 @@ def element_form(
     # A type with typed columns (extensions.md 11) edits them, and what reads their keys, in
     # the column editor.
     typed = "columnDefs" in spec.Data.model_fields
+    # A type whose rows, their naming key and series are edited together (EditorHints.keyed_rows).
+    keyed = spec.editor.keyed_rows
+    keyed_paths = {keyed.rows, keyed.label, keyed.series} if keyed is not None else set()
     for part in SECTIONS:
         current = getattr(node, part)
         leading, widgets = [], []
         for field_name, field in models[part].model_fields.items():
             if typed and part == "data" and field_name in COLUMN_KEYS:
+                continue
+            if f"{part}.{field_name}" in keyed_paths:
                 continue
 
             def send_value(value: Any, part: str = part, field_name: str = field_name) -> None:
@@ -336,8 +410,8 @@ def element_form(
             )
             if widget is None:
                 continue
-            # Each field's widget is findable by its key (tests, user styles): dbk-prop-data-value.
-            widget.css_classes = [*widget.css_classes, f"dbk-prop-{part}-{field_name}"]
+            # Where a page (or a test) finds the field's widget whatever its kind.
+            widget.css_classes = [*widget.css_classes, f"dbk-field-{part}-{field_name}"]
             (leading if _leads(field) else widgets).append(widget)
             field_widgets[(part, field_name)] = widget
             if isinstance(widget, ColourPicker):
@@ -351,6 +425,10 @@ def element_form(
             columns = column_editor(lambda: shown["node"], update, preview)
             field_widgets[("data", "columnDefs")] = columns
             leading.append(columns)
+        if keyed is not None and keyed.rows.partition(".")[0] == part:
+            grid = keyed_rows_editor(keyed, _item_model(spec, keyed.series), lambda: shown["node"], update, item_widget)
+            field_widgets[(part, keyed.rows.partition(".")[2])] = grid
+            leading.append(grid)
         widgets = leading + widgets
         if widgets:
             closed = (collapsed or {}).get(part, False)
@@ -407,6 +485,13 @@ def element_form(
     form.show_node = show_node
     form.shows_id = node.id
     return form
+
+
+def _item_model(spec: Any, path: str) -> type[BaseModel]:
+    """The model of the items of the list field at `path` (a chart's series: ChartSeries)."""
+    annotation, _ = plain_type(spec.model_field(path).annotation)
+    item, _ = plain_type(typing.get_args(annotation)[0])
+    return item
 
 
 def _name_label(bound: bool) -> str:

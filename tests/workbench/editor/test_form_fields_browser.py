@@ -57,16 +57,16 @@ def place(page, api, design_id: str, number: int) -> tuple[str, object]:
 
 def tick(data, key: str) -> None:
     """Tick the form's check box of a data key (Bokeh's check box has no accessible name)."""
-    data.locator(f".dbk-prop-data-{key} input[type=checkbox]").check()
+    data.locator(f".dbk-field-data-{key} input[type=checkbox]").check()
 
 
 # What the form shows for a field's value once it is rebuilt for the new type (a widget per type).
 VALUE_WIDGET = {
-    "multiline": ".dbk-prop-data-value textarea",
-    "checkbox": ".dbk-prop-data-value input[type=checkbox]",
-    "radio": ".dbk-prop-data-options textarea",
-    "select": ".dbk-prop-data-options textarea",
-    "date": ".dbk-prop-data-value input.flatpickr-input",
+    "multiline": ".dbk-field-data-value textarea",
+    "checkbox": ".dbk-field-data-value input[type=checkbox]",
+    "radio": ".dbk-field-data-options textarea",
+    "select": ".dbk-field-data-options textarea",
+    "date": ".dbk-field-data-value input.flatpickr-input",
 }
 
 
@@ -75,7 +75,7 @@ def choose_type(page, api, design_id: str, name: str, kind: str) -> None:
     data.get_by_role("combobox", name="Field type").select_option(kind)
     wait_for(lambda: fields(api, design_id)[name]["data"]["fieldType"] == kind, f"{name}: {kind}")
     if kind == "signature":
-        expect(data.locator(".dbk-prop-data-value")).to_have_count(0)
+        expect(data.locator(".dbk-field-data-value")).to_have_count(0)
     else:
         expect(data.locator(VALUE_WIDGET[kind]).first).to_be_attached()
 
@@ -163,7 +163,7 @@ def test_each_field_type_is_placed_and_filled_in_the_editor_and_generated(api_se
     name, data = place(page, alpha_api, design_id, 5)
     choose_type(page, alpha_api, design_id, name, "date")
     commit(data.get_by_role("textbox", name="Field name"), "signedOn")
-    data.locator(".dbk-prop-data-value input:visible").click()
+    data.locator(".dbk-field-data-value input:visible").click()
     day = page.locator(".flatpickr-calendar.open .flatpickr-day:not(.prevMonthDay):not(.nextMonthDay)", has_text="15")
     picked = dt.datetime.strptime(day.first.get_attribute("aria-label"), "%B %d, %Y").date().isoformat()
     day.first.click()
