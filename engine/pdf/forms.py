@@ -309,7 +309,7 @@ class FormFields:
         state = ON if spec.value else OFF
         made = self._field(canvas, spec, {"FT": rl.pdf_name("Btn"), "V": rl.pdf_name(state)})
         states = {ON: self.appearance(canvas, side, side, on), OFF: self.appearance(canvas, side, side, off)}
-        self._widget(canvas, made, rect, _button_entries(states, state, look))
+        self._widget(canvas, made, rect, _button_entries(canvas, states, state, look))
 
     def radio_group(self, canvas: Canvas, spec: FieldSpec) -> _Field | None:
         """A radio group's field, its buttons added by radio_button (None when flattening)."""
@@ -330,7 +330,7 @@ class FormFields:
             self.place_flat(canvas, x0, y0, side, side, on if chosen else off)
             return
         states = {option: self.appearance(canvas, side, side, on), OFF: self.appearance(canvas, side, side, off)}
-        self._widget(canvas, group, rect, _button_entries(states, option if chosen else OFF, look))
+        self._widget(canvas, group, rect, _button_entries(canvas, states, option if chosen else OFF, look))
 
     def _field(self, canvas: Canvas, spec: FieldSpec, field_entries: dict[str, Any]) -> _Field:
         """The document's field named spec.name, made on its first widget; a second element
@@ -395,10 +395,16 @@ class FormFields:
         rl.set_catalog_entries(doc, AcroForm=rl.dictionary(entries))
 
 
-def _button_entries(states: dict[str, str], state: str, look: Look) -> dict[str, Any]:
-    """A check box's or radio button's widget: an appearance per state, the one shown (/AS)."""
+def _button_entries(canvas: Canvas, states: dict[str, str], state: str, look: Look) -> dict[str, Any]:
+    """A check box's or radio button's widget: an appearance per state, the one shown (/AS).
+    The states are names of option values (any text): the /N dictionary is written here, as
+    its keys are names escaped by rl.pdf_name, which a dictionary's keys are not."""
+    doc = rl.document_of(canvas)
+    normal = b" ".join(
+        rl.pdf_name(name).encode("ascii") + b" %d 0 R" % rl.object_number(doc, ref) for name, ref in states.items()
+    )
     return {
-        "AP": rl.dictionary({"N": rl.dictionary({name: rl.reference_to(ref) for name, ref in states.items()})}),
+        "AP": rl.dictionary({"N": b"<< " + normal + b" >>"}),
         "AS": rl.pdf_name(state),
         **_widget_style(look),
     }

@@ -420,6 +420,10 @@ def rasterize(pdf: bytes, page_index: int = 0, dpi: float = 96, text: Mapping[st
     with _PDFIUM_LOCK:
         document = pdfium.PdfDocument(pdf)
         try:
+            # Form fields' widgets are drawn by PDFium's form filler, not with the page's other
+            # annotations: without it a preview shows no field (extensions.md 13). It must be
+            # set up before a page is loaded.
+            document.init_forms()
             page = document[page_index]
             width, height = page.get_size()
             scale = min(dpi / 72, (MAX_PREVIEW_PIXELS / (width * height)) ** 0.5)
