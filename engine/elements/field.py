@@ -209,6 +209,14 @@ def _radio_rows(box: Box, count: int, size: float) -> list[tuple[float, float, f
     return [(box.x, box.y + index * row + (row - side) / 2, side) for index in range(count)]
 
 
+def _form_key(node: Any, option: str = "") -> str:
+    """The key of a widget's Form structure element. A repeated element's copies (extensions.md
+    4) add no structure of their own, but each copy's widget must still sit in a Form element
+    (PDF/UA-1 7.18.4): keyed, a copy's widget joins the Form of the first drawing, as a copy's
+    link joins its Link."""
+    return f"{node.id}/form/{option}"
+
+
 def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     """The field's widget (a radio group's buttons and labels), or its look as plain content
     when the document is flattened. In the tagged profiles each widget is a Form element."""
@@ -229,7 +237,7 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
             with tags.figure(canvas, f"{spec.tooltip or spec.name}: {state}"):
                 form.check_box(canvas, spec, look, rect)
             return
-        with tags.group("Form"):
+        with tags.group("Form", key=_form_key(node)):
             form.check_box(canvas, spec, look, rect)
             tags.annotated()
         return
@@ -241,7 +249,7 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     elif isinstance(data.value, str):
         shown = data.value
     if not form.flatten:
-        with tags.group("Form"):
+        with tags.group("Form", key=_form_key(node)):
             form.text_like(canvas, spec, look, rect, shown)
             tags.annotated()
     elif kind == "signature":
@@ -273,7 +281,7 @@ def _draw_radio(node: Any, box: Box, ctx: DrawContext, spec: FieldSpec, look: Lo
             with tags.figure(canvas, f"{option.shown}: {chosen}"):
                 form.radio_button(canvas, None, option.value, look, rect, option.value == data.value)
         else:
-            with tags.group("Form"):
+            with tags.group("Form", key=_form_key(node, option.value)):
                 form.radio_button(canvas, group, option.value, look, rect, option.value == data.value)
                 tags.annotated()
         left = x + side + look.size * 0.5
