@@ -9,6 +9,7 @@ import io
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pikepdf
@@ -119,38 +120,58 @@ WIDGET_FORBIDDEN_FLAGS = {1: "Invisible", 2: "Hidden", 32: "NoView", 256: "Toggl
 PRINT_FLAG = 4
 
 
+def _terminal_fields(fields: pikepdf.Array) -> Iterator[pikepdf.Dictionary]:
+    """The fields that hold values (ISO 32000-1 12.7.3.1): a field whose /Kids are fields (they
+    have a /T) is only a name for them; the others are terminal fields."""
+    for field in fields:
+        kids = field.get("/Kids")
+        if kids is not None and any("/T" in kid for kid in kids):
+            yield from _terminal_fields(kids)
+        else:
+            yield field
+
+
+def _widgets(field: pikepdf.Dictionary) -> list[pikepdf.Dictionary]:
+    """A terminal field's widget annotations: its /Kids, or itself when field and widget are
+    one merged dictionary (ISO 32000-1 12.7.3.1), as a signature field often is."""
+    return list(field.Kids) if "/Kids" in field else [field]
+
+
+def form_widgets(pdf: pikepdf.Pdf) -> set[tuple[int, int]]:
+    """The objgen of every widget of an open document's AcroForm."""
+    form = pdf.Root.get("/AcroForm")
+    if form is None:
+        return set()
+    return {widget.objgen for field in _terminal_fields(form.Fields) for widget in _widgets(field)}
+
+
 def signed_pdf_a_problems(data: bytes) -> list[str]:
-    """Every ISO 19005-3 rule on forms and signatures the signed file breaks, by rule id."""
+    """Every ISO 19005-3 rule on forms and signatures the file breaks, by rule id: a signed
+    file's, or any form's (fields with their widgets merged into them, or as their /Kids)."""
     from asn1crypto import cms
 
     found: list[str] = []
     with pikepdf.open(io.BytesIO(data)) as pdf:
         form = pdf.Root.get("/AcroForm")
         if form is None:
-            return ["no /AcroForm: the file has no signature field"]
+            return ["no /AcroForm: the file has no form field"]
         if form.get("/NeedAppearances", False) is True:
             found.append("6.4.1-3: /NeedAppearances is true")
         if "/XFA" in form:
             found.append("6.4.2-1: the form has /XFA")
-        for field in form.Fields:
+        for field in _terminal_fields(form.Fields):
             name = str(field.get("/T", ""))
+            # 6.4.1: no widget has an /A, and neither a widget nor a field has an /AA.
             for key in ("/A", "/AA"):
                 if key in field:
                     found.append(f"6.4.1-1/2: field {name} has {key}")
-            flags = int(field.get("/F", -1))
-            if flags < 0:
-                found.append(f"6.3.2-1: widget {name} has no /F")
-            else:
-                if not flags & PRINT_FLAG:
-                    found.append(f"6.3.2-2: widget {name} lacks the Print flag")
-                for bit, flag in WIDGET_FORBIDDEN_FLAGS.items():
-                    if flags & bit:
-                        found.append(f"6.3.2-2: widget {name} has the {flag} flag")
-            x1, y1, x2, y2 = (float(v) for v in field.Rect)
-            if (x1 != x2 or y1 != y2) and "/AP" not in field:
-                found.append(f"6.3.3-1: widget {name} has an area and no appearance")
-            if "/AP" in field and set(field.AP.keys()) != {"/N"}:
-                found.append(f"6.3.3-2: widget {name}'s appearance has more than /N")
+            merged = "/Kids" not in field  # the field is its widget: checked above
+            for number, widget in enumerate(_widgets(field)):
+                label = name if merged else f"{name} (widget {number})"
+                for key in () if merged else ("/A", "/AA"):
+                    if key in widget:
+                        found.append(f"6.4.1-1/2: widget {label} has {key}")
+                found += _widget_problems(widget, label)
             value = field.get("/V")
             if field.get("/FT") != "/Sig" or value is None:
                 continue
@@ -181,13 +202,34 @@ def signed_pdf_a_problems(data: bytes) -> list[str]:
     return found
 
 
+def _widget_problems(widget: pikepdf.Dictionary, label: str) -> list[str]:
+    """ISO 19005-3 6.3.2 and 6.3.3 on one widget annotation: its flags and its appearance."""
+    found = []
+    flags = int(widget.get("/F", -1))
+    if flags < 0:
+        found.append(f"6.3.2-1: widget {label} has no /F")
+    else:
+        if not flags & PRINT_FLAG:
+            found.append(f"6.3.2-2: widget {label} lacks the Print flag")
+        for bit, flag in WIDGET_FORBIDDEN_FLAGS.items():
+            if flags & bit:
+                found.append(f"6.3.2-2: widget {label} has the {flag} flag")
+    x1, y1, x2, y2 = (float(v) for v in widget.Rect)
+    if (x1 != x2 or y1 != y2) and "/AP" not in widget:
+        found.append(f"6.3.3-1: widget {label} has an area and no appearance")
+    if "/AP" in widget and set(widget.AP.keys()) != {"/N"}:
+        found.append(f"6.3.3-2: widget {label}'s appearance has more than /N")
+    return found
+
+
 def assert_valid_signed_pdf_a(path: Path) -> None:
-    """A signed pdf-a file: its form and signature by the rules above, everything else by pikepdf."""
+    """A pdf-a file with a form (a signed one, or fillable fields): its form and signature by
+    the rules above, everything else by pikepdf."""
     data = path.read_bytes()
     problems = signed_pdf_a_problems(data)
     assert not problems, problems
     with pikepdf.open(io.BytesIO(data)) as pdf:
-        widgets = {field.objgen for field in pdf.Root.AcroForm.Fields}
+        widgets = form_widgets(pdf)
         del pdf.Root["/AcroForm"]
         for page in pdf.pages:
             if "/Annots" in page.obj:
