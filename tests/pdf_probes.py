@@ -619,12 +619,25 @@ def form_structure(pdf: bytes) -> list[dict]:
     return out
 
 
-def annotation_permissions(pdf: bytes, password: str = "") -> dict[str, bool]:
-    """What an encrypted document allows a reader who opens it with `password` ("": the user
-    password, none), as pikepdf reads its /P: modify_form, modify_annotation, extract, print…"""
+PERMISSIONS = (
+    "accessibility",
+    "extract",
+    "modify_annotation",
+    "modify_assembly",
+    "modify_form",
+    "modify_other",
+    "print_lowres",
+    "print_highres",
+)
+
+
+def reader_permissions(pdf: bytes, password: str = "") -> dict[str, bool]:
+    """What an encrypted document allows its readers (the /P bits, as pikepdf reads them
+    whichever password opened it: "" when it has no user password): modify_form,
+    modify_annotation, extract, print…"""
     with pikepdf.open(io.BytesIO(pdf), password=password) as document:
         allow = document.allow
-        return {name: bool(getattr(allow, name)) for name in allow.__dataclass_fields__}
+        return {name: bool(getattr(allow, name)) for name in PERMISSIONS}
 
 
 def _wide_string(text: str) -> tuple[ctypes.Array, object]:
@@ -639,14 +652,17 @@ def fill_form(
     texts: dict[str, str] | None = None,
     choices: dict[str, int] | None = None,
     clicks: dict[str, int] | None = None,
+    keystrokes: dict[str, str] | None = None,
 ) -> bytes:
     """Fill the first page's fields as a reader does in PDFium's form filler, and save a copy
     (FPDF_SaveAsCopy): `texts` typed into the named text fields (all text selected, then
     replaced), `choices` the index chosen in the named combo boxes, `clicks` a click at the
-    middle of the named field's widget number n (its n-th on the page: a radio group's option).
+    middle of the named field's widget number n (its n-th on the page: a radio group's option),
+    `keystrokes` typed key by key (FORM_OnChar) over the selected text, as a reader types (PDFium
+    replaces a selection through its API even in a read-only field, but takes no keys there).
     Each field is focused (FORM_SetFocusedAnnot), then focus is taken away (FORM_ForceToKillFocus),
     which is when PDFium writes the value and draws the new appearance."""
-    texts, choices, clicks = texts or {}, choices or {}, clicks or {}
+    texts, choices, clicks, keystrokes = texts or {}, choices or {}, clicks or {}, keystrokes or {}
     document = pdfium.PdfDocument(pdf)
     try:
         document.init_forms()  # before any page is loaded, as PDFium requires
@@ -669,6 +685,12 @@ def fill_form(
                     pdfium_c.FORM_ReplaceSelection(env, page.raw, typed)
                     del keep
                     assert pdfium_c.FORM_ForceToKillFocus(env), name
+                elif name in keystrokes:
+                    assert pdfium_c.FORM_SetFocusedAnnot(env, annot), name
+                    pdfium_c.FORM_SelectAllText(env, page.raw)
+                    for unit in _utf16_units(keystrokes[name]):
+                        pdfium_c.FORM_OnChar(env, page.raw, unit, 0)
+                    assert pdfium_c.FORM_ForceToKillFocus(env), name
                 elif name in choices:
                     assert pdfium_c.FORM_SetFocusedAnnot(env, annot), name
                     assert pdfium_c.FORM_SetIndexSelected(env, page.raw, choices[name], True), name
@@ -686,7 +708,7 @@ def fill_form(
                 found.add(name)
             finally:
                 pdfium_c.FPDFPage_CloseAnnot(annot)
-        wanted = set(texts) | set(choices) | set(clicks)
+        wanted = set(texts) | set(choices) | set(clicks) | set(keystrokes)
         assert found == wanted, f"PDFium found no widget of {sorted(wanted - found)}"
         out = io.BytesIO()
         document.save(out)
@@ -694,3 +716,9 @@ def fill_form(
         return out.getvalue()
     finally:
         document.close()
+
+
+def _utf16_units(text: str) -> list[int]:
+    """The UTF-16 code units of `text`: what FORM_OnChar takes, one at a time."""
+    data = text.encode("utf-16-le")
+    return [int.from_bytes(data[i : i + 2], "little") for i in range(0, len(data), 2)]

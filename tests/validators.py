@@ -6,6 +6,7 @@ outloud (and PyMuPDF, AGPL, under it) is a test-only tool: it never ships with d
 from __future__ import annotations
 
 import io
+import json
 import re
 import subprocess
 import sys
@@ -21,6 +22,14 @@ def outloud(path: Path, *options: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [str(Path(sys.executable).parent / "outloud"), *options, str(path)], capture_output=True, text=True, timeout=120
     )
+
+
+def outloud_findings(path: Path, rule: str) -> list[dict]:
+    """outloud's findings of one rule, as its JSON report gives them (message, evidence, and
+    the boxes of what it found, in PDF points from the page's bottom-left)."""
+    result = outloud(path, "--json", "-", "--only", rule, "--fail-on", "never")
+    assert result.returncode == 0, result.stdout + result.stderr
+    return [finding for report in json.loads(result.stdout)["results"] for finding in report["findings"]]
 
 
 def assert_passes_outloud(path: Path, skip: tuple[str, ...] = ()) -> None:
