@@ -722,3 +722,10 @@ def _utf16_units(text: str) -> list[int]:
     """The UTF-16 code units of `text`: what FORM_OnChar takes, one at a time."""
     data = text.encode("utf-16-le")
     return [int.from_bytes(data[i : i + 2], "little") for i in range(0, len(data), 2)]
+
+
+def form_font_program(pdf: bytes) -> bytes:
+    """The font program (/FontFile2) of the AcroForm's one /DR font."""
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        (font,) = document.Root.AcroForm.DR.Font.values()
+        return font.FontDescriptor.FontFile2.read_bytes()

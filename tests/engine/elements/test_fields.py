@@ -5,6 +5,7 @@ drawn), and the validators of the tagged profiles (outloud, our checker, the PDF
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import pytest
@@ -15,10 +16,10 @@ from engine.render.document import render_png
 from tests.pdf_checker import problems
 from tests.pdf_probes import (
     acro_form,
-    reader_permissions,
     crop_points,
     fill_form,
     form_fields,
+    form_font_program,
     form_structure,
     ink_ratio,
     page_count,
@@ -27,6 +28,7 @@ from tests.pdf_probes import (
     pdf_a_violations,
     pdf_text,
     poppler_text,
+    reader_permissions,
     widget_annotations,
 )
 from tests.validators import (
@@ -420,7 +422,10 @@ def _add_field(data: dict, name: str = "f") -> dict:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"fieldType": "text", "value": "Жанна"}, r"the value holds 'Жан', which a form field cannot show.*Windows-1252.*put other scripts in a text element"),
+        (
+            {"fieldType": "text", "value": "Жанна"},
+            r"the value holds 'Жан', which a form field cannot show.*Windows-1252.*put other scripts in a text element",
+        ),
         ({"fieldType": "radio"}, r"a radio field needs options"),
         ({"fieldType": "select", "options": []}, r"a select field needs options"),
         (
@@ -568,6 +573,28 @@ def test_a_repeated_form_passes_outloud(tmp_path):
     path = tmp_path / "repeated.pdf"
     path.write_bytes(_repeated("accessible"))
     assert_passes_outloud(path, skip=("TAG-003",))  # the widgets' words, as in test_accessible_passes_outloud
+
+
+def test_the_form_font_keeps_the_faces_date_so_the_same_form_gives_the_same_bytes():
+    """fontTools writes the clock into a font it saves unless told not to: the form font's
+    program, its subset tag and so the document would differ from one second to the next."""
+    from fontTools.ttLib import TTFont
+
+    from engine import fonts
+
+    program = TTFont(io.BytesIO(form_font_program(render_pdf(form_design()))))
+    face = TTFont(fonts.face_file("Inter", 400, False).path)
+    assert program["head"].modified == face["head"].modified
+
+
+def test_a_value_with_tabs_line_ends_and_pdf_delimiters_is_drawn_as_written():
+    value = "Smith (née Jones) \\ 50%\tend\r\nnext"
+    tree = build([_add_field({"fieldType": "text", "value": value}, "a")])
+    pdf = render_pdf(tree)
+    (field,) = form_fields(pdf)
+    assert field["V"] == value
+    # A tab or a line end is drawn as a space (the font has no glyph for them).
+    assert poppler_text(pdf)[0] == "Smith (née Jones) \\ 50% end next"
 
 
 def test_the_form_font_is_the_elements_face():
