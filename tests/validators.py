@@ -180,7 +180,7 @@ def signed_pdf_a_problems(data: bytes) -> list[str]:
                 for key in () if merged else ("/A", "/AA"):
                     if key in widget:
                         found.append(f"6.4.1-1/2: widget {label} has {key}")
-                found += _widget_problems(widget, label)
+                found += _widget_problems(widget, label, _inherited(field, "/FT"))
             value = field.get("/V")
             if field.get("/FT") != "/Sig" or value is None:
                 continue
@@ -208,11 +208,22 @@ def signed_pdf_a_problems(data: bytes) -> list[str]:
             serials = {c.chosen.serial_number for c in signed_data["certificates"]}
             if any(info["sid"].chosen["serial_number"].native not in serials for info in signer_infos):
                 found.append(f"6.4.3-2: signature {name} does not carry its signing certificate")
+        found += _form_font_problems(form)
     return found
 
 
-def _widget_problems(widget: pikepdf.Dictionary, label: str) -> list[str]:
-    """ISO 19005-3 6.3.2 and 6.3.3 on one widget annotation: its flags and its appearance."""
+def _inherited(field: pikepdf.Dictionary, key: str) -> pikepdf.Object | None:
+    """A field's inheritable entry (/FT, /Ff, /DA…): its own, or its nearest ancestor's."""
+    while field is not None:
+        if key in field:
+            return field[key]
+        field = field.get("/Parent")
+    return None
+
+
+def _widget_problems(widget: pikepdf.Dictionary, label: str, field_type: pikepdf.Object | None) -> list[str]:
+    """ISO 19005-3 6.3.2 and 6.3.3 on one widget annotation: its flags and its appearance
+    (6.3.3-3: a button's normal appearance is a dictionary of states, any other's a stream)."""
     found = []
     flags = int(widget.get("/F", -1))
     if flags < 0:
@@ -228,6 +239,60 @@ def _widget_problems(widget: pikepdf.Dictionary, label: str) -> list[str]:
         found.append(f"6.3.3-1: widget {label} has an area and no appearance")
     if "/AP" in widget and set(widget.AP.keys()) != {"/N"}:
         found.append(f"6.3.3-2: widget {label}'s appearance has more than /N")
+    normal = widget.get("/AP", {}).get("/N")
+    if normal is not None and isinstance(normal, pikepdf.Stream) == (field_type == "/Btn"):
+        found.append(f"6.3.3-3: widget {label} ({field_type}) has the wrong kind of /N")
+    return found
+
+
+def _form_font_problems(form: pikepdf.Dictionary) -> list[str]:
+    """ISO 19005-3 6.2.11 on the fonts a form draws with, which pikepdf's check leaves out with
+    the form: its /DR fonts and those of its widgets' appearances are embedded (6.2.11.4.1), a
+    simple TrueType font's /Widths are its program's advances (6.2.11.5), and a non-symbolic
+    one is WinAnsi- or MacRoman-encoded with a (3,1) cmap to look its glyphs up (6.2.11.6)."""
+    from fontTools.ttLib import TTFont
+
+    fonts: dict[tuple[int, int], pikepdf.Dictionary] = {}
+    for font in form.get("/DR", {}).get("/Font", {}).values():
+        fonts[font.objgen] = font
+    for field in _terminal_fields(form.Fields):
+        for widget in _widgets(field):
+            normal = widget.get("/AP", {}).get("/N")
+            streams = [normal] if isinstance(normal, pikepdf.Stream) else list((normal or {}).values())
+            for stream in streams:
+                for font in stream.get("/Resources", {}).get("/Font", {}).values():
+                    fonts[font.objgen] = font
+    found = []
+    for font in fonts.values():
+        name = str(font.get("/BaseFont", ""))
+        descriptor = font.get("/FontDescriptor", {})
+        program = descriptor.get("/FontFile2")
+        if program is None:
+            found.append(f"6.2.11.4.1-1: the form font {name} is not embedded as TrueType")
+            continue
+        if font.get("/Subtype") != "/TrueType":
+            continue
+        ttf = TTFont(io.BytesIO(program.read_bytes()))
+        symbolic = int(descriptor.get("/Flags", 0)) & 4
+        encoding = font.get("/Encoding")
+        if not symbolic and (
+            encoding not in ("/WinAnsiEncoding", "/MacRomanEncoding") or not ttf["cmap"].getcmap(3, 1)
+        ):
+            found.append(f"6.2.11.6-2: the form font {name} is non-symbolic without WinAnsi or a (3,1) cmap")
+            continue
+        codec = "cp1252" if encoding == "/WinAnsiEncoding" else "mac_roman"
+        cmap, advances = ttf["cmap"].getcmap(3, 1).cmap, ttf["hmtx"].metrics
+        scale = 1000 / ttf["head"].unitsPerEm
+        first = int(font.FirstChar)
+        for index, width in enumerate(font.Widths):
+            code = first + index
+            try:
+                glyph = cmap.get(ord(bytes([code]).decode(codec)))
+            except UnicodeDecodeError:
+                glyph = None
+            expected = advances[glyph][0] * scale if glyph in advances else None
+            if expected is not None and abs(float(width) - expected) > 1:
+                found.append(f"6.2.11.5-1: the form font {name}'s width of code {code} is {width}, not {expected}")
     return found
 
 
