@@ -29,10 +29,12 @@ from tests.pdf_probes import (
     pdf_text,
     poppler_text,
     reader_permissions,
+    structure,
     widget_annotations,
 )
 from tests.validators import (
     assert_passes_outloud,
+    assert_valid_pdf_a,
     assert_valid_signed_pdf_a,
     outloud_findings,
     signed_pdf_a_problems,
@@ -329,6 +331,23 @@ def test_a_flattened_form_looks_like_the_form():
     for name in FIELDS:
         crops = [crop_points(page_image(pdf), _box(name)) for pdf in (form, flat)]
         assert abs(ink_ratio(crops[0]) - ink_ratio(crops[1])) < 0.01, name
+
+
+def test_a_flattened_form_in_the_tagged_profiles_reads_as_text_and_pictures(tmp_path):
+    flat = render_pdf(form_design(), profile="accessible", finishing=Finishing(flatten=True))
+    assert acro_form(flat) is None and problems(flat) == []
+    figures = [attributes["/Alt"] for role, attributes in structure(flat) if role == "Figure"]
+    assert figures == ["I agree: checked", "Small: not chosen", "Medium: chosen", "L: not chosen"]
+    path = tmp_path / "flat-pdf-a.pdf"
+    path.write_bytes(render_pdf(form_design(), profile="pdf-a", finishing=Finishing(flatten=True)))
+    assert_valid_pdf_a(path)
+
+
+@pytest.mark.slow
+def test_a_flattened_accessible_form_passes_outloud(tmp_path):
+    path = tmp_path / "flat.pdf"
+    path.write_bytes(render_pdf(form_design(), profile="accessible", finishing=Finishing(flatten=True)))
+    assert_passes_outloud(path)  # no widgets: every word is in a structure element
 
 
 # The tagged profiles.
