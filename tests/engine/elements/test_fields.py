@@ -277,6 +277,16 @@ def test_pdfium_fills_every_field_and_the_saved_copy_keeps_the_values_with_new_a
     assert "Grace Hopper" in text and "Germany" in text and "Ada Lovelace" not in text
 
 
+def test_text_a_reader_types_beyond_ascii_is_drawn_in_the_form_font():
+    """The /DR font is the face cut to Windows-1252, so a viewer draws typed accents and the
+    euro sign with it (PDFium encodes them in WinAnsi), not with a font of its own."""
+    saved = fill_form(render_pdf(form_design()), texts={"fullName": "Zoë Ångström €5"})
+    field = fields_by_name(saved)["fullName"]
+    assert field["V"] == "Zoë Ångström €5"
+    assert b"(Zo\xeb \xc5ngstr\xf6m \x805) Tj" in field["widgets"][0]["AP"][""]["content"]
+    assert "Zoë Ångström €5" in poppler_text(saved)[0]
+
+
 def test_a_read_only_field_takes_no_keys_and_a_field_with_a_max_length_no_more():
     saved = fill_form(render_pdf(form_design()), keystrokes={"reference": "CHANGED", "fullName": "Zoë " + "x" * 50})
     fields = fields_by_name(saved)
