@@ -411,47 +411,6 @@ def outline(pdf: bytes) -> list[tuple[str, int]]:
         return entries
 
 
-def word_box(pdf: bytes, word: str, page: int = 0) -> Box:
-    """(left, bottom, right, top) in points of the first `word` on a page, from PDFium's char boxes."""
-    document = pdfium.PdfDocument(pdf)
-    try:
-        text_page = document[page].get_textpage()
-        start = text_page.get_text_range().index(word)
-        boxes = [text_page.get_charbox(i) for i in range(start, start + len(word))]
-        return min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)
-    finally:
-        document.close()
-
-
-def raster_images(pdf: bytes, page: int = 0) -> int:
-    """How many images a page draws, inside form XObjects too (PDFium's image objects)."""
-    document = pdfium.PdfDocument(pdf)
-    try:
-        return len(list(document[page].get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=16)))
-    finally:
-        document.close()
-
-
-def pdf_a_violations(pdf: bytes) -> list[str]:
-    """pikepdf's PDF/A-3b findings that are violations (not the parts it cannot check)."""
-    with tempfile.NamedTemporaryFile(suffix=".pdf") as file:
-        file.write(pdf)
-        file.flush()
-        report = pikepdf.pdfa.validate_written(Path(file.name), "3b")
-    return [f"{finding.rule}: {finding.message}" for finding in report.findings if finding.kind != "unsupported"]
-
-
-def orphan_form_mcids(pdf: bytes) -> int:
-    """Marked content with an MCID inside form XObjects that have no /StructParents: content
-    that claims a place in a structure tree no entry leads to."""
-    found = 0
-    with pikepdf.open(io.BytesIO(pdf)) as document:
-        for obj in document.objects:
-            if isinstance(obj, pikepdf.Stream) and obj.get("/Subtype") == "/Form" and "/StructParents" not in obj:
-                found += obj.read_bytes().count(b"/MCID")
-    return found
-
-
 def _pdf_value(value: object) -> object:
     """A PDF object as plain Python: names and strings as str, numbers as numbers, arrays as lists."""
     if isinstance(value, pikepdf.Name):
@@ -729,3 +688,44 @@ def form_font_program(pdf: bytes) -> bytes:
     with pikepdf.open(io.BytesIO(pdf)) as document:
         (font,) = document.Root.AcroForm.DR.Font.values()
         return font.FontDescriptor.FontFile2.read_bytes()
+
+
+def word_box(pdf: bytes, word: str, page: int = 0) -> Box:
+    """(left, bottom, right, top) in points of the first `word` on a page, from PDFium's char boxes."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        text_page = document[page].get_textpage()
+        start = text_page.get_text_range().index(word)
+        boxes = [text_page.get_charbox(i) for i in range(start, start + len(word))]
+        return min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)
+    finally:
+        document.close()
+
+
+def raster_images(pdf: bytes, page: int = 0) -> int:
+    """How many images a page draws, inside form XObjects too (PDFium's image objects)."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        return len(list(document[page].get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=16)))
+    finally:
+        document.close()
+
+
+def pdf_a_violations(pdf: bytes) -> list[str]:
+    """pikepdf's PDF/A-3b findings that are violations (not the parts it cannot check)."""
+    with tempfile.NamedTemporaryFile(suffix=".pdf") as file:
+        file.write(pdf)
+        file.flush()
+        report = pikepdf.pdfa.validate_written(Path(file.name), "3b")
+    return [f"{finding.rule}: {finding.message}" for finding in report.findings if finding.kind != "unsupported"]
+
+
+def orphan_form_mcids(pdf: bytes) -> int:
+    """Marked content with an MCID inside form XObjects that have no /StructParents: content
+    that claims a place in a structure tree no entry leads to."""
+    found = 0
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        for obj in document.objects:
+            if isinstance(obj, pikepdf.Stream) and obj.get("/Subtype") == "/Form" and "/StructParents" not in obj:
+                found += obj.read_bytes().count(b"/MCID")
+    return found

@@ -420,9 +420,8 @@ def rasterize(pdf: bytes, page_index: int = 0, dpi: float = 96, text: Mapping[st
     with _PDFIUM_LOCK:
         document = pdfium.PdfDocument(pdf)
         try:
-            # Form fields' widgets are drawn by PDFium's form filler, not with the page's other
-            # annotations: without it a preview shows no field (extensions.md 13). It must be
-            # set up before a page is loaded.
+            # Form fields' widgets are drawn by PDFium's form layer only (extensions.md 13): a
+            # preview shows them as the PDF does. Nothing is done for a document without a form.
             document.init_forms()
             page = document[page_index]
             width, height = page.get_size()
