@@ -287,6 +287,16 @@ def test_text_a_reader_types_beyond_ascii_is_drawn_in_the_form_font():
     assert "Zoë Ångström €5" in poppler_text(saved)[0]
 
 
+def test_a_fields_name_and_tooltip_may_be_in_any_script():
+    """/T and /TU are text strings (UTF-16 where needed), unlike the values a widget shows."""
+    data = {"fieldType": "text", "fieldName": "Prénom 名前", "tooltip": "Ваше имя"}
+    pdf = render_pdf(build([_add_field(data)]), profile="accessible")
+    (field,) = form_fields(pdf)
+    assert (field["name"], field["TU"]) == ("Prénom 名前", "Ваше имя")
+    (filled,) = form_fields(fill_form(pdf, texts={"Prénom 名前": "Zoé"}))
+    assert filled["V"] == "Zoé"
+
+
 def test_a_read_only_field_takes_no_keys_and_a_field_with_a_max_length_no_more():
     saved = fill_form(render_pdf(form_design()), keystrokes={"reference": "CHANGED", "fullName": "Zoë " + "x" * 50})
     fields = fields_by_name(saved)
