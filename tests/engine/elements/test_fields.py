@@ -644,7 +644,7 @@ def test_the_form_font_is_the_elements_face():
                 "bold",
                 {"x": 50, "y": 50, "w": 150, "h": 24},
                 {"fieldType": "text", "value": "Bold"},
-                {"fontWeight": 700, "italic": True, "fontSize": 14},
+                {"fontWeight": 700, "italic": True, "fontSize": 14, "align": "right"},
             ),
             add("field", "plain", {"x": 50, "y": 90, "w": 150, "h": 24}, {"fieldType": "text", "value": "Plain"}),
         ]
@@ -655,3 +655,5 @@ def test_the_form_font_is_the_elements_face():
     fields = fields_by_name(pdf)
     (bold_font,) = fields["bold"]["widgets"][0]["AP"][""]["fonts"].values()
     assert bold_font["BaseFont"].endswith("+Inter-BoldItalic") and " 14 Tf" in fields["bold"]["DA"]
+    # The alignment is the field's /Q, which a viewer aligns typed text by.
+    assert (fields["bold"]["Q"], fields["plain"]["Q"]) == (2, 0)
