@@ -114,6 +114,13 @@ class FieldData(StrictModel):
                 raise ValueError(f"the options of a {kind} field have distinct values")
             if kind == "radio" and forms.OFF in values:
                 raise ValueError(f"'{forms.OFF}' is the value of no choice in PDF: name the option differently")
+            for value in values if kind == "radio" else ():
+                problem = forms.state_name_problem(value)  # the value names its button's state
+                if problem:
+                    raise ValueError(
+                        f"the radio option value {value[:40]!r} {problem}: give it a shorter value (its label "
+                        "may be longer)"
+                    )
         elif self.options:
             raise ValueError(f"options are for radio and select fields, not {kind}")
         if self.maxLength is not None and kind not in TYPED:

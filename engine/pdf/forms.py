@@ -38,6 +38,21 @@ NO_TOGGLE_TO_OFF = 1 << 14
 RADIO = 1 << 15
 COMBO = 1 << 17
 
+# A radio option's value is its button's state name. PDF/A (ISO 19005-3 6.1.13) and Acrobat
+# (ISO 32000-1 annex C) take names of at most 127 bytes; PDFium (Chrome) reads at most 255
+# characters of a name as written, each byte past ASCII three of them (#XX), and saves the
+# value it chose cut short past that.
+MAX_NAME_BYTES = 127
+MAX_NAME_WRITTEN = 255
+
+
+def state_name_problem(value: str) -> str | None:
+    """Why `value` cannot be a button's state name, or None when it can."""
+    if len(value.encode("utf-8")) > MAX_NAME_BYTES or len(rl.pdf_name(value)) > MAX_NAME_WRITTEN:
+        return f"is too long for a PDF name (at most {MAX_NAME_BYTES} bytes in UTF-8, of them 84 outside ASCII)"
+    return None
+
+
 ON = "Yes"  # a check box's on state (the name every viewer expects)
 OFF = "Off"
 _QUADDING = {"left": 0, "center": 1, "right": 2}

@@ -223,7 +223,9 @@ def test_check_boxes_and_radio_buttons_have_an_on_and_an_off_appearance(standard
 def test_radio_options_may_be_any_text_and_a_click_chooses_each():
     """The option values are the buttons' state names: a '/' or a letter past ASCII must be
     escaped in the name, or the state is two names (or one no reader decodes)."""
-    values = ["Option A", "a/b", "(x) #1", "Übung", "Ж"]
+    # The longest values PDFium reads whole: 127 ASCII bytes, or 42 Cyrillic letters (84 bytes,
+    # 253 characters as written).
+    values = ["Option A", "a/b", "(x) #1", "Übung", "Ж", "я" * 42, "x" * 127]
     tree = build(
         [
             add(
@@ -473,6 +475,11 @@ def _add_field(data: dict, name: str = "f") -> dict:
         ),
         ({"fieldType": "radio", "options": [{"value": "a"}, {"value": "a"}]}, r"distinct values"),
         ({"fieldType": "radio", "options": [{"value": "Off"}]}, r"'Off' is the value of no choice"),
+        (
+            {"fieldType": "radio", "options": [{"value": "x" * 128}]},
+            r"is too long for a PDF name \(at most 127 bytes in UTF-8.*give it a shorter value",
+        ),
+        ({"fieldType": "radio", "options": [{"value": "я" * 43}]}, r"is too long for a PDF name"),
         ({"fieldType": "checkbox", "value": "yes"}, r"a checkbox field's value is true or false"),
         ({"fieldType": "date", "value": "27/11/2026"}, r"a date as YYYY-MM-DD"),
         ({"fieldType": "date", "value": "2026-02-30"}, r"a date as YYYY-MM-DD"),
