@@ -626,7 +626,10 @@ def fill_form(
     try:
         document.init_forms()  # before any page is loaded, as PDFium requires
         env = document.formenv.raw
-        page = document[0]  # pypdfium2 calls FORM_OnAfterLoadPage
+        # Every page loaded, as a viewer showing the whole document has them (pypdfium2 calls
+        # FORM_OnAfterLoadPage): PDFium draws the new value into the widgets of loaded pages only.
+        pages = [document[index] for index in range(len(document))]
+        page = pages[0]
         seen: dict[str, int] = {}
         found: set[str] = set()
         for index in range(pdfium_c.FPDFPage_GetAnnotCount(page.raw)):
@@ -671,7 +674,8 @@ def fill_form(
         assert found == wanted, f"PDFium found no widget of {sorted(wanted - found)}"
         out = io.BytesIO()
         document.save(out)
-        page.close()
+        for loaded in pages:
+            loaded.close()
         return out.getvalue()
     finally:
         document.close()

@@ -37,6 +37,7 @@ MULTILINE = 1 << 12
 NO_TOGGLE_TO_OFF = 1 << 14
 RADIO = 1 << 15
 COMBO = 1 << 17
+RADIOS_IN_UNISON = 1 << 25
 
 # A radio option's value is its button's state name. PDF/A (ISO 19005-3 6.1.13) and Acrobat
 # (ISO 32000-1 annex C) take names of at most 127 bytes; PDFium (Chrome) reads at most 255
@@ -331,7 +332,10 @@ class FormFields:
         if self.flatten:
             return None
         state = spec.value if isinstance(spec.value, str) else OFF
-        entries = {"FT": rl.pdf_name("Btn"), "Ff": RADIO | NO_TOGGLE_TO_OFF, "V": rl.pdf_name(state)}
+        # In unison: the copies of a repeated group (extensions.md 4) have buttons of the same
+        # option, which all turn on when one is chosen (without the flag only the one clicked).
+        flags = RADIO | NO_TOGGLE_TO_OFF | RADIOS_IN_UNISON
+        entries = {"FT": rl.pdf_name("Btn"), "Ff": flags, "V": rl.pdf_name(state)}
         return self._field(canvas, spec, entries)
 
     def radio_button(
@@ -508,6 +512,7 @@ __all__ = [
     "OFF",
     "ON",
     "RADIO",
+    "RADIOS_IN_UNISON",
     "FieldSpec",
     "FormFields",
     "Look",

@@ -45,6 +45,7 @@ from ...conftest import action, add, build
 # Field flags as ISO 32000-1 numbers them (tables 221, 226, 228, 230), written out here so
 # that the test does not read them from the code it tests.
 READ_ONLY, REQUIRED, MULTILINE, NO_TOGGLE_TO_OFF, RADIO, COMBO = 1, 2, 1 << 12, 1 << 14, 1 << 15, 1 << 17
+RADIOS_IN_UNISON = 1 << 25
 
 # name -> (position {x, y, w, h} from the page's top-left, data): every field type once, and a
 # read-only text. The values are what the tests look for in each reader's output.
@@ -90,9 +91,8 @@ FIELDS: dict[str, tuple[dict, dict]] = {
 TEXT_SHOWN = {"fullName": "Ada Lovelace", "country": "Germany", "when": "2026-11-27", "reference": "REF-7"}
 
 
-def form_design(values: dict[str, Any] | None = None, **element: Any):
-    """The form of FIELDS, each field's value replaced by `values`' (None drops it);
-    `element`: keys every field element takes (repeat…)."""
+def form_design(values: dict[str, Any] | None = None):
+    """The form of FIELDS, each field's value replaced by `values`' (None drops it)."""
     actions = []
     for name, (position, data) in FIELDS.items():
         data = dict(data)
@@ -100,7 +100,7 @@ def form_design(values: dict[str, Any] | None = None, **element: Any):
             data["value"] = values[name]
             if data["value"] is None:
                 del data["value"]
-        actions.append(add("field", name, position, data, **element))
+        actions.append(add("field", name, position, data))
     return build(actions, title="Application form")
 
 
@@ -129,7 +129,7 @@ def test_each_field_type_is_an_acroform_field_with_its_type_flags_options_and_va
         "fullName": ("Tx", REQUIRED),
         "notes": ("Tx", MULTILINE),
         "agree": ("Btn", 0),
-        "size": ("Btn", RADIO | NO_TOGGLE_TO_OFF),
+        "size": ("Btn", RADIO | NO_TOGGLE_TO_OFF | RADIOS_IN_UNISON),
         "country": ("Ch", COMBO),
         "when": ("Tx", 0),
         "sign": ("Sig", 0),
@@ -578,6 +578,13 @@ def _repeated(profile: str = "standard") -> bytes:
                 {"fieldType": "radio", "options": [{"value": "a"}, {"value": "b"}], "value": "b", "tooltip": "Size"},
                 repeat="pages",
             ),
+            add(
+                "field",
+                "ok",
+                {"x": 40, "y": 780, "w": 14, "h": 14},
+                {"fieldType": "checkbox", "tooltip": "Checked"},
+                repeat="pages",
+            ),
             add("table", "lines", {"x": 40, "y": 40}, {"cells": rows[:2], "columnWidths": [300, 100]}),
             action("bind_variable", name="lines"),
             # A second design page, which "pages" furniture reaches too. (With the table's three
@@ -595,13 +602,19 @@ def test_a_repeated_field_is_one_field_with_a_widget_on_every_sheet():
     sheets = page_count(pdf)
     assert sheets >= 3
     fields = fields_by_name(pdf)
-    assert list(fields) == ["initials", "size"]
+    assert list(fields) == ["initials", "size", "ok"]
     assert [w["page"] for w in fields["initials"]["widgets"]] == list(range(sheets))
     assert [w["page"] for w in fields["size"]["widgets"]] == [page for page in range(sheets) for _ in "ab"]
     assert all(w["parent is the field"] for field in fields.values() for w in field["widgets"])
-    # One value for all: typed on the first sheet, it is the value on every sheet.
-    (saved,) = [fill_form(pdf, texts={"initials": "GH"})]
-    assert fields_by_name(saved)["initials"]["V"] == "GH"
+    # One value for all: typed on the first sheet, it is the value, and what is shown, on every sheet.
+    initials = fields_by_name(fill_form(pdf, texts={"initials": "GH"}))["initials"]
+    assert initials["V"] == "GH"
+    assert all(b"(GH) Tj" in widget["AP"][""]["content"] for widget in initials["widgets"])
+    # A choice made on the first sheet shows on every sheet (RadiosInUnison: the copies'
+    # buttons of one option turn on together), and so does a tick.
+    clicked = fields_by_name(fill_form(pdf, clicks={"size": 0, "ok": 0}))
+    assert clicked["size"]["V"] == "a" and [w["AS"] for w in clicked["size"]["widgets"]] == ["a", "Off"] * sheets
+    assert clicked["ok"]["V"] == "Yes" and [w["AS"] for w in clicked["ok"]["widgets"]] == ["Yes"] * sheets
 
 
 def test_a_repeated_fields_copies_are_each_in_a_form_element():
