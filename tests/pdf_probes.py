@@ -65,7 +65,10 @@ def page_count(pdf: bytes) -> int:
 
 
 def page_image(pdf: bytes, index: int = 0, dpi: float = 144) -> Image.Image:
+    """A page rasterised by PDFium on white, with its form fields' widgets (which PDFium draws
+    only through its form filler, set up before the page is loaded)."""
     document = pdfium.PdfDocument(pdf)
+    document.init_forms()
     try:
         return document[index].render(scale=dpi / 72).to_pil().convert("RGB")
     finally:
@@ -324,6 +327,7 @@ def _wide(buffer: ctypes.Array) -> ctypes._Pointer:
 def page_images(pdf: bytes, dpi: float = 144) -> list[Image.Image]:
     """Every page rasterised by PDFium on white, as RGB images (page_image, all pages at once)."""
     document = pdfium.PdfDocument(pdf)
+    document.init_forms()
     try:
         return [page.render(scale=dpi / 72).to_pil().convert("RGB") for page in document]
     finally:
@@ -460,6 +464,289 @@ def outline(pdf: bytes) -> list[tuple[str, int]]:
                 target = item.destination[0] if item.destination is not None else item.action.D[0]
                 entries.append((str(item.title), pages[target.objgen]))
         return entries
+
+
+def _pdf_value(value: object) -> object:
+    """A PDF object as plain Python: names and strings as str, numbers as numbers, arrays as lists."""
+    if isinstance(value, pikepdf.Name):
+        return str(value)[1:]
+    if isinstance(value, pikepdf.String):
+        return str(value)
+    if isinstance(value, pikepdf.Array):
+        return [_pdf_value(item) for item in value]
+    if isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, pikepdf.Object) and value._type_code in (pikepdf.ObjectType.integer, pikepdf.ObjectType.real):
+        return float(value)
+    return value
+
+
+def _appearance(stream: pikepdf.Object) -> dict:
+    """An appearance stream as read back: its content, its box, the fonts its resources name."""
+    fonts = stream.get("/Resources", {}).get("/Font", {})
+    return {
+        "content": stream.read_bytes(),
+        "bbox": [float(v) for v in stream.BBox],
+        "fonts": {str(name): font for name, font in fonts.items()},
+    }
+
+
+def _actions(item: pikepdf.Object) -> list[str]:
+    """A field's or widget's actions: "/A" for its own, and the triggers of its /AA."""
+    return (["/A"] if "/A" in item else []) + sorted(str(key) for key in item.get("/AA", {}).keys())
+
+
+def form_fields(pdf: bytes) -> list[dict]:
+    """The AcroForm's fields as pikepdf reads them, walking /Fields and their /Kids: each field's
+    name (/T), type (/FT), flags (/Ff), value (/V), options (/Opt), /MaxLen, /TU, /DA, /Q, the
+    keys of its actions (/AA), and its widgets: page index, /Rect, /F, /AS, /StructParent, /MK,
+    and their normal appearances (/AP /N: {"": stream} for one, {state: stream} for buttons),
+    each read as content bytes, bbox and fonts. Fonts come back as their pikepdf dictionaries
+    only while the document is open, so each is summarised: BaseFont, Subtype, Encoding and
+    whether its program is embedded."""
+    out: list[dict] = []
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        pages = {page.objgen: index for index, page in enumerate(document.pages)}
+        page_of_annot = {
+            annot.objgen: index for index, page in enumerate(document.pages) for annot in page.obj.get("/Annots", [])
+        }
+        form = document.Root.get("/AcroForm")
+        if form is None:
+            return out
+        for field in form.Fields:
+            kids = list(field.get("/Kids", [field]))
+            widgets = []
+            for kid in kids:
+                normal = kid.get("/AP", {}).get("/N")
+                if normal is None:
+                    states = {}
+                elif isinstance(normal, pikepdf.Stream):
+                    states = {"": _appearance(normal)}
+                else:
+                    states = {str(name)[1:]: _appearance(stream) for name, stream in normal.items()}
+                for state in states.values():
+                    state["fonts"] = {name: _font_summary(font) for name, font in state["fonts"].items()}
+                widgets.append(
+                    {
+                        "page": page_of_annot.get(kid.objgen, pages.get(kid.get("/P", kid).objgen)),
+                        "rect": [float(v) for v in kid.Rect],
+                        "flags": int(kid.get("/F", 0)),
+                        "AS": _pdf_value(kid["/AS"]) if "/AS" in kid else None,
+                        "AP": states,
+                        "AP keys": sorted(str(key) for key in kid.get("/AP", {}).keys()),
+                        "StructParent": int(kid.StructParent) if "/StructParent" in kid else None,
+                        "subtype": _pdf_value(kid.get("/Subtype")),
+                        "parent is the field": kid.get("/Parent") is not None and kid.Parent.objgen == field.objgen,
+                        "objgen": kid.objgen,
+                        "actions": _actions(kid),
+                    }
+                )
+            out.append(
+                {
+                    "name": str(field.get("/T", "")),
+                    "FT": _pdf_value(field.get("/FT")),
+                    "Ff": int(field.get("/Ff", 0)),
+                    "V": _pdf_value(field["/V"]) if "/V" in field else None,
+                    "Opt": _pdf_value(field["/Opt"]) if "/Opt" in field else None,
+                    "MaxLen": int(field.MaxLen) if "/MaxLen" in field else None,
+                    "TU": str(field.TU) if "/TU" in field else None,
+                    "DA": str(field.DA) if "/DA" in field else None,
+                    "Q": int(field.Q) if "/Q" in field else None,
+                    "actions": _actions(field),
+                    "widgets": widgets,
+                }
+            )
+    return out
+
+
+def _font_summary(font: pikepdf.Object) -> dict:
+    descriptor = font.get("/FontDescriptor", {})
+    return {
+        "BaseFont": str(font.get("/BaseFont", "")),
+        "Subtype": _pdf_value(font.get("/Subtype")),
+        "Encoding": _pdf_value(font.get("/Encoding")),
+        "embedded": any(key in descriptor for key in ("/FontFile", "/FontFile2", "/FontFile3")),
+    }
+
+
+def acro_form(pdf: bytes) -> dict | None:
+    """The document's /AcroForm dictionary, summarised (None when it has none): its keys, /DA,
+    /NeedAppearances, and its /DR fonts (font_summary each)."""
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        form = document.Root.get("/AcroForm")
+        if form is None:
+            return None
+        fonts = form.get("/DR", {}).get("/Font", {})
+        return {
+            "keys": sorted(str(key) for key in form.keys()),
+            "DA": str(form.DA) if "/DA" in form else None,
+            "NeedAppearances": bool(form.get("/NeedAppearances", False)),
+            "DR fonts": {str(name)[1:]: _font_summary(font) for name, font in fonts.items()},
+        }
+
+
+def widget_annotations(pdf: bytes) -> list[tuple[int, str]]:
+    """(page index, /Subtype) of every annotation that is a widget or sits in a page's /Annots
+    with a /FT (a merged field): what a flattened document must have none of."""
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        return [
+            (index, str(annot.get("/Subtype")))
+            for index, page in enumerate(document.pages)
+            for annot in page.obj.get("/Annots", [])
+            if annot.get("/Subtype") == "/Widget" or "/FT" in annot
+        ]
+
+
+def page_tabs(pdf: bytes) -> list[str | None]:
+    """Every page's /Tabs (the order a reader tabs through its annotations), None when unset."""
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        return [str(page.obj["/Tabs"]) if "/Tabs" in page.obj else None for page in document.pages]
+
+
+def form_structure(pdf: bytes) -> list[dict]:
+    """Each Form structure element: the widget its OBJR points at (objgen), that widget's
+    /StructParent, and whether the ParentTree leads back from that number to the element."""
+    out = []
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        tree = parent_tree(document)
+        for element in structure_elements(document):
+            if element.get("/S") != "/Form":
+                continue
+            kids = element.get("/K")
+            items = list(kids) if isinstance(kids, pikepdf.Array) else [kids]
+            references = [k for k in items if isinstance(k, pikepdf.Dictionary) and k.get("/Type") == "/OBJR"]
+            for reference in references:
+                widget = reference.Obj
+                key = int(widget.StructParent) if "/StructParent" in widget else None
+                owner = tree.get(key) if key is not None else None
+                out.append(
+                    {
+                        "widget": widget.objgen,
+                        "subtype": str(widget.get("/Subtype")),
+                        "StructParent": key,
+                        "back to the element": owner is not None and owner.objgen == element.objgen,
+                        "page": reference.Pg.objgen == widget.P.objgen if "/Pg" in reference else None,
+                    }
+                )
+            if not references:
+                out.append({"widget": None})
+    return out
+
+
+PERMISSIONS = (
+    "accessibility",
+    "extract",
+    "modify_annotation",
+    "modify_assembly",
+    "modify_form",
+    "modify_other",
+    "print_lowres",
+    "print_highres",
+)
+
+
+def reader_permissions(pdf: bytes, password: str = "") -> dict[str, bool]:
+    """What an encrypted document allows its readers (the /P bits, as pikepdf reads them
+    whichever password opened it: "" when it has no user password): modify_form,
+    modify_annotation, extract, print…"""
+    with pikepdf.open(io.BytesIO(pdf), password=password) as document:
+        allow = document.allow
+        return {name: bool(getattr(allow, name)) for name in PERMISSIONS}
+
+
+def _wide_string(text: str) -> tuple[ctypes.Array, object]:
+    """`text` as PDFium's FPDF_WIDESTRING (UTF-16LE, NUL-terminated), with the buffer to keep alive."""
+    data = (text + "\x00").encode("utf-16-le")
+    buffer = ctypes.create_string_buffer(data, len(data))
+    return buffer, ctypes.cast(buffer, pdfium_c.FPDF_WIDESTRING)
+
+
+def fill_form(
+    pdf: bytes,
+    texts: dict[str, str] | None = None,
+    choices: dict[str, int] | None = None,
+    clicks: dict[str, int] | None = None,
+    keystrokes: dict[str, str] | None = None,
+) -> bytes:
+    """Fill the first page's fields as a reader does in PDFium's form filler, and save a copy
+    (FPDF_SaveAsCopy): `texts` typed into the named text fields (all text selected, then
+    replaced), `choices` the index chosen in the named combo boxes, `clicks` a click at the
+    middle of the named field's widget number n (its n-th on the page: a radio group's option),
+    `keystrokes` typed key by key (FORM_OnChar) over the selected text, as a reader types (PDFium
+    replaces a selection through its API even in a read-only field, but takes no keys there).
+    Each field is focused (FORM_SetFocusedAnnot), then focus is taken away (FORM_ForceToKillFocus),
+    which is when PDFium writes the value and draws the new appearance."""
+    texts, choices, clicks, keystrokes = texts or {}, choices or {}, clicks or {}, keystrokes or {}
+    document = pdfium.PdfDocument(pdf)
+    try:
+        document.init_forms()  # before any page is loaded, as PDFium requires
+        env = document.formenv.raw
+        # Every page loaded, as a viewer showing the whole document has them (pypdfium2 calls
+        # FORM_OnAfterLoadPage): PDFium draws the new value into the widgets of loaded pages only.
+        pages = [document[index] for index in range(len(document))]
+        page = pages[0]
+        seen: dict[str, int] = {}
+        found: set[str] = set()
+        for index in range(pdfium_c.FPDFPage_GetAnnotCount(page.raw)):
+            annot = pdfium_c.FPDFPage_GetAnnot(page.raw, index)
+            try:
+                length = pdfium_c.FPDFAnnot_GetFormFieldName(env, annot, None, 0)
+                name_buffer = ctypes.create_string_buffer(length)
+                pdfium_c.FPDFAnnot_GetFormFieldName(env, annot, _wide(name_buffer), length)
+                name = name_buffer.raw.decode("utf-16-le").rstrip("\x00")
+                number = seen[name] = seen.get(name, -1) + 1
+                if name in texts:
+                    assert pdfium_c.FORM_SetFocusedAnnot(env, annot), name
+                    pdfium_c.FORM_SelectAllText(env, page.raw)
+                    keep, typed = _wide_string(texts[name])
+                    pdfium_c.FORM_ReplaceSelection(env, page.raw, typed)
+                    del keep
+                    assert pdfium_c.FORM_ForceToKillFocus(env), name
+                elif name in keystrokes:
+                    assert pdfium_c.FORM_SetFocusedAnnot(env, annot), name
+                    pdfium_c.FORM_SelectAllText(env, page.raw)
+                    for unit in _utf16_units(keystrokes[name]):
+                        pdfium_c.FORM_OnChar(env, page.raw, unit, 0)
+                    assert pdfium_c.FORM_ForceToKillFocus(env), name
+                elif name in choices:
+                    assert pdfium_c.FORM_SetFocusedAnnot(env, annot), name
+                    assert pdfium_c.FORM_SetIndexSelected(env, page.raw, choices[name], True), name
+                    assert pdfium_c.FORM_ForceToKillFocus(env), name
+                elif clicks.get(name) == number:
+                    rect = pdfium_c.FS_RECTF()
+                    assert pdfium_c.FPDFAnnot_GetRect(annot, rect), name
+                    x, y = (rect.left + rect.right) / 2, (rect.bottom + rect.top) / 2
+                    pdfium_c.FORM_OnMouseMove(env, page.raw, 0, x, y)
+                    assert pdfium_c.FORM_OnLButtonDown(env, page.raw, 0, x, y), name
+                    assert pdfium_c.FORM_OnLButtonUp(env, page.raw, 0, x, y), name
+                    pdfium_c.FORM_ForceToKillFocus(env)
+                else:
+                    continue
+                found.add(name)
+            finally:
+                pdfium_c.FPDFPage_CloseAnnot(annot)
+        wanted = set(texts) | set(choices) | set(clicks) | set(keystrokes)
+        assert found == wanted, f"PDFium found no widget of {sorted(wanted - found)}"
+        out = io.BytesIO()
+        document.save(out)
+        for loaded in pages:
+            loaded.close()
+        return out.getvalue()
+    finally:
+        document.close()
+
+
+def _utf16_units(text: str) -> list[int]:
+    """The UTF-16 code units of `text`: what FORM_OnChar takes, one at a time."""
+    data = text.encode("utf-16-le")
+    return [int.from_bytes(data[i : i + 2], "little") for i in range(0, len(data), 2)]
+
+
+def form_font_program(pdf: bytes) -> bytes:
+    """The font program (/FontFile2) of the AcroForm's one /DR font."""
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        (font,) = document.Root.AcroForm.DR.Font.values()
+        return font.FontDescriptor.FontFile2.read_bytes()
 
 
 def word_box(pdf: bytes, word: str, page: int = 0) -> Box:

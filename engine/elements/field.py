@@ -115,6 +115,13 @@ class FieldData(StrictModel):
                 raise ValueError(f"the options of a {kind} field have distinct values")
             if kind == "radio" and forms.OFF in values:
                 raise ValueError(f"'{forms.OFF}' is the value of no choice in PDF: name the option differently")
+            for value in values if kind == "radio" else ():
+                problem = forms.state_name_problem(value)  # the value names its button's state
+                if problem:
+                    raise ValueError(
+                        f"the radio option value {value[:40]!r} {problem}: give it a shorter value (its label "
+                        "may be longer)"
+                    )
         elif self.options:
             raise ValueError(f"options are for radio and select fields, not {kind}")
         if self.maxLength is not None and kind not in TYPED:
@@ -210,6 +217,14 @@ def _radio_rows(box: Box, count: int, size: float) -> list[tuple[float, float, f
     return [(box.x, box.y + index * row + (row - side) / 2, side) for index in range(count)]
 
 
+def _form_key(node: Any, option: str = "") -> str:
+    """The key of a widget's Form structure element. A repeated element's copies (extensions.md
+    4) add no structure of their own, but each copy's widget must still sit in a Form element
+    (PDF/UA-1 7.18.4): keyed, a copy's widget joins the Form of the first drawing, as a copy's
+    link joins its Link."""
+    return f"{node.id}/form/{option}"
+
+
 def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     """The field's widget (a radio group's buttons and labels), or its look as plain content
     when the document is flattened. In the tagged profiles each widget is a Form element."""
@@ -230,7 +245,7 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
             with tags.figure(canvas, f"{spec.tooltip or spec.name}: {state}"):
                 form.check_box(canvas, spec, look, rect)
             return
-        with tags.group("Form"):
+        with tags.group("Form", key=_form_key(node)):
             form.check_box(canvas, spec, look, rect)
             tags.annotated()
         return
@@ -242,7 +257,7 @@ def draw(node: Any, box: Box, ctx: DrawContext, part: Any = None) -> None:
     elif isinstance(data.value, str):
         shown = data.value
     if not form.flatten:
-        with tags.group("Form"):
+        with tags.group("Form", key=_form_key(node)):
             form.text_like(canvas, spec, look, rect, shown)
             tags.annotated()
     elif kind == "signature":
@@ -274,7 +289,7 @@ def _draw_radio(node: Any, box: Box, ctx: DrawContext, spec: FieldSpec, look: Lo
             with tags.figure(canvas, f"{option.shown}: {chosen}"):
                 form.radio_button(canvas, None, option.value, look, rect, option.value == data.value)
         else:
-            with tags.group("Form"):
+            with tags.group("Form", key=_form_key(node, option.value)):
                 form.radio_button(canvas, group, option.value, look, rect, option.value == data.value)
                 tags.annotated()
         left = x + side + look.size * 0.5

@@ -68,15 +68,23 @@ def unencodable(text: str) -> str:
 _ENCODABLE = frozenset(_CHARACTERS.values())
 
 
+# A tab or a line end a field's value may hold (unencodable lets them through) has no glyph
+# in the font's codes (32..255): drawn, it would be nothing, and measured, another code's width.
+_SPACED = str.maketrans("\t\r\n", "   ")
+
+
 def encode(text: str) -> bytes:
-    """The text in the font's codes (Windows-1252); check it with `unencodable` first."""
-    return text.encode("cp1252")
+    """The text in the font's codes (Windows-1252), a tab or a line end as a space; check it
+    with `unencodable` first."""
+    return text.translate(_SPACED).encode("cp1252")
 
 
 @lru_cache(maxsize=32)
 def form_font(path: Path) -> FormFont:
     """The face at `path` cut for a form (kept per process: a few tens of milliseconds each)."""
-    font = TTFont(path, lazy=False)
+    # recalcTimestamp off: the cut keeps the face's own date, so that the same input gives the
+    # same bytes (saving would write the clock into head.modified, and so into the subset tag).
+    font = TTFont(path, lazy=False, recalcTimestamp=False)
     units = font["head"].unitsPerEm
     scale = 1000 / units
     options = subset.Options()

@@ -37,6 +37,22 @@ MULTILINE = 1 << 12
 NO_TOGGLE_TO_OFF = 1 << 14
 RADIO = 1 << 15
 COMBO = 1 << 17
+RADIOS_IN_UNISON = 1 << 25
+
+# A radio option's value is its button's state name. PDF/A (ISO 19005-3 6.1.13) and Acrobat
+# (ISO 32000-1 annex C) take names of at most 127 bytes; PDFium (Chrome) reads at most 255
+# characters of a name as written, each byte past ASCII three of them (#XX), and saves the
+# value it chose cut short past that.
+MAX_NAME_BYTES = 127
+MAX_NAME_WRITTEN = 255
+
+
+def state_name_problem(value: str) -> str | None:
+    """Why `value` cannot be a button's state name, or None when it can."""
+    if len(value.encode("utf-8")) > MAX_NAME_BYTES or len(rl.pdf_name(value)) > MAX_NAME_WRITTEN:
+        return f"is too long for a PDF name (at most {MAX_NAME_BYTES} bytes in UTF-8, of them 84 outside ASCII)"
+    return None
+
 
 ON = "Yes"  # a check box's on state (the name every viewer expects)
 OFF = "Off"
@@ -309,14 +325,17 @@ class FormFields:
         state = ON if spec.value else OFF
         made = self._field(canvas, spec, {"FT": rl.pdf_name("Btn"), "V": rl.pdf_name(state)})
         states = {ON: self.appearance(canvas, side, side, on), OFF: self.appearance(canvas, side, side, off)}
-        self._widget(canvas, made, rect, _button_entries(states, state, look))
+        self._widget(canvas, made, rect, _button_entries(canvas, states, state, look))
 
     def radio_group(self, canvas: Canvas, spec: FieldSpec) -> _Field | None:
         """A radio group's field, its buttons added by radio_button (None when flattening)."""
         if self.flatten:
             return None
         state = spec.value if isinstance(spec.value, str) else OFF
-        entries = {"FT": rl.pdf_name("Btn"), "Ff": RADIO | NO_TOGGLE_TO_OFF, "V": rl.pdf_name(state)}
+        # In unison: the copies of a repeated group (extensions.md 4) have buttons of the same
+        # option, which all turn on when one is chosen (without the flag only the one clicked).
+        flags = RADIO | NO_TOGGLE_TO_OFF | RADIOS_IN_UNISON
+        entries = {"FT": rl.pdf_name("Btn"), "Ff": flags, "V": rl.pdf_name(state)}
         return self._field(canvas, spec, entries)
 
     def radio_button(
@@ -330,7 +349,7 @@ class FormFields:
             self.place_flat(canvas, x0, y0, side, side, on if chosen else off)
             return
         states = {option: self.appearance(canvas, side, side, on), OFF: self.appearance(canvas, side, side, off)}
-        self._widget(canvas, group, rect, _button_entries(states, option if chosen else OFF, look))
+        self._widget(canvas, group, rect, _button_entries(canvas, states, option if chosen else OFF, look))
 
     def _field(self, canvas: Canvas, spec: FieldSpec, field_entries: dict[str, Any]) -> _Field:
         """The document's field named spec.name, made on its first widget; a second element
@@ -395,10 +414,16 @@ class FormFields:
         rl.set_catalog_entries(doc, AcroForm=rl.dictionary(entries))
 
 
-def _button_entries(states: dict[str, str], state: str, look: Look) -> dict[str, Any]:
-    """A check box's or radio button's widget: an appearance per state, the one shown (/AS)."""
+def _button_entries(canvas: Canvas, states: dict[str, str], state: str, look: Look) -> dict[str, Any]:
+    """A check box's or radio button's widget: an appearance per state, the one shown (/AS).
+    The states are names of option values (any text): the /N dictionary is written here, as
+    its keys are names escaped by rl.pdf_name, which a dictionary's keys are not."""
+    doc = rl.document_of(canvas)
+    normal = b" ".join(
+        rl.pdf_name(name).encode("ascii") + b" %d 0 R" % rl.object_number(doc, ref) for name, ref in states.items()
+    )
     return {
-        "AP": rl.dictionary({"N": rl.dictionary({name: rl.reference_to(ref) for name, ref in states.items()})}),
+        "AP": rl.dictionary({"N": b"<< " + normal + b" >>"}),
         "AS": rl.pdf_name(state),
         **_widget_style(look),
     }
@@ -487,6 +512,7 @@ __all__ = [
     "OFF",
     "ON",
     "RADIO",
+    "RADIOS_IN_UNISON",
     "FieldSpec",
     "FormFields",
     "Look",

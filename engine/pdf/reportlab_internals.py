@@ -205,9 +205,18 @@ def object_number(doc: PDFDocument, name: str) -> int:
     return doc.idToObjectNumberAndVersion[name][0]
 
 
+# Bytes a name writes as #XX (ISO 32000-1 7.3.5): outside 0x21..0x7E, the delimiters and '#'.
+# ReportLab's PDFName leaves '/' bare (a form option "a/b" became two names) and writes a
+# character past U+00FF as '#' and its code point, which no reader decodes.
+_NAME_ESCAPED = frozenset(b"()<>[]{}/%#")
+
+
 def pdf_name(value: str) -> str:
-    """A PDF name, "/Value", escaped as ReportLab escapes names."""
-    return pdfdoc.PDFName(value)
+    """A PDF name, "/Value": its UTF-8 bytes, each one a name cannot hold written as #XX."""
+    return "/" + "".join(
+        chr(byte) if 0x21 <= byte <= 0x7E and byte not in _NAME_ESCAPED else f"#{byte:02X}"
+        for byte in value.encode("utf-8")
+    )
 
 
 def pdf_array(values: Iterable[Any]) -> Any:

@@ -212,6 +212,15 @@ def test_values_are_formatted_as_reportlab_writes_them():
     assert rl.format_value(doc, rl.pdf_array([rl.pdf_name("S"), 2])) == b"[ /S 2 ]"
 
 
+def test_a_name_of_any_text_is_one_name_as_iso_32000_writes_it():
+    """A form option's value becomes a button's state name (engine.pdf.forms): a '/' would
+    end the name, and a name's bytes are UTF-8 written #XX (ISO 32000-1 7.3.5)."""
+    assert rl.pdf_name("a/b") == "/a#2Fb"
+    assert rl.pdf_name("(x) #1%") == "/#28x#29#20#231#25"
+    assert rl.pdf_name("Übung Ж") == "/#C3#9Cbung#20#D0#96"
+    assert rl.pdf_name("Yes") == "/Yes"
+
+
 def test_streams_of_the_engines_documents_are_written_unfiltered_unless_they_say():
     doc = rl.document_of(canvas_for())
     assert rl.default_stream_filters(doc) == ()
