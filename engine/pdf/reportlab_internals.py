@@ -463,6 +463,10 @@ def add_glyph_code(font_name: str, code: int, glyph: int, width: float) -> None:
 _PRIVATE_CODES = "_docbench_private_codes"  # an attribute of ours on ReportLab's font face
 _PRIVATE_PLANES = (range(0xF0000, 0xFFFFE), range(0x100000, 0x10FFFE))  # planes 15 and 16, private use
 _PRIVATE_LOCK = threading.Lock()
+# ReportLab's TTFontFace.makeSubset reads the font through one file position kept on the face:
+# two threads cutting subsets of one face at once read each other's places (wrong bytes, or an
+# IndexError). Subsets are cached (engine.fonts.embedding), so the lock is met on cold caches only.
+_SUBSETTING = threading.Lock()
 
 
 def private_code(font_name: str, glyph: int, meaning: str, width: float) -> int:
@@ -673,7 +677,8 @@ class TrueTypeFont(ttfonts.TTFont):
         to_unicode = pdfdoc.PDFStream()
         to_unicode.content = to_unicode_cmap(subset.base_font_name, subset.codes, dict(subset.meanings))
         font_file = pdfdoc.PDFStream()
-        font_file.content = face.makeSubset(list(subset.codes))
+        with _SUBSETTING:
+            font_file.content = face.makeSubset(list(subset.codes))
         font_file.dictionary["Length1"] = len(font_file.content)
         if doc.compression:
             to_unicode.filters = [pdfdoc.PDFZCompress]
