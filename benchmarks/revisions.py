@@ -80,7 +80,7 @@ def revision_writer(service: Service, design_id: str) -> Callable[[int], float] 
     the window pruned (`revisions.record`), inside a transaction of their own on a design of
     their own (the commit is left out: the patch commits anyway). None before revisions."""
     try:
-        from api.service.revisions import record
+        from api.service.revision_rows import record
     except ImportError:
         return None
     tree_json = service.designs.store.one("SELECT tree FROM designs WHERE id = ?", [design_id])[0]
