@@ -57,6 +57,18 @@ class Designs:
         with self._locks_guard:
             return self._locks[design_id]
 
+    def _known_lock(self, ws: Workspace, design_id: str) -> threading.Lock:
+        """The design's lock, 404 before a lock is made for an id that does not exist. A lock
+        already made is for a design that existed (delete drops it): a patch then skips that
+        query (issue 40: a revision's write must keep a patch within 1.1x its cost), and the
+        read under the row lock still answers 404 for a deleted or another workspace's design."""
+        with self._locks_guard:
+            lock = self._locks.get(design_id)
+        if lock is not None:
+            return lock
+        self._row(ws, design_id, "id")
+        return self._lock(design_id)
+
     def create(self, ws: Workspace, body: CreateDesignBody, source: Source = "api") -> dict:
         summary = "create_design"
         if body.basePdf is not None:
@@ -169,7 +181,7 @@ class Designs:
         is a new revision (extensions.md 16), committed with it."""
         actions = [a.model_dump() for a in body.actions]
         summary = summary_of(actions)  # before image sources are inlined: as the caller wrote them
-        self._row(ws, design_id, "id")  # 404 before a lock is made for an id that does not exist
+        lock = self._known_lock(ws, design_id)
         # Fetching and decoding image sources does not read the tree, and may take up to
         # 10 URLs x 10 s: it happens before the lock, which covers only read, apply, write.
         # The uploads stay pending until the tree is saved, so a refused batch leaves none.
@@ -179,7 +191,7 @@ class Designs:
             raise validation(exc.message) from None
         # The in-process lock queues this process's patches; the row lock (PostgreSQL) queues
         # another process's, from the tree's read to its write, so neither loses the other's.
-        with self._lock(design_id), self.store.transaction() as cursor:
+        with lock, self.store.transaction() as cursor:
             found = self._locked_row(cursor, ws, design_id, "tree, revision, published_revision, name")
             tree = engine.DesignTree.model_validate_json(found[0])
             try:

@@ -201,6 +201,7 @@ def test_another_workspace_gets_404_on_every_revision_route(alpha, beta):
         beta.post(f"{base}/publish", json={}),
         beta.delete(f"{base}/publish"),
         beta.post(f"{base}/generate", json={"revision": 1}),
+        beta.patch(f"{base}/tree", json={"actions": [update("title", "Theirs")]}),  # after alpha's patches
     ):
         beta.error(response, 404, "DESIGN_NOT_FOUND")
     # and nothing of alpha's changed
