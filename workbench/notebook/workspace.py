@@ -363,6 +363,7 @@ class Design(Authoring):
         timeout: float = 600,
         e_invoices: Any = None,
         merge: bool = False,
+        revision: int | str | None = None,
         **finishing: Any,
     ) -> BatchResult:
         """One PDF per row of a pandas or polars DataFrame or a list of dicts (1 credit each).
@@ -383,6 +384,7 @@ class Design(Authoring):
         `merge=True` (at most 100 rows) also gives one PDF of every successful row in order, with a
         bookmark per row: `result.merged`, and written beside `out` (a folder's `merged.pdf`, or
         the ZIP's name with `.pdf`).
+        `revision=` a number or `"latest"` renders that revision rather than the published one.
         """
         return generate_from_data(
             self.workbench.client,
@@ -393,7 +395,7 @@ class Design(Authoring):
             out=out,
             progress=progress,
             timeout=timeout,
-            options=finishing_keys(**finishing),
+            options={**finishing_keys(**finishing), **({} if revision is None else {"revision": revision})},
             row_options=None if e_invoices is None else [finishing_keys(e_invoice=xml) for xml in e_invoices],
             merge=merge,
         )

@@ -807,3 +807,25 @@ def test_a_notebook_lists_publishes_and_restores_revisions(wb):
     with pytest.raises(ApiError) as refused:
         design.publish(99)
     assert refused.value.code == "REVISION_NOT_FOUND"
+
+
+def test_generate_many_and_the_cli_render_the_published_revision_or_the_one_asked(api_server, rest, tmp_path):
+    design = badge(rest.wb, "Published badge")
+    design.apply([add("text", "status", {"x": 40, "y": 120}, data={"content": "Approved"})])
+    design.publish()
+    design.apply({"type": "update_element", "args": {"name": "status", "data": {"content": "Draft"}}})
+    published = design.generate_many([{"name": "Ada"}], progress=False)
+    latest = design.generate_many([{"name": "Ada"}], progress=False, revision="latest")
+    assert "Approved" in text(published.pdfs[0]) and "Draft" in text(latest.pdfs[0])
+    (tmp_path / "rows.json").write_text(json.dumps([{"name": "Ada"}]))
+    key = api_server.workspaces["analyst"][1]
+    url = ("--url", api_server.url, "--key", key)
+    for revision, shown in ((None, "Approved"), ("latest", "Draft")):
+        out = tmp_path / f"{revision}.zip"
+        chosen = ("--revision", revision) if revision else ()
+        done = docbench("batch", design.id, str(tmp_path / "rows.json"), "--out", str(out), *chosen, *url)
+        assert done.returncode == 0, done.stderr
+        with zipfile.ZipFile(out) as archive:
+            assert shown in text(archive.read("row-0001.pdf"))
+    refused = docbench("batch", design.id, str(tmp_path / "rows.json"), "--revision", "newest", *url)
+    assert refused.returncode == 2 and "not a revision number" in refused.stderr
