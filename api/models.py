@@ -8,7 +8,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, create_model, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    StrictInt,
+    Tag,
+    create_model,
+    model_validator,
+)
 
 from engine.actions import MAX_ACTIONS, Action
 from engine.design.names import check_visible
@@ -167,8 +177,18 @@ OUTPUT_DESCRIPTION = (
 )
 
 
+# extensions.md 16: which revision of the tree generate and batch render. Strict: a JSON
+# string "3" or true is not a revision number.
+RevisionChoice = Annotated[StrictInt, Field(ge=1)] | Literal["latest"]
+REVISION_CHOICE_DESCRIPTION = (
+    'A revision number, or "latest" for the saved tree; by default the published revision, '
+    "or the latest when the design was never published"
+)
+
+
 class GenerateBody(FinishingOptions):
     data: dict[str, Any] = Field(None, description="Variable name to value")
+    revision: RevisionChoice = Field(None, description=REVISION_CHOICE_DESCRIPTION)
     pdfProfile: PdfProfile = Field(None, description="standard (default), accessible or pdf-a")
     output: PageOutput = Field(None, description=OUTPUT_DESCRIPTION)
 
@@ -182,6 +202,7 @@ class RowOptions(Strict):
 
 class BatchBody(FinishingOptions):
     rows: list[dict[str, Any]] = Field(min_length=1, max_length=100, description="One object of values per PDF")
+    revision: RevisionChoice = Field(None, description=REVISION_CHOICE_DESCRIPTION)
     rowOptions: list[RowOptions] = Field(
         None, max_length=100, description="One entry per row, as long as rows: a row's own attachments or e-invoice"
     )
@@ -222,6 +243,17 @@ class BatchRowsQuery(Strict):
     status: Literal["failed", "completed"] = Field(None, description="Only the rows that failed, or that completed")
     cursor: str = Field(None, description="nextCursor of the previous page")
     limit: int = Field(50, ge=1, le=200)
+
+
+class RevisionListQuery(Strict):
+    cursor: str = Field(None, description="nextCursor of the previous page")
+    limit: int = Field(50, ge=1, le=200)
+
+
+class PublishBody(Strict):
+    revision: Annotated[StrictInt, Field(ge=1)] = Field(
+        None, description="The revision to publish; the latest by default"
+    )
 
 
 class BatchDownloadQuery(Strict):
@@ -336,7 +368,38 @@ class PatchResult(BaseModel):
     name: str | None = None
     fileSize: int
     modifiedAt: str
+    revision: int = Field(description="The revision this save made (extensions.md 16)")
     results: list[ActionResult]
+
+
+class RevisionInfo(BaseModel):
+    """One saved version of a design's tree (extensions.md 16)."""
+
+    revision: int = Field(description="Numbered from 1 per design, rising with every saved change")
+    createdAt: str
+    source: Literal["api", "editor", "mcp", "restore"] = Field(description="Which face saved it")
+    summary: str = Field(description="What changed, from the actions (cut to about 200 characters)")
+    published: bool = Field(description="Whether generate and batch render this revision")
+
+
+class RevisionList(BaseModel):
+    items: list[RevisionInfo] = Field(description="Newest first")
+    nextCursor: str | None
+
+
+class RevisionRestored(BaseModel):
+    designId: str
+    revision: int = Field(description="The new revision, whose tree equals restoredFrom's")
+    restoredFrom: int
+    fileSize: int
+    modifiedAt: str
+
+
+class Published(BaseModel):
+    designId: str
+    publishedRevision: int | None = Field(
+        description="The revision generate and batch render; null: the latest (never published, or unpublished)"
+    )
 
 
 class Upload(BaseModel):
@@ -376,6 +439,7 @@ class Generation(BaseModel):
     downloadUrl: str
     expiresIn: int
     status: Literal["completed"]
+    revision: int = Field(description="The revision of the design's tree that was rendered (extensions.md 16)")
 
 
 class BatchSubmitted(BaseModel):
@@ -383,6 +447,7 @@ class BatchSubmitted(BaseModel):
     status: Literal["queued"]
     total: int
     designId: str
+    revision: int = Field(description="The revision of the design's tree its rows render")
 
 
 class WebhookDelivery(BaseModel):
@@ -405,6 +470,9 @@ class BatchJob(BaseModel):
     failed: int
     createdAt: str
     updatedAt: str
+    revision: int | None = Field(
+        description="The revision of the design's tree its rows render (null for a job from before revisions)"
+    )
     webhook: BatchWebhook = Field(None, description="Only for a job submitted with a webhookUrl")
 
 

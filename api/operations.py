@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
@@ -42,6 +42,9 @@ class Call:
     file: UploadedFile | None = None
     form: dict[str, str] = field(default_factory=dict)
     cancel: Cancellation | None = None  # set when the caller is gone: a render for nobody stops
+    # Which face calls (extensions.md 16: a revision's source): REST "api", MCP "mcp", the
+    # workbench's pages "editor"; the notebook and the CLI are API clients.
+    source: Literal["api", "editor", "mcp"] = "api"
 
 
 @dataclass(frozen=True)
@@ -174,7 +177,7 @@ OPERATIONS: list[Operation] = [
         "POST",
         "/designs",
         "Create a design with one blank page (it does not author content), or of an uploaded PDF (basePdf)",
-        lambda s, ws, c: s.designs.create(ws, c.body),
+        lambda s, ws, c: s.designs.create(ws, c.body, c.source),
         body=m.CreateDesignBody,
         response=m.DesignCreated,
         status=201,
@@ -241,7 +244,7 @@ OPERATIONS: list[Operation] = [
         "POST",
         "/designs/{designId}/duplicate",
         'Copy a design (its tree, variables included) into a new one, named "<name> (copy)" by default',
-        lambda s, ws, c: s.designs.duplicate(ws, c.params["designId"], c.body),
+        lambda s, ws, c: s.designs.duplicate(ws, c.params["designId"], c.body, c.source),
         body=m.DuplicateDesignBody,
         response=m.DesignCreated,
         status=201,
@@ -252,7 +255,7 @@ OPERATIONS: list[Operation] = [
         "PATCH",
         "/designs/{designId}/tree",
         "Apply 1-500 actions in order, atomically: all are saved or none",
-        lambda s, ws, c: s.designs.patch_tree(ws, c.params["designId"], c.body),
+        lambda s, ws, c: s.designs.patch_tree(ws, c.params["designId"], c.body, c.source),
         body=m.PatchTreeBody,
         response=m.PatchResult,
         errors=DESIGN,
@@ -348,7 +351,7 @@ OPERATIONS: list[Operation] = [
         renders=True,
         response=m.Generation,
         status=201,
-        errors=(*DESIGN, "INSUFFICIENT_CREDITS"),
+        errors=(*DESIGN, "INSUFFICIENT_CREDITS", "REVISION_NOT_FOUND"),
     ),
     Operation(
         "preview_page",
@@ -400,7 +403,7 @@ OPERATIONS += [
         body=m.BatchBody,
         response=m.BatchSubmitted,
         status=202,
-        errors=(*DESIGN, "INSUFFICIENT_CREDITS", "SERVICE_UNAVAILABLE"),
+        errors=(*DESIGN, "INSUFFICIENT_CREDITS", "REVISION_NOT_FOUND", "SERVICE_UNAVAILABLE"),
         checks_tree=True,  # the rows' values are checked against the tree
     ),
     Operation(
@@ -434,6 +437,62 @@ OPERATIONS += [
         query=m.BatchDownloadQuery,
         response=m.BatchDownload,
         errors=("JOB_NOT_FOUND", "JOB_NOT_COMPLETED", "NOT_FOUND"),
+    ),
+]
+
+REVISION = (*DESIGN, "REVISION_NOT_FOUND")
+OPERATIONS += [  # extensions.md 16
+    Operation(
+        "list_revisions",
+        "GET",
+        "/designs/{designId}/revisions",
+        "A design's revisions, newest first (cursor pagination): number, time, source, summary, published",
+        lambda s, ws, c: s.revisions.list(ws, c.params["designId"], c.query),
+        query=m.RevisionListQuery,
+        response=m.RevisionList,
+        errors=DESIGN,
+        description="Every saved change of the tree is a revision, numbered from 1 and rising. The last 100 and "
+        "the published one are kept.",
+    ),
+    Operation(
+        "get_revision_tree",
+        "GET",
+        "/designs/{designId}/revisions/{revision}/tree",
+        "The design tree as revision n saved it, raw (not enveloped)",
+        lambda s, ws, c: s.revisions.tree_json(ws, c.params["designId"], c.params["revision"]),
+        raw=True,
+        errors=REVISION,
+    ),
+    Operation(
+        "restore_revision",
+        "POST",
+        "/designs/{designId}/revisions/{revision}/restore",
+        "Make a new revision whose tree equals revision n's (later revisions stay in the history)",
+        lambda s, ws, c: s.revisions.restore(ws, c.params["designId"], c.params["revision"]),
+        response=m.RevisionRestored,
+        errors=REVISION,
+    ),
+    Operation(
+        "publish_design",
+        "POST",
+        "/designs/{designId}/publish",
+        "Mark the revision generate and batch render (the latest by default)",
+        lambda s, ws, c: s.revisions.publish(ws, c.params["designId"], c.body),
+        body=m.PublishBody,
+        response=m.Published,
+        errors=REVISION,
+        description="Until a design is first published, generate and batch render its latest tree; once it is, "
+        'they render the published revision unless their body says `revision: <n>` or `"latest"`. Edits '
+        "after publishing make new revisions without changing what is generated.",
+    ),
+    Operation(
+        "unpublish_design",
+        "DELETE",
+        "/designs/{designId}/publish",
+        "Stop publishing: generate and batch render the latest tree again",
+        lambda s, ws, c: s.revisions.unpublish(ws, c.params["designId"]),
+        response=m.Published,
+        errors=DESIGN,
     ),
 ]
 

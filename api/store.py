@@ -203,6 +203,26 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE batch_jobs ADD COLUMN delivery VARCHAR;
     """,
+    # 15: revisions (extensions.md 16, api/service/revisions.py). Every saved tree is a row here,
+    # numbered from 1 per design (`designs.revision` is the latest, read and bumped under the
+    # design's row lock, so two processes never take one number); `tree` is the tree's JSON
+    # compressed (revisions.packed), or plain JSON for the rows this migration copies.
+    # `published_revision` is what generate and batch render (NULL: the latest); each batch job
+    # keeps the revision it rendered. Every live design gets its current tree as revision 1.
+    """
+    CREATE TABLE design_revisions (
+        design_id VARCHAR NOT NULL, revision INTEGER NOT NULL, created_at TIMESTAMP NOT NULL,
+        source VARCHAR NOT NULL, summary VARCHAR NOT NULL, tree VARCHAR NOT NULL,
+        PRIMARY KEY (design_id, revision)
+    );
+    ALTER TABLE designs ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE designs ADD COLUMN published_revision INTEGER;
+    ALTER TABLE batch_jobs ADD COLUMN revision INTEGER;
+    INSERT INTO design_revisions (design_id, revision, created_at, source, summary, tree)
+        SELECT id, 1, modified_at, 'api', 'the design as saved before revisions were kept', tree
+        FROM designs WHERE NOT is_folder AND deleted_at IS NULL;
+    UPDATE designs SET revision = 1 WHERE NOT is_folder AND deleted_at IS NULL;
+    """,
 ]
 
 

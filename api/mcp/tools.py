@@ -201,6 +201,7 @@ class ToolSet:
         op = self.operations[name]
         call = self._call(op, dict(arguments or {}))
         call.cancel = cancel
+        call.source = "mcp"  # the revisions it saves say so (extensions.md 16)
         result = op.run(service, ws, call)
         return json.loads(result) if op.raw else result
 

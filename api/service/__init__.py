@@ -20,6 +20,7 @@ from .designs import Designs
 from .generation import Generation
 from .idempotency import Idempotency
 from .media import Media
+from .revisions import Revisions
 from .revocations import RevocationInbox
 from .signing import Signing
 from .webhooks import Webhooks
@@ -40,6 +41,7 @@ class Service:
         self.accounts = Accounts(self.store, self.metrics)
         self.media = Media(self.store, self.blobs, self.signer, settings, self.renderers)
         self.designs = Designs(self.store, self.media)
+        self.revisions = Revisions(self.store, self.designs)
         # Signing certificates, sealed with a key derived from the same secret as file URLs.
         self.signing = Signing(self.store, settings, self.renderers)
         self.generation = Generation(

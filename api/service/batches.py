@@ -56,7 +56,7 @@ from .values import checked_values
 from .webhooks import Webhooks, check_webhook_url
 
 log = logging.getLogger("docbench.batches")
-COLUMNS = "id, workspace_id, design_id, status, total, completed, failed, zip_key, created_at, updated_at"
+COLUMNS = "id, workspace_id, design_id, status, total, completed, failed, zip_key, created_at, updated_at, revision"
 LEASE_SECONDS = 30.0  # how long a job outlives its process before another one takes it over
 LEASE_ENV = "DOCBENCH_BATCH_LEASE_SECONDS"  # tests shorten it
 # A failed row's code in GET /batches/:jobId/rows: the row's render failed (its message says why:
@@ -101,7 +101,8 @@ class Batches:
 
     def submit(self, ws: Workspace, design_id: str, body: BatchBody) -> dict:
         ws.require(BATCH_GENERATE)  # first: a plan without batches learns that, not a design's faults
-        row = self.designs.row_for_render(ws, design_id)
+        # extensions.md 16: the published revision unless the body picks one (or "latest").
+        row = self.designs.row_for_render(ws, design_id, "published" if body.revision is None else body.revision)
         tree = engine.DesignTree.model_validate_json(row["tree"])
         rows = [checked_values(tree, values, f"rows[{i}]") for i, values in enumerate(body.rows)]
         present = self.media.present_images(ws, tree, rows)  # a missing ref fails its row alone
@@ -141,7 +142,7 @@ class Batches:
         created = now()
         with self.accounts.spend(ws.id, len(rows), "batch", job_id) as cursor:
             cursor.execute(
-                "INSERT INTO batch_jobs VALUES (?, ?, ?, ?, 'queued', ?, 0, 0, ?, ?, NULL, false, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO batch_jobs VALUES (?, ?, ?, ?, 'queued', ?, 0, 0, ?, ?, NULL, false, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     job_id,
                     ws.id,
@@ -156,6 +157,7 @@ class Batches:
                     created + self.lease,
                     webhook_url,
                     delivery_json(payload),
+                    row["revision"],
                 ],
             )
         try:
@@ -163,7 +165,13 @@ class Batches:
         except BackendUnavailable as exc:
             self._cancel(job_id, ws.id, len(rows))
             raise ApiError("SERVICE_UNAVAILABLE", f"{exc}; nothing was charged, try again shortly") from None
-        return {"jobId": job_id, "status": "queued", "total": len(rows), "designId": design_id}
+        return {
+            "jobId": job_id,
+            "status": "queued",
+            "total": len(rows),
+            "designId": design_id,
+            "revision": row["revision"],
+        }
 
     def _cancel(self, job_id: str, workspace_id: str, rows: int) -> None:
         """The queue refused the job after it was recorded: give every credit back."""
@@ -214,7 +222,7 @@ class Batches:
     @staticmethod
     def _answer(row: tuple) -> dict:
         """A job as GET /batches/:jobId answers it (without its webhook), from COLUMNS."""
-        job_id, _, _, status, total, completed, failed, _, created, updated = row
+        job_id, _, _, status, total, completed, failed, _, created, updated, revision = row
         return {
             "jobId": job_id,
             "status": status,
@@ -223,6 +231,7 @@ class Batches:
             "failed": failed,
             "createdAt": iso(created),
             "updatedAt": iso(updated),
+            "revision": revision,
         }
 
     def rows(self, ws: Workspace, job_id: str, query: BatchRowsQuery) -> dict:
@@ -287,7 +296,7 @@ class Batches:
         return delivery(stored)
 
     def download(self, ws: Workspace, job_id: str, query: BatchDownloadQuery | None = None) -> dict:
-        _, _, _, status, total, completed, _, zip_key, _, _, _ = self._job(ws, job_id)
+        _, _, _, status, total, completed, _, zip_key, _, _, _, _ = self._job(ws, job_id)
         merged = query is not None and query.merged
         (stored,) = self.store.one("SELECT delivery FROM batch_jobs WHERE id = ?", [job_id])
         sheet, keep_rows = delivered_sheet(stored)

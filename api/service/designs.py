@@ -5,7 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import threading
 from collections import defaultdict
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
 
 import engine
 from engine.design.names import invisible_character_problem, strip_invisible
@@ -16,6 +17,7 @@ from ..errors import design_not_found, validation
 from ..models import NAME_MAX_LENGTH, CreateDesignBody, DuplicateDesignBody, ListQuery, PatchTreeBody, UpdateDesignBody
 from ..store import Store
 from .common import Workspace, iso, new_id, newest_first, now
+from .revision_rows import KEEP_REVISIONS, Source, record, revision_not_found, summary_of, unpacked
 
 if TYPE_CHECKING:
     from .media import Media
@@ -24,8 +26,8 @@ COLUMNS = "id, name, description, file_size, created_at, modified_at"
 # The designs a caller can see: not folders, not deleted (a deleted design's row stays, see delete).
 LIVE = "NOT is_folder AND deleted_at IS NULL"
 INSERT = (
-    "INSERT INTO designs (id, workspace_id, name, description, tree, file_size, created_at, modified_at) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO designs (id, workspace_id, name, description, tree, file_size, created_at, modified_at, revision) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)"
 )
 COPY_SUFFIX = " (copy)"
 
@@ -43,9 +45,10 @@ def _design(row: tuple) -> dict:
 
 
 class Designs:
-    def __init__(self, store: Store, media: Media):
+    def __init__(self, store: Store, media: Media, keep_revisions: int = KEEP_REVISIONS):
         self.store = store
         self.media = media
+        self.keep_revisions = keep_revisions
         # Tree patches on one design run one at a time, so none is lost (read, apply, write).
         self._locks: dict[str, threading.Lock] = defaultdict(threading.Lock)
         self._locks_guard = threading.Lock()
@@ -54,10 +57,24 @@ class Designs:
         with self._locks_guard:
             return self._locks[design_id]
 
-    def create(self, ws: Workspace, body: CreateDesignBody) -> dict:
+    def _known_lock(self, ws: Workspace, design_id: str) -> threading.Lock:
+        """The design's lock, 404 before a lock is made for an id that does not exist. A lock
+        already made is for a design that existed (delete drops it): a patch then skips that
+        query (issue 40: a revision's write must keep a patch within 1.1x its cost), and the
+        read under the row lock still answers 404 for a deleted or another workspace's design."""
+        with self._locks_guard:
+            lock = self._locks.get(design_id)
+        if lock is not None:
+            return lock
+        self._row(ws, design_id, "id")
+        return self._lock(design_id)
+
+    def create(self, ws: Workspace, body: CreateDesignBody, source: Source = "api") -> dict:
+        summary = "create_design"
         notes: list[str] = []
         if body.basePdf is not None:
             tree_json, notes = self.media.design_from_pdf(ws, body.basePdf.ref, body.name)
+            summary = f"create_design from {body.basePdf.ref}"
         else:
             tree = engine.new_design(body.size, body.orientation, body.width, body.height, title=body.name)
             tree_json = tree.model_dump_json()
@@ -65,28 +82,39 @@ class Designs:
         if problem is not None:
             raise validation(problem)
         design_id, created = new_id("dsg"), now()
-        result = self._insert(ws, design_id, body.name, body.description, tree_json, created)
+        result = self._insert(ws, design_id, body.name, body.description, tree_json, created, source, summary)
         if notes:
             result["importNotes"] = notes  # what of the PDF's form was left out, and why
         return result
 
     def _insert(
-        self, ws: Workspace, design_id: str, name: str, description: str | None, tree_json: str, created: dt.datetime
+        self,
+        ws: Workspace,
+        design_id: str,
+        name: str,
+        description: str | None,
+        tree_json: str,
+        created: dt.datetime,
+        source: Source,
+        summary: str,
     ) -> dict:
         with self.store.transaction() as cursor:
             cursor.execute(
                 INSERT, [design_id, ws.id, name, description, tree_json, len(tree_json.encode()), created, created]
             )
+            record(cursor, design_id, 1, source, summary, tree_json, None)  # a design starts at revision 1
         result = {"designId": design_id, "name": name, "createdAt": iso(created)}
         if description is not None:
             result["description"] = description
         return result
 
-    def duplicate(self, ws: Workspace, design_id: str, body: DuplicateDesignBody) -> dict:
-        """A new design holding a copy of the tree (pages, nodes, variables, metadata) as saved now."""
-        name, description, tree_json = self._row(ws, design_id, "name, description, tree")
+    def duplicate(self, ws: Workspace, design_id: str, body: DuplicateDesignBody, source: Source = "api") -> dict:
+        """A new design holding a copy of the tree (pages, nodes, variables, metadata) as saved now;
+        its history starts afresh (revision 1), the original's stays with the original."""
+        name, description, tree_json, revision = self._row(ws, design_id, "name, description, tree, revision")
         copy = body.name if body.name is not None else copy_name(name)
-        return self._insert(ws, new_id("dsg"), copy, description, tree_json, now())
+        summary = f"duplicate_design of {design_id} revision {revision}"
+        return self._insert(ws, new_id("dsg"), copy, description, tree_json, now(), source, summary)
 
     def delete(self, ws: Workspace, design_id: str) -> dict:
         """Mark the design deleted; every read of designs skips it from then on.
@@ -152,10 +180,12 @@ class Designs:
         design.pop("createdAt")
         return design
 
-    def patch_tree(self, ws: Workspace, design_id: str, body: PatchTreeBody) -> dict:
-        """Apply the actions atomically (spec 4.3): all of them are saved, or nothing."""
+    def patch_tree(self, ws: Workspace, design_id: str, body: PatchTreeBody, source: Source = "api") -> dict:
+        """Apply the actions atomically (spec 4.3): all of them are saved, or nothing; the save
+        is a new revision (extensions.md 16), committed with it."""
         actions = [a.model_dump() for a in body.actions]
-        self._row(ws, design_id, "id")  # 404 before a lock is made for an id that does not exist
+        summary = summary_of(actions)  # before image sources are inlined: as the caller wrote them
+        lock = self._known_lock(ws, design_id)
         # Fetching and decoding image sources does not read the tree, and may take up to
         # 10 URLs x 10 s: it happens before the lock, which covers only read, apply, write.
         # The uploads stay pending until the tree is saved, so a refused batch leaves none.
@@ -165,13 +195,8 @@ class Designs:
             raise validation(exc.message) from None
         # The in-process lock queues this process's patches; the row lock (PostgreSQL) queues
         # another process's, from the tree's read to its write, so neither loses the other's.
-        with self._lock(design_id), self.store.transaction() as cursor:
-            self.store.lock_row(cursor, "designs", design_id)
-            found = cursor.execute(
-                f"SELECT tree FROM designs WHERE id = ? AND workspace_id = ? AND {LIVE}", [design_id, ws.id]
-            ).fetchone()
-            if found is None:  # deleted meanwhile by another call
-                raise design_not_found(design_id)
+        with lock, self.store.transaction() as cursor:
+            found = self._locked_row(cursor, ws, design_id, "tree, revision, published_revision, name")
             tree = engine.DesignTree.model_validate_json(found[0])
             try:
                 new_tree, results = engine.apply(tree, actions)
@@ -181,41 +206,131 @@ class Designs:
             problem = tree_size_problem(len(tree_json.encode()), len(found[0].encode()))
             if problem is not None:
                 raise validation(problem)  # the transaction rolls back: nothing saved
-            modified = now()
             self.media.save_pending(cursor, ws, pending)
-            cursor.execute(
-                "UPDATE designs SET tree = ?, file_size = ?, modified_at = ? WHERE id = ?",
-                [tree_json, len(tree_json.encode()), modified, design_id],
-            )
-        name = self._row(ws, design_id, "name")[0]
+            revision, modified = self._save(cursor, design_id, tree_json, found[1], found[2], source, summary)
         return {
             "designId": design_id,
-            "name": name,
+            "name": found[3],
             "fileSize": len(tree_json.encode()),
             "modifiedAt": iso(modified),
+            "revision": revision,
             "results": results,
         }
 
-    def row_for_render(self, ws: Workspace, design_id: str) -> dict:
+    def _save(
+        self,
+        cursor: Any,
+        design_id: str,
+        tree_json: str,
+        latest: int,
+        published: int | None,
+        source: Source,
+        summary: str,
+    ) -> tuple[int, dt.datetime]:
+        """Save the tree as the design's next revision, under its row lock (the caller's)."""
+        modified, revision = now(), latest + 1
+        cursor.execute(
+            "UPDATE designs SET tree = ?, file_size = ?, modified_at = ?, revision = ? WHERE id = ?",
+            [tree_json, len(tree_json.encode()), modified, revision, design_id],
+        )
+        record(cursor, design_id, revision, source, summary, tree_json, published, self.keep_revisions)
+        return revision, modified
+
+    def _locked_row(self, cursor: Any, ws: Workspace, design_id: str, columns: str) -> tuple:
+        self.store.lock_row(cursor, "designs", design_id)
+        found = cursor.execute(
+            f"SELECT {columns} FROM designs WHERE id = ? AND workspace_id = ? AND {LIVE}", [design_id, ws.id]
+        ).fetchone()
+        if found is None:  # deleted meanwhile by another call
+            raise design_not_found(design_id)
+        return found
+
+    def revision_state(self, ws: Workspace, design_id: str) -> tuple[int, int | None]:
+        """The design's latest revision and its published one (None: never, or unpublished)."""
+        return self._row(ws, design_id, "revision, published_revision")
+
+    def restore(self, ws: Workspace, design_id: str, number: int, stored_tree: Callable[[Any], str]) -> dict:
+        """Make a new revision whose tree is revision `number`'s (`stored_tree` reads it)."""
+        with self._lock(design_id), self.store.transaction() as cursor:
+            latest, published = self._locked_row(cursor, ws, design_id, "revision, published_revision")
+            tree_json = stored_tree(cursor)
+            revision, modified = self._save(
+                cursor, design_id, tree_json, latest, published, "restore", f"restore revision {number}"
+            )
+        return {
+            "designId": design_id,
+            "revision": revision,
+            "restoredFrom": number,
+            "fileSize": len(tree_json.encode()),
+            "modifiedAt": iso(modified),
+        }
+
+    def publish(self, ws: Workspace, design_id: str, number: int | None) -> dict:
+        """Mark the revision generate and batch render (extensions.md 16); the latest by default."""
+        with self._lock(design_id), self.store.transaction() as cursor:
+            latest, published = self._locked_row(cursor, ws, design_id, "revision, published_revision")
+            number = latest if number is None else number
+            kept = cursor.execute(
+                "SELECT revision FROM design_revisions WHERE design_id = ? AND revision = ?", [design_id, number]
+            ).fetchone()
+            if kept is None:
+                raise revision_not_found(design_id, number)
+            cursor.execute("UPDATE designs SET published_revision = ? WHERE id = ?", [number, design_id])
+            self._drop_if_outside_window(cursor, design_id, published, latest, number)
+        return {"designId": design_id, "publishedRevision": number}
+
+    def unpublish(self, ws: Workspace, design_id: str) -> dict:
+        """Back to rendering the latest tree, as before the first publish."""
+        with self._lock(design_id), self.store.transaction() as cursor:
+            latest, published = self._locked_row(cursor, ws, design_id, "revision, published_revision")
+            cursor.execute("UPDATE designs SET published_revision = NULL WHERE id = ?", [design_id])
+            self._drop_if_outside_window(cursor, design_id, published, latest, None)
+        return {"designId": design_id, "publishedRevision": None}
+
+    def _drop_if_outside_window(
+        self, cursor: Any, design_id: str, before: int | None, latest: int, now_published: int | None
+    ) -> None:
+        """A revision kept only because it was published goes once it no longer is."""
+        if before is not None and before != now_published and before <= latest - self.keep_revisions:
+            cursor.execute("DELETE FROM design_revisions WHERE design_id = ? AND revision = ?", [design_id, before])
+
+    def row_for_render(
+        self, ws: Workspace, design_id: str, revision: int | Literal["latest", "published"] = "latest"
+    ) -> dict:
         """The design's row, with its workspace's images version (`media_version`, bumped when
         an asset's bytes are replaced, by any process) and balance read in the same query: what
         a preview cache entry is keyed by, and whether a generation can be paid for, for no
-        extra round trip."""
+        extra round trip.
+
+        `revision` picks the tree (extensions.md 16): "latest" (the saved tree: previews),
+        "published" (generate and batch: the published revision, the latest until there is
+        one) or a number. Another revision's tree comes in the same query."""
+        wanted = None if revision == "latest" else "d.published_revision" if revision == "published" else "?"
+        params: list[Any] = [] if wanted != "?" else [revision]
         row = self.store.one(
-            "SELECT d.name, d.tree, d.modified_at, w.media_version, w.credits "
+            "SELECT d.name, d.tree, d.modified_at, w.media_version, w.credits, d.revision, r.revision, r.tree "
             "FROM designs d JOIN workspaces w ON w.id = d.workspace_id "
+            "LEFT JOIN design_revisions r ON r.design_id = d.id "
+            f"AND r.revision = {wanted or 'NULL'} AND r.revision <> d.revision "
             f"WHERE d.id = ? AND d.workspace_id = ? AND {LIVE}",  # LIVE's columns are the design's alone
-            [design_id, ws.id],
+            [*params, design_id, ws.id],
         )
         if row is None:
             raise design_not_found(design_id)
-        name, tree_json, modified, media_version, credits = row
+        name, tree_json, modified, media_version, credits, latest, other, other_tree = row
+        number, cache_key = latest, design_id
+        if other is not None:  # an older revision: never changes, so its time is not its key
+            number, tree_json, modified, cache_key = other, unpacked(other_tree), None, f"{design_id}@{other}"
+        elif isinstance(revision, int) and revision != latest:
+            raise revision_not_found(design_id, revision)
         return {
             "name": name,
             "tree": tree_json,
             "modified_at": modified,
             "media_version": media_version,
             "credits": credits,
+            "revision": number,
+            "cache_key": cache_key,  # what the parsed tree is cached by (generation._Revisions)
         }
 
 

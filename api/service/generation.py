@@ -166,8 +166,9 @@ class Generation:
         self.revisions = _Revisions()
 
     def generate(self, ws: Workspace, design_id: str, body: GenerateBody, cancel: Cancellation | None = None) -> dict:
-        row = self.designs.row_for_render(ws, design_id)
-        tree = self.revisions.of(design_id, row).tree
+        # extensions.md 16: the published revision unless the body picks one (or "latest").
+        row = self.designs.row_for_render(ws, design_id, "published" if body.revision is None else body.revision)
+        tree = self.revisions.of(row["cache_key"], row).tree
         values = checked_values(tree, body.data)
         self.media.require_images(ws, tree, values)
         self.accounts.require_credits(1, row["credits"])
@@ -214,6 +215,7 @@ class Generation:
             "downloadUrl": self.signer.url(key, URL_LIFETIME, filename),
             "expiresIn": URL_LIFETIME,
             "status": "completed",
+            "revision": row["revision"],
         }
 
     def preview(

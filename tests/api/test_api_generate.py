@@ -74,7 +74,8 @@ def test_generate_renders_the_values_and_costs_one_credit(alpha):
         ),
         201,
     )
-    assert set(result) == {"generationId", "designId", "filename", "downloadUrl", "expiresIn", "status"}
+    # revision: extensions.md 16
+    assert set(result) == {"generationId", "designId", "filename", "downloadUrl", "expiresIn", "status", "revision"}
     assert result["status"] == "completed" and result["expiresIn"] == 3600 and result["designId"] == design_id
     assert result["filename"] == "Certificate of Excellence.pdf"
     assert credits(alpha) == before - 1

@@ -24,6 +24,32 @@ from engine.render.document import Profile
 PROFILES = list(get_args(Profile))  # engine.render.document's, as the API's pdfProfile
 
 
+def _revision(text: str) -> int | str:
+    """A revision number, or "latest" (extensions.md 16)."""
+    if text == "latest" or (text.isdigit() and int(text) >= 1):
+        return text if text == "latest" else int(text)
+    raise argparse.ArgumentTypeError(f"{text!r} is not a revision number (1, 2, …) or 'latest'")
+
+
+def _revision_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--revision",
+        type=_revision,
+        default=None,
+        help="render this revision of the design, or 'latest' (default: the published one, else the latest)",
+    )
+
+
+def _options(args: argparse.Namespace) -> dict | None:
+    """Body keys every batch of `docbench generate` carries."""
+    options: dict = {}
+    if args.flatten:
+        options["flatten"] = True
+    if args.revision is not None:
+        options["revision"] = args.revision
+    return options or None
+
+
 def _data_dir(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", type=Path, default=None, help="where the database and files live (./data)")
 
@@ -232,6 +258,8 @@ def batch(args: argparse.Namespace) -> int:
         body["sheet"] = {"preset": args.sheet, **({"cutMarks": True} if args.cut_marks else {})}
         if args.keep_rows:
             body["keepRows"] = True
+    if args.revision is not None:
+        body["revision"] = args.revision
     job = client.call("submit_batch", {"designId": args.design_id}, body)
     print(f"batch {job['jobId']}: {job['total']} rows queued", file=sys.stderr)
     if args.no_wait:
@@ -305,7 +333,7 @@ def generate(args: argparse.Namespace) -> int:
             profile=args.profile,
             out=args.out,
             merge=args.merge,
-            options={"flatten": True} if args.flatten else None,
+            options=_options(args),
         )
     print(f"{result.completed} PDFs, {len(result.failures)} failed: {args.out}", file=sys.stderr)
     if result.merged_path is not None:
@@ -479,6 +507,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--cut-marks", action="store_true", help="with --sheet: crop marks at the labels' corners")
     p.add_argument("--keep-rows", action="store_true", help="with --sheet: also the ZIP of every row's PDF (<out>)")
+    _revision_argument(p)
     p.set_defaults(func=batch)
 
     p = commands.add_parser(
@@ -507,6 +536,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--flatten", action="store_true", help="draw the design's form fields as plain content: no fillable form"
     )
+    _revision_argument(p)
     _data_dir(p)
     p.set_defaults(func=generate)
 

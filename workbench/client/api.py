@@ -10,13 +10,14 @@ codes, so a face written against one works against the other.
 
 from __future__ import annotations
 
+import copy
 import json
 import mimetypes
 import random
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 from api.errors import STATUS_BY_CODE, ApiError
@@ -66,11 +67,21 @@ class Client:
 class LocalClient(Client):
     """Operations run in this process, as the signed-in workspace."""
 
+    # The face its saves are made by (a revision's source, extensions.md 16): the notebook's
+    # embedded service is an API client; the workbench's pages are the editor (SignedInClient).
+    source: Literal["api", "editor"] = "api"
+
     def __init__(self, service: Service, workspace_id: str, cancel: Cancellation | None = None):
         self.service = service
         self.workspace_id = workspace_id
         # Set when the browser session that owns this client ends: its queued renders are dropped.
         self.cancel = cancel
+
+    def for_editor(self) -> LocalClient:
+        """This client, its saves marked as the editor's."""
+        editing = copy.copy(self)
+        editing.source = "editor"
+        return editing
 
     @property
     def label(self) -> str:
@@ -83,7 +94,7 @@ class LocalClient(Client):
     def call(self, name, params=None, body=None, query=None, file=None, form=None):  # noqa: ANN001, ANN201
         operation = _operation(name)
         workspace = self.workspace()
-        call = Call(params=dict(params or {}), file=file, form=dict(form or {}), cancel=self.cancel)
+        call = Call(params=dict(params or {}), file=file, form=dict(form or {}), cancel=self.cancel, source=self.source)
         if operation.query is not None:
             call.query = parse_model(operation.query, query or {}, "query")
         if operation.body is not None:

@@ -63,7 +63,10 @@ class InlineEditor:
         load_extension()
         # An embedded service serves no HTTP, so its signed /files URLs reach no browser: a generated
         # PDF comes to the page as a data: URL. Over REST the server's own URL does.
-        self.editor = Editor(client, design_id, home=None, files_served=not isinstance(client, LocalClient))
+        local = isinstance(client, LocalClient)
+        # Its saves are the editor's revisions (extensions.md 16); over REST they are an API client's.
+        editing = client.for_editor() if isinstance(client, LocalClient) else client
+        self.editor = Editor(editing, design_id, home=None, files_served=not local)
         # The kernel is the server here: the watch says when it does not answer, and never reloads.
         self.view = pn.Column(
             self.editor, ConnectionWatch(), height=height, sizing_mode="stretch_width", css_classes=["dbk-inline"]

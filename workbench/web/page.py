@@ -39,6 +39,8 @@ class SignedInClient(LocalClient):
     """The page's client: every call first checks that its browser session is still live, so a
     page stops working the moment its session ends (signed out everywhere, key revoked)."""
 
+    source = "editor"  # what this page saves is the editor's (extensions.md 16)
+
     def __init__(self, service: Service, session: BrowserSession, cancel: Cancellation | None = None):
         super().__init__(service, session.workspace_id, cancel)
         self.session_id = session.id

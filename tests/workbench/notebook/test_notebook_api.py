@@ -835,3 +835,50 @@ def test_generate_many_fills_text_fields_from_columns(wb, tmp_path):
     assert result.ok and result.completed == 2
     first, second = (text((tmp_path / "fields" / f"row-000{i}.pdf").read_bytes()) for i in (1, 2))
     assert "Ada completed Engines." in first and "Grace completed Sample course." in second
+
+
+# Revisions and publishing (extensions.md 16)
+
+
+def test_a_notebook_lists_publishes_and_restores_revisions(wb):
+    design = wb.create_design("Versions")
+    design.apply([add("text", "title", {"x": 40, "y": 40}, data={"content": "Approved"})])
+    assert design.publish().publishedRevision == 2
+    design.apply({"type": "update_element", "args": {"name": "title", "data": {"content": "Draft"}}})
+    assert "Approved" in text(design.generate()) and "Draft" in text(design.generate(revision="latest"))
+    listed = design.revisions()
+    assert [(r.revision, r.source, r.published) for r in listed] == [
+        (3, "api", False),
+        (2, "api", True),
+        (1, "api", False),
+    ]
+    assert design.revision_tree(2).nodes != design.tree.nodes
+    restored = design.restore(2)
+    assert restored.revision == 4 and design.tree == design.revision_tree(2)
+    assert design.unpublish().publishedRevision is None
+    assert "Approved" in text(design.generate())
+    with pytest.raises(ApiError) as refused:
+        design.publish(99)
+    assert refused.value.code == "REVISION_NOT_FOUND"
+
+
+def test_generate_many_and_the_cli_render_the_published_revision_or_the_one_asked(api_server, rest, tmp_path):
+    design = badge(rest.wb, "Published badge")
+    design.apply([add("text", "status", {"x": 40, "y": 120}, data={"content": "Approved"})])
+    design.publish()
+    design.apply({"type": "update_element", "args": {"name": "status", "data": {"content": "Draft"}}})
+    published = design.generate_many([{"name": "Ada"}], progress=False)
+    latest = design.generate_many([{"name": "Ada"}], progress=False, revision="latest")
+    assert "Approved" in text(published.pdfs[0]) and "Draft" in text(latest.pdfs[0])
+    (tmp_path / "rows.json").write_text(json.dumps([{"name": "Ada"}]))
+    key = api_server.workspaces["analyst"][1]
+    url = ("--url", api_server.url, "--key", key)
+    for revision, shown in ((None, "Approved"), ("latest", "Draft")):
+        out = tmp_path / f"{revision}.zip"
+        chosen = ("--revision", revision) if revision else ()
+        done = docbench("batch", design.id, str(tmp_path / "rows.json"), "--out", str(out), *chosen, *url)
+        assert done.returncode == 0, done.stderr
+        with zipfile.ZipFile(out) as archive:
+            assert shown in text(archive.read("row-0001.pdf"))
+    refused = docbench("batch", design.id, str(tmp_path / "rows.json"), "--revision", "newest", *url)
+    assert refused.returncode == 2 and "not a revision number" in refused.stderr

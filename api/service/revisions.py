@@ -1,0 +1,83 @@
+"""Revisions and publishing (extensions.md 16): every kept revision of a design listed and
+read, restored as a new one, and the one revision generate and batch render published or not.
+The rows themselves are written with each save (revision_rows.py, Designs)."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+from ..errors import validation
+from ..models import PublishBody, RevisionListQuery
+from ..store import Store
+from .common import Workspace, iso
+from .designs import Designs
+from .revision_rows import revision_not_found, revision_number, unpacked
+
+
+def encode_revision_cursor(number: int) -> str:
+    return base64.urlsafe_b64encode(json.dumps(["revision", number]).encode()).decode().rstrip("=")
+
+
+def decode_revision_cursor(cursor: str) -> int:
+    try:
+        kind, number = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        if kind != "revision" or not isinstance(number, int):
+            raise ValueError(cursor)
+        return number
+    except (ValueError, TypeError) as exc:
+        raise validation("cursor is not one this API returned; pass nextCursor back unchanged") from exc
+
+
+class Revisions:
+    def __init__(self, store: Store, designs: Designs):
+        self.store = store
+        self.designs = designs
+
+    def list(self, ws: Workspace, design_id: str, query: RevisionListQuery) -> dict:
+        """Newest first; keyed on the number, so revisions made while a client pages never
+        shift a page."""
+        _, published = self.designs.revision_state(ws, design_id)
+        sql = "SELECT revision, created_at, source, summary FROM design_revisions WHERE design_id = ?"
+        params: list[Any] = [design_id]
+        if query.cursor:
+            sql += " AND revision < ?"
+            params.append(decode_revision_cursor(query.cursor))
+        rows = self.store.all(sql + " ORDER BY revision DESC LIMIT ?", [*params, query.limit + 1])
+        items = [
+            {
+                "revision": number,
+                "createdAt": iso(created),
+                "source": source,
+                "summary": summary,
+                "published": number == published,
+            }
+            for number, created, source, summary in rows[: query.limit]
+        ]
+        next_cursor = encode_revision_cursor(items[-1]["revision"]) if len(rows) > query.limit else None
+        return {"items": items, "nextCursor": next_cursor}
+
+    def tree_json(self, ws: Workspace, design_id: str, number_text: str) -> str:
+        self.designs.revision_state(ws, design_id)  # 404 for an unknown design, or another workspace's
+        number = revision_number(design_id, number_text)
+        return self.stored_tree(design_id, number)
+
+    def stored_tree(self, design_id: str, number: int, cursor: Any = None) -> str:
+        sql, params = "SELECT tree FROM design_revisions WHERE design_id = ? AND revision = ?", [design_id, number]
+        found = cursor.execute(sql, params).fetchone() if cursor is not None else self.store.one(sql, params)
+        if found is None:
+            raise revision_not_found(design_id, number)
+        return unpacked(found[0])
+
+    def restore(self, ws: Workspace, design_id: str, number_text: str) -> dict:
+        """A new revision whose tree equals revision n's (the history is kept, nothing rewritten)."""
+        self.designs.revision_state(ws, design_id)
+        number = revision_number(design_id, number_text)
+        return self.designs.restore(ws, design_id, number, lambda cursor: self.stored_tree(design_id, number, cursor))
+
+    def publish(self, ws: Workspace, design_id: str, body: PublishBody) -> dict:
+        return self.designs.publish(ws, design_id, body.revision)
+
+    def unpublish(self, ws: Workspace, design_id: str) -> dict:
+        return self.designs.unpublish(ws, design_id)
