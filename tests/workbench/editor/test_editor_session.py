@@ -219,3 +219,19 @@ def test_the_variables_panel_binds_every_bindable_type_and_edits_the_field_a_val
     content = next(w for w in widgets() if isinstance(w, pn.widgets.TextAreaInput) and w.value == "Hi")
     content.value = "Hello"
     assert DesignSession(session.client, session.design_id).tree.node_by_name("Greeting").data.content == "Hello"
+
+
+def test_restore_shows_the_revision_and_undo_takes_it_back(session):
+    """extensions.md 16: Restore is one undoable step; the saves it and its undo make are
+    revisions of their own, the restore's marked as such."""
+    session.apply([add("text", "T", {"x": 10, "y": 10}, {"content": "first"})])  # revision 2
+    session.apply([{"type": "update_element", "args": {"name": "T", "data": {"content": "second"}}}])  # 3
+    restored = session.restore(2)
+    assert (restored["revision"], restored["restoredFrom"]) == (4, 2)
+    assert session.tree.node_by_name("T").data.content == "first"
+    assert session.undo()
+    assert session.tree.node_by_name("T").data.content == "second"
+    assert session.redo()
+    assert session.tree.node_by_name("T").data.content == "first"
+    listed = [(r["revision"], r["source"]) for r in session.revisions(10)["items"]]
+    assert listed[:3] == [(6, "api"), (5, "api"), (4, "restore")]  # a LocalClient's saves are the API's
