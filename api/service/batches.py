@@ -280,7 +280,7 @@ class Batches:
         return delivery(stored)
 
     def download(self, ws: Workspace, job_id: str, query: BatchDownloadQuery | None = None) -> dict:
-        _, _, _, status, total, completed, _, zip_key, _, _, _ = self._job(ws, job_id)
+        _, _, _, status, total, completed, _, zip_key, _, _, _, _ = self._job(ws, job_id)
         merged = query is not None and query.merged
         if merged and not self._delivery(job_id)[1]:
             raise ApiError(

@@ -75,11 +75,14 @@ def test_a_batch_renders_one_pdf_per_row_and_charges_each_row(env):
         design_id = design(client)
         before = credits(client)
         submitted = client.data(client.post(f"/designs/{design_id}/batch", json={"rows": rows(12)}), 202)
-        assert submitted == {"jobId": submitted["jobId"], "status": "queued", "total": 12, "designId": design_id}
+        # revision 2: created (1), then authored by one patch (extensions.md 16)
+        expected = {"jobId": submitted["jobId"], "status": "queued", "total": 12, "designId": design_id, "revision": 2}
+        assert submitted == expected
         assert credits(client) == before - 12  # taken at acceptance
         job = wait_for_end(client, submitted["jobId"])
         assert (job["status"], job["total"], job["completed"], job["failed"]) == ("completed", 12, 12, 0)
-        assert set(job) == {"jobId", "status", "total", "completed", "failed", "createdAt", "updatedAt"}
+        assert set(job) == {"jobId", "status", "total", "completed", "failed", "createdAt", "updatedAt", "revision"}
+        assert job["revision"] == 2
         archive = zip_of(client, submitted["jobId"])
         assert sorted(archive.namelist()) == [f"row-{i:04d}.pdf" for i in range(1, 13)]
         for i in range(12):

@@ -48,6 +48,11 @@ TOOLS = {
     "delete_signing_certificate",
     "me",
     "rotate_webhook_secret",
+    "list_revisions",
+    "get_revision_tree",
+    "restore_revision",
+    "publish_design",
+    "unpublish_design",
 }
 
 
