@@ -3,8 +3,8 @@ the draft (the latest revision) differs from it, and a dialog that lists what pu
 draft would change (elements added, removed, changed: GET /designs/:id/publish) before it is
 confirmed; Unpublish returns generation to the latest.
 
-The state is read when the editor opens, after each of its saves while a revision is published,
-and when the dialog opens: a publish made elsewhere shows by then."""
+The state is read when the editor opens, after each save it makes or sees (the poll), and when
+the dialog opens; a publish made elsewhere, which saves no tree, shows by the next of those."""
 
 from __future__ import annotations
 
@@ -91,9 +91,8 @@ class Publishing:
             self.label.object = label
 
     def saved(self) -> None:
-        """After a save or a reload: the draft may now differ from (or equal) the published one."""
-        if self.state is not None and self.state["publishedRevision"] is None:
-            return  # nothing published: a save changes nothing here
+        """After a save or a reload: the draft may now differ from (or equal) the published one.
+        Read once per save (a page switch or a selection refreshes the editor too)."""
         if self._read_at != self.session.info["modifiedAt"]:
             self.read()
 

@@ -235,3 +235,14 @@ def test_restore_shows_the_revision_and_undo_takes_it_back(session):
     assert session.tree.node_by_name("T").data.content == "first"
     listed = [(r["revision"], r["source"]) for r in session.revisions(10)["items"]]
     assert listed[:3] == [(6, "api"), (5, "api"), (4, "restore")]  # a LocalClient's saves are the API's
+
+
+def test_the_editors_generate_renders_the_draft_once_published(session):
+    """Generate in the editor proofs what the canvas shows; API clients get the published revision."""
+    session.apply([add("text", "T", {"x": 10, "y": 10}, {"content": "first"})])  # revision 2
+    assert session.publish(2)["publishedRevision"] == 2
+    session.apply([{"type": "update_element", "args": {"name": "T", "data": {"content": "second"}}}])  # 3
+    assert session.generate()["revision"] == 3
+    state = session.publish_state()
+    assert (state["publishedRevision"], state["latestRevision"], state["differs"]) == (2, 3, True)
+    assert [(e["name"], e["parts"]) for e in state["changes"]["changed"]] == [("T", ["data"])]
