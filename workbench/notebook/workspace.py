@@ -233,6 +233,41 @@ class Design(Authoring):
     def upload_image(self, image: str | Path | bytes, name: str | None = None) -> m.Upload:
         return self.workbench.upload_image(image, name)
 
+    # Revisions and publishing (extensions.md 16)
+
+    def revisions(self) -> list[m.RevisionInfo]:
+        """Every kept revision, newest first: its number, time, source (api, editor, mcp or
+        restore), summary and whether it is the published one. `pandas.DataFrame(r.model_dump()
+        for r in design.revisions())` makes a table of them."""
+        items: list[m.RevisionInfo] = []
+        query: dict[str, Any] = {"limit": LARGEST_PAGE}
+        while True:
+            page = m.RevisionList.model_validate(self._call("list_revisions", query=query))
+            items += page.items
+            if page.nextCursor is None:
+                return items
+            query["cursor"] = page.nextCursor
+
+    def revision_tree(self, revision: int) -> engine.DesignTree:
+        """The design tree as revision `revision` saved it."""
+        tree = self.workbench.client.call("get_revision_tree", {"designId": self.id, "revision": str(revision)})
+        return engine.DesignTree.model_validate(tree)
+
+    def restore(self, revision: int) -> m.RevisionRestored:
+        """Make the tree revision `revision`'s again, as a new revision (the history stays)."""
+        restored = self.workbench.client.call("restore_revision", {"designId": self.id, "revision": str(revision)})
+        return m.RevisionRestored.model_validate(restored)
+
+    def publish(self, revision: int | None = None) -> m.Published:
+        """Make `generate` and `generate_many` (and every API client's generate and batch) render
+        this revision, the latest by default, until the next publish or `unpublish()`."""
+        body = {} if revision is None else {"revision": revision}
+        return m.Published.model_validate(self._call("publish_design", body))
+
+    def unpublish(self) -> m.Published:
+        """Generate the latest tree again, as before the first publish."""
+        return m.Published.model_validate(self._call("unpublish_design"))
+
     # Output
 
     def preview(self, page: int = 0, data: Mapping[str, Any] | None = None) -> Preview:
@@ -273,6 +308,7 @@ class Design(Authoring):
         dpi: int | None = None,
         append: Iterable[AddedPdf] | None = None,
         prepend: Iterable[AddedPdf] | None = None,
+        revision: int | str | None = None,
         **finishing: Any,
     ) -> bytes:
         """One PDF (1 credit) with these values; also written to `path` when given. A DataFrame
@@ -286,8 +322,13 @@ class Design(Authoring):
 
         It may also carry `attachments`, an `e_invoice` (Factur-X XML; with profile "pdf-a"),
         a `watermark`, a `password` (or `encryption`), `sign=True` and `flatten=True` (form fields
-        drawn as plain content): see `workbench.client.finishing.finishing_keys`."""
+        drawn as plain content): see `workbench.client.finishing.finishing_keys`.
+
+        Once the design is published (`publish()`), the published revision is rendered;
+        `revision=` a number or `"latest"` picks another."""
         body: dict[str, Any] = {"data": self._values(values or {}), **finishing_keys(**finishing)}
+        if revision is not None:
+            body["revision"] = revision
         if profile is not None:
             body["pdfProfile"] = profile
         if output is not None or dpi is not None:

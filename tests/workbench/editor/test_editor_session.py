@@ -246,3 +246,32 @@ def test_the_editors_generate_renders_the_draft_once_published(session):
     state = session.publish_state()
     assert (state["publishedRevision"], state["latestRevision"], state["differs"]) == (2, 3, True)
     assert [(e["name"], e["parts"]) for e in state["changes"]["changed"]] == [("T", ["data"])]
+
+
+def test_the_workbench_pages_saves_are_revisions_marked_editor(tmp_path):
+    from workbench.web.page import SignedInClient
+
+    service = Service(Settings(data_dir=tmp_path))
+    try:
+        workspace, _ = service.accounts.create_workspace("editor", "pro", 3)
+        token = service.accounts.start_browser_session(workspace.id)
+        client = SignedInClient(service, service.accounts.browser_session(token))
+        design_id = client.call("create_design", body={"name": "Edited"})["designId"]
+        DesignSession(client, design_id).apply([add("shape", "Box", {"x": 10, "y": 10, "w": 50, "h": 50})])
+        listed = client.call("list_revisions", {"designId": design_id})["items"]
+        assert [(r["revision"], r["source"]) for r in listed] == [(2, "editor"), (1, "editor")]
+        # the notebook's embedded client is an API client, its inline editor the editor
+        LocalClient(service, workspace.id).call(
+            "patch_design_tree",
+            {"designId": design_id},
+            {"actions": [{"type": "update_element", "args": {"name": "Box", "position": {"x": 20}}}]},
+        )
+        LocalClient(service, workspace.id).for_editor().call(
+            "patch_design_tree",
+            {"designId": design_id},
+            {"actions": [{"type": "update_element", "args": {"name": "Box", "position": {"x": 30}}}]},
+        )
+        listed = client.call("list_revisions", {"designId": design_id}, query={"limit": 2})["items"]
+        assert [r["source"] for r in listed] == ["editor", "api"]
+    finally:
+        service.close()

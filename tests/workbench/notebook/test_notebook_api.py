@@ -782,3 +782,28 @@ def test_generate_many_fills_text_fields_from_columns(wb, tmp_path):
     assert result.ok and result.completed == 2
     first, second = (text((tmp_path / "fields" / f"row-000{i}.pdf").read_bytes()) for i in (1, 2))
     assert "Ada completed Engines." in first and "Grace completed Sample course." in second
+
+
+# Revisions and publishing (extensions.md 16)
+
+
+def test_a_notebook_lists_publishes_and_restores_revisions(wb):
+    design = wb.create_design("Versions")
+    design.apply([add("text", "title", {"x": 40, "y": 40}, data={"content": "Approved"})])
+    assert design.publish().publishedRevision == 2
+    design.apply({"type": "update_element", "args": {"name": "title", "data": {"content": "Draft"}}})
+    assert "Approved" in text(design.generate()) and "Draft" in text(design.generate(revision="latest"))
+    listed = design.revisions()
+    assert [(r.revision, r.source, r.published) for r in listed] == [
+        (3, "api", False),
+        (2, "api", True),
+        (1, "api", False),
+    ]
+    assert design.revision_tree(2).nodes != design.tree.nodes
+    restored = design.restore(2)
+    assert restored.revision == 4 and design.tree == design.revision_tree(2)
+    assert design.unpublish().publishedRevision is None
+    assert "Approved" in text(design.generate())
+    with pytest.raises(ApiError) as refused:
+        design.publish(99)
+    assert refused.value.code == "REVISION_NOT_FOUND"
