@@ -10,8 +10,11 @@ thumbnail for good (Editor.revision_thumbnail).
 from __future__ import annotations
 
 import html
+import re
 
 import panel as pn
+
+from engine import DesignTree
 
 from .panel_context import PanelContext
 
@@ -22,6 +25,13 @@ SOURCES = {"api": "API", "editor": "editor", "mcp": "MCP", "restore": "restore"}
 def _when(created_at: str) -> str:
     """ "2026-11-27 10:25 UTC" from the API's ISO time."""
     return created_at[:16].replace("T", " ") + " UTC"
+
+
+def _named(summary: str, tree: DesignTree) -> str:
+    """The summary with the ids of elements the design still has shown as their names: the
+    editor addresses elements by id, and a reader knows them by name."""
+    nodes = tree.nodes
+    return re.sub(r"'([^']+)'", lambda m: repr(nodes[m[1]].name) if m[1] in nodes else m[0], summary)
 
 
 def history_panel(ctx: PanelContext) -> pn.Column:
@@ -36,7 +46,7 @@ def history_panel(ctx: PanelContext) -> pn.Column:
         described = pn.pane.HTML(
             f"<b>Revision {number}</b>{badge}<br>"
             f"<small>{_when(item['createdAt'])} · {SOURCES.get(item['source'], item['source'])}{latest}</small><br>"
-            f'<small class="dbk-revision-summary">{html.escape(item["summary"])}</small>',
+            f'<small class="dbk-revision-summary">{html.escape(_named(item["summary"], ctx.tree))}</small>',
             margin=(0, 4),
             sizing_mode="stretch_width",
         )

@@ -54,6 +54,7 @@ def test_history_restore_and_publish(api_server, page, key, alpha_api):
     third = page.locator(".dbk-revision-3")
     expect(third).to_contain_text("Revision 3")
     expect(third).to_contain_text("editor")
+    expect(third).to_contain_text("update_element 'card'")  # named, though the editor sent its id
     expect(page.locator(".dbk-revision-2 .dbk-published-badge")).to_have_text("Published")
     # Each revision's own page 1: the blank first revision's thumbnail is not the card's.
     thumbnails = {n: page.locator(f".dbk-revision-{n} img").get_attribute("src") for n in (1, 2)}
