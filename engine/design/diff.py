@@ -231,9 +231,13 @@ def differences(before: DesignTree, after: DesignTree) -> dict[str, list]:
         other.append("document properties")
     if before.variables.keys() != after.variables.keys():
         other.append("variables")
+
+    def listed(items: list[dict]) -> list[dict]:  # by page, then name: as a reader looks them up
+        return sorted(items, key=lambda item: (item["page"], item["name"]))
+
     return {
-        "added": [element(node) for node_id, node in after.nodes.items() if node_id not in matched],
-        "removed": [element(node) for node_id, node in before.nodes.items() if node_id not in kept],
-        "changed": changed,
+        "added": listed([element(node) for node_id, node in after.nodes.items() if node_id not in matched]),
+        "removed": listed([element(node) for node_id, node in before.nodes.items() if node_id not in kept]),
+        "changed": listed(changed),
         "other": other,
     }
