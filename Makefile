@@ -52,6 +52,7 @@ bench: $(call installed,bench)
 	$(PY) -m benchmarks.profile --quick
 	$(PY) -m benchmarks.finishing
 	$(PY) -m benchmarks.api
+	$(PY) -m benchmarks.revisions
 	$(PY) -m benchmarks.batch
 	$(PY) -m benchmarks.editor
 	$(PY) -m benchmarks.notebook

@@ -17,7 +17,7 @@ from ..errors import design_not_found, validation
 from ..models import NAME_MAX_LENGTH, CreateDesignBody, DuplicateDesignBody, ListQuery, PatchTreeBody, UpdateDesignBody
 from ..store import Store
 from .common import Workspace, iso, new_id, newest_first, now
-from .revisions import KEEP_REVISIONS, Source, record, revision_not_found, summary_of, unpacked
+from .revision_rows import KEEP_REVISIONS, Source, record, revision_not_found, summary_of, unpacked
 
 if TYPE_CHECKING:
     from .media import Media

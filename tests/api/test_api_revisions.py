@@ -13,6 +13,7 @@ from .. import mcp_calls
 from ..conftest import add
 
 KEEP = 100  # extensions.md 16: at least the last 100 revisions, and the published one
+PRUNE_EVERY = 10  # older revisions are dropped at every 10th (api/service/revisions.py)
 
 
 def text(name: str, content: str) -> dict:
@@ -211,9 +212,9 @@ def test_pruning_keeps_the_last_100_revisions_and_the_published_one(alpha):
     design_id = new_design(alpha)
     patch(alpha, design_id, text("counter", "0"))
     alpha.data(alpha.post(f"/designs/{design_id}/publish", json={}), 200)  # revision 2
-    for number in range(1, KEEP + 4):
+    latest = KEEP + PRUNE_EVERY + 2  # revision 110 pruned what came before 11
+    for number in range(3, latest + 1):
         patch(alpha, design_id, update("counter", str(number)))
-    latest = KEEP + 5  # 1 created + 1 + KEEP + 3 updates
     kept = []
     query: dict = {"limit": 200}
     while True:
@@ -222,7 +223,9 @@ def test_pruning_keeps_the_last_100_revisions_and_the_published_one(alpha):
         if page["nextCursor"] is None:
             break
         query["cursor"] = page["nextCursor"]
-    assert kept == [*range(latest, latest - KEEP, -1), 2]
+    assert kept[:KEEP] == list(range(latest, latest - KEEP, -1))  # at least the last 100
+    oldest = latest - latest % PRUNE_EVERY - KEEP + 1  # revision 110 dropped those before 11 ...
+    assert kept == [*range(latest, oldest - 1, -1), 2]  # ... but the published one
     assert alpha.get(f"/designs/{design_id}/revisions/2/tree").status_code == 200
     alpha.error(alpha.get(f"/designs/{design_id}/revisions/3/tree"), 404, "REVISION_NOT_FOUND")
     assert "0" in generated_text(alpha, design_id)[0]  # the published one still renders
