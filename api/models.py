@@ -288,6 +288,11 @@ class PreviewQuery(Strict):
         description="Zero-based sheet of the page: a page whose tables or flowing texts grow lays out as several "
         "(the answer's `sheets`)",
     )
+    revision: int = Field(
+        None,
+        ge=1,
+        description="A kept revision to draw (extensions.md 16: the editor's history); the saved tree by default",
+    )
     without: str = Field(
         "",
         max_length=PREVIEW_WITHOUT_MAX_LENGTH,
@@ -399,6 +404,32 @@ class Published(BaseModel):
     designId: str
     publishedRevision: int | None = Field(
         description="The revision generate and batch render; null: the latest (never published, or unpublished)"
+    )
+
+
+class ElementDifference(BaseModel):
+    id: str
+    name: str
+    type: str
+    page: int
+    parts: list[str] = Field(None, description="For a changed element: what differs (position, data, styles, name, …)")
+
+
+class TreeDifferences(BaseModel):
+    added: list[ElementDifference]
+    removed: list[ElementDifference]
+    changed: list[ElementDifference]
+    other: list[str] = Field(description="The rest in words: pages, paint order, variables, backgrounds, metadata")
+
+
+class PublishState(BaseModel):
+    designId: str
+    publishedRevision: int | None = Field(description="The revision generate and batch render; null: the latest")
+    latestRevision: int
+    differs: bool = Field(description="Whether the latest tree (the draft) differs from the published one")
+    changes: TreeDifferences | None = Field(
+        description="What publishing the latest would change: the draft against the published revision "
+        "(null while nothing is published)"
     )
 
 

@@ -359,12 +359,18 @@ OPERATIONS: list[Operation] = [
         "/designs/{designId}/preview",
         "Render one page to PNG with design-time content (free)",
         lambda s, ws, c: s.generation.preview(
-            ws, c.params["designId"], c.query.page, c.cancel, without=c.query.left_out, sheet=c.query.sheet
+            ws,
+            c.params["designId"],
+            c.query.page,
+            c.cancel,
+            without=c.query.left_out,
+            sheet=c.query.sheet,
+            revision=c.query.revision,
         ),
         query=m.PreviewQuery,
         renders=True,
         response=m.Preview,
-        errors=(*DESIGN, "PAGE_NOT_FOUND"),
+        errors=(*DESIGN, "PAGE_NOT_FOUND", "REVISION_NOT_FOUND"),
     ),
     Operation(
         "preview_with_values",
@@ -484,6 +490,17 @@ OPERATIONS += [  # extensions.md 16
         description="Until a design is first published, generate and batch render its latest tree; once it is, "
         'they render the published revision unless their body says `revision: <n>` or `"latest"`. Edits '
         "after publishing make new revisions without changing what is generated.",
+    ),
+    Operation(
+        "get_publish_state",
+        "GET",
+        "/designs/{designId}/publish",
+        "Which revision is published, and what differs between the latest tree (the draft) and it",
+        lambda s, ws, c: s.revisions.publish_state(ws, c.params["designId"]),
+        response=m.PublishState,
+        errors=DESIGN,
+        description="The elements the draft adds, removes and changes against the published revision, and the "
+        "rest in words: what publishing the latest would change (the editor's Publish dialog).",
     ),
     Operation(
         "unpublish_design",

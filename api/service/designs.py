@@ -249,6 +249,10 @@ class Designs:
         """The design's latest revision and its published one (None: never, or unpublished)."""
         return self._row(ws, design_id, "revision, published_revision")
 
+    def row_of(self, ws: Workspace, design_id: str) -> tuple[int, int | None, str]:
+        """The design's latest revision, its published one (None: never, or unpublished) and its tree."""
+        return self._row(ws, design_id, "revision, published_revision, tree")
+
     def restore(self, ws: Workspace, design_id: str, number: int, stored_tree: Callable[[Any], str]) -> dict:
         """Make a new revision whose tree is revision `number`'s (`stored_tree` reads it)."""
         with self._lock(design_id), self.store.transaction() as cursor:

@@ -226,23 +226,25 @@ class Generation:
         cancel: Cancellation | None = None,
         without: tuple[str, ...] = (),
         sheet: int = 0,
+        revision: int | None = None,
     ) -> dict:
         """The page's picture (free), optionally `without` some of its elements: the editor's page
         under a drag. Nothing is saved either way; both are cached by what the picture shows.
         `sheet`: which of the sheets the page lays out as (its tables and flowing texts grown);
-        the answer says how many there are."""
-        row = self.designs.row_for_render(ws, design_id)
-        revision = self.revisions.of(design_id, row)
-        _require_page(revision, page)
+        the answer says how many there are. `revision`: a kept revision's tree in place of the
+        saved one (the editor's history thumbnails, extensions.md 16)."""
+        row = self.designs.row_for_render(ws, design_id, "latest" if revision is None else revision)
+        parsed = self.revisions.of(row["cache_key"], row)
+        _require_page(parsed, page)
         tree_json, drawn = row["tree"], None
         if without:
-            plain = page_without(revision.plain, page, without)
+            plain = page_without(parsed.plain, page, without)
             tree_json = json.dumps(plain)
             digest = page_digest(plain, page)
         else:
-            drawn = revision.tree
-            digest = revision.page_digest(page)
-        digest = dated_digest(digest, revision.computes, generation_date())
+            drawn = parsed.tree
+            digest = parsed.page_digest(page)
+        digest = dated_digest(digest, parsed.computes, generation_date())
         cache_key = (design_id, digest, row["media_version"], sheet)
         with self._previews_guard:
             cached = self._previews.get(cache_key)

@@ -8,6 +8,9 @@ import base64
 import json
 from typing import Any
 
+from engine import DesignTree
+from engine.design.diff import differences
+
 from ..errors import validation
 from ..models import PublishBody, RevisionListQuery
 from ..store import Store
@@ -81,3 +84,19 @@ class Revisions:
 
     def unpublish(self, ws: Workspace, design_id: str) -> dict:
         return self.designs.unpublish(ws, design_id)
+
+    def publish_state(self, ws: Workspace, design_id: str) -> dict:
+        """The published revision and what the latest tree (the draft) changes against it
+        (engine.design.diff.differences): what publishing the latest would change."""
+        (latest, published, tree_json), changes = self.designs.row_of(ws, design_id), None
+        if published is not None:
+            before = DesignTree.model_validate_json(self.stored_tree(design_id, published))
+            changes = differences(before, DesignTree.model_validate_json(tree_json))
+        differs = changes is not None and any(changes.values())
+        return {
+            "designId": design_id,
+            "publishedRevision": published,
+            "latestRevision": latest,
+            "differs": differs,
+            "changes": changes,
+        }

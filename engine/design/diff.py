@@ -179,3 +179,65 @@ def _condition_actions(current: DesignTree, target: DesignTree, matched: dict[st
             condition = node.showIf.model_dump(exclude_none=True) if node.showIf is not None else None
             out.append({"type": "update_element", "args": {"name": node.name, "showIf": condition}})
     return out
+
+
+def differences(before: DesignTree, after: DesignTree) -> dict[str, list]:
+    """What a reader of two trees would call their difference (the editor's "Publish" dialog,
+    extensions.md 16): the elements `after` adds, removes and changes, each with its name, type
+    and page, a changed one with the parts that differ; `other` names the rest in words (pages,
+    paint order, variables, backgrounds, metadata). Elements are matched as `changes` matches
+    them (by id, then by name), so an element removed and added again reads as changed."""
+    matched = _match(before, after)
+    kept = set(matched.values())
+
+    def element(node: Any) -> dict:
+        return {"id": node.id, "name": node.name, "type": node.type, "page": node.page}
+
+    changed = []
+    for after_id, before_id in matched.items():
+        old, new = before.nodes[before_id], after.nodes[after_id]
+        parts = [] if old.name == new.name else ["name"]
+        parts += [
+            part
+            for part in ("position", "data", "styles")
+            if _fields(getattr(old, part)) != _fields(getattr(new, part))
+        ]
+        parts += [
+            flag for flag in ("isHidden", "isLocked", "repeat", "showIf") if getattr(old, flag) != getattr(new, flag)
+        ]
+        if (before.variable_of(old) is None) != (after.variable_of(new) is None):
+            parts.append("variable")
+        if parts:
+            changed.append({**element(new), "parts": parts})
+    other = [f"page {index + 1} removed" for index in range(len(after.pages), len(before.pages))]
+    for index, page in enumerate(after.pages):
+        if index >= len(before.pages):
+            other.append(f"page {index + 1} added")
+            continue
+        old_page = before.pages[index]
+        if _page_format(old_page) != _page_format(page):
+            other.append(f"page {index + 1} size or name")
+        if any(getattr(old_page, k) != getattr(page, k) for k in BACKGROUND_FIELDS):
+            other.append(f"page {index + 1} background")
+    pages_reordered = {action["args"]["name"] for action in _order_actions(before, after, matched)}
+    other += [
+        f"paint order on page {index + 1}"
+        for index, page in enumerate(after.pages)
+        if any(after.nodes[node_id].name in pages_reordered for node_id in page.elements)
+    ]
+    if _fields(before.background) != _fields(after.background):
+        other.append("document background")
+    if any(getattr(before.metadata, k) != getattr(after.metadata, k) for k in METADATA_FIELDS):
+        other.append("document properties")
+    if before.variables.keys() != after.variables.keys():
+        other.append("variables")
+
+    def listed(items: list[dict]) -> list[dict]:  # by page, then name: as a reader looks them up
+        return sorted(items, key=lambda item: (item["page"], item["name"]))
+
+    return {
+        "added": listed([element(node) for node_id, node in after.nodes.items() if node_id not in matched]),
+        "removed": listed([element(node) for node_id, node in before.nodes.items() if node_id not in kept]),
+        "changed": listed(changed),
+        "other": other,
+    }

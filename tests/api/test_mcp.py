@@ -54,6 +54,7 @@ TOOLS = {
     "get_revision_tree",
     "restore_revision",
     "publish_design",
+    "get_publish_state",
     "unpublish_design",
 }
 

@@ -36,6 +36,7 @@ from .panels import PDF_MIME, SIDE_PANELS, PanelContext, image_field
 from .pdf_options import PdfOptions
 from .pickers import LayerList
 from .properties import element_form, form_shape
+from .publishing import Publishing
 from .session import PREVIEWS_KEPT, DesignSession, page_content
 from .style import STYLESHEET
 from .text import text
@@ -81,6 +82,7 @@ class Editor:
         self._tried: dict | None = None  # the values "Try values" shows on the canvas; None: the design's
         self._form_shows: str | None = None  # the element (id and type) the properties form was built for
         self._thumbnails: dict[str, bytes] = {}  # fitted page previews by page content
+        self._revision_thumbnails: dict[int, bytes] = {}  # by revision: a revision never changes
         self._kept: dict = {}  # what side panels keep across rebuilds (PanelContext.kept)
         # A message floats over the canvas's bottom edge (editor.css .dbk-overlays): showing one moves nothing.
         self.status = pn.pane.Alert(
@@ -100,6 +102,7 @@ class Editor:
         self.layers.param.watch(self._on_layer_selection, "selection")
         self.side.param.watch(lambda e: self._refresh_side(), "active")
         self.session.listeners.append(self.refresh)
+        self.publishing = Publishing(self.session, self.run, self.say)
         self.view = self._layout()
         self.refresh()
         self._update_credits()
@@ -141,6 +144,8 @@ class Editor:
             self._zoom_readout(),
             self._sheet_pager(),
             pn.HSpacer(),
+            self.publishing.label,
+            self.publishing.button,
             self.credits,
             self.pdf_options.toggle,
             self._generate_tried,
@@ -191,6 +196,7 @@ class Editor:
         return pn.Column(
             header,
             self.pdf_options.panel,
+            self.publishing.panel,
             toolbar,
             body,
             sizing_mode="stretch_both",
@@ -233,6 +239,7 @@ class Editor:
             self._name.value = self.session.name
         self._refresh_properties()
         self._refresh_side()
+        self.publishing.saved()
 
     def _refresh_properties(self) -> None:
         selected = self._selected()
@@ -302,6 +309,9 @@ class Editor:
             kept=self._kept,
             add_page=lambda: self.run(self.add_page),
             select=lambda ids: self.run(lambda: self.select_elements(ids)),
+            revisions=self.session.revisions,
+            revision_thumbnail=self.revision_thumbnail,
+            restore=lambda revision: self.run(lambda: self.restore(revision)),
         )
 
     def _refresh_side(self) -> None:
@@ -322,6 +332,20 @@ class Editor:
                 self._thumbnails.pop(next(iter(self._thumbnails)))  # the oldest
             self._thumbnails[key] = fitted_png(self.session.preview_png(index), THUMBNAIL_SIDE)
         return self._thumbnails[key]
+
+    def revision_thumbnail(self, revision: int) -> bytes:
+        """Page 1 of a revision, small, for the History tab: rendered once, kept for good."""
+        if revision not in self._revision_thumbnails:
+            if len(self._revision_thumbnails) >= PREVIEWS_KEPT:
+                self._revision_thumbnails.pop(next(iter(self._revision_thumbnails)))  # the oldest
+            png = self.session.revision_preview(revision)
+            self._revision_thumbnails[revision] = fitted_png(png, THUMBNAIL_SIDE)
+        return self._revision_thumbnails[revision]
+
+    def restore(self, revision: int) -> None:
+        """Revision `revision` as a new revision, on the canvas at once (Undo takes it back)."""
+        restored = self.session.restore(revision)
+        self.say(f"Restored revision {revision} as revision {restored['revision']}. Undo takes it back.", "success")
 
     def _update_credits(self) -> None:
         try:
@@ -688,7 +712,7 @@ class Editor:
     # -- the sheets of a page (issue 35) -------------------------------------------------------
 
     def _sheet_pager(self) -> pn.viewable.Viewable:
-        """"◀ Sheet 2 of 3 ▶": a page whose tables or flowing texts grow lays out as several sheets,
+        """ "◀ Sheet 2 of 3 ▶": a page whose tables or flowing texts grow lays out as several sheets,
         each rendered when it is looked at (and cached). Hidden while the page has one."""
         self._sheet_label = pn.pane.HTML("", css_classes=["dbk-sheet-label"], margin=(14, 4))
         previous = self._button("◀", lambda: self.show_sheet(self.sheet - 1), "dbk-sheet-previous")

@@ -33,3 +33,8 @@ class PanelContext:
     kept: dict = dataclasses.field(default_factory=dict)  # what panels keep across rebuilds (unsaved input)
     add_page: Callable[[], None] = lambda: None  # add a page after the last and show it; refusals shown
     select: Callable[[Sequence[str]], None] = lambda ids: None  # select elements on the canvas (and show their page)
+    # The History tab (extensions.md 16): the newest n revisions, a revision's page 1 small (kept
+    # for good: a revision never changes), and restoring one onto the canvas; refusals shown.
+    revisions: Callable[[int], dict] = lambda limit: {"items": [], "nextCursor": None}
+    revision_thumbnail: Callable[[int], bytes] = lambda revision: b""
+    restore: Callable[[int], None] = lambda revision: None

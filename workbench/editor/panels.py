@@ -1,4 +1,4 @@
-"""The editor's side panels: pages, images, variables, document.
+"""The editor's side panels: pages, images, variables, document, try values, history.
 
 Each is built from a `PanelContext` (panel_context.py: the tree, the page shown, the selection and what a
 panel may do) when its tab is shown and after every save; every change goes out as an
@@ -21,6 +21,7 @@ from engine.design.tree import Metadata
 from engine.elements import ELEMENT_TYPES
 
 from .colour_picker import ColourPicker, design_colours
+from .history import history_panel
 from .panel_context import PanelContext
 from .properties import variable_widget
 from .style import TYPED_TEXT
@@ -406,4 +407,5 @@ SIDE_PANELS: list[tuple[str, Callable[[PanelContext], pn.viewable.Viewable]]] = 
     ("Variables", variables_panel),
     ("Document", document_panel),
     ("Try values", try_values_panel),
+    ("History", history_panel),
 ]

@@ -149,6 +149,43 @@ class DesignSession:
         self._notify()
         return result["results"]
 
+    # -- revisions and publishing (extensions.md 16) ----------------------------------------
+
+    def revisions(self, limit: int) -> dict:
+        """The newest `limit` revisions (list_revisions' answer: items and nextCursor)."""
+        return self.client.call("list_revisions", {"designId": self.design_id}, query={"limit": limit})
+
+    def revision_preview(self, revision: int) -> bytes:
+        """Page 1 of a kept revision as it was saved: a free preview. A revision never changes,
+        so the caller may keep it for good."""
+        preview = self.client.call(
+            "preview_page", {"designId": self.design_id}, query={"page": 0, "revision": revision}
+        )
+        return self.client.fetch(preview["previewUrl"])
+
+    def restore(self, revision: int) -> dict:
+        """Make a new revision equal to `revision` and show it: one step that Undo takes back
+        (as an edit: the tree before it is on the undo stack)."""
+        before = self.tree
+        restored = self.client.call("restore_revision", {"designId": self.design_id, "revision": str(revision)})
+        self.info = {**self.info, **{k: restored[k] for k in ("fileSize", "modifiedAt")}}
+        self.tree = DesignTree.model_validate(self.client.call("get_design_tree", {"designId": self.design_id}))
+        self.undo_stack.append(before)
+        del self.undo_stack[:-HISTORY_LIMIT]
+        self.redo_stack.clear()
+        self._notify()
+        return restored
+
+    def publish_state(self) -> dict:
+        """The published revision, the latest, and what the draft changes against the published."""
+        return self.client.call("get_publish_state", {"designId": self.design_id})
+
+    def publish(self, revision: int) -> dict:
+        return self.client.call("publish_design", {"designId": self.design_id}, {"revision": revision})
+
+    def unpublish(self) -> dict:
+        return self.client.call("unpublish_design", {"designId": self.design_id})
+
     def rename(self, name: str) -> None:
         self.info = {**self.info, **self.client.call("update_design", {"designId": self.design_id}, {"name": name})}
         self._notify()
@@ -158,7 +195,8 @@ class DesignSession:
         the design-time content standing in for those not given: the API's answer, with its
         `filename` and signed `downloadUrl`. `options` are generate_pdf's other keys (pdfProfile,
         watermark, encryption, sign: extensions.md 9)."""
-        body = {"data": values or {}, **(options or {})}
+        # The draft, as the canvas shows it, even once the design is published (extensions.md 16).
+        body = {"data": values or {}, "revision": "latest", **(options or {})}
         return self.client.call("generate_pdf", {"designId": self.design_id}, body)
 
     def label_sheet_presets(self) -> list[dict]:

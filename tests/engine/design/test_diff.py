@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import DesignTree, apply
-from engine.design.diff import changes
+from engine.design.diff import changes, differences
 from workbench.samples import certificate, invoice
 
 from ...conftest import action, add
@@ -138,3 +138,24 @@ def test_undoing_a_removal_in_the_middle_of_a_page_puts_the_element_back_in_plac
     edited, _ = apply(tree, [action("remove_element", name="a")])
     restored, _ = apply(edited, changes(edited, tree))
     assert paint_order(restored, 1) == ["c", "a", "b"]
+
+
+def test_differences_name_what_a_reader_would_call_changed():
+    """The Publish dialog's list (extensions.md 16): an element removed and added again under its
+    name reads as changed, not as removed and added; reordering and metadata are named in words."""
+    before = three_on_page_two()
+    after, _ = apply(
+        before,
+        [
+            action("remove_element", name="a"),
+            add("text", "a", {"x": 10, "y": 10}, {"content": "a again"}, page=1),
+            action("update_element", name="b", styles={"fontSize": 30}),
+            action("reorder_element", name="c", to="front"),
+            action("set_metadata", title="Renamed"),
+        ],
+    )
+    found = differences(before, after)
+    assert found["added"] == [] and found["removed"] == []
+    assert [(e["name"], e["parts"]) for e in found["changed"]] == [("a", ["data"]), ("b", ["styles"])]
+    assert found["other"] == ["paint order on page 2", "document properties"]
+    assert differences(before, before) == {"added": [], "removed": [], "changed": [], "other": []}

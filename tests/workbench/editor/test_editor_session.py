@@ -221,6 +221,33 @@ def test_the_variables_panel_binds_every_bindable_type_and_edits_the_field_a_val
     assert DesignSession(session.client, session.design_id).tree.node_by_name("Greeting").data.content == "Hello"
 
 
+def test_restore_shows_the_revision_and_undo_takes_it_back(session):
+    """extensions.md 16: Restore is one undoable step; the saves it and its undo make are
+    revisions of their own, the restore's marked as such."""
+    session.apply([add("text", "T", {"x": 10, "y": 10}, {"content": "first"})])  # revision 2
+    session.apply([{"type": "update_element", "args": {"name": "T", "data": {"content": "second"}}}])  # 3
+    restored = session.restore(2)
+    assert (restored["revision"], restored["restoredFrom"]) == (4, 2)
+    assert session.tree.node_by_name("T").data.content == "first"
+    assert session.undo()
+    assert session.tree.node_by_name("T").data.content == "second"
+    assert session.redo()
+    assert session.tree.node_by_name("T").data.content == "first"
+    listed = [(r["revision"], r["source"]) for r in session.revisions(10)["items"]]
+    assert listed[:3] == [(6, "api"), (5, "api"), (4, "restore")]  # a LocalClient's saves are the API's
+
+
+def test_the_editors_generate_renders_the_draft_once_published(session):
+    """Generate in the editor proofs what the canvas shows; API clients get the published revision."""
+    session.apply([add("text", "T", {"x": 10, "y": 10}, {"content": "first"})])  # revision 2
+    assert session.publish(2)["publishedRevision"] == 2
+    session.apply([{"type": "update_element", "args": {"name": "T", "data": {"content": "second"}}}])  # 3
+    assert session.generate()["revision"] == 3
+    state = session.publish_state()
+    assert (state["publishedRevision"], state["latestRevision"], state["differs"]) == (2, 3, True)
+    assert [(e["name"], e["parts"]) for e in state["changes"]["changed"]] == [("T", ["data"])]
+
+
 def test_the_workbench_pages_saves_are_revisions_marked_editor(tmp_path):
     from workbench.web.page import SignedInClient
 
