@@ -309,6 +309,45 @@ class Authoring:
             "barcode", name, position, barcode, styles, page=page, bind=bind, **_node(link, repeat, show_if)
         )
 
+    def add_field(
+        self,
+        name: str,
+        field_type: str = "text",
+        *,
+        x: float,
+        y: float,
+        w: float,
+        h: float,
+        value: str | bool | None = None,
+        options: list[str | tuple[str, str] | dict] | None = None,
+        tooltip: str | None = None,
+        required: bool = False,
+        data: dict | None = None,
+        page: int = 0,
+        bind: bool = False,
+        repeat: str | None = None,
+        show_if: str | dict | None = None,
+        **styles: Any,
+    ) -> dict:
+        """A fillable form field (the manual, "Fillable forms"): `field_type` text, multiline,
+        checkbox, radio, select, date or signature; `value` its initial value (True/False for a
+        checkbox, an option's value for radio and select); `options` for radio and select, each a
+        value, a (value, label) pair or {value, label}; `tooltip` what screen readers announce.
+        `bind=True` makes the initial value a variable that generate and generate_many fill."""
+        field: dict[str, Any] = {"fieldType": field_type, **(data or {})}
+        if value is not None:
+            field["value"] = value
+        if options is not None:
+            field["options"] = [_option(option) for option in options]
+        if tooltip is not None:
+            field["tooltip"] = tooltip
+        if required:
+            field["required"] = True
+        position = {"x": x, "y": y, "w": w, "h": h}
+        return self.add_element(
+            "field", name, position, field, styles, page=page, bind=bind, **_node(None, repeat, show_if)
+        )
+
     def update_element(
         self,
         name: str,
@@ -338,3 +377,13 @@ class Authoring:
 
     def unbind(self, *names: str) -> None:
         self.apply([{"type": "unbind_variable", "args": {"name": n}} for n in names])
+
+
+def _option(option: str | tuple[str, str] | dict) -> dict:
+    """A radio or select option as the API takes it: {value, label?}."""
+    if isinstance(option, dict):
+        return dict(option)
+    if isinstance(option, tuple):
+        value, label = option
+        return {"value": value, "label": label}
+    return {"value": option}

@@ -22,7 +22,7 @@ import workbench
 from api.errors import ApiError
 from api.service import Service, Settings
 from api.store import DatabaseLocked
-from tests.pdf_probes import imported_form_fields, outline, page_count, pdf_text, poppler_text
+from tests.pdf_probes import field_values, imported_form_fields, outline, page_count, pdf_text, poppler_text
 from workbench.client import rows
 
 from ...conftest import add, png
@@ -245,6 +245,21 @@ def test_a_chart_is_built_from_a_dataframe_and_a_generations_dataframe_replaces_
     assert sent == [{"month": "Q1", "revenue": 12.5, "cost": 7}, {"month": "Q2", "cost": 8}]
     shown = text(design.generate({"sales": quarters}))
     assert "Sales" in shown and "Q1" in shown and "Q2" in shown and "Jan" not in shown
+
+
+def test_a_form_is_built_with_add_field_filled_from_a_dataframe_and_flattened_on_request(wb):
+    design = wb.create_design("Application form")
+    design.add_field("applicant", x=40, y=40, w=220, h=24, tooltip="Your name", bind=True)
+    design.add_field("newsletter", "checkbox", x=40, y=80, w=16, h=16, bind=True)
+    design.add_field("plan", "radio", x=40, y=110, w=160, h=40, options=[("basic", "Basic"), "pro"], bind=True)
+    node = design.tree.node_by_name("plan")
+    assert [(option.value, option.label) for option in node.data.options] == [("basic", "Basic"), ("pro", None)]
+    people = pd.DataFrame({"applicant": ["Ada", "Grace"], "newsletter": [True, False], "plan": ["pro", "basic"]})
+    result = design.generate_many(people, progress=False)
+    assert field_values(result.pdfs[0])["applicant"] == ("/Tx", "Ada")
+    assert field_values(result.pdfs[1])["newsletter"] == ("/Btn", False)
+    flat = design.generate({"applicant": "Ada"}, flatten=True)
+    assert field_values(flat) == {} and "Ada" in text(flat)
 
 
 def test_the_text_builder_takes_fields_fit_overflow_markup_and_every_element_links_repeats_and_shows_if(wb):
