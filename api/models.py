@@ -291,7 +291,7 @@ class PreviewQuery(Strict):
     revision: int = Field(
         None,
         ge=1,
-        description="A kept revision to draw (extensions.md 16: the editor's history); the saved tree by default",
+        description="A kept revision to draw (the editor's history); the saved tree by default",
     )
     without: str = Field(
         "",
@@ -373,7 +373,7 @@ class PatchResult(BaseModel):
     name: str | None = None
     fileSize: int
     modifiedAt: str
-    revision: int = Field(description="The revision this save made (extensions.md 16)")
+    revision: int = Field(description="The revision this save made")
     results: list[ActionResult]
 
 
@@ -470,7 +470,7 @@ class Generation(BaseModel):
     downloadUrl: str
     expiresIn: int
     status: Literal["completed"]
-    revision: int = Field(description="The revision of the design's tree that was rendered (extensions.md 16)")
+    revision: int = Field(description="The revision of the design's tree that was rendered")
 
 
 class BatchSubmitted(BaseModel):

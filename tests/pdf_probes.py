@@ -388,7 +388,8 @@ def parent_tree(document: pikepdf.Pdf) -> dict[int, pikepdf.Object]:
 
 
 def annotations(pdf: bytes) -> list[dict]:
-    """Every annotation of every page, each a link: its page, URI, rectangle, contents and flags."""
+    """Every link annotation of every page (form fields' widgets are left out): its page, URI,
+    rectangle, contents and flags."""
     with pikepdf.open(io.BytesIO(pdf)) as document:
         return [
             {
@@ -400,6 +401,7 @@ def annotations(pdf: bytes) -> list[dict]:
             }
             for index, page in enumerate(document.pages)
             for annot in page.obj.get("/Annots", [])
+            if annot.get("/Subtype") == "/Link"
         ]
 
 
@@ -882,6 +884,7 @@ def imported_form_fields(pdf: bytes) -> dict[str, dict]:
                 "max_length": None if inherited(field, "/MaxLen") is None else int(inherited(field, "/MaxLen")),
                 "widgets": [(page_of(widget), rect(widget), on_state(widget)) for widget in (kids or [field])],
             }
+        return found
 
 
 def placed_forms(pdf: bytes, page: int = 0) -> list[Box]:

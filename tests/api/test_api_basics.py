@@ -17,6 +17,12 @@ API_KEY_ROUTES = [
     ("GET", "/designs/dsg_x/tree"),
     ("GET", "/designs/dsg_x/variables"),
     ("PATCH", "/designs/dsg_x/tree"),
+    ("GET", "/designs/dsg_x/revisions"),
+    ("GET", "/designs/dsg_x/revisions/1/tree"),
+    ("POST", "/designs/dsg_x/revisions/1/restore"),
+    ("GET", "/designs/dsg_x/publish"),
+    ("POST", "/designs/dsg_x/publish"),
+    ("DELETE", "/designs/dsg_x/publish"),
     ("GET", "/actions"),
     ("GET", "/fonts"),
     ("GET", "/sheets"),
@@ -43,11 +49,11 @@ API_KEY_ROUTES = [
 def test_health_needs_no_key(api_server):
     response = httpx.get(f"{api_server.api}/health")
     assert response.status_code == 200
-    # 14 migrations: the first schema, batch jobs, browser sessions (issue 12), deleted designs (issue 14),
+    # 15 migrations: the first schema, batch jobs, browser sessions (issue 12), deleted designs (issue 14),
     # MCP sessions, sign-in links, the workspaces' images version, batch leases and balances (issue 17),
     # idempotency keys and batch webhooks (issue 18), signing certificates (issue 19),
-    # PDFs' page counts and what a batch delivers (issue 36)
-    assert response.json() == {"status": "success", "data": {"status": "ok", "schemaVersion": 14}, "error": None}
+    # PDFs' page counts and what a batch delivers (issue 36), design revisions (issue 40)
+    assert response.json() == {"status": "success", "data": {"status": "ok", "schemaVersion": 15}, "error": None}
 
 
 @pytest.mark.parametrize("method,path", API_KEY_ROUTES)
@@ -140,7 +146,13 @@ def test_openapi_document_covers_every_route(api_server):
     assert document["openapi"].startswith("3.1")
     operations = {(method.upper(), path) for path, item in document["paths"].items() for method in item}
     expected = {
-        (m, p.replace("dsg_x", "{designId}").replace("ast_x", "{assetId}").replace("job_x", "{jobId}"))
+        (
+            m,
+            p.replace("dsg_x", "{designId}")
+            .replace("ast_x", "{assetId}")
+            .replace("job_x", "{jobId}")
+            .replace("/revisions/1/", "/revisions/{revision}/"),
+        )
         for m, p in API_KEY_ROUTES
     }
     assert expected | {("GET", "/health")} == operations

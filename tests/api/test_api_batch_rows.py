@@ -214,7 +214,7 @@ def _running_job(service, workspace, job_id: str, total: int) -> None:
     with service.store.transaction() as cursor:
         cursor.execute(
             "INSERT INTO batch_jobs VALUES (?, ?, ?, 'embedded', 'processing', ?, 0, 0, 'standard', '{}', NULL, "
-            "false, ?, ?, NULL, NULL, NULL, NULL)",  # runner, lease_until, webhook_url, delivery
+            "false, ?, ?, NULL, NULL, NULL, NULL, NULL)",  # runner, lease_until, webhook_url, delivery, revision
             [job_id, workspace.id, design_id, total, created, created],
         )
 

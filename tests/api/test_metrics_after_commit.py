@@ -68,7 +68,7 @@ def test_a_job_end_that_rolls_back_counts_its_lost_rows_and_refund_once_when_it_
     with service.store.transaction() as cursor:
         cursor.execute(
             "INSERT INTO batch_jobs VALUES (?, ?, ?, 'embedded', 'processing', 4, 0, 0, 'standard', '{}', NULL, "
-            "false, ?, ?, NULL, NULL, ?, NULL)",  # runner, lease_until, webhook_url, delivery
+            "false, ?, ?, NULL, NULL, ?, NULL, NULL)",  # runner, lease_until, webhook_url, delivery, revision
             ["job_lossy", workspace.id, design_id, created, created, "https://127.0.0.1:9/hook"],
         )
     service.batches.rows_done("job_lossy", [RowResult(index=0, ok=True, blob_key="k")])
@@ -125,7 +125,7 @@ def test_an_ended_job_keeps_no_sealed_certificate_nor_document_password(service,
     with service.store.transaction() as cursor:
         cursor.execute(
             "INSERT INTO batch_jobs VALUES (?, ?, ?, 'embedded', 'processing', 1, 0, 0, 'standard', ?, NULL, "
-            "false, ?, ?, NULL, NULL, NULL, NULL)",
+            "false, ?, ?, NULL, NULL, NULL, NULL, NULL)",
             ["job_sealed", workspace.id, design_id, payload.model_dump_json(), created, created],
         )
     service.batches.job_done("job_sealed", "zip-key")

@@ -91,7 +91,7 @@ def test_catalog_add_element_schema_covers_every_type_and_refuses_extras():
     schema = catalog()[0]["args"]
     variants = schema["oneOf"]
     kinds = {schema["$defs"][v["$ref"].split("/")[-1]]["properties"]["type"]["const"] for v in variants}
-    assert kinds == {"text", "image", "table", "shape", "icon", "qr", "barcode"}
+    assert kinds == {"text", "image", "table", "shape", "icon", "qr", "barcode", "chart", "field"}
     text = schema["$defs"]["AddTextArgs"]
     assert text["additionalProperties"] is False and "id" not in text["properties"]
     assert "maxWidth" in schema["$defs"]["TextPosition"]["properties"] or any(

@@ -198,6 +198,8 @@ ELEMENTS = {
     "shape": add("shape", "e", {"x": 40, "y": 40, "w": 40, "h": 40}, {"link": "https://example.org/e"}),
     "icon": add("icon", "e", {"x": 40, "y": 40, "w": 40, "h": 40}, {"iconId": "star", "link": "https://example.org/e"}),
     "qr": add("qr", "e", {"x": 40, "y": 40, "size": 60}, {"content": "x", "link": "https://example.org/e"}),
+    "chart": add("chart", "e", {"x": 40, "y": 40, "w": 200, "h": 120}, {"link": "https://example.org/e"}),
+    "field": add("field", "e", {"x": 40, "y": 40, "w": 120, "h": 24}, {"link": "https://example.org/e"}),
     "barcode": add(
         "barcode", "e", {"x": 40, "y": 40, "w": 120, "h": 40}, {"content": "A-1", "link": "https://example.org/e"}
     ),
