@@ -113,7 +113,7 @@ class Editor:
     # -- layout ------------------------------------------------------------------------
 
     def _layout(self) -> pn.viewable.Viewable:
-        name = pn.widgets.TextInput(value=self.session.name, width=260, css_classes=["dbk-design-name"], margin=(8, 10))
+        name = pn.widgets.TextInput(value=self.session.name, width=200, css_classes=["dbk-design-name"], margin=(8, 10))
         name.param.watch(lambda e: e.new.strip() and self.run(lambda: self.session.rename(e.new.strip())), "value")
         self._name = name
         undo = self._button("Undo", self.undo, "dbk-undo")
@@ -158,14 +158,23 @@ class Editor:
             self._button(f"+ {title}", lambda kind=kind: self.add(kind), f"dbk-add-{kind}")
             for kind, title in geometry.element_kinds()
         ]
-        shortcuts = pn.pane.HTML(
-            "<small>Double-click a text to type in it · Arrows nudge (Shift: 10 pt) · Delete · Ctrl+C / Ctrl+V · "
+        # The keyboard's shortcuts, one line however narrow the editor (the toolbar row keeps its
+        # height, so the canvas below keeps its place); hovering shows them all.
+        keys = (
+            "Double-click a text to type in it · Arrows nudge (Shift: 10 pt) · Delete · Ctrl+C / Ctrl+V · "
             "Ctrl+Z / Ctrl+Shift+Z · Shift-click or drag on the page to select several · Alt-click: the element "
             "below · Alt while dragging: no snapping, Shift: keep the aspect · "
             "Ctrl+D duplicates · Alt+A / H / D align left / centre / right, Alt+W / V / S top / middle / bottom "
-            "(one element: to the page), Alt+Shift+H / V distribute · Ctrl+wheel zooms · right-click: more</small>",
+            "(one element: to the page), Alt+Shift+H / V distribute · Ctrl+wheel zooms · right-click: more"
+        )
+        shortcuts = pn.pane.HTML(
+            f'<small class="dbk-shortcuts" title="{keys}">{keys}</small>',
             margin=(8, 10),
-            sizing_mode="stretch_width",  # wraps where the editor is narrow, as in a notebook
+            min_width=0,
+            sizing_mode="stretch_width",
+            stylesheets=[
+                ".dbk-shortcuts { display: block; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }"
+            ],
         )
         toolbar = pn.Row(*adders, shortcuts, sizing_mode="stretch_width", css_classes=["dbk-toolbar"])
         # Each tab with what fills it: the layer list lives on; the other panels are built
