@@ -229,40 +229,38 @@ class FormFields:
             self._fonts[resource] = (_register_font(canvas, font), font)
         return resource, font
 
+    def _form_xobject(self, w: float, h: float, content: bytes, fonts: Sequence[str]) -> tuple[str, Any]:
+        """An appearance as a form XObject of w x h with its fonts' resources, and the digest that
+        names it: the same look is one object per document."""
+        digest = hashlib.sha1(content + repr((w, h, tuple(fonts))).encode()).hexdigest()[:16]
+        entries: dict[str, Any] = {
+            "Type": rl.pdf_name("XObject"),
+            "Subtype": rl.pdf_name("Form"),
+            "BBox": rl.pdf_array([0, 0, round(w, 3), round(h, 3)]),
+        }
+        if fonts:
+            font_entries = {resource: rl.reference_to(self._fonts[resource][0]) for resource in fonts}
+            entries["Resources"] = rl.dictionary({"Font": rl.dictionary(font_entries)})
+        return digest, rl.form_stream(entries, content)
+
     def appearance(self, canvas: Canvas, w: float, h: float, content: bytes, fonts: Sequence[str] = ()) -> str:
         """The appearance stream (a form XObject of w x h), registered once per document and
         content; its registered name."""
         doc = rl.document_of(canvas)
-        digest = hashlib.sha1(content + repr((w, h, tuple(fonts))).encode()).hexdigest()[:16]
+        digest, stream = self._form_xobject(w, h, content, fonts)
         name = f"DbAppearance.{digest}"
         if not rl.is_registered(doc, name):
-            entries: dict[str, Any] = {
-                "Type": rl.pdf_name("XObject"),
-                "Subtype": rl.pdf_name("Form"),
-                "BBox": rl.pdf_array([0, 0, round(w, 3), round(h, 3)]),
-            }
-            if fonts:
-                font_entries = {resource: rl.reference_to(self._fonts[resource][0]) for resource in fonts}
-                entries["Resources"] = rl.dictionary({"Font": rl.dictionary(font_entries)})
-            rl.reference(doc, rl.form_stream(entries, content), name)
+            rl.reference(doc, stream, name)
         return name
 
     def place_flat(
         self, canvas: Canvas, x: float, y: float, w: float, h: float, content: bytes, fonts: Sequence[str] = ()
     ) -> None:
         """Draw an appearance as page content at (x, y), PDF coordinates of its bottom-left."""
-        digest = hashlib.sha1(content + repr((w, h, tuple(fonts))).encode()).hexdigest()[:16]
+        digest, stream = self._form_xobject(w, h, content, fonts)
         form_name = f"DbFlat{digest}"
         if not canvas.hasForm(form_name):
-            entries: dict[str, Any] = {
-                "Type": rl.pdf_name("XObject"),
-                "Subtype": rl.pdf_name("Form"),
-                "BBox": rl.pdf_array([0, 0, round(w, 3), round(h, 3)]),
-            }
-            if fonts:
-                font_entries = {resource: rl.reference_to(self._fonts[resource][0]) for resource in fonts}
-                entries["Resources"] = rl.dictionary({"Font": rl.dictionary(font_entries)})
-            rl.add_form(canvas, form_name, rl.form_stream(entries, content))
+            rl.add_form(canvas, form_name, stream)
         canvas.saveState()
         canvas.translate(x, y)
         canvas.doForm(form_name)
