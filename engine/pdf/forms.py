@@ -20,8 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from reportlab.lib.rl_accel import fp_str
 from reportlab.pdfgen.canvas import Canvas
 
+from ..design.colors import to_rl
 from ..errors import EngineError
 from ..fonts import form_font as form_fonts
 from ..fonts.form_font import FormFont
@@ -90,13 +92,12 @@ class FieldSpec:
 
 
 def _rgb(color: str) -> str:
-    value = color.lstrip("#")
-    return " ".join(_number(int(value[i : i + 2], 16) / 255) for i in (0, 2, 4))
+    """A hex colour's components as a content stream writes them ("1 .5 0")."""
+    return fp_str(*to_rl(color).rgb())
 
 
 def _number(value: float) -> str:
-    text = f"{value:.3f}".rstrip("0").rstrip(".")
-    return text if text not in ("", "-0") else "0"
+    return fp_str(value)
 
 
 def pdf_literal(data: bytes) -> bytes:
@@ -442,8 +443,7 @@ def _widget_style(look: Look) -> dict[str, Any]:
 
 
 def _components(color: str) -> list[float]:
-    value = color.lstrip("#")
-    return [round(int(value[i : i + 2], 16) / 255, 4) for i in (0, 2, 4)]
+    return [round(component, 4) for component in to_rl(color).rgb()]
 
 
 def _date_actions() -> Any:
