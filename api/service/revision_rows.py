@@ -95,6 +95,7 @@ def revision_not_found(design_id: str, number: object) -> ApiError:
 
 def revision_number(design_id: str, text: str) -> int:
     """A revision number from a path, or 404: revisions are numbered 1, 2, …"""
-    if not text.isascii() or not text.isdigit() or int(text) < 1 or len(text) > 9:
+    # The length first: int() of thousands of digits raises (Python's conversion limit).
+    if not text.isascii() or not text.isdigit() or len(text) > 9 or int(text) < 1:
         raise revision_not_found(design_id, text)
     return int(text)
