@@ -498,7 +498,7 @@ def _draw(node: Any, box: Box, ctx: DrawContext) -> None:
         lines = typeset.wrap(data.title, title, box.w)
         labels.add("\n".join(line.text for line in lines), title, left, top, box.w)
         top += len(lines) * title.leading + size * 0.5
-    entries = _legend_entries(node)
+    entries = _legend_entries(node, formats)
     legend = data.legend if entries else "none"
     later = Labels()  # the legend at the bottom or right, read after the axes
     if legend in ("top", "bottom"):
@@ -524,12 +524,12 @@ def _draw(node: Any, box: Box, ctx: DrawContext) -> None:
 # --- legend -------------------------------------------------------------------------------------------
 
 
-def _legend_entries(node: Any) -> list[tuple[str, str]]:
-    """(colour, name) of each series, or of each slice of a pie or donut."""
+def _legend_entries(node: Any, formats: Formats) -> list[tuple[str, str]]:
+    """(colour, name) of each series, or of each slice of a pie or donut, its category formatted
+    as the slices' labels are (`formats`: the design's language)."""
     if node.data.kind in ROUND_KINDS:
         palette = palette_of(node)
         key = node.data.series[0].key
-        formats = Formats("en")
         return [
             (palette[index % len(palette)], formats.category(row[node.data.x], node.data.axis.x.format))
             for index, row in enumerate(node.data.rows)

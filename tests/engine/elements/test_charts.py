@@ -390,3 +390,12 @@ def test_a_value_far_beyond_a_fixed_axis_end_is_clipped_with_its_line_where_it_w
     for kind in ("line", "area", "bar", "stackedBar"):
         drawn = drawn_paths(render_pdf(chart_design(revenue(kind, tiny, axis={"y": {"max": 0}}, legend="none"))))
         assert all(abs(y) < 14_400 for path in drawn for _, y in path["points"]), kind
+
+
+def test_a_pies_legend_names_its_slices_in_the_designs_language():
+    rows = [{"day": "2026-03-05", "amount": 1500}, {"day": "2026-05-05", "amount": 2500}]
+    data = {"kind": "pie", "x": "day", "series": [{"key": "amount"}], "rows": rows, "legend": "right"}
+    data["axis"] = {"x": {"format": "MMMM"}}
+    tree = build([action("set_metadata", language="de")], chart_design(data))
+    text = pdf_text(render_pdf(tree))[0]
+    assert "März" in text and "March" not in text
