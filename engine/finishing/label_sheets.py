@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..design.paper import PAPER_SIZES, PaperSize, shown_points
 from ..errors import EngineError, LimitExceeded
+from ..media.pdf_pages import visible_box
 from ..pdf.splice import SplicedDocument, SplicedPage
 
 MM = 72 / 25.4
@@ -331,7 +332,7 @@ def _pikepdf_sheets(documents: list[bytes], geometry: SheetGeometry, cut_marks: 
     for data in documents:
         source = pikepdf.open(io.BytesIO(data))
         sources.append(source)
-        for source_page in source.pages:
+        for number, source_page in enumerate(source.pages, start=1):
             slot = count % geometry.cells
             if slot == 0:
                 if page is not None:
@@ -344,7 +345,7 @@ def _pikepdf_sheets(documents: list[bytes], geometry: SheetGeometry, cut_marks: 
             assert page is not None
             form = _form(sheets, source, source_page)
             box = tuple(float(v) for v in form.BBox)
-            placed.append(_placing(geometry, slot, box, source_page.index + 1))  # type: ignore[arg-type]
+            placed.append(_placing(geometry, slot, box, number))  # type: ignore[arg-type]
             page.Resources.XObject[f"/L{slot}"] = form
             count += 1
     if page is None:
@@ -377,7 +378,7 @@ def _form(sheets: pikepdf.Pdf, source: pikepdf.Pdf, page: pikepdf.Page) -> pikep
         # walks what it copies: one walk a label, not two).
         contents.Type = pikepdf.Name.XObject
         contents.Subtype = pikepdf.Name.Form
-        contents.BBox = pikepdf.Array([float(v) for v in own.get("/CropBox", own.MediaBox)])
+        contents.BBox = pikepdf.Array(visible_box(page))  # corners in order, within the MediaBox
         contents.Resources = own.Resources
         return sheets.copy_foreign(contents)
     return sheets.copy_foreign(page.as_form_xobject(handle_transformations=True))
