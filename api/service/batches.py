@@ -46,7 +46,7 @@ from ..plans import BATCH_GENERATE
 from ..settings import URL_LIFETIME, positive_seconds_from_env
 from ..store import Store
 from .accounts import Accounts
-from .common import Workspace, decode_row_cursor, encode_row_cursor, iso, new_id, now
+from .common import Workspace, decode_number_cursor, encode_number_cursor, iso, new_id, now
 from .designs import Designs
 from .finishing import checked_rows as finishing_checked_rows
 from .media import Media
@@ -245,7 +245,7 @@ class Batches:
         `limit` means "come back later"); once it has ended, it is null on the last page."""
         *job, _ = self._job(ws, job_id)  # 404 for another workspace's job, 403 without the feature
         status, total = job[3], job[4]
-        after = decode_row_cursor(query.cursor) if query.cursor else -1  # every row up to it was listed
+        after = decode_number_cursor(query.cursor) if query.cursor else -1  # every row up to it was listed
         # The status is read before the rows: a job that ends meanwhile has only more rows recorded,
         # and a row once recorded never changes, so rows below the first gap are final.
         ended = status in JOB_ENDED
@@ -271,11 +271,11 @@ class Batches:
             for index, ok, error, key in page
         ]
         if len(found) > query.limit:
-            next_cursor: str | None = encode_row_cursor(page[-1][0])
+            next_cursor: str | None = encode_number_cursor(page[-1][0])
         elif ended:
             next_cursor = None
         else:  # every row below the first gap was seen (under this filter): resume at the gap
-            next_cursor = encode_row_cursor(max(after, listed_below - 1))
+            next_cursor = encode_number_cursor(max(after, listed_below - 1))
         return {"items": items, "nextCursor": next_cursor}
 
     def _first_unrecorded_row(self, job_id: str) -> int:

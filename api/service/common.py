@@ -82,18 +82,19 @@ def decode_cursor(cursor: str) -> tuple[dt.datetime, str]:
         raise validation("cursor is not one this API returned; pass nextCursor back unchanged") from exc
 
 
-def encode_row_cursor(row_index: int) -> str:
-    """A cursor over a batch's rows, which are ordered by their index (never reused)."""
-    return base64.urlsafe_b64encode(json.dumps(["row", row_index]).encode()).decode().rstrip("=")
+def encode_number_cursor(number: int, kind: str = "row") -> str:
+    """A cursor over items ordered by a number that is never reused: a batch's rows by their
+    index ("row"), a design's revisions by theirs ("revision")."""
+    return base64.urlsafe_b64encode(json.dumps([kind, number]).encode()).decode().rstrip("=")
 
 
-def decode_row_cursor(cursor: str) -> int:
+def decode_number_cursor(cursor: str, kind: str = "row") -> int:
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
-        kind, row_index = json.loads(base64.urlsafe_b64decode(padded))
-        if kind != "row" or not isinstance(row_index, int):
+        found, number = json.loads(base64.urlsafe_b64decode(padded))
+        if found != kind or not isinstance(number, int):
             raise ValueError(cursor)
-        return row_index
+        return number
     except (ValueError, TypeError) as exc:
         raise validation("cursor is not one this API returned; pass nextCursor back unchanged") from exc
 

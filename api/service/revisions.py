@@ -4,33 +4,16 @@ The rows themselves are written with each save (revision_rows.py, Designs)."""
 
 from __future__ import annotations
 
-import base64
-import json
 from typing import Any
 
 from engine import DesignTree
 from engine.design.diff import differences
 
-from ..errors import validation
 from ..models import PublishBody, RevisionListQuery
 from ..store import Store
-from .common import Workspace, iso
+from .common import Workspace, decode_number_cursor, encode_number_cursor, iso
 from .designs import Designs
 from .revision_rows import revision_not_found, revision_number, unpacked
-
-
-def encode_revision_cursor(number: int) -> str:
-    return base64.urlsafe_b64encode(json.dumps(["revision", number]).encode()).decode().rstrip("=")
-
-
-def decode_revision_cursor(cursor: str) -> int:
-    try:
-        kind, number = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        if kind != "revision" or not isinstance(number, int):
-            raise ValueError(cursor)
-        return number
-    except (ValueError, TypeError) as exc:
-        raise validation("cursor is not one this API returned; pass nextCursor back unchanged") from exc
 
 
 class Revisions:
@@ -46,7 +29,7 @@ class Revisions:
         params: list[Any] = [design_id]
         if query.cursor:
             sql += " AND revision < ?"
-            params.append(decode_revision_cursor(query.cursor))
+            params.append(decode_number_cursor(query.cursor, "revision"))
         rows = self.store.all(sql + " ORDER BY revision DESC LIMIT ?", [*params, query.limit + 1])
         items = [
             {
@@ -58,7 +41,7 @@ class Revisions:
             }
             for number, created, source, summary in rows[: query.limit]
         ]
-        next_cursor = encode_revision_cursor(items[-1]["revision"]) if len(rows) > query.limit else None
+        next_cursor = encode_number_cursor(items[-1]["revision"], "revision") if len(rows) > query.limit else None
         return {"items": items, "nextCursor": next_cursor}
 
     def tree_json(self, ws: Workspace, design_id: str, number_text: str) -> str:
@@ -89,7 +72,9 @@ class Revisions:
         """The published revision and what the latest tree (the draft) changes against it
         (engine.design.diff.differences): what publishing the latest would change."""
         (latest, published, tree_json), changes = self.designs.row_of(ws, design_id), None
-        if published is not None:
+        if published == latest:  # the latest is published: nothing to read or compare
+            changes = {"added": [], "removed": [], "changed": [], "other": []}
+        elif published is not None:
             before = DesignTree.model_validate_json(self.stored_tree(design_id, published))
             changes = differences(before, DesignTree.model_validate_json(tree_json))
         differs = changes is not None and any(changes.values())
