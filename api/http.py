@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from tornado.ioloop import IOLoop
 from tornado.web import HTTPError, RequestHandler
 
+from .blocking import WouldWait, without_waiting
 from .errors import ApiError, unreachable
 from .renderers import TaskCancelled
 from .service.common import Workspace
@@ -53,11 +54,15 @@ class EnvelopeHandler(RequestHandler):
     async def admit(self, service: Service, executor: Executor) -> None:
         """The caller's workspace from its X-API-Key, and one token of its rate limit
         (api.ratelimit): every answer then carries the RateLimit-* headers; past the limit,
-        429 RATE_LIMITED with Retry-After. On a thread: on PostgreSQL the key is a query and a
-        shared bucket a Redis round trip, and the event loop must not wait on either."""
-        self.workspace, decision = await IOLoop.current().run_in_executor(
-            executor, service.admit, self.request.headers.get("X-API-Key")
-        )
+        429 RATE_LIMITED with Retry-After. On the event loop when the key's workspace is
+        remembered and the limit kept here; else on a thread: on PostgreSQL the key is a query and
+        a shared bucket a Redis round trip, and the event loop must not wait on either (api.blocking)."""
+        key = self.request.headers.get("X-API-Key")
+        try:
+            with without_waiting():
+                self.workspace, decision = service.admit(key)
+        except WouldWait:
+            self.workspace, decision = await IOLoop.current().run_in_executor(executor, service.admit, key)
         if decision is None:
             return
         self.rate_headers = decision.headers()

@@ -89,6 +89,9 @@ class Operation:
     # Reads and checks a whole design tree here (up to 5 MB of texts to parse): runs on the
     # tree threads, so it never holds a thread that authenticates requests (issue 31, item 3).
     checks_tree: bool = False
+    # Usually answered from what this process remembers (GET /me): tried on the event loop
+    # first, on a thread only when it would wait (api.blocking). Read-only calls alone.
+    from_memory: bool = False
 
 
 @dataclass(frozen=True)
@@ -161,6 +164,7 @@ OPERATIONS: list[Operation] = [
         "The workspace behind the API key: plan, features and credits",
         lambda s, ws, c: s.accounts.me(ws),
         response=m.Me,
+        from_memory=True,
     ),
     Operation(
         "rotate_webhook_secret",

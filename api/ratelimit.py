@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
+from .blocking import may_wait
+
 log = logging.getLogger("docbench.ratelimit")
 
 REDIS_PREFIX = "docbench:ratelimit:"
@@ -125,6 +127,7 @@ class RedisBuckets:
     def take(self, workspace_id: str) -> Decision:
         from redis.exceptions import RedisError
 
+        may_wait("the shared rate limit")
         with self._lock:
             down_until = self._down_until
         if down_until is not None and time.monotonic() < down_until:

@@ -15,6 +15,7 @@ from tornado.httputil import HTTPFile, HTTPInputError, parse_body_arguments
 from tornado.ioloop import IOLoop
 from tornado.web import stream_request_body
 
+from ..blocking import WouldWait, without_waiting
 from ..errors import ApiError, unreachable, validation
 from ..http import EnvelopeHandler, envelope, error_envelope
 from ..operations import Call, Executors, Operation, UploadedFile, parse_model
@@ -132,9 +133,7 @@ class OperationHandler(EnvelopeHandler):
         call.cancel = self.cancel
         key = self.request.headers.get(KEY_HEADER) if operation.method in IDEMPOTENT_METHODS else None
         if key is None:
-            result = await IOLoop.current().run_in_executor(
-                self.executors.pick(operation), operation.run, self.service, self.workspace, call
-            )
+            result = await self._run(operation, call)
             self.set_status(operation.status)
             self.finish(result if operation.raw else envelope(result))
             return
@@ -154,6 +153,18 @@ class OperationHandler(EnvelopeHandler):
         if replayed:
             self.set_header(REPLAYED_HEADER, "true")
         self.finish(answer.body)
+
+    async def _run(self, operation: Operation, call: Call) -> object:
+        """The operation's result: on the event loop when it is answered from memory, else on its threads."""
+        if operation.from_memory:
+            try:
+                with without_waiting():
+                    return operation.run(self.service, self.workspace, call)
+            except WouldWait:
+                pass  # it needs the database after all
+        return await IOLoop.current().run_in_executor(
+            self.executors.pick(operation), operation.run, self.service, self.workspace, call
+        )
 
     def _answer(self, operation: Operation, call: Call) -> Answer:
         """The operation run (on a thread), its answer or its refusal as it would be sent."""

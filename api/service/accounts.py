@@ -15,8 +15,10 @@ from typing import Any
 from ..errors import ApiError, validation
 from ..metrics import Metrics
 from ..plans import PLANS, USE_API_KEYS
+from ..postings import BalanceShort, Posting
 from ..store import Store
 from .common import Workspace, checked_name, new_id, now
+from .remembered import Remembered
 
 KEY_PREFIX = "dbk_live_"
 # Every request authenticates; a key's workspace is remembered this long. Plans change
@@ -44,8 +46,12 @@ def hash_key(key: str) -> str:
 
 def _check_covered(amount: int, available: int) -> None:
     if available < amount:
-        plural = "s" if amount != 1 else ""
-        raise ApiError("INSUFFICIENT_CREDITS", f"this needs {amount} credit{plural} and the workspace has {available}")
+        raise _insufficient(amount, available)
+
+
+def _insufficient(amount: int, available: int) -> ApiError:
+    plural = "s" if amount != 1 else ""
+    return ApiError("INSUFFICIENT_CREDITS", f"this needs {amount} credit{plural} and the workspace has {available}")
 
 
 def _may_use_api(workspace: Workspace) -> Workspace:
@@ -62,6 +68,7 @@ class Accounts:
         # CLI or another server revokes a key or changes a plan without telling this process.
         self._auth_cache_seconds = AUTH_CACHE_SECONDS if store.single_writer_process else 0.0
         self._auth_guard = threading.Lock()
+        self._secrets: Remembered[str] = Remembered(store)
 
     def create_workspace(self, name: str, plan: str = "pro", credits: int = 100) -> tuple[Workspace, str]:
         """A new workspace with its first API key (returned once, stored hashed)."""
@@ -292,8 +299,10 @@ class Accounts:
     # workspace's row by every entry's own transaction, so reading it costs one row.
 
     def balance(self, workspace_id: str, cursor=None) -> int:
-        query = "SELECT credits FROM workspaces WHERE id = ?"
-        row = (cursor or self.store.cursor()).execute(query, [workspace_id]).fetchone()
+        """The balance; inside a transaction, as `cursor`'s transaction sees it."""
+        if cursor is None:
+            return self.store.balance(workspace_id)
+        row = cursor.execute("SELECT credits FROM workspaces WHERE id = ?", [workspace_id]).fetchone()
         return int(row[0]) if row else 0
 
     def add_credits(self, workspace_id: str, amount: int, reason: str = "grant") -> int:
@@ -318,6 +327,19 @@ class Accounts:
         with self.store.transaction() as cursor:
             self.debit(cursor, workspace_id, amount, reason, reference)
             yield cursor
+        self.count_debit(reason, amount)
+
+    def charge(
+        self, workspace_id: str, amount: int, reason: str, reference: str, rows: tuple[tuple[str, tuple], ...] = ()
+    ) -> None:
+        """Spend `amount` credits together with `rows` (what is paid for, api.postings), durably
+        before returning, or raise 402 (nothing spent, nothing written). Concurrent charges are
+        committed in groups: the commonest write of the service (a generate's) costs a fraction
+        of a transaction of its own."""
+        try:
+            self.store.post(Posting(workspace_id, -amount, new_id("cr"), reason, reference, now(), rows))
+        except BalanceShort as short:
+            raise _insufficient(amount, short.available) from None
         self.count_debit(reason, amount)
 
     def debit(self, cursor, workspace_id: str, amount: int, reason: str, reference: str) -> None:
@@ -368,6 +390,9 @@ class Accounts:
     def webhook_secret(self, workspace_id: str) -> str:
         """The key of the workspace's webhook signatures (extensions.md 8). A workspace made
         before migration 11 gets one on first use: the UPDATE keeps whichever process's wins."""
+        return self._secrets.get(workspace_id, lambda: self._webhook_secret(workspace_id))
+
+    def _webhook_secret(self, workspace_id: str) -> str:
         row = self.store.one("SELECT webhook_secret FROM workspaces WHERE id = ?", [workspace_id])
         if row is not None and row[0]:
             return row[0]

@@ -17,6 +17,7 @@ from ..errors import design_not_found, validation
 from ..models import NAME_MAX_LENGTH, CreateDesignBody, DuplicateDesignBody, ListQuery, PatchTreeBody, UpdateDesignBody
 from ..store import Store
 from .common import Workspace, iso, new_id, newest_first, now
+from .remembered import Remembered
 from .revision_rows import KEEP_REVISIONS, Source, record, revision_not_found, summary_of, unpacked
 
 if TYPE_CHECKING:
@@ -52,6 +53,8 @@ class Designs:
         # Tree patches on one design run one at a time, so none is lost (read, apply, write).
         self._locks: dict[str, threading.Lock] = defaultdict(threading.Lock)
         self._locks_guard = threading.Lock()
+        # Trees are as large as a 10 MB body makes them: the rows kept are bounded by their text too.
+        self._render_rows: Remembered[dict] = Remembered(store, 256, lambda row: len(row["tree"]))
 
     def _lock(self, design_id: str) -> threading.Lock:
         with self._locks_guard:
@@ -302,17 +305,21 @@ class Designs:
         self, ws: Workspace, design_id: str, revision: int | Literal["latest", "published"] = "latest"
     ) -> dict:
         """The design's row, with its workspace's images version (`media_version`, bumped when
-        an asset's bytes are replaced, by any process) and balance read in the same query: what
-        a preview cache entry is keyed by, and whether a generation can be paid for, for no
-        extra round trip.
+        an asset's bytes are replaced, by any process) read in the same query: what a preview
+        cache entry is keyed by. Remembered between requests while nothing is written
+        (api.service.remembered): every generate and preview reads it.
 
         `revision` picks the tree (extensions.md 16): "latest" (the saved tree: previews),
         "published" (generate and batch: the published revision, the latest until there is
         one) or a number. Another revision's tree comes in the same query."""
+        load = lambda: self._row_for_render(ws, design_id, revision)  # noqa: E731
+        return self._render_rows.get((ws.id, design_id, revision), load)
+
+    def _row_for_render(self, ws: Workspace, design_id: str, revision: int | Literal["latest", "published"]) -> dict:
         wanted = None if revision == "latest" else "d.published_revision" if revision == "published" else "?"
         params: list[Any] = [] if wanted != "?" else [revision]
         row = self.store.one(
-            "SELECT d.name, d.tree, d.modified_at, w.media_version, w.credits, d.revision, r.revision, r.tree "
+            "SELECT d.name, d.tree, d.modified_at, w.media_version, d.revision, r.revision, r.tree "
             "FROM designs d JOIN workspaces w ON w.id = d.workspace_id "
             "LEFT JOIN design_revisions r ON r.design_id = d.id "
             f"AND r.revision = {wanted or 'NULL'} AND r.revision <> d.revision "
@@ -321,7 +328,7 @@ class Designs:
         )
         if row is None:
             raise design_not_found(design_id)
-        name, tree_json, modified, media_version, credits, latest, other, other_tree = row
+        name, tree_json, modified, media_version, latest, other, other_tree = row
         number, cache_key = latest, design_id
         if other is not None:  # an older revision: never changes, so its time is not its key
             number, tree_json, modified, cache_key = other, unpacked(other_tree), None, f"{design_id}@{other}"
@@ -332,7 +339,6 @@ class Designs:
             "tree": tree_json,
             "modified_at": modified,
             "media_version": media_version,
-            "credits": credits,
             "revision": number,
             "cache_key": cache_key,  # what the parsed tree is cached by (generation._Revisions)
         }

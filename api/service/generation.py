@@ -171,7 +171,7 @@ class Generation:
         tree = self.revisions.of(row["cache_key"], row).tree
         values = checked_values(tree, body.data)
         self.media.require_images(ws, tree, values)
-        self.accounts.require_credits(1, row["credits"])
+        self.accounts.require_credits(1, self.accounts.balance(ws.id))
         profile = body.pdfProfile or DEFAULT_PDF_PROFILE
         finishing = checked_finishing(body.finishing(), profile)
         output = checked_output(body.output, profile, body, tree)
@@ -194,20 +194,9 @@ class Generation:
         generation_id, created = new_id("gen"), now()
         filename = pdf_filename(row["name"], key.rsplit(".", 1)[1])  # the key's extension: its content type
         # spec: the debit and the generation record commit together, or neither does.
-        with self.accounts.spend(ws.id, 1, "generate", generation_id) as cursor:
-            cursor.execute(
-                "INSERT INTO generations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    generation_id,
-                    ws.id,
-                    design_id,
-                    filename,
-                    key,
-                    profile,
-                    created,
-                    created + dt.timedelta(seconds=URL_LIFETIME),
-                ],
-            )
+        expires = created + dt.timedelta(seconds=URL_LIFETIME)
+        record = (generation_id, ws.id, design_id, filename, key, profile, created, expires)
+        self.accounts.charge(ws.id, 1, "generate", generation_id, rows=(("generations", record),))
         return {
             "generationId": generation_id,
             "designId": design_id,

@@ -26,6 +26,7 @@ from ..renderers import Renderers
 from ..settings import ASSET_LIMIT, UPLOAD_LIMIT, URL_LIFETIME, Settings
 from ..store import Store
 from .common import Workspace, checked_name, iso, new_id, newest_first, now
+from .remembered import Remembered
 from .values import image_values
 
 COLUMNS = "id, kind, name, mime_type, file_size, width, height, thumbnail_key, is_placeholder, created_at, page_count"
@@ -89,6 +90,7 @@ class Media:
         self.signer = signer
         self.settings = settings
         self.renderers = renderers
+        self._render_keys: Remembered[str | None] = Remembered(store, 4096)
 
     # Records
 
@@ -235,7 +237,11 @@ class Media:
     # Rendering
 
     def _render_key(self, ws: Workspace, ref: str) -> str | None:
-        """The blob key of the bytes drawn for a ref of this workspace, or None."""
+        """The blob key of the bytes drawn for a ref of this workspace, or None; remembered
+        while nothing is written (api.service.remembered): every render asks it of every image."""
+        return self._render_keys.get((ws.id, ref), lambda: self._read_render_key(ws, ref))
+
+    def _read_render_key(self, ws: Workspace, ref: str) -> str | None:
         scheme, _, media_id = ref.partition(":")
         row = self.store.one(
             "SELECT render_key FROM media WHERE id = ? AND workspace_id = ? AND kind = ?",
