@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import linecache
 import os
 import re
 import shutil
@@ -117,7 +118,7 @@ class Load:
     p99_ms: float
 
 
-def wrk(url: str, script: Path, connections: int, seconds: float) -> Load:
+def wrk(url: str, script: Path, connections: int, seconds: int) -> Load:
     """Run wrk against `url` and read its figures; any non-2xx/3xx answer or socket error fails."""
     threads = 1 if connections == 1 else 2
     done = subprocess.run(
@@ -125,7 +126,7 @@ def wrk(url: str, script: Path, connections: int, seconds: float) -> Load:
             WRK,
             f"-t{threads}",
             f"-c{connections}",
-            f"-d{seconds:g}s",
+            f"-d{seconds}s",
             "--timeout",
             "10s",
             "--latency",
@@ -276,10 +277,10 @@ class Bench:
     """The loads of one run: their scripts in one temp dir, a row number that only goes up (every
     generate request of the run renders a row of its own), the durations."""
 
-    def __init__(self, directory: Path, seconds: float, expected_per_s: float) -> None:
+    def __init__(self, directory: Path, seconds: int, expected_per_s: float) -> None:
         self.directory = directory
         self.seconds = seconds
-        self.warm_up = 2.0
+        self.warm_up = 2
         self.next_row = 0
         self.scripts = 0
         # Enough bodies that a measured load never sends one twice at the rate the engine makes.
@@ -335,7 +336,7 @@ def measure_tree(tree: Tree, bench: Bench, postgres, profile: Profiler | None) -
                 with profile.recording(server.process.pid, f"generate c{connections}"):
                     url = f"{server.api}/designs/{design_id}/generate"
                     script = bench._script(generate_script(server.key, bench._rows(bench.bodies)))
-                    wrk(url, script, connections, profile.seconds + 1.5)
+                    wrk(url, script, connections, profile.seconds + 2)
     finally:
         server.stop()
     if isinstance(postgres, str):
@@ -357,45 +358,93 @@ def measure_tree(tree: Tree, bench: Bench, postgres, profile: Profiler | None) -
 
 # --- py-spy ------------------------------------------------------------------------------------
 
-# Leaf frames of a thread that waits rather than works: the event loop's select, a thread
-# pool's idle workers, threading waits (a request waiting on its render), a pipe to a render
-# process, sleeps. Left out of the shares.
+# A thread waits rather than works when its leaf frame is one of these (method, file): the
+# event loop's select, a thread pool's idle workers (the queue's get is C, so the leaf is
+# `_worker`), threading waits (a request waiting on its render, the background loops), a pipe
+# to a render process; or when the leaf's line is a blocking call made in C (a lock taken by
+# `with`, an acquire, a sleep), which py-spy shows as the Python line that called it.
 IDLE_LEAVES = {
     ("select", "selectors.py"),
     ("poll", "selectors.py"),
-    ("get", "queue.py"),
     ("_worker", "thread.py"),
+    ("get", "queue.py"),
     ("wait", "threading.py"),
     ("_wait_for_tstate_lock", "threading.py"),
+    ("wait", "connection.py"),
     ("poll", "connection.py"),
     ("_poll", "connection.py"),
     ("_recv", "connection.py"),
-    ("wait", "connection.py"),
-    ("select", "selectors.py"),
-    ("sleep", "time"),
 }
-_FRAME = re.compile(r"^(?P<function>.*) \((?P<file>[^():]*)(?::\d+)?\)$")
+BLOCKING_LINE = re.compile(r"^\s*with\b[^:]*lock\b|\.acquire\(|\bsleep\(")
+# Frames every stack of a thread passes through (thread and event loop start-up, the CLI's
+# entry): in the stack of nearly every sample, they would crowd the table saying nothing.
+ENTRY_FRAMES = {
+    ("Thread._bootstrap", "threading.py"),
+    ("Thread._bootstrap_inner", "threading.py"),
+    ("Thread.run", "threading.py"),
+    ("_worker", "concurrent/futures/thread.py"),
+    ("_WorkItem.run", "concurrent/futures/thread.py"),
+    ("_run_module_as_main", "<frozen runpy>"),
+    ("_run_code", "<frozen runpy>"),
+    ("<module>", "workbench/cli/__main__.py"),
+    ("main", "workbench/cli/commands.py"),
+    ("serve", "workbench/cli/commands.py"),
+    ("run", "asyncio/runners.py"),
+    ("Runner.run", "asyncio/runners.py"),
+    ("BaseEventLoop.run_until_complete", "asyncio/base_events.py"),
+    ("BaseEventLoop.run_forever", "asyncio/base_events.py"),
+}
+SAMPLES_PER_S = 500
+_FRAME = re.compile(r"^(?P<function>.*) \((?P<file>[^():]*)(?::(?P<line>\d+))?\)$")
 
 
-def _frame(text: str) -> tuple[str, str]:
-    """py-spy's `function (path:line)` as (function, short path)."""
-    match = _FRAME.match(text)
-    if match is None:
-        return text, ""
-    path = match.group("file")
-    for prefix in (str(ROOT) + "/", "site-packages/", "lib/python3"):
-        if prefix in path:
-            path = path.split(prefix, 1)[1]
-            if prefix == "lib/python3":
-                path = path.split("/", 1)[1] if "/" in path else path
-    return match.group("function"), path
+@dataclass(frozen=True)
+class Frame:
+    """One of py-spy's `function (path:line)` frames."""
+
+    function: str  # a method as Class.method
+    path: str  # as py-spy gave it
+    line: int
+
+    @classmethod
+    def parse(cls, text: str) -> Frame:
+        match = _FRAME.match(text)
+        if match is None:
+            return cls(text, "", 0)
+        return cls(match.group("function"), match.group("file"), int(match.group("line") or 0))
+
+    @property
+    def short_path(self) -> str:
+        """The path from the project's root, a site-packages dir or the standard library's."""
+        path = self.path
+        if path.startswith(str(ROOT) + "/"):
+            return path[len(str(ROOT)) + 1 :]
+        if "site-packages/" in path:
+            return path.split("site-packages/", 1)[1]
+        stdlib = re.search(r"/lib/python3[.\d]*/(.*)$", path)
+        return stdlib.group(1) if stdlib else path
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.function, self.short_path
+
+    def label(self) -> str:
+        """`Class.method (file.py)`, with the line's code when that is what blocks."""
+        code = linecache.getline(self.path, self.line).strip() if self.line else ""
+        where = f"{Path(self.path).name}:{self.line} `{code}`" if BLOCKING_LINE.search(code) else Path(self.path).name
+        return f"{self.function} ({where})"
+
+    def waits(self) -> bool:
+        if (self.function.rsplit(".", 1)[-1], Path(self.path).name) in IDLE_LEAVES:
+            return True
+        return bool(self.line and BLOCKING_LINE.search(linecache.getline(self.path, self.line)))
 
 
 class Profiler:
     """py-spy at 500 samples/s on a running server's web process (not its render processes),
     without stopping it; each recording read back into shares of the samples."""
 
-    def __init__(self, directory: Path, seconds: float) -> None:
+    def __init__(self, directory: Path, seconds: int) -> None:
         self.directory = directory
         self.seconds = seconds
         self.reports: dict[str, dict] = {}
@@ -414,7 +463,7 @@ class Profiler:
                 self.binary,
                 "record",
                 "-r",
-                "500",
+                str(SAMPLES_PER_S),
                 "-f",
                 "raw",
                 "--nonblocking",
@@ -436,7 +485,7 @@ class Profiler:
         if spy.returncode != 0 or not raw.exists():
             self.reports[name] = {"skipped": f"py-spy failed: {output.decode(errors='replace').strip()[-300:]}"}
             return
-        self.reports[name] = shares(raw.read_text())
+        self.reports[name] = {**shares(raw.read_text()), "seconds": self.seconds}
 
 
 def shares(raw: str) -> dict:
@@ -447,27 +496,25 @@ def shares(raw: str) -> dict:
     own: Counter[tuple[str, str]] = Counter()
     working = 0
     for line in raw.splitlines():
-        stack, _, count = line.rpartition(" ")
-        if not stack or not count.isdigit():
+        stack, _, counted = line.rpartition(" ")
+        if not stack or not counted.isdigit():
             continue
-        frames = [_frame(frame) for frame in stack.split(";")]
+        count = int(counted)
+        frames = [Frame.parse(text) for text in stack.split(";")]
         leaf = frames[-1]
-        if leaf in IDLE_LEAVES or (leaf[0], Path(leaf[1]).name) in IDLE_LEAVES:
-            idle[f"{leaf[0]} ({Path(leaf[1]).name})"] += int(count)
+        if leaf.waits():
+            idle[leaf.label()] += count
             continue
-        working += int(count)
-        own[leaf] += int(count)
-        for frame in set(frames):
-            inclusive[frame] += int(count)
-    top = (
-        [
-            {"function": function, "file": path, "inclusive": n / working, "own": own[(function, path)] / working}
-            for (function, path), n in inclusive.most_common(25)
-        ]
-        if working
-        else []
-    )
-    return {"samples": working, "idle_samples": sum(idle.values()), "idle": dict(idle.most_common(5)), "top": top}
+        working += count
+        own[leaf.key] += count
+        for key in {frame.key for frame in frames}:
+            inclusive[key] += count
+    ranked = [(key, n) for key, n in inclusive.most_common() if key not in ENTRY_FRAMES][:25]
+    top = [
+        {"function": function, "file": path, "inclusive": n / working, "own": own[(function, path)] / working}
+        for (function, path), n in ranked
+    ]
+    return {"samples": working, "idle_samples": sum(idle.values()), "idle": dict(idle.most_common(4)), "top": top}
 
 
 def print_profile(reports: dict[str, dict]) -> None:
@@ -477,7 +524,11 @@ def print_profile(reports: dict[str, dict]) -> None:
             print(f"not recorded: {report['skipped']}")
             continue
         idle = ", ".join(f"{leaf} {n}" for leaf, n in report["idle"].items())
-        print(f"{report['samples']} working samples; {report['idle_samples']} idle left out ({idle})")
+        busy = report["samples"] / (SAMPLES_PER_S * report["seconds"])
+        print(
+            f"{report['samples']} samples of work ({busy:.2f} threads at a time); "
+            f"{report['idle_samples']} of waits left out (most: {idle})"
+        )
         print(f"  {'incl':>6} {'own':>6}  function")
         for row in report["top"]:
             print(f"  {row['inclusive']:>6.1%} {row['own']:>6.1%}  {row['function']}  ({row['file']})")
@@ -560,8 +611,8 @@ def main() -> None:
     with ExitStack() as stack:
         directory = Path(tempfile.mkdtemp(prefix="docbench-bench-wrk-"))
         stack.callback(shutil.rmtree, directory, ignore_errors=True)
-        bench = Bench(directory, 3.0 if args.quick else 8.0, engine_before)
-        profile = Profiler(directory, 6.0) if args.profile else None
+        bench = Bench(directory, 3 if args.quick else 8, engine_before)
+        profile = Profiler(directory, 6) if args.profile else None
         reason = missing_reason()
         postgres: PostgresServer | str = reason if reason else PostgresServer(durable=True)
         if not isinstance(postgres, str):
