@@ -286,21 +286,21 @@ class Bench:
         # Enough bodies that a measured load never sends one twice at the rate the engine makes.
         self.bodies = int(expected_per_s * seconds * 1.5) + 100
 
-    def _script(self, text: str) -> Path:
+    def script(self, text: str) -> Path:
         self.scripts += 1
         path = self.directory / f"load{self.scripts}.lua"
         path.write_text(text)
         return path
 
-    def _rows(self, count: int) -> range:
+    def rows(self, count: int) -> range:
         rows = range(self.next_row, self.next_row + count)
         self.next_row += count
         return rows
 
     def generate(self, server: TreeServer, design_id: str, connections: int) -> Load:
         url = f"{server.api}/designs/{design_id}/generate"
-        warm = self._script(generate_script(server.key, self._rows(self.bodies // 3)))
-        measured = self._script(generate_script(server.key, self._rows(self.bodies)))
+        warm = self.script(generate_script(server.key, self.rows(self.bodies // 3)))
+        measured = self.script(generate_script(server.key, self.rows(self.bodies)))
         try:
             wrk(url, warm, connections, self.warm_up)
             return wrk(url, measured, connections, self.seconds)
@@ -311,48 +311,61 @@ class Bench:
             raise
 
     def get(self, server: TreeServer, path: str, connections: int) -> Load:
-        script = self._script(get_script(server.key))
+        script = self.script(get_script(server.key))
         wrk(f"{server.api}{path}", script, connections, self.warm_up)
         return wrk(f"{server.api}{path}", script, connections, self.seconds)
 
 
-def measure_tree(tree: Tree, bench: Bench, postgres, profile: Profiler | None) -> dict[str, dict[str, Load] | str]:  # noqa: ANN001
-    """The tree's figures by store: DuckDB (generate 1 and 8, /me 8 and 1) and PostgreSQL
-    (generate 1 and 8), or why PostgreSQL was not measured."""
-    tree.check_imports()
-    print(f"measuring {tree.label} ...", file=sys.stderr, flush=True)
-    figures: dict[str, dict[str, Load] | str] = {}
-    server = TreeServer(tree)
-    try:
-        design_id = author_certificate(server)
-        figures["duckdb"] = {
-            "generate c1": bench.generate(server, design_id, 1),
-            "generate c8": bench.generate(server, design_id, 8),
-            "GET /me c8": bench.get(server, "/me", 8),
-            "GET /me c1": bench.get(server, "/me", 1),
-        }
-        if profile is not None:
-            for connections in (1, 8):
-                with profile.recording(server.process.pid, f"generate c{connections}"):
-                    url = f"{server.api}/designs/{design_id}/generate"
-                    script = bench._script(generate_script(server.key, bench._rows(bench.bodies)))
-                    wrk(url, script, connections, profile.seconds + 2)
-    finally:
-        server.stop()
-    if isinstance(postgres, str):
-        figures["postgresql"] = postgres
-        return figures
-    database_url = postgres.fresh_database(migrated=False)  # the tree's own code makes its schema
-    server = TreeServer(tree, database_url)
-    try:
-        design_id = author_certificate(server)
-        figures["postgresql"] = {
-            "generate c1": bench.generate(server, design_id, 1),
-            "generate c8": bench.generate(server, design_id, 8),
-        }
-    finally:
-        server.stop()
-        postgres.drop_database(database_url)
+# What is measured on each store, in this order: (name, request, connections).
+MEASUREMENTS = {
+    "duckdb": [
+        ("generate c1", "generate", 1),
+        ("generate c8", "generate", 8),
+        ("GET /me c8", "/me", 8),
+        ("GET /me c1", "/me", 1),
+    ],
+    "postgresql": [("generate c1", "generate", 1), ("generate c8", "generate", 8)],
+}
+
+
+def measure(trees: list[Tree], bench: Bench, postgres, profile: Profiler | None) -> dict[str, dict]:  # noqa: ANN001
+    """Each tree's figures by store (or why PostgreSQL was not measured). On each store every
+    tree's server runs at once, and each measurement is taken of one tree after the other: the
+    load that the machine's other work puts on the cores changes by the minute, and would
+    otherwise fall on one tree's figures more than on the other's."""
+    for tree in trees:
+        tree.check_imports()
+    figures: dict[str, dict] = {tree.label: {} for tree in trees}
+    for store, measurements in MEASUREMENTS.items():
+        if store == "postgresql" and isinstance(postgres, str):
+            for tree in trees:
+                figures[tree.label][store] = postgres
+            continue
+        with ExitStack() as stack:
+            served = []
+            for tree in trees:
+                database_url = None
+                if store == "postgresql":
+                    database_url = postgres.fresh_database(migrated=False)  # the tree's own code makes its schema
+                    stack.callback(postgres.drop_database, database_url)
+                server = TreeServer(tree, database_url)
+                stack.callback(server.stop)
+                served.append((tree, server, author_certificate(server)))
+            for name, request, connections in measurements:
+                for tree, server, design_id in served:
+                    print(f"{tree.label}, {store}: {name} ...", file=sys.stderr, flush=True)
+                    if request == "generate":
+                        load = bench.generate(server, design_id, connections)
+                    else:
+                        load = bench.get(server, request, connections)
+                    figures[tree.label].setdefault(store, {})[name] = load
+            if profile is not None and store == "duckdb":
+                _, server, design_id = next(entry for entry in served if entry[0].path == ROOT)
+                for connections in (1, 8):
+                    with profile.recording(server.process.pid, f"generate c{connections}"):
+                        url = f"{server.api}/designs/{design_id}/generate"
+                        script = bench.script(generate_script(server.key, bench.rows(bench.bodies)))
+                        wrk(url, script, connections, profile.seconds + 2)
     return figures
 
 
@@ -607,7 +620,7 @@ def main() -> None:
     from tests.postgres import PostgresServer, missing_reason
 
     runs = 150 if args.quick else 400
-    engine_before = engine_rate(runs, first=10_000_000)
+    engine_before = engine_rate(runs, first=500_000)
     with ExitStack() as stack:
         directory = Path(tempfile.mkdtemp(prefix="docbench-bench-wrk-"))
         stack.callback(shutil.rmtree, directory, ignore_errors=True)
@@ -620,10 +633,8 @@ def main() -> None:
         trees = [Tree("this checkout", ROOT)]
         if args.baseline:
             trees.insert(0, stack.enter_context(baseline_tree(args.baseline)))
-        measured = {
-            tree.label: measure_tree(tree, bench, postgres, profile if tree.path == ROOT else None) for tree in trees
-        }
-    engine_after = engine_rate(runs, first=20_000_000)
+        measured = measure(trees, bench, postgres, profile)
+    engine_after = engine_rate(runs, first=600_000)
     engine_per_s = max(engine_before, engine_after)
     engine_ms = 1000 / engine_per_s
     print(
