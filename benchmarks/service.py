@@ -10,7 +10,7 @@ generator, so the client costs little of the machine's CPU): POST /designs/:id/g
 and with 8 connections, GET /me with 8 and 1; then the two generate loads again on a server
 over a durable PostgreSQL (commits fsynced, as in production). Each request body is a
 certificate row of its own, as the engine's figure renders rows of their own; a 2 s warm-up
-precedes each measured load, and any response that is not 2xx fails the run (a 402 would fake
+precedes each measured load, and any answer that is not 2xx or 3xx fails the run (a 402 would fake
 speed). The engine's single-process `render_pdf` rate is measured in this process before and
 after the servers ran (the faster of the two is the reference). Printed: a table of every
 figure with its ratio to the engine, issue 41's goal and PASS/MISS, and with `--baseline` the
