@@ -44,7 +44,7 @@ test: $(call installed,test)
 	$(PY) -m pytest -m alone
 
 bench: $(call installed,bench)
-	@scripts/provision.sh redis-server postgresql chromium
+	@scripts/provision.sh redis-server postgresql chromium wrk
 	$(PY) -m benchmarks.render
 	$(PY) -m benchmarks.typst
 	$(PY) -m benchmarks.computed
@@ -54,6 +54,7 @@ bench: $(call installed,bench)
 	$(PY) -m benchmarks.profile --quick
 	$(PY) -m benchmarks.finishing
 	$(PY) -m benchmarks.api
+	$(PY) -m benchmarks.service --baseline 0c07d55 --profile
 	$(PY) -m benchmarks.revisions
 	$(PY) -m benchmarks.batch
 	$(PY) -m benchmarks.editor
