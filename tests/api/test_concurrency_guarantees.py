@@ -105,8 +105,13 @@ class Deployment:
         return Settings(data_dir=self.data_dir, database_url=self.database_url, render_processes=1)
 
     def start(self) -> None:
-        for server in self.servers:
-            server.start()
+        self._start(self.servers)
+
+    def _start(self, servers: list[Server]) -> None:
+        """Started side by side: a start is mostly waiting for imports."""
+        with ThreadPoolExecutor(max_workers=len(self.servers)) as pool:
+            for started in [pool.submit(server.start) for server in servers]:
+                started.result()
 
     def stop(self) -> None:
         for server in self.servers:
@@ -128,9 +133,7 @@ class Deployment:
             yield service
         finally:
             service.close()
-            for server in self.servers:
-                if server.process is None or server.process.poll() is not None:
-                    server.start()
+            self._start([s for s in self.servers if s.process is None or s.process.poll() is not None])
 
     def server_for(self, client: int) -> Server:
         """Clients dealt over the servers in turn."""
