@@ -5,8 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import secrets
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,9 +19,6 @@ from .common import Workspace, checked_name, new_id, now
 from .remembered import Remembered
 
 KEY_PREFIX = "dbk_live_"
-# Every request authenticates; a key's workspace is remembered this long. Plans change
-# only through the CLI, with the server stopped, and revocation here clears the entry.
-AUTH_CACHE_SECONDS = 10.0
 # A workbench sign-in lasts this long from its start, unless it is ended sooner.
 BROWSER_SESSION_DAYS = 14
 SIGNED_OUT = "this browser session has ended (signed out, or its API key was revoked); sign in again"
@@ -63,11 +58,10 @@ class Accounts:
     def __init__(self, store: Store, metrics: Metrics | None = None):
         self.store = store
         self.metrics = metrics or Metrics()
-        self._auth_cache: dict[str, tuple[float, Workspace]] = {}
-        # Only a store no other process writes may be cached: on a shared one (PostgreSQL) the
-        # CLI or another server revokes a key or changes a plan without telling this process.
-        self._auth_cache_seconds = AUTH_CACHE_SECONDS if store.single_writer_process else 0.0
-        self._auth_guard = threading.Lock()
+        # Every request authenticates: a key's workspace is remembered until anything is written
+        # (a revocation, a plan changed), and on a store other processes write (PostgreSQL: the
+        # CLI or another server revokes a key without telling this one) never (api.service.remembered).
+        self._callers: Remembered[Workspace] = Remembered(store)
         self._secrets: Remembered[str] = Remembered(store)
 
     def create_workspace(self, name: str, plan: str = "pro", credits: int = 100) -> tuple[Workspace, str]:
@@ -128,8 +122,6 @@ class Accounts:
                 "AND key_id IN (SELECT id FROM api_keys WHERE key_hash = ?)",
                 [now(), digest],
             )
-        with self._auth_guard:
-            self._auth_cache.pop(digest, None)
         return bool(found)
 
     def _insert_key(self, cursor, workspace_id: str) -> str:
@@ -145,21 +137,17 @@ class Accounts:
         if not key:
             raise ApiError("UNAUTHORIZED", "send your workspace API key in the X-API-Key header")
         digest = hash_key(key)
-        with self._auth_guard:
-            cached = self._auth_cache.get(digest)
-        if cached is not None and cached[0] > time.monotonic():
-            return cached[1]
+        return self._callers.get(digest, lambda: self._caller(digest))
+
+    def _caller(self, digest: str) -> Workspace:
         row = self.store.one(
             "SELECT w.id, w.name, w.plan FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id "
             "WHERE k.key_hash = ? AND k.revoked_at IS NULL",
             [digest],
         )
-        if row is None:
+        if row is None:  # not remembered: an unknown key costs a query each time, and fills nothing
             raise ApiError("UNAUTHORIZED", "this API key is not valid (unknown or revoked)")
-        workspace = Workspace(*row)
-        with self._auth_guard:
-            self._auth_cache[digest] = (time.monotonic() + self._auth_cache_seconds, workspace)
-        return workspace
+        return Workspace(*row)
 
     # Who may call the API: one rule for every face.
 
@@ -291,8 +279,6 @@ class Accounts:
         self.get_workspace(workspace_id)
         with self.store.transaction() as cursor:
             cursor.execute("UPDATE workspaces SET plan = ? WHERE id = ?", [plan, workspace_id])
-        with self._auth_guard:
-            self._auth_cache.clear()
         return self.get_workspace(workspace_id)
 
     # Credits: a ledger, so a balance is a sum anyone can audit; the sum is kept in the
