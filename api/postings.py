@@ -5,20 +5,19 @@ from every request thread at once. Writing each in a transaction of its own cost
 render on the embedded DuckDB (a statement costs it about half a millisecond, however small),
 and on PostgreSQL one commit's disk flush per PDF. So postings are committed in groups:
 
-- `GroupCommit` (both stores): whoever finds no commit running takes every posting waiting and
-  commits them in one transaction; the others wait for it, and the first of them still waiting
-  afterwards leads the next group. One posting alone is committed at once (no timer, no
-  thread hop); eight at once share one transaction and one flush to disk.
-- `Journal` (DuckDB only): a posting is first appended to a journal file and flushed to disk
-  (a fraction of a millisecond), which makes it durable before the answer; the journal's
-  postings reach the tables in groups, in the background and before anything else reads or
-  writes the database (`DuckDBStore`), so every read still sees every posting answered. After
-  a crash the postings not yet in the tables are read back from the journal when the database
-  is opened; each carries its ledger line's id, so none is applied twice.
-
-Balances stay exact either way: a group checks each posting against the balance as the
-postings before it in the group left it, under the workspaces' row locks (PostgreSQL), or
-under the one writer's lock (DuckDB, where this process is the only writer).
+- `GroupCommit` (PostgreSQL): whoever finds no commit running takes every posting waiting and
+  commits them in one transaction, sent in one round trip; the others wait for it, and the first
+  of them still waiting afterwards leads the next group. One posting alone is committed at once
+  (no timer, no thread hop); eight at once share one transaction and one flush to disk. Each
+  posting is one statement that moves the balance only if it stays at or above zero, under the
+  workspace's row lock, so balances stay exact with any number of processes.
+- `Journal` (DuckDB): a posting is checked against the balance this process keeps (it is the
+  database's only writer), appended to a journal file and flushed to disk (a fraction of a
+  millisecond; postings made at once share a flush), which makes it durable before the answer.
+  The journal's postings reach the tables in groups, in the background and before anything
+  else reads or writes the database (`DuckDBStore`), so every read still sees every posting
+  answered. After a crash the postings not yet in the tables are read back from the journal
+  when the database is opened; each carries its ledger line's id, so none is applied twice.
 """
 
 from __future__ import annotations
@@ -35,8 +34,9 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-# The tables a posting may add rows to: append-only records of what was paid for.
-POSTED_TABLES = {"generations": 8}  # table -> its column count
+# The tables a posting may add rows to: append-only records of what was paid for, with their
+# columns' types (PostgreSQL's single-statement posting names them: api.store).
+POSTED_TABLES = {"generations": ("varchar",) * 6 + ("timestamp",) * 2}
 
 
 class BalanceShort(Exception):
@@ -62,7 +62,7 @@ class Posting:
 
     def __post_init__(self) -> None:
         for table, values in self.rows:
-            if POSTED_TABLES.get(table) != len(values):
+            if len(POSTED_TABLES.get(table, ())) != len(values):
                 raise ValueError(f"a posting cannot insert {len(values)} values into {table}")
 
     def to_json(self) -> str:
@@ -87,40 +87,33 @@ def _decoded(value: Any) -> Any:
     return dt.datetime.fromisoformat(value["t"]) if isinstance(value, dict) else value
 
 
-def write_postings(
-    cursor: Any, postings: list[Posting], balances: dict[str, int] | None
-) -> list[BaseException | None]:
-    """Insert the postings that `balances` (each workspace's, as its locked row holds it; the
-    dict is moved along) cover, inside the caller's transaction: their ledger lines, rows and
-    the balances kept in the workspaces' rows. One outcome per posting: None (written) or the
-    BalanceShort that refused it. `balances` None: every posting was checked already."""
-    outcomes: list[BaseException | None] = []
-    written: list[Posting] = []
+def write_postings(cursor: Any, postings: list[Posting]) -> None:
+    """Insert postings already checked against the balance (DuckDB's journal: api.store) inside
+    the caller's transaction: their ledger lines, rows and the balances kept in the workspaces' rows."""
+    if not postings:
+        return
+    lines = [(p.ledger_id, p.workspace_id, p.delta, p.reason, p.reference, p.at) for p in postings]
+    _insert(cursor, "credit_ledger", lines)
+    for table in POSTED_TABLES:
+        _insert(cursor, table, [values for p in postings for name, values in p.rows if name == table])
     moved: dict[str, int] = {}
     for posting in postings:
-        if balances is not None:
-            available = balances.get(posting.workspace_id, 0)
-            if available + posting.delta < 0:
-                outcomes.append(BalanceShort(available))
-                continue
-            balances[posting.workspace_id] = available + posting.delta
         moved[posting.workspace_id] = moved.get(posting.workspace_id, 0) + posting.delta
-        written.append(posting)
-        outcomes.append(None)
-    if written:
-        cursor.executemany(
-            "INSERT INTO credit_ledger VALUES (?, ?, ?, ?, ?, ?)",
-            [[p.ledger_id, p.workspace_id, p.delta, p.reason, p.reference, p.at] for p in written],
-        )
-        for table, columns in POSTED_TABLES.items():
-            rows = [list(values) for p in written for name, values in p.rows if name == table]
-            if rows:
-                placeholders = ", ".join("?" * columns)
-                cursor.executemany(f"INSERT INTO {table} VALUES ({placeholders})", rows)
     for workspace_id, delta in sorted(moved.items()):
         if delta:
             cursor.execute("UPDATE workspaces SET credits = credits + ? WHERE id = ?", [delta, workspace_id])
-    return outcomes
+
+
+# Rows per INSERT: one statement of many rows costs DuckDB about what two rows cost it apart.
+ROWS_PER_INSERT = 200
+
+
+def _insert(cursor: Any, table: str, rows: list[tuple[Any, ...]]) -> None:
+    for start in range(0, len(rows), ROWS_PER_INSERT):
+        chunk = rows[start : start + ROWS_PER_INSERT]
+        marks = "(" + ", ".join("?" * len(chunk[0])) + ")"
+        values = [value for row in chunk for value in row]
+        cursor.execute(f"INSERT INTO {table} VALUES {', '.join([marks] * len(chunk))}", values)
 
 
 @dataclass

@@ -24,9 +24,11 @@ class Settings:
     # postgresql://user:password@host:port/db: PostgreSQL instead of the data dir's DuckDB file.
     database_url: str | None = field(default_factory=lambda: os.environ.get("DOCBENCH_DATABASE_URL") or None)
     api_threads: int = 4  # threads for API calls that do not render (renders have their own)
-    # Processes that draw generations, previews and uploaded images (architecture: "renderers").
+    # Processes that draw generations, previews and uploaded images (architecture: "renderers"):
+    # one more than the cores, so that no core waits while the web process hands a process that
+    # has just finished its next render (measured: 8 clients' generates x1.09 on 2 cores).
     render_processes: int = field(
-        default_factory=lambda: int(os.environ.get("DOCBENCH_RENDER_PROCESSES") or os.cpu_count() or 1)
+        default_factory=lambda: int(os.environ.get("DOCBENCH_RENDER_PROCESSES") or (os.cpu_count() or 1) + 1)
     )
     # Fetching https:// image sources from private addresses is refused; tests that
     # serve images on loopback turn this on.

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from .blocking import may_wait
-from .postings import BalanceShort, GroupCommit, Journal, Posting, write_postings
+from .postings import POSTED_TABLES, BalanceShort, GroupCommit, Journal, Posting, write_postings
 
 if TYPE_CHECKING:
     from .settings import Settings
@@ -440,7 +440,7 @@ class DuckDBStore(Store):
         cursor = self.cursor()
         cursor.execute("BEGIN TRANSACTION")
         try:
-            write_postings(cursor, postings, None)  # each was checked against the balance it posted on
+            write_postings(cursor, postings)  # each was checked against the balance it posted on
         except BaseException:
             cursor.execute("ROLLBACK")
             raise
@@ -581,14 +581,28 @@ class PostgresStore(Store):
         self._postings.post(posting)
 
     def _commit_postings(self, postings: list[Posting]) -> list[BaseException | None]:
-        """A group of postings in one transaction, under their workspaces' row locks (taken in
-        the order of their ids, as every group takes them, so two groups never deadlock)."""
-        with self.transaction() as cursor:
-            workspaces = sorted({p.workspace_id for p in postings})
-            locked = cursor.execute(
-                "SELECT id, credits FROM workspaces WHERE id = ANY(?) ORDER BY id FOR UPDATE", [workspaces]
-            ).fetchall()
-            return write_postings(cursor, postings, {row[0]: int(row[1]) for row in locked})
+        """A group of postings in one transaction sent in one round trip (psycopg's pipeline):
+        each posting is one statement that moves its workspace's balance only if it stays at or
+        above zero, taking the row's lock, and inserts its ledger line and rows only if it did.
+        The statements go in the order of the workspaces' ids, as in every group, so two groups
+        (in two processes) never wait on each other's locks in a circle."""
+        order = sorted(range(len(postings)), key=lambda i: postings[i].workspace_id)
+        outcomes: list[BaseException | None] = [None] * len(postings)
+        with self._connection() as connection, connection.transaction():
+            with connection.pipeline():
+                sent = []
+                for i in order:
+                    cursor = connection.cursor()
+                    cursor.execute(*_posting_statement(postings[i]))
+                    sent.append((i, cursor))
+            refused = [i for i, cursor in sent if cursor.fetchone() is None]
+            if refused:  # the balances they found, for the answer's message
+                ids = sorted({postings[i].workspace_id for i in refused})
+                found = connection.execute("SELECT id, credits FROM workspaces WHERE id = ANY(%s)", [ids]).fetchall()
+                balances = {row[0]: int(row[1]) for row in found}
+                for i in refused:
+                    outcomes[i] = BalanceShort(balances.get(postings[i].workspace_id, 0))
+        return outcomes
 
     def cursor(self) -> Any:
         return _PooledReader(self)
@@ -662,6 +676,32 @@ class PostgresStore(Store):
 
     def close(self) -> None:
         self._pool.close()
+
+
+def _posting_statement(posting: Posting) -> tuple[str, list[Any]]:
+    """One posting as one PostgreSQL statement (PostgresStore._commit_postings): its SQL and
+    parameters. It returns a row when the posting was made, none when the balance was short."""
+    tables = tuple(table for table, _ in posting.rows)
+    params: list[Any] = [posting.delta, posting.workspace_id, posting.delta]
+    params += [posting.ledger_id, posting.delta, posting.reason, posting.reference, posting.at]
+    for _, values in posting.rows:
+        params += values
+    return _posting_sql(tables), params
+
+
+@functools.lru_cache(maxsize=16)
+def _posting_sql(tables: tuple[str, ...]) -> str:
+    def typed(types: tuple[str, ...]) -> str:
+        return ", ".join(f"%s::{kind}" for kind in types)
+
+    parts = [
+        "WITH moved AS (UPDATE workspaces SET credits = credits + %s WHERE id = %s AND credits + %s >= 0 RETURNING id)",
+        ", line AS (INSERT INTO credit_ledger SELECT %s::varchar, moved.id, %s::integer, %s::varchar, %s::varchar, "
+        "%s::timestamp FROM moved)",
+    ]
+    for number, table in enumerate(tables):
+        parts.append(f", row{number} AS (INSERT INTO {table} SELECT {typed(POSTED_TABLES[table])} FROM moved)")
+    return "".join(parts) + " SELECT 1 FROM moved"
 
 
 class _PooledReader:

@@ -1,6 +1,6 @@
 """The embedded back-end: rows render in the web process's render processes.
 
-The same processes that draw generations and previews (api.renderers, one per core by
+The same processes that draw generations and previews (api.renderers, one more than the cores by
 default, `--render-processes`): a batch uses every core, a server never runs more render
 processes than it was given (not one set for renders and another for batches), and the
 pool's turns are taken per owner, so a long batch delays another caller's generate by at

@@ -88,7 +88,7 @@ class Service:
         else:
             from ..jobs.embedded import EmbeddedBackend
 
-            # Rows render in the same processes as generations and previews (one set per core).
+            # Rows render in the same processes as generations and previews (one set per server).
             self.batches.backend = EmbeddedBackend(
                 self.blobs.location, self.batches, self.renderers.pool, server_secret(self.settings)
             )
