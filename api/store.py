@@ -11,7 +11,10 @@ process (DuckDB admits one writer process), one cursor per thread (a DuckDB conn
 not thread-safe; its cursors are), and every write inside `transaction()`, which also
 serialises writers in this process. Serialising writes costs little here (they are small)
 and rules out DuckDB's optimistic-concurrency conflicts, so two debits can never both read
-the same balance. `lock_row` has nothing left to do.
+the same balance. `lock_row` has nothing left to do. Postings (api.postings) go to a journal
+beside the file first and reach the tables in groups; every read and transaction applies the
+waiting ones before it runs. `data_version` counts the transactions: what the service remembers
+of the database (api.service.remembered) holds while it stays the same.
 
 `PostgresStore` (`--database-url postgresql://...`): a psycopg 3 `ConnectionPool`, any
 number of processes on any machines. The `?` placeholders are translated to psycopg's `%s`
@@ -25,7 +28,9 @@ statement, sees the first one's committed line) and two
 workspaces never wait for each other. SERIALIZABLE would need every write path to be
 retried on a serialization failure, including those that have written blobs or rendered a
 PDF before committing; a row lock makes the conflict a short wait instead and needs no retry
-loop. A tree patch locks its design's row for its read-apply-write the same way.
+loop. A tree patch locks its design's row for its read-apply-write the same way. A generate's
+debit (a posting, api.postings) needs no read first: its one statement moves the balance only
+if it stays at or above zero, and the UPDATE takes the row's lock itself.
 Migrations are applied in one transaction under `pg_advisory_xact_lock`, so two processes
 starting at once apply them once.
 

@@ -435,7 +435,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--render-processes",
         type=int,
         default=None,
-        help="processes that render generations, previews and uploads (DOCBENCH_RENDER_PROCESSES; one more than the cores)",
+        help="processes that render generations, previews and uploads "
+        "(DOCBENCH_RENDER_PROCESSES; one more than the cores)",
     )
     p.add_argument(
         "--rate-limit",
