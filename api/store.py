@@ -50,7 +50,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -339,6 +339,9 @@ class DuckDBStore(Store):
         self.path = path
         self._local = threading.local()
         self._write_lock = threading.RLock()
+        # Postings (api.postings) take this one only, never the write lock: a group being written
+        # into the tables (milliseconds) must not hold up a posting (a fraction of one).
+        self._post_lock = threading.RLock()
         self._version = 0  # data_version: bumped after every transaction
         # Postings (api.postings): durable in the journal, then applied to the tables in groups.
         # This process is the database's only writer, so the balances it keeps are exact.
@@ -362,7 +365,8 @@ class DuckDBStore(Store):
     @contextmanager
     def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
         may_wait("a database transaction")
-        with self._write_lock:
+        # No posting meanwhile either: a transaction may read and move a balance (a grant, a batch's debit).
+        with self._write_lock, self._post_lock:
             self._apply_pending()  # a transaction reads and writes after every posting answered
             cursor = self.cursor()
             cursor.execute("BEGIN TRANSACTION")
@@ -394,21 +398,22 @@ class DuckDBStore(Store):
         if kept is not None:
             return kept
         may_wait("a database read")
-        with self._write_lock:
+        with self._post_lock:
             return self._kept_balance(workspace_id)
 
     def _kept_balance(self, workspace_id: str) -> int:
-        """The balance this process keeps for postings, read once (the write lock held)."""
+        """The balance this process keeps for postings, read once (the posting lock held): the
+        table's, which holds the postings written so far, and those still waiting."""
         kept = self._balances.get(workspace_id)
         if kept is None:
-            self._apply_pending()
             row = self.cursor().execute("SELECT credits FROM workspaces WHERE id = ?", [workspace_id]).fetchone()
-            kept = self._balances[workspace_id] = int(row[0]) if row else 0
+            waiting = sum(p.delta for p in self._pending if p.workspace_id == workspace_id)
+            kept = self._balances[workspace_id] = (int(row[0]) if row else 0) + waiting
         return kept
 
     def post(self, posting: Posting) -> None:
         may_wait("a posting")
-        with self._write_lock:
+        with self._post_lock:
             available = self._kept_balance(posting.workspace_id)
             if available + posting.delta < 0:
                 raise BalanceShort(available)
@@ -432,16 +437,21 @@ class DuckDBStore(Store):
                 self._apply_pending()
 
     def _apply_pending(self) -> None:
-        """The journal's postings into the tables, in one transaction (the write lock held). On
-        failure they stay pending (and in the journal): the next read or start tries again."""
-        if not self._pending:
-            return
-        group, upto = list(self._pending), self._journal.rotate()
-        self._write_postings(group)
-        del self._pending[: len(group)]
+        """The journal's postings into the tables, in one transaction (the write lock held).
+        Postings go on meanwhile; the commit and their leaving the waiting list are one step
+        for a balance read (`_kept_balance`). On failure they stay waiting (and in the journal):
+        the next read or start tries again."""
+        with self._post_lock:
+            if not self._pending:
+                return
+            group, upto = list(self._pending), self._journal.rotate()
+        self._write_postings(group, lambda: self._applied(group))
         self._journal.applied(upto)
 
-    def _write_postings(self, postings: list[Posting]) -> None:
+    def _applied(self, group: list[Posting]) -> None:
+        del self._pending[: len(group)]
+
+    def _write_postings(self, postings: list[Posting], committed: Callable[[], None] = lambda: None) -> None:
         cursor = self.cursor()
         cursor.execute("BEGIN TRANSACTION")
         try:
@@ -449,7 +459,9 @@ class DuckDBStore(Store):
         except BaseException:
             cursor.execute("ROLLBACK")
             raise
-        cursor.execute("COMMIT")
+        with self._post_lock:
+            cursor.execute("COMMIT")
+            committed()
 
     def _recover(self) -> None:
         """Postings a crash left in the journal only, into the tables (once: by ledger id)."""
@@ -465,7 +477,7 @@ class DuckDBStore(Store):
         self._journal.applied(self._journal.rotate())
 
     def _start_applier(self) -> None:
-        with self._write_lock:
+        with self._post_lock:
             if self._applier is not None or self._closing:
                 return
             self._applier = threading.Thread(target=self._apply_in_background, name="postings", daemon=True)
@@ -488,7 +500,7 @@ class DuckDBStore(Store):
         self._wake.set()
         if self._applier is not None:
             self._applier.join(timeout=10)
-        with self._write_lock:
+        with self._write_lock, self._post_lock:
             self._apply_pending()
             self._journal.close()
             self._journal.applied(self._journal.number)
