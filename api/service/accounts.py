@@ -352,8 +352,8 @@ class Accounts:
 
     @staticmethod
     def require_credits(amount: int, balance: int) -> None:
-        """A cheap check before expensive work, on a balance read with what the work needed
-        anyway (Designs.row_for_render); the debit checks again in its transaction."""
+        """A cheap check before expensive work (`balance`: kept in memory on DuckDB, one row on
+        PostgreSQL); the debit checks again as it is made (`charge`, or `debit` in a transaction)."""
         _check_covered(amount, balance)
 
     def _ledger(self, cursor, workspace_id: str, delta: int, reason: str, reference: str | None) -> None:
