@@ -25,7 +25,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import IO
 
 import httpx
 
@@ -41,6 +43,34 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def start_serve(
+    data_dir: Path, args: Sequence[str], cwd: Path = ROOT, env: dict[str, str] | None = None, wait: float = 60
+) -> tuple[subprocess.Popen, IO[bytes], str]:
+    """`docbench serve` of the code in `cwd` on a free loopback port over `data_dir` with `args`,
+    once it answers /health: its process, its log (open, in the data dir) and its API's URL.
+    RuntimeError with the log's end when it stops or does not answer within `wait` seconds."""
+    port = free_port()
+    api = f"http://127.0.0.1:{port}/api/v1"
+    log = open(data_dir / "server.log", "wb")  # noqa: SIM115 (the caller closes it)
+    command = [sys.executable, "-m", "workbench.cli", "serve", "--port", str(port), "--data-dir", str(data_dir), *args]
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=log, stderr=log)
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            if httpx.get(f"{api}/health", timeout=1).status_code == 200:
+                return process, log, api
+        except httpx.HTTPError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            log.close()
+            tail = (data_dir / "server.log").read_text(errors="replace")[-3000:]
+            raise RuntimeError(f"the server of {cwd} did not start:\n{tail}")
+        time.sleep(0.05)  # the server is still starting; poll again
+
+
 class Server:
     def __init__(self, *args: str, key: str | None = None) -> None:
         """A server with a data dir of its own; given the `key` of a workspace already in the
@@ -53,33 +83,7 @@ class Server:
             _, key = service.accounts.create_workspace("bench", "pro", 100_000)
             service.close()
         self.key = key
-        self.port = free_port()
-        self.api = f"http://127.0.0.1:{self.port}/api/v1"
-        self.log = open(self.data_dir / "server.log", "wb")  # noqa: SIM115 (closed in stop)
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "workbench.cli",
-                "serve",
-                "--port",
-                str(self.port),
-                "--data-dir",
-                str(self.data_dir),
-                *args,
-            ],
-            cwd=ROOT,
-            stdout=self.log,
-            stderr=self.log,
-        )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{self.api}/health", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.05)  # the server is still starting; poll again
-        raise RuntimeError("the server did not start")
+        self.process, self.log, self.api = start_serve(self.data_dir, args)
 
     def client(self) -> httpx.Client:
         return httpx.Client(base_url=self.api, headers={"X-API-Key": self.key}, timeout=60)

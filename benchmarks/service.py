@@ -31,7 +31,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -40,7 +39,7 @@ from pathlib import Path
 
 import httpx
 
-from benchmarks.api import author_certificate, engine_rate, free_port
+from benchmarks.api import author_certificate, engine_rate, start_serve
 from workbench import samples
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -230,38 +229,10 @@ class TreeServer:
             *store,
         )
         self.key = json.loads(made.stdout)["apiKey"]
-        self.port = free_port()
-        self.api = f"http://127.0.0.1:{self.port}/api/v1"
-        self.log = open(self.data_dir / "server.log", "wb")  # noqa: SIM115 (closed in stop)
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "workbench.cli",
-                "serve",
-                "--port",
-                str(self.port),
-                "--data-dir",
-                str(self.data_dir),
-                *store,
-            ],
-            cwd=tree.path,
-            env=tree.env(),
-            stdout=self.log,
-            stderr=self.log,
-        )
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{self.api}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                self._end()
-                log = (self.data_dir / "server.log").read_text(errors="replace")[-3000:]
-                raise RuntimeError(f"the server of {tree.label} did not start:\n{log}")
-            time.sleep(0.05)  # the server is still starting; poll again
+        try:
+            self.process, self.log, self.api = start_serve(self.data_dir, store, cwd=tree.path, env=tree.env())
+        except RuntimeError as exc:
+            raise RuntimeError(f"{tree.label}: {exc}") from None
 
     def client(self) -> httpx.Client:
         return httpx.Client(base_url=self.api, headers={"X-API-Key": self.key}, timeout=60)
