@@ -28,7 +28,6 @@ from .accounts import Accounts, hash_key
 
 FOLDER = "revocations"
 POLL_SECONDS = 0.25
-RECENT_NS = 2_000_000_000  # a folder time within this of now may hide a second change in its clock tick
 ANSWER_WAIT = 10.0  # how long the command waits for a running server, by default
 CLAIMED_WAIT = 5.0  # a claimed request is answered within milliseconds; this is slack
 _DIGEST = re.compile(r"[0-9a-f]{64}")
@@ -96,15 +95,8 @@ class RevocationInbox:
             self._thread.join(timeout=5)
 
     def _run(self) -> None:
-        seen = None
         while not self._stop.wait(POLL_SECONDS):
             try:
-                # The folder's time changes when a request is dropped in (or withdrawn): looked
-                # into only then, and while that time is too recent to tell a later drop from it.
-                changed = os.stat(self.folder).st_mtime_ns
-                if changed == seen and time.time_ns() - changed > RECENT_NS:
-                    continue
-                seen = changed
                 self.process()
             except unreachable() as outage:  # not a bug: one line a try, no traceback
                 log.error("answering key revocation requests failed (%s)", str(outage).strip())
