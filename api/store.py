@@ -273,8 +273,12 @@ class Store:
         Postings made at once are committed in groups."""
         raise NotImplementedError
 
-    def balance(self, workspace_id: str) -> int:
-        """The workspace's credits as every posting answered so far left them (0 when unknown)."""
+    def balance(self, workspace_id: str, as_read: int | None = None) -> int:
+        """The workspace's credits as every posting answered so far left them (0 when unknown).
+        `as_read`: the balance the caller read a moment ago with another row (a design's, for a
+        render): answered as it is, rather than asked again, by a store that keeps no balances."""
+        if as_read is not None:
+            return as_read
         row = self.one("SELECT credits FROM workspaces WHERE id = ?", [workspace_id])
         return int(row[0]) if row else 0
 
@@ -393,7 +397,8 @@ class DuckDBStore(Store):
     def data_version(self) -> int | None:
         return self._version
 
-    def balance(self, workspace_id: str) -> int:
+    def balance(self, workspace_id: str, as_read: int | None = None) -> int:
+        # Its own, exact and at hand: a balance read with a remembered row may be an old one.
         kept = self._balances.get(workspace_id)  # one dict read: no lock needed to look
         if kept is not None:
             return kept

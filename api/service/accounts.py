@@ -284,10 +284,11 @@ class Accounts:
     # Credits: a ledger, so a balance is a sum anyone can audit; the sum is kept in the
     # workspace's row by every entry's own transaction, so reading it costs one row.
 
-    def balance(self, workspace_id: str, cursor=None) -> int:
-        """The balance; inside a transaction, as `cursor`'s transaction sees it."""
+    def balance(self, workspace_id: str, cursor=None, as_read: int | None = None) -> int:
+        """The balance; inside a transaction, as `cursor`'s transaction sees it. `as_read`: one
+        read a moment ago with another row (Store.balance)."""
         if cursor is None:
-            return self.store.balance(workspace_id)
+            return self.store.balance(workspace_id, as_read)
         row = cursor.execute("SELECT credits FROM workspaces WHERE id = ?", [workspace_id]).fetchone()
         return int(row[0]) if row else 0
 
@@ -352,8 +353,9 @@ class Accounts:
 
     @staticmethod
     def require_credits(amount: int, balance: int) -> None:
-        """A cheap check before expensive work (`balance`: kept in memory on DuckDB, one row on
-        PostgreSQL); the debit checks again as it is made (`charge`, or `debit` in a transaction)."""
+        """A cheap check before expensive work (`balance`: kept in memory on DuckDB, read with
+        the design's row on PostgreSQL); the debit checks again as it is made (`charge`, or
+        `debit` in a transaction)."""
         _check_covered(amount, balance)
 
     def _ledger(self, cursor, workspace_id: str, delta: int, reason: str, reference: str | None) -> None:

@@ -305,9 +305,11 @@ class Designs:
         self, ws: Workspace, design_id: str, revision: int | Literal["latest", "published"] = "latest"
     ) -> dict:
         """The design's row, with its workspace's images version (`media_version`, bumped when
-        an asset's bytes are replaced, by any process) read in the same query: what a preview
-        cache entry is keyed by. Remembered between requests while nothing is written
-        (api.service.remembered): every generate and preview reads it.
+        an asset's bytes are replaced, by any process) and balance read in the same query: what a
+        preview cache entry is keyed by, and whether a generation can be paid for, for no extra
+        round trip. Remembered between requests while nothing is written (api.service.remembered):
+        every generate and preview reads it; a posting does not move the version, so a remembered
+        row's `credits` may be higher than the balance now (Store.balance knows which to believe).
 
         `revision` picks the tree (extensions.md 16): "latest" (the saved tree: previews),
         "published" (generate and batch: the published revision, the latest until there is
@@ -319,7 +321,7 @@ class Designs:
         wanted = None if revision == "latest" else "d.published_revision" if revision == "published" else "?"
         params: list[Any] = [] if wanted != "?" else [revision]
         row = self.store.one(
-            "SELECT d.name, d.tree, d.modified_at, w.media_version, d.revision, r.revision, r.tree "
+            "SELECT d.name, d.tree, d.modified_at, w.media_version, w.credits, d.revision, r.revision, r.tree "
             "FROM designs d JOIN workspaces w ON w.id = d.workspace_id "
             "LEFT JOIN design_revisions r ON r.design_id = d.id "
             f"AND r.revision = {wanted or 'NULL'} AND r.revision <> d.revision "
@@ -328,7 +330,7 @@ class Designs:
         )
         if row is None:
             raise design_not_found(design_id)
-        name, tree_json, modified, media_version, latest, other, other_tree = row
+        name, tree_json, modified, media_version, credits, latest, other, other_tree = row
         number, cache_key = latest, design_id
         if other is not None:  # an older revision: never changes, so its time is not its key
             number, tree_json, modified, cache_key = other, unpacked(other_tree), None, f"{design_id}@{other}"
@@ -339,6 +341,7 @@ class Designs:
             "tree": tree_json,
             "modified_at": modified,
             "media_version": media_version,
+            "credits": credits,
             "revision": number,
             "cache_key": cache_key,  # what the parsed tree is cached by (generation._Revisions)
         }

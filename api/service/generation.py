@@ -171,7 +171,7 @@ class Generation:
         tree = self.revisions.of(row["cache_key"], row).tree
         values = checked_values(tree, body.data)
         self.media.require_images(ws, tree, values)
-        self.accounts.require_credits(1, self.accounts.balance(ws.id))
+        self.accounts.require_credits(1, self.accounts.balance(ws.id, as_read=row["credits"]))
         profile = body.pdfProfile or DEFAULT_PDF_PROFILE
         finishing = checked_finishing(body.finishing(), profile)
         output = checked_output(body.output, profile, body, tree)
