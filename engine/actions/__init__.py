@@ -55,6 +55,7 @@ def apply(
         raise EngineError(f"send between 1 and {MAX_ACTIONS} actions (got {len(actions)})")
     ctx = ApplyContext(tree.model_copy(deep=True), mint_id)
     results: list[dict] = []
+    resolutions = computed.Resolutions()  # each check resolves only what the action before it changed
     for index, raw in enumerate(actions):
         action_type = (
             raw.type if isinstance(raw, Action) else str(raw.get("type", "?")) if isinstance(raw, dict) else "?"
@@ -71,7 +72,7 @@ def apply(
             sync_field_variables(ctx.tree)
             _check_unique_keys(ctx.tree)
             # extensions.md 11: every expression still computes, and computed texts show their results.
-            for node_id in computed.check(ctx.tree):
+            for node_id in computed.check(ctx.tree, resolutions):
                 # A computed text's content changed after the action measured it: echo it as shown.
                 if isinstance(data, dict) and data.get("id") == node_id and "position" in data:
                     data = element_result(ctx.tree.nodes[node_id], ctx.tree.metadata.language)
