@@ -51,9 +51,16 @@ def parse_number(value: object) -> Decimal:
     text = str(value).strip() if isinstance(value, (int, float, Decimal, str)) else None
     if text is None or not _NUMBER.match(text):
         raise ValueError(f"expected a number like 1234.5 or 1,234.5, got {value!r}")
-    number = Decimal(text.replace(",", ""))
+    return in_range(Decimal(text.replace(",", "")), value)
+
+
+def in_range(number: Decimal, shown: object) -> Decimal:
+    """The number, if a column can show it (at most 60 digits either side of the point)."""
     if not number.is_finite() or abs(number.adjusted()) > _MAX_EXPONENT:
-        raise ValueError(f"the number {value!r} is out of range")
+        raise ValueError(
+            f"the number {shown} is out of range: a column shows numbers up to 60 digits either side of "
+            "the point; round it or divide it"
+        )
     return number
 
 
@@ -170,7 +177,8 @@ def _plain_pattern(
     context = Context(prec=120)
 
     def fast(number: Decimal) -> str:
-        rounded = number.quantize(quantum, context=context)
+        # As Babel's path does: a computed value may be any size (issue 48: 1e120 failed in quantize).
+        rounded = in_range(number, number).quantize(quantum, context=context)
         negative = rounded.is_signed() and rounded != 0
         digits = format(abs(rounded), "f")
         whole, _, fraction = digits.partition(".")
