@@ -31,6 +31,8 @@ INSERT = (
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)"
 )
 COPY_SUFFIX = " (copy)"
+# A tree patch is applied outside the write this many times before it is applied under the row lock.
+OPTIMISTIC_PATCHES = 2
 
 
 def _design(row: tuple) -> dict:
@@ -196,24 +198,38 @@ class Designs:
             actions, pending = self.media.inline_sources(ws, actions)
         except ActionError as exc:
             raise validation(exc.message) from None
-        # The in-process lock queues this process's patches; the row lock (PostgreSQL) queues
-        # another process's, from the tree's read to its write, so neither loses the other's.
-        with lock, self.store.transaction() as cursor:
-            found = self._locked_row(cursor, ws, design_id, "tree, revision, published_revision, name")
-            tree = engine.DesignTree.model_validate_json(found[0])
-            try:
-                new_tree, results = engine.apply(tree, actions)
-            except EngineError as exc:  # ActionError included
-                raise validation(exc.message) from None
-            tree_json = new_tree.model_dump_json()
-            problem = tree_size_problem(len(tree_json.encode()), len(found[0].encode()))
-            if problem is not None:
-                raise validation(problem)  # the transaction rolls back: nothing saved
-            self.media.save_pending(cursor, ws, pending)
-            revision, modified = self._save(cursor, design_id, tree_json, found[1], found[2], source, summary)
+        # The actions are applied outside any transaction: applying may take a while (expressions on
+        # the samples, Markdown, measuring text), and the DuckDB store's transaction holds the
+        # process's one writer, so every other workspace's reads and generates would wait for it
+        # (issue 48: a 43 s patch held them all). A short transaction then writes the tree if no
+        # one saved another revision meanwhile. The in-process lock queues this process's patches
+        # of the design, so only another process (PostgreSQL) can have: the actions are then
+        # applied to its tree.
+        with lock:
+            for _ in range(OPTIMISTIC_PATCHES):
+                stored, read = self._row(ws, design_id, "tree, revision")
+                tree_json, results = _applied(stored, actions)
+                with self.store.transaction() as cursor:
+                    latest, published, name = self._locked_row(
+                        cursor, ws, design_id, "revision, published_revision, name"
+                    )
+                    if latest == read:
+                        self.media.save_pending(cursor, ws, pending)
+                        revision, modified = self._save(
+                            cursor, design_id, tree_json, latest, published, source, summary
+                        )
+                        break
+            else:  # another process saved each time: applied under the row lock, which queues its patches
+                with self.store.transaction() as cursor:
+                    latest, published, name, stored = self._locked_row(
+                        cursor, ws, design_id, "revision, published_revision, name, tree"
+                    )
+                    tree_json, results = _applied(stored, actions)
+                    self.media.save_pending(cursor, ws, pending)
+                    revision, modified = self._save(cursor, design_id, tree_json, latest, published, source, summary)
         return {
             "designId": design_id,
-            "name": found[3],
+            "name": name,
             "fileSize": len(tree_json.encode()),
             "modifiedAt": iso(modified),
             "revision": revision,
@@ -345,6 +361,21 @@ class Designs:
             "revision": number,
             "cache_key": cache_key,  # what the parsed tree is cached by (generation._Revisions)
         }
+
+
+def _applied(tree_json: str, actions: list[dict]) -> tuple[str, list[dict]]:
+    """The tree the actions make of the stored one, as JSON, and their results; a refusal (spec
+    4.3: nothing is saved) as a validation error."""
+    tree = engine.DesignTree.model_validate_json(tree_json)
+    try:
+        new_tree, results = engine.apply(tree, actions)
+    except EngineError as exc:  # ActionError included
+        raise validation(exc.message) from None
+    new_json = new_tree.model_dump_json()
+    problem = tree_size_problem(len(new_json.encode()), len(tree_json.encode()))
+    if problem is not None:
+        raise validation(problem)
+    return new_json, results
 
 
 def copy_name(name: str) -> str:
