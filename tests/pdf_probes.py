@@ -986,3 +986,95 @@ def drawn_paths(pdf: bytes, page: int = 0) -> list[dict]:
         return found
     finally:
         document.close()
+
+
+# What a PDF docbench writes never carries from another PDF's pages (engine.media.foreign_pages).
+_ACTIVE_KEYS = ("/JS", "/JavaScript", "/AA", "/OpenAction", "/EmbeddedFiles", "/EF", "/AF", "/RichMediaContent")
+_ACTIVE_ANNOTATIONS = ("/FileAttachment", "/RichMedia", "/Screen", "/Movie", "/Sound", "/3D")
+_KEPT_SCHEMES = ("http:", "https:", "mailto:")
+_ACTIONS = frozenset(
+    "/" + kind
+    for kind in (
+        "GoTo GoToR GoToE GoToDp Launch Thread URI Sound Movie Hide Named SubmitForm ResetForm ImportData "
+        "JavaScript SetOCGState Rendition Trans GoTo3DView RichMediaExecute"
+    ).split()
+)
+
+
+def active_content(pdf: bytes) -> list[str]:
+    """Everything active anywhere in the PDF's objects (reachable or not), as findings: keys that
+    hold scripts, additional actions or files; actions other than URI (http, https, mailto) and
+    GoTo, or chained (/Next); annotations that play or attach; embedded files; widgets that are
+    not fields of the document's AcroForm. Empty for a PDF with nothing active."""
+    findings: list[str] = []
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        fields: set[tuple[int, int]] = set()
+        form = document.Root.get("/AcroForm")
+        waiting = list(form.get("/Fields", [])) if isinstance(form, pikepdf.Dictionary) else []
+        while waiting:
+            field = waiting.pop()
+            if isinstance(field, pikepdf.Dictionary) and field.objgen not in fields:
+                fields.add(field.objgen)
+                waiting += list(field.get("/Kids", []))
+        for obj in document.objects:
+            where = f"object {obj.objgen[0]}"
+            for item in _direct_parts(obj):
+                findings += [f"{where}: {finding}" for finding in _active_in(item, fields)]
+    return findings
+
+
+def _direct_parts(obj: pikepdf.Object) -> list[pikepdf.Object]:
+    """The dictionaries and streams of `obj`: itself and those written inside it (not indirect)."""
+    parts, waiting = [], [obj]
+    while waiting:
+        item = waiting.pop()
+        if isinstance(item, pikepdf.Dictionary | pikepdf.Stream):
+            parts.append(item)
+            children = [item[key] for key in item.keys()]
+        else:
+            children = list(item) if isinstance(item, pikepdf.Array) else []
+        # An indirect one is an object of its own, looked at as such.
+        waiting += [child for child in children if isinstance(child, pikepdf.Object) and not child.is_indirect]
+    return parts
+
+
+def _active_in(item: pikepdf.Object, fields: set[tuple[int, int]]) -> list[str]:
+    found = [key for key in _ACTIVE_KEYS if key in item]
+    if item.get("/Type") == "/EmbeddedFile":
+        found.append("an embedded file")
+    subtype = str(item.get("/Subtype", ""))
+    if subtype in _ACTIVE_ANNOTATIONS:
+        found.append(f"a {subtype} annotation")
+    if subtype == "/Widget" and not (item.is_indirect and item.objgen in fields):
+        found.append("a widget of no field of the AcroForm")
+    kind = str(item.get("/S", ""))
+    if kind not in _ACTIONS or item.get("/Type", pikepdf.Name.Action) != pikepdf.Name.Action:
+        return found  # a structure element's /S is its role
+    if kind not in ("/URI", "/GoTo"):
+        found.append(f"a {kind} action")
+    elif kind == "/URI" and not str(item.get("/URI", "")).lower().startswith(_KEPT_SCHEMES):
+        found.append(f"a URI action to {str(item.get('/URI', ''))[:40]!r}")
+    if "/Next" in item:
+        found.append("a chained action (/Next)")
+    return found
+
+
+def link_targets(pdf: bytes) -> list[tuple[int, str]]:
+    """Every link annotation, by its page's index: a URI, or "page N" (0-based) for a link within
+    the document (its /Dest or GoTo action's explicit destination)."""
+    found = []
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        pages = {page.obj.objgen: index for index, page in enumerate(document.pages)}
+        for index, page in enumerate(document.pages):
+            for annotation in page.obj.get("/Annots", []):
+                if annotation.get("/Subtype") != "/Link":
+                    continue
+                action = annotation.get("/A")
+                if isinstance(action, pikepdf.Dictionary) and action.get("/S") == "/URI":
+                    found.append((index, str(action.URI)))
+                    continue
+                dest = annotation.get("/Dest", action.get("/D") if isinstance(action, pikepdf.Dictionary) else None)
+                target = dest[0] if isinstance(dest, pikepdf.Array) and len(dest) else None
+                page_index = pages.get(target.objgen) if isinstance(target, pikepdf.Dictionary) else None
+                found.append((index, f"page {page_index}"))
+    return found

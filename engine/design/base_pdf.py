@@ -30,6 +30,7 @@ from ..elements.field import MAX_OPTIONS, FieldData, FieldOption, FieldStyles, c
 from ..errors import ActionError
 from ..media.pdf_pages import PdfPageError, open_pdf, page_size, placement, transformed_bounds
 from ..pdf.forms import OFF, PADDING
+from .names import strip_invisible
 from .paper import MAX_PAGE_SIDE, MIN_PAGE_SIDE
 from .tree import DesignTree, new_design
 
@@ -99,8 +100,10 @@ def variable_name(field_name: str, taken: set[str]) -> str:
 def pdf_field_name(full_name: str, taken: set[str]) -> str:
     """The AcroForm name of an imported field, unique among `taken` (which it joins): the PDF's
     fully qualified name with each '.' (which a field element refuses: readers take it as a
-    parent's name) made '_', control characters made spaces, at most 100 characters."""
-    base = re.sub(r"[\x00-\x1f]", " ", full_name.replace(".", "_")).strip()[:_NAME_MAX].strip() or "field"
+    parent's name) made '_', control characters made spaces, without bidi controls and invisible
+    characters (engine.design.names), at most 100 characters."""
+    base = strip_invisible(re.sub(r"[\x00-\x1f]", " ", full_name.replace(".", "_")))
+    base = base.strip()[:_NAME_MAX].strip() or "field"
     name, number = base, 1
     while name in taken:  # PDF field names are case-sensitive
         number += 1

@@ -13,10 +13,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, Field, ValidationInfo, model_validator
 
 from .. import fonts
 from ..design.colors import HexColor
+from ..design.names import invisible_character_problem
 from ..fonts.form_font import unencodable
 from ..pdf import forms
 from ..pdf.forms import FieldSpec, Look
@@ -43,11 +44,18 @@ CHOICES = ("radio", "select")
 TYPED = ("text", "multiline")
 
 
-def _check_field_name(value: str) -> str:
+def _check_field_name(value: str, info: ValidationInfo) -> str:
     if "." in value:
         raise ValueError("a field name may not hold '.', which PDF readers take as a parent field's name")
     if any(ord(c) < 32 for c in value) or value != value.strip():
         raise ValueError("a field name has no control characters and no leading or trailing spaces")
+    # A name given in an action (context {"element": …}) holds no bidi control or invisible
+    # character either, as element and design names (engine.design.names): a reader lists fields
+    # by name, and "\u202eevil" shows as another. Stored trees load as they were saved.
+    if info.context and "element" in info.context:
+        problem = invisible_character_problem(value)
+        if problem is not None:
+            raise ValueError(f"the field name's {problem}")
     return value
 
 

@@ -21,6 +21,7 @@ from pikepdf import Array, Dictionary, Name
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..errors import EngineError
+from ..media.foreign_pages import ForeignPages
 from ..media.pdf_pages import PdfPageError, conformance, open_pdf
 
 _RANGES = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
@@ -152,16 +153,20 @@ def _opened(entry: AddedPdf, where: str, resolver: Callable[[str], bytes] | None
                 f'{where}: under pdfProfile "accessible" a tagged PDF is added whole, its structure covering all '
                 "its pages: leave out pages, or upload a PDF of only the pages you want"
             )
+    # What of its pages we keep (engine.media.foreign_pages): cleaned in the source, before a page
+    # or its structure is copied, so that nothing dropped is copied at all.
+    ForeignPages(pdf, numbers, pdf_a=profile == "pdf-a", tagged=profile == "accessible").clean(structure=whole)
     if profile in ("accessible", "pdf-a"):
         _require_conformance(pdf, numbers, where, profile)
     return _Source(where, pdf, numbers, whole)
 
 
 def _require_conformance(pdf: pikepdf.Pdf, numbers: list[int], where: str, profile: str) -> None:
-    """The checks a placed page gets (engine.media.images), on each added page."""
+    """The checks a placed page gets (engine.media.images), on each added page, and those of its
+    annotations that were kept (engine.media.foreign_pages)."""
     standard = "the pdf-a profile (PDF/A-3)" if profile == "pdf-a" else "the accessible profile (PDF/UA-1)"
     for number in dict.fromkeys(numbers):
-        fonts, problems = conformance(pdf.pages[number - 1])
+        fonts, problems, ua_problems = conformance(pdf.pages[number - 1])
         if fonts:
             raise EngineError(
                 f"{where}: page {number} uses the font(s) {', '.join(fonts[:5])} without embedding them, which "
@@ -172,6 +177,12 @@ def _require_conformance(pdf: pikepdf.Pdf, numbers: list[int], where: str, profi
             raise EngineError(
                 f"{where}: page {number} carries {problems[0]}, which the pdf-a profile (PDF/A-3) forbids: "
                 'export that PDF as PDF/A (flattened), or generate with pdfProfile "standard"'
+            )
+        if profile == "accessible" and ua_problems:
+            raise EngineError(
+                f"{where}: page {number} carries {ua_problems[0]}, which the accessible profile (PDF/UA-1) "
+                "forbids: export that PDF as PDF/UA (tagged, its annotations too) or flatten its annotations, or "
+                'generate with pdfProfile "standard"'
             )
 
 
@@ -228,7 +239,10 @@ def _graft_structure(pdf: pikepdf.Pdf, source: pikepdf.Pdf, pages: list[pikepdf.
             root.RoleMap = Dictionary()
         for name, value in their_roles.items():
             if name not in root.RoleMap and isinstance(value, Name):
-                root.RoleMap[name] = Name(str(value))
+                try:
+                    root.RoleMap[name] = value  # the name object itself: its bytes need not be UTF-8
+                except (TypeError, ValueError):
+                    continue  # a role named by bytes pikepdf cannot take as a key: left unmapped
 
 
 def _copied(pdf: pikepdf.Pdf, source: pikepdf.Pdf, value: pikepdf.Object) -> pikepdf.Object:

@@ -83,10 +83,18 @@ def decode(data: bytes) -> Image.Image:
             image = Image.open(io.BytesIO(data))
             image.load()
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
-        raise ImageError(f"image too large to decode safely ({exc})") from exc
+        raise ImageError(_bomb_message(exc)) from None
     except Exception as exc:
         raise ImageError(f"corrupt or unreadable image: {exc}") from exc
     return ImageOps.exif_transpose(image)
+
+
+def _bomb_message(exc: Exception) -> str:
+    """What a decompression bomb is told: its size (from Pillow's finding) and the bound."""
+    limit = MAX_PIXELS // 1_000_000
+    found = re.search(r"Image size \((\d+) pixels\)", str(exc))
+    size = f"{int(found.group(1)) / 1e6:,.0f} megapixels" if found else f"over {limit} megapixels"
+    return f"the image is {size}; images are limited to {limit} megapixels: scale it down and send it again"
 
 
 def is_blank(image: Image.Image) -> bool:

@@ -15,6 +15,7 @@ under every row of a batch costs a handful of small objects per document.
 from __future__ import annotations
 
 import io
+import re
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -25,9 +26,14 @@ import pikepdf
 from pikepdf import Name
 
 from ..pdf import reportlab_internals
+from .foreign_pages import DROPPED_KEYS, annotation_problems, unwanted
 
 PDF_MAGIC = b"%PDF-"
 MAX_PDF_PAGES = 200  # extensions.md 12
+# A decompression bomb: PDFium inflates a stream whole before it reads it, and a content stream
+# of 1 GB of spaces (under 1 MB compressed) aborts its process; 500 MB of them draws in 1.5 s.
+MAX_STREAM_BYTES = 256 * 1024 * 1024  # one stream, decompressed (images excepted: drawn downsampled)
+MAX_STREAMS_BYTES = 1024 * 1024 * 1024  # all of a file's streams together
 
 # ISO 32000-1 11.3.5: the blend modes PDF/A-2 and -3 allow (ISO 19005-3 6.2.10, veraPDF 6.2.10-1).
 STANDARD_BLEND_MODES = frozenset(
@@ -95,7 +101,54 @@ def pdf_facts(data: bytes) -> PdfFacts:
                 "upload only the pages you place (split it first)"
             )
         width, height = page_size(pdf.pages[0])
+        check_stream_sizes(pdf)
+        for number in range(1, count + 1):
+            # What generate does with each page, done now: a page that cannot be placed (a form
+            # that draws itself, a damaged object) is refused here, not at every generate.
+            _prepared(pdf, number, "0" * 24, "the PDF")
     return PdfFacts(count, width, height)
+
+
+def check_stream_sizes(pdf: pikepdf.Pdf) -> None:
+    """PdfPageError naming the bound when a stream (not an image) decompresses to more than
+    MAX_STREAM_BYTES, or all of them to more than MAX_STREAMS_BYTES: counted as it inflates,
+    never held. Streams compressed otherwise than with Flate first are not counted."""
+    total = 0
+    for obj in pdf.objects:
+        if not isinstance(obj, pikepdf.Stream) or obj.get("/Subtype") == Name.Image:
+            continue
+        filters = obj.get("/Filter")
+        first = filters[0] if isinstance(filters, pikepdf.Array) and len(filters) else filters
+        if first not in (Name.FlateDecode, Name("/Fl")):
+            continue
+        size = _inflated_size(obj.read_raw_bytes(), MAX_STREAM_BYTES + 1)
+        total += size
+        if size > MAX_STREAM_BYTES:
+            raise PdfPageError(
+                f"the PDF holds a stream (object {obj.objgen[0]}) that decompresses to more than "
+                f"{MAX_STREAM_BYTES // 1024**2} MB (a decompression bomb, or a damaged file); a stream may hold "
+                f"at most {MAX_STREAM_BYTES // 1024**2} MB decompressed: re-export the PDF and upload it again"
+            )
+        if total > MAX_STREAMS_BYTES:
+            raise PdfPageError(
+                f"the PDF's streams decompress to more than {MAX_STREAMS_BYTES // 1024**2} MB together; a PDF "
+                f"may hold at most {MAX_STREAMS_BYTES // 1024**2} MB decompressed (images apart): re-export it "
+                "smaller, or split it, and upload it again"
+            )
+
+
+def _inflated_size(data: bytes, limit: int) -> int:
+    """How many bytes `data` inflates to, counted up to `limit` (a damaged stream: as far as it reads)."""
+    inflater = zlib.decompressobj()
+    size = 0
+    chunk = 1 << 20
+    try:
+        size += len(inflater.decompress(data, chunk))
+        while inflater.unconsumed_tail and size < limit:
+            size += len(inflater.decompress(inflater.unconsumed_tail, chunk))
+    except zlib.error:
+        pass
+    return size
 
 
 def _number(value: Any) -> float:
@@ -178,13 +231,17 @@ def register(canvas: Any, page: PlacedPage) -> str:
 def prepare_page(data: bytes, page_number: int, digest: str, label: str = "the PDF") -> PlacedPage:
     """Build the placed form of page `page_number` (1-based) of the PDF bytes."""
     with open_pdf(data) as pdf:
-        count = len(pdf.pages)
-        if not 1 <= page_number <= count:
-            raise PdfPageError(
-                f"{label} has {count} page(s): pageNumber {page_number} does not exist (pages count from 1)"
-            )
+        return _prepared(pdf, page_number, digest, label)
+
+
+def _prepared(pdf: pikepdf.Pdf, page_number: int, digest: str, label: str) -> PlacedPage:
+    count = len(pdf.pages)
+    if not 1 <= page_number <= count:
+        raise PdfPageError(f"{label} has {count} page(s): pageNumber {page_number} does not exist (pages count from 1)")
+    try:
         page = pdf.pages[page_number - 1]
         form = page.as_form_xobject(handle_transformations=True)
+        _refuse_drawing_loop(form, page_number)
         x0, y0, x1, y1 = visible_box(page)
         matrix = [float(v) for v in form.get("/Matrix", [1, 0, 0, 1, 0, 0])]
         bounds = transformed_bounds(matrix, (x0, y0, x1, y1))
@@ -199,6 +256,13 @@ def prepare_page(data: bytes, page_number: int, digest: str, label: str = "the P
         objects = tuple((key, _joined(pieces)) for key, pieces in (("form", root), *writer.written(pdf)))
         fonts = tuple(sorted(set(_unembedded_fonts(form))))
         problems = tuple(dict.fromkeys(_pdf_a_problems(form)))
+    except PdfPageError:
+        raise
+    except Exception:  # a damaged or malformed object somewhere in what the page reaches
+        raise PdfPageError(
+            f"page {page_number} of {label} could not be read to be placed (an object it uses is damaged): "
+            "re-export the PDF and upload it again"
+        ) from None
     name = f"pdfpage{digest[:24]}p{page_number}"
     size = sum(len(p) for _, pieces in objects for p in pieces if isinstance(p, bytes))
     return PlacedPage(name, page_number, width, height, bounds, objects, fonts, problems, size)
@@ -274,6 +338,9 @@ class _GraphWriter:
 
     def value(self, obj: Any, out: list[bytes | str], whole: bool = False) -> None:
         """Write `obj`; an indirect one as a hole, unless `whole` (the object itself is written)."""
+        if not whole and unwanted(obj):
+            out.append(b"null")  # an action, an annotation, a file: never kept (engine.media.foreign_pages)
+            return
         if not whole and isinstance(obj, pikepdf.Object) and obj.is_indirect:
             if _is_page_node(obj):
                 out.append(b"null")
@@ -306,9 +373,9 @@ class _GraphWriter:
     def dictionary(self, entries: dict[str, Any], out: list[bytes | str]) -> None:
         out.append(b"<<")
         for key, item in entries.items():
-            if key in _DROPPED_KEYS:
+            if key in _DROPPED_KEYS or key in DROPPED_KEYS or unwanted(item):
                 continue
-            out.append(Name(key).unparse() + b" ")
+            out.append(_name_bytes(key) + b" ")
             self.value(item, out)
             out.append(b"\n")
         out.append(b">>")
@@ -343,6 +410,16 @@ class _GraphWriter:
             yield self._key(obj), tuple(pieces)
 
 
+_REGULAR = frozenset(range(0x21, 0x7F)) - frozenset(b"()<>[]{}/%#")
+
+
+def _name_bytes(key: str) -> bytes:
+    """A dictionary key as a PDF name, from its bytes: pikepdf gives a key that is not UTF-8
+    (fuzzed files have them) as a str with surrogate escapes, which pikepdf.Name refuses."""
+    raw = key[1:].encode("utf-8", "surrogateescape")
+    return b"/" + b"".join(bytes([c]) if c in _REGULAR else b"#%02x" % c for c in raw)
+
+
 def _real(value: Decimal | float) -> bytes:
     text = format(Decimal(str(value)) if isinstance(value, float) else value, "f")
     if "." in text:
@@ -355,9 +432,19 @@ def _real(value: Decimal | float) -> bytes:
 
 def _resources_tree(form: pikepdf.Object) -> Iterator[pikepdf.Object]:
     """The form's resource dictionaries and those of every form, Type 3 font, pattern and
-    soft mask group they reach, each once."""
+    soft mask group they reach, each once. A holder (the form, font, pattern or group) is
+    entered once, by its object: a form whose inline /Resources names the form itself (an
+    850-byte PDF did) is a loop through no indirect resource dictionary."""
     seen: set[tuple[int, int]] = set()
     stack = [form.get("/Resources")]
+
+    def enter(holder: pikepdf.Object, resources: Any) -> None:
+        if holder.is_indirect:
+            if holder.objgen in seen:
+                return
+            seen.add(holder.objgen)
+        stack.append(resources)
+
     while stack:
         resources = stack.pop()
         if not isinstance(resources, pikepdf.Dictionary):
@@ -370,18 +457,71 @@ def _resources_tree(form: pikepdf.Object) -> Iterator[pikepdf.Object]:
         for kind in ("/XObject", "/Pattern", "/Font"):
             for item in _values(resources.get(kind)):
                 if isinstance(item, pikepdf.Dictionary | pikepdf.Stream) and "/Resources" in item:
-                    stack.append(item.Resources)
+                    enter(item, item.Resources)
         for state in _values(resources.get("/ExtGState")):
             mask = state.get("/SMask") if isinstance(state, pikepdf.Dictionary) else None
             if isinstance(mask, pikepdf.Dictionary) and isinstance(mask.get("/G"), pikepdf.Stream):
-                stack.append(mask.G.get("/Resources"))
+                enter(mask.G, mask.G.get("/Resources"))
 
 
-def conformance(page: pikepdf.Page) -> tuple[tuple[str, ...], tuple[str, ...]]:
+_DO = re.compile(rb"/([^\x00\t\n\x0c\r ()<>\[\]{}/%]+)\s+Do(?![^\x00\t\n\x0c\r ()<>\[\]{}/%])")
+_ESCAPE = re.compile(rb"#([0-9A-Fa-f]{2})")
+
+
+def _drawn_forms(form: pikepdf.Object, resources: Any) -> list[pikepdf.Stream]:
+    """The form XObjects `form`'s content draws (`/Name Do`), found in `resources`."""
+    xobjects = resources.get("/XObject") if isinstance(resources, pikepdf.Dictionary) else None
+    if not isinstance(xobjects, pikepdf.Dictionary):
+        return []
+    content = form.read_bytes() if isinstance(form, pikepdf.Stream) else b""
+    drawn = []
+    for name in dict.fromkeys(_DO.findall(content)):
+        key = "/" + _ESCAPE.sub(lambda m: bytes([int(m.group(1), 16)]), name).decode("utf-8", "surrogateescape")
+        item = xobjects.get(key)
+        if isinstance(item, pikepdf.Stream) and item.get("/Subtype") == Name.Form:
+            drawn.append(item)
+    return drawn
+
+
+def _refuse_drawing_loop(form: pikepdf.Object, page_number: int) -> None:
+    """PdfPageError when a form XObject the page draws draws itself, through any number of
+    others: a loop with no end, which readers cut short somewhere of their own choosing."""
+    state: dict[tuple[int, int], bool] = {}  # False: being drawn (on the path), True: done
+    # Each entry: a form's objgen (None for the page) and the forms it draws, still to look at.
+    path: list[tuple[tuple[int, int] | None, Any, list[pikepdf.Stream]]] = [
+        (None, form.get("/Resources"), _drawn_forms(form, form.get("/Resources")))
+    ]
+    while path:
+        _, resources, waiting = path[-1]
+        if not waiting:
+            done = path.pop()[0]
+            if done is not None:
+                state[done] = True
+            continue
+        child = waiting.pop()
+        seen = state.get(child.objgen)
+        if seen is False:
+            raise PdfPageError(
+                f"page {page_number} of the PDF draws a form XObject (object {child.objgen[0]}) inside itself, a "
+                "loop that never ends: re-export the PDF (print it to PDF, say) and upload that"
+            )
+        if seen is None:
+            state[child.objgen] = False
+            own = child.get("/Resources")
+            # A form without resources uses those of what draws it (PDF 1.1 files do).
+            child_resources = own if isinstance(own, pikepdf.Dictionary) else resources
+            path.append((child.objgen, child_resources, _drawn_forms(child, child_resources)))
+
+
+def conformance(page: pikepdf.Page) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """A whole page's (its inherited resources too) unembedded fonts and PDF/A-3 problems, as a
-    placed page's are found: for pages copied whole (extensions.md 12, append and prepend)."""
+    placed page's are found, with its annotations' (engine.media.foreign_pages: those it kept),
+    and what of its annotations PDF/UA-1 forbids: for pages copied whole (extensions.md 12,
+    append and prepend)."""
     form = pikepdf.Dictionary(Resources=page.resources)
-    return tuple(sorted(set(_unembedded_fonts(form)))), tuple(dict.fromkeys(_pdf_a_problems(form)))
+    pdf_a, ua = annotation_problems(page)
+    fonts = tuple(sorted(set(_unembedded_fonts(form))))
+    return fonts, tuple(dict.fromkeys([*_pdf_a_problems(form), *pdf_a])), tuple(dict.fromkeys(ua))
 
 
 def _values(holder: Any) -> list[Any]:

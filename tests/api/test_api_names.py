@@ -76,6 +76,21 @@ def test_element_and_page_names_in_a_patch_refuse_invisible_characters(alpha) ->
     assert alpha.get(f"/designs/{design_id}/tree").text == before
 
 
+@pytest.mark.parametrize("name", [f"{RLO}evil", "pay\u200bment", "a\u2066b"])
+def test_form_field_names_refuse_invisible_characters_on_add_and_update(alpha, name: str) -> None:
+    # Issue 48: "\u202eevil" was a field name a reader lists as "live".
+    design_id = alpha.data(alpha.post("/designs", json={"name": "Form"}), 201)["designId"]
+    field = add("field", "applicant", {"x": 40, "y": 40, "w": 200, "h": 24}, {"fieldName": name})
+    response = alpha.patch(f"/designs/{design_id}/tree", json={"actions": [field]})
+    message = alpha.error(response, 400, "VALIDATION_ERROR")
+    assert f"U+{ord(next(c for c in name if not c.isalnum())):04X}" in message and "remove it" in message
+    plain = add("field", "applicant", {"x": 40, "y": 40, "w": 200, "h": 24}, {"fieldName": "applicant"})
+    alpha.data(alpha.patch(f"/designs/{design_id}/tree", json={"actions": [plain]}), 200)
+    rename = {"type": "update_element", "args": {"name": "applicant", "data": {"fieldName": name}}}
+    response = alpha.patch(f"/designs/{design_id}/tree", json={"actions": [rename]})
+    assert "remove it" in alpha.error(response, 400, "VALIDATION_ERROR")
+
+
 def test_workspace_names_refuse_invisible_characters_in_the_cli(tmp_path) -> None:
     refused = docbench("workspace", "create", f"acme{RLO}", data_dir=tmp_path, check=False)
     assert refused.returncode == 2 and "Traceback" not in refused.stderr

@@ -185,6 +185,15 @@ def test_decompression_bomb_is_rejected_before_decoding() -> None:
     assert "too large" in message and "megapixels" in message and "scale it down" in message
 
 
+def test_a_decompression_bomb_met_when_drawing_is_refused_naming_its_size_and_the_limit() -> None:
+    # A data: URI value, say, reaches the renderer unchecked: its message names the bound.
+    from engine.media.images import ImageError, decode
+
+    with pytest.raises(ImageError) as refused:
+        decode(png_bomb(9000, 5000))
+    assert str(refused.value).startswith("the image is 45 megapixels; images are limited to 40 megapixels")
+
+
 def test_images_over_40_megapixels_or_16384_px_are_rejected() -> None:
     message = rejected(png_bomb(9000, 5000))  # 45 Mpx: under Pillow's own limit, over ours
     assert "9000 × 5000 px" in message and "40 megapixels" in message

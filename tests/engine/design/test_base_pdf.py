@@ -200,6 +200,8 @@ def test_imported_field_names_lose_their_dots_and_stay_unique():
     assert pdf_field_name(" tab\there ", taken) == "tab here"
     assert pdf_field_name("...", taken) == "___"
     assert len(pdf_field_name("x" * 300, taken)) == 100
+    # A field element refuses bidi controls and invisible characters in its name: dropped here.
+    assert pdf_field_name("\u202eevil\u200b", taken) == "evil"
 
 
 def test_field_names_become_valid_unique_names():
