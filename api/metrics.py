@@ -79,6 +79,20 @@ class _QueueDepth(Collector):
         )
 
 
+class _UploadsInFlight(Collector):
+    """Read when scraped: the upload bodies being received, checked or stored now, and their bytes."""
+
+    def __init__(self, in_flight: Callable[[], tuple[int, int]]):
+        self.in_flight = in_flight
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        count, size = self.in_flight()
+        yield GaugeMetricFamily("docbench_upload_bodies_in_flight", "Upload bodies being received or checked", count)
+        yield GaugeMetricFamily(
+            "docbench_upload_body_bytes_in_flight", "Bytes of the upload bodies being received or checked", size
+        )
+
+
 class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
@@ -123,6 +137,10 @@ class Metrics:
 
     def watch_queue(self, depth: Callable[[], tuple[int, int]]) -> None:
         self.registry.register(_QueueDepth(depth))
+
+    def watch_uploads(self, in_flight: Callable[[], tuple[int, int]]) -> None:
+        """Upload bodies in flight in this process (api.rest.uploads): (how many, their bytes)."""
+        self.registry.register(_UploadsInFlight(in_flight))
 
     def request(self, route: str, method: str, status: int, seconds: float) -> None:
         """One answered request; `route` is an operation's name or one of the fixed routes
