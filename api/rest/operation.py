@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+from asyncio import Future
 
 from tornado.ioloop import IOLoop
 from tornado.web import stream_request_body
@@ -176,12 +177,18 @@ class OperationHandler(EnvelopeHandler):
         self._chunks.append(chunk)
         return None
 
+    def finish(self, chunk: str | bytes | dict | None = None) -> Future[None]:
+        # Every answer, an error's too, comes once the work is done: the spool file goes (and
+        # the body is counted out) before the client can see the answer and send the next.
+        self._end_upload()
+        return super().finish(chunk)
+
     async def _dispatch(self, **params: str) -> None:
         self._dispatched = True
         try:
             await self._answer_request(params)
         finally:
-            self._end_upload()
+            self._end_upload()  # already done by finish(), unless the client is gone
 
     async def _answer_request(self, params: dict[str, str]) -> None:
         if self._refusal is not None:

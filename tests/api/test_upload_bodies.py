@@ -4,15 +4,19 @@ web process's memory, and the bytes of upload bodies received at once are bounde
 from __future__ import annotations
 
 import hashlib
-import os
+import http.client
+import io
+import json
 import random
-import threading
+import re
+import socket
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import pikepdf
 import pytest
 
 from tests.server import Server, create_workspace, wait_until
@@ -58,25 +62,20 @@ def padded_pdf(path: Path, size: int, seed: int) -> str:
 
 
 class MultipartFile:
-    """A multipart/form-data body holding `path` as its 'file' part, sent a chunk at a time with
-    its Content-Length declared; `hold` (if given) stops it after `sent_before_hold` bytes until set."""
+    """A multipart/form-data body holding `path` as its 'file' part (after `fields`, and before
+    `after`), read from disk a chunk at a time as it is sent."""
 
-    def __init__(
-        self, path: Path, fields: dict[str, str] | None = None, hold: threading.Event | None = None, sent_before_hold=0
-    ):
+    def __init__(self, path: Path, fields: dict[str, str] | None = None, after: dict[str, str] | None = None):
         self.path = path
-        self.head = b"".join(
-            f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
-            for name, value in (fields or {}).items()
+        self.head = (
+            _fields(fields)
+            + (
+                f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="{path.name}"\r\n'
+                "Content-Type: application/octet-stream\r\n\r\n"
+            ).encode()
         )
-        self.head += (
-            f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="{path.name}"\r\n'
-            "Content-Type: application/pdf\r\n\r\n"
-        ).encode()
-        self.tail = f"\r\n--{BOUNDARY}--\r\n".encode()
+        self.tail = b"\r\n" + _fields(after) + f"--{BOUNDARY}--\r\n".encode()
         self.length = len(self.head) + path.stat().st_size + len(self.tail)
-        self.hold = hold
-        self.sent_before_hold = sent_before_hold
 
     def headers(self, **extra: str) -> dict[str, str]:
         return {
@@ -87,20 +86,59 @@ class MultipartFile:
 
     def __iter__(self) -> Iterator[bytes]:
         yield self.head
-        sent = len(self.head)
         with self.path.open("rb") as file:
             while chunk := file.read(256 * 1024):
-                if self.hold is not None and sent >= self.sent_before_hold:
-                    self.hold.wait(120)
-                    self.hold = None
                 yield chunk
-                sent += len(chunk)
         yield self.tail
+
+
+def _fields(fields: dict[str, str] | None) -> bytes:
+    return b"".join(
+        f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+        for name, value in (fields or {}).items()
+    )
 
 
 def send(server: Server, key: str, body: MultipartFile, path: str = "/uploads", **headers: str) -> httpx.Response:
     with httpx.Client(base_url=server.api, headers={"X-API-Key": key}, timeout=300) as client:
         return client.post(path, content=iter(body), headers=body.headers(**headers))
+
+
+class HeldUpload:
+    """An upload sent by hand over a socket: its headers and the first `first` bytes of its body
+    at once, the rest on `finish()` (or never: `abandon()` closes the connection)."""
+
+    def __init__(self, server: Server, key: str, body: MultipartFile, first: int):
+        self.pieces = b"".join(body)  # small files only
+        self.socket = socket.create_connection(("127.0.0.1", server.port), timeout=60)
+        headers = {"Host": f"127.0.0.1:{server.port}", "X-API-Key": key, **body.headers()}
+        request = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        self.socket.sendall(f"POST /api/v1/uploads HTTP/1.1\r\n{request}\r\n".encode() + self.pieces[:first])
+        self.sent = first
+
+    def finish(self) -> tuple[int, dict]:
+        self.socket.sendall(self.pieces[self.sent :])
+        answer = http.client.HTTPResponse(self.socket)
+        answer.begin()
+        body = json.loads(answer.read())
+        self.socket.close()
+        return answer.status, body
+
+    def abandon(self) -> None:
+        self.socket.close()
+
+
+def in_flight(server: Server) -> tuple[int, int]:
+    """This server's upload bodies in flight, and their bytes, as GET /metrics shows them."""
+    text = httpx.get(f"{server.url}/metrics").text
+    count = re.search(r"^docbench_upload_bodies_in_flight (\S+)$", text, re.M)
+    size = re.search(r"^docbench_upload_body_bytes_in_flight (\S+)$", text, re.M)
+    assert count and size, text
+    return int(float(count.group(1))), int(float(size.group(1)))
+
+
+def spool_files(data_dir: Path) -> list[Path]:
+    return sorted((data_dir / "spool").glob("*"))
 
 
 def memory(pid: int, field: str) -> int:
@@ -142,5 +180,127 @@ def test_three_concurrent_200_mb_uploads_stay_out_of_the_web_process_memory(tmp_
             assert (data_dir / "blobs" / digests[n][:2] / f"{digests[n]}.pdf").stat().st_size == upload["fileSize"]
         print(f"web process: idle {idle / MB:.0f} MB, peak {peak / MB:.0f} MB (+{(peak - idle) / MB:.0f} MB)")
         assert peak - idle < 150 * MB, f"the web process grew by {(peak - idle) / MB:.0f} MB"
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def raised(tmp_path_factory):
+    """A server taking uploads of up to 16 MB (a 6 MB file is spooled), with a workspace's key."""
+    data_dir = tmp_path_factory.mktemp("raised")
+    _, key = create_workspace(data_dir, "spooled", credits=20)
+    server = Server(data_dir, args=("--max-upload-mb", "16")).start()
+    yield server, key
+    server.stop()
+
+
+def test_a_spooled_upload_is_stored_under_its_hash_once_and_replayed_by_its_key(raised, tmp_path):
+    server, key = raised
+    first, other = tmp_path / "first.pdf", tmp_path / "other.pdf"
+    digest = padded_pdf(first, 6 * MB, 1)
+    padded_pdf(other, 6 * MB, 2)
+    blob = server.data_dir / "blobs" / digest[:2] / f"{digest}.pdf"
+    idempotency = {"Idempotency-Key": str(uuid.uuid4())}
+
+    # The name field after the file part: fields are read wherever they come in the body.
+    answer = send(server, key, MultipartFile(first, after={"name": "  Terms  "}), **idempotency)
+    upload = server.client(key).data(answer, 201)
+    assert upload["name"] == "Terms" and upload["fileSize"] == first.stat().st_size and upload["pages"] == 1
+    assert blob.read_bytes() == first.read_bytes()
+
+    again = send(server, key, MultipartFile(first, after={"name": "  Terms  "}), **idempotency)
+    assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
+    assert again.json() == answer.json()
+    # The key with another file: the fingerprint holds the file's hash, counted as it arrived.
+    refused = send(server, key, MultipartFile(other, after={"name": "  Terms  "}), **idempotency)
+    server.client(key).error(refused, 422, "IDEMPOTENCY_KEY_REUSED")
+
+    # The same bytes again without the key: another upload, the same blob.
+    copy = server.client(key).data(send(server, key, MultipartFile(first)), 201)
+    assert copy["uploadId"] != upload["uploadId"] and copy["name"] == "first.pdf"
+    assert sorted(path.name for path in (server.data_dir / "blobs").glob("??/*.pdf")) == [blob.name]
+
+    # What was stored is the PDF: appended to a generation, its page follows ours.
+    client = server.client(key)
+    design_id = client.data(client.post("/designs", json={"name": "Cover"}), 201)["designId"]
+    generated = client.data(client.post(f"/designs/{design_id}/generate", json={"append": [upload["ref"]]}), 201)
+    with pikepdf.open(io.BytesIO(httpx.get(generated["downloadUrl"]).content)) as pdf:
+        assert len(pdf.pages) == 2
+    assert spool_files(server.data_dir) == []
+
+
+def test_a_spooled_svg_is_drawn_from_its_rasterised_copy(raised, tmp_path):
+    server, key = raised
+    client = server.client(key)
+    picture = tmp_path / "mark.svg"
+    with picture.open("wb") as out:  # 5 MB of comment around one red square
+        out.write(b'<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><!--')
+        out.write(b"x" * (5 * MB))
+        out.write(b'--><rect width="40" height="40" fill="#d00"/></svg>')
+    asset = client.data(send(server, key, MultipartFile(picture), path="/assets"), 201)
+    # Its dimensions are the PNG it is drawn from (rasterised at twice its size).
+    assert asset["mimeType"] == "image/svg+xml" and asset["dimensions"] == {"width": 80, "height": 80}
+    assert asset["fileSize"] == picture.stat().st_size
+    design_id = client.data(client.post("/designs", json={"name": "Mark"}), 201)["designId"]
+    element = {"type": "image", "name": "mark", "position": {"x": 60, "y": 60, "w": 80, "h": 80}}
+    element["data"] = {"src": asset["ref"]}
+    client.data(
+        client.patch(f"/designs/{design_id}/tree", json={"actions": [{"type": "add_element", "args": element}]}), 200
+    )
+    generated = client.data(client.post(f"/designs/{design_id}/generate", json={}), 201)
+    with pikepdf.open(io.BytesIO(httpx.get(generated["downloadUrl"]).content)) as pdf:
+        assert pdf.pages[0].get_images(), "the SVG's PNG was not drawn"
+
+
+def test_a_spooled_upload_refused_after_its_file_leaves_no_spool_file(raised, tmp_path):
+    server, key = raised
+    big = tmp_path / "big.pdf"
+    padded_pdf(big, 6 * MB, 3)
+    refused = send(server, key, MultipartFile(big, after={"colour": "red"}))
+    assert "unknown form field(s): colour" in server.client(key).error(refused, 400, "VALIDATION_ERROR")
+    assert spool_files(server.data_dir) == []
+
+
+def test_a_client_gone_mid_upload_leaves_no_spool_file(raised, tmp_path):
+    server, key = raised
+    big = tmp_path / "gone.pdf"
+    padded_pdf(big, 8 * MB, 4)
+    held = HeldUpload(server, key, MultipartFile(big), first=6 * MB)
+    # Past 4 MB the body is on disk as it arrives, not in the server's memory ...
+    wait_until(
+        lambda: any(path.stat().st_size > 4 * MB for path in spool_files(server.data_dir)),
+        what="the body written to the spool",
+    )
+    assert in_flight(server) == (1, MultipartFile(big).length)
+    held.abandon()
+    # ... and a client that goes away takes it with it.
+    wait_until(lambda: not spool_files(server.data_dir), what="the spool file removed")
+    wait_until(lambda: in_flight(server) == (0, 0), what="the body counted out")
+
+
+def test_uploads_past_the_bytes_in_flight_bound_wait_for_a_retry(tmp_path):
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    _, key = create_workspace(data_dir, "busy", credits=5)
+    server = Server(data_dir, args=("--max-upload-mb", "8", "--uploads-in-flight-mb", "12")).start()
+    try:
+        files = [tmp_path / f"part-{n}.pdf" for n in range(3)]
+        for n, path in enumerate(files):
+            padded_pdf(path, 5 * MB, 10 + n)
+        bodies = [MultipartFile(path) for path in files]
+        held = [HeldUpload(server, key, body, first=MB) for body in bodies[:2]]
+        wait_until(lambda: in_flight(server)[0] == 2, what="two uploads in flight")
+        # 10 MB in flight: the third's 5 MB would pass the 12 MB bound. Its body is read (and
+        # dropped) before the answer, so the client sees it.
+        refused = send(server, key, bodies[2])
+        message = server.client(key).error(refused, 503, "SERVICE_UNAVAILABLE")
+        assert "too many uploads" in message and refused.headers["Retry-After"] == "5"
+        assert in_flight(server) == (2, bodies[0].length + bodies[1].length)
+        for upload in held:
+            status, answer = upload.finish()
+            assert status == 201, answer
+        wait_until(lambda: in_flight(server) == (0, 0), what="the bodies counted out")
+        server.client(key).data(send(server, key, bodies[2]), 201)  # sent again, it is taken
+        assert spool_files(data_dir) == []
     finally:
         server.stop()
