@@ -278,29 +278,39 @@ def test_a_client_gone_mid_upload_leaves_no_spool_file(raised, tmp_path):
     wait_until(lambda: in_flight(server) == (0, 0), what="the body counted out")
 
 
-def test_uploads_past_the_bytes_in_flight_bound_wait_for_a_retry(tmp_path):
+@pytest.mark.parametrize(
+    "args,size,held",
+    [
+        # By default four bodies of the largest size taken (16 MB and the multipart's slack):
+        # of files of 14.7 MB, four fit and a fifth does not.
+        (("--max-upload-mb", "16"), 15 * MB, 4),
+        (("--max-upload-mb", "8", "--uploads-in-flight-mb", "12"), 5 * MB, 2),
+    ],
+    ids=["default", "uploads-in-flight-mb"],
+)
+def test_uploads_past_the_bytes_in_flight_bound_wait_for_a_retry(tmp_path, args, size, held):
     data_dir = tmp_path / "data"
     data_dir.mkdir()
     _, key = create_workspace(data_dir, "busy", credits=5)
-    server = Server(data_dir, args=("--max-upload-mb", "8", "--uploads-in-flight-mb", "12")).start()
+    server = Server(data_dir, args=args).start()
     try:
-        files = [tmp_path / f"part-{n}.pdf" for n in range(3)]
+        files = [tmp_path / f"part-{n}.pdf" for n in range(held + 1)]
         for n, path in enumerate(files):
-            padded_pdf(path, 5 * MB, 10 + n)
+            padded_pdf(path, size, 10 + n)
         bodies = [MultipartFile(path) for path in files]
-        held = [HeldUpload(server, key, body, first=MB) for body in bodies[:2]]
-        wait_until(lambda: in_flight(server)[0] == 2, what="two uploads in flight")
-        # 10 MB in flight: the third's 5 MB would pass the 12 MB bound. Its body is read (and
-        # dropped) before the answer, so the client sees it.
-        refused = send(server, key, bodies[2])
+        waiting = [HeldUpload(server, key, body, first=MB) for body in bodies[:held]]
+        wait_until(lambda: in_flight(server)[0] == held, what=f"{held} uploads in flight")
+        # One more would pass the bound. Its body is read (and dropped) before the answer, so
+        # the client sees the answer.
+        refused = send(server, key, bodies[held])
         message = server.client(key).error(refused, 503, "SERVICE_UNAVAILABLE")
         assert "too many uploads" in message and refused.headers["Retry-After"] == "5"
-        assert in_flight(server) == (2, bodies[0].length + bodies[1].length)
-        for upload in held:
+        assert in_flight(server) == (held, sum(body.length for body in bodies[:held]))
+        for upload in waiting:
             status, answer = upload.finish()
             assert status == 201, answer
-        wait_until(lambda: in_flight(server) == (0, 0), what="the bodies counted out")
-        server.client(key).data(send(server, key, bodies[2]), 201)  # sent again, it is taken
+        assert in_flight(server) == (0, 0)
+        server.client(key).data(send(server, key, bodies[held]), 201)  # sent again, it is taken
         assert spool_files(data_dir) == []
     finally:
         server.stop()
