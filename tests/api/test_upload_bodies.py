@@ -7,6 +7,7 @@ import hashlib
 import http.client
 import io
 import json
+import os
 import random
 import re
 import socket
@@ -312,5 +313,27 @@ def test_uploads_past_the_bytes_in_flight_bound_wait_for_a_retry(tmp_path, args,
         assert in_flight(server) == (0, 0)
         server.client(key).data(send(server, key, bodies[held]), 201)  # sent again, it is taken
         assert spool_files(data_dir) == []
+    finally:
+        server.stop()
+
+
+def test_a_spool_file_left_by_a_killed_server_is_removed_when_it_starts_again(tmp_path):
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    _, key = create_workspace(data_dir, "killed", credits=5)
+    big = tmp_path / "big.pdf"
+    padded_pdf(big, 8 * MB, 5)
+    server = Server(data_dir, args=("--max-upload-mb", "16")).start()
+    try:
+        held = HeldUpload(server, key, MultipartFile(big), first=6 * MB)
+        wait_until(lambda: spool_files(data_dir), what="the body written to the spool")
+        server.kill()  # kill -9: nothing of the server runs to remove it
+        held.abandon()
+        assert spool_files(data_dir)
+        # Another live server's file on the same data dir is left alone.
+        other = data_dir / "spool" / f"upload-{os.getpid()}-in-use"
+        other.write_bytes(b"%PDF-")
+        server.start()
+        assert spool_files(data_dir) == [other]
     finally:
         server.stop()
