@@ -15,7 +15,9 @@ Every series is counted in the web process, which is where every outcome is know
   last retry), counted by the process that sent the attempt once its outcome is committed, with
   a histogram of how long an attempt took (10 s at most, extensions.md 8);
 - the batch queue's depth (unsettled jobs and their rows not yet done), read from the
-  database when scraped: the same figure in every web process.
+  database when scraped: the same figure in every web process;
+- the upload bodies this process is receiving and checking, and their bytes (api.rest.uploads
+  bounds them), read when scraped.
 
 Every label comes from a closed set, whatever a request sends (issue 31: invented HTTP methods
 once added a series each, and /metrics grew to hundreds of MB): a method outside RFC 9110's

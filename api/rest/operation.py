@@ -9,7 +9,6 @@ free while a document renders.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 from asyncio import Future
@@ -21,7 +20,7 @@ from ..blocking import WouldWait, without_waiting
 from ..errors import ApiError, unreachable, validation
 from ..http import EnvelopeHandler, envelope, error_envelope
 from ..operations import Call, Executors, Operation, parse_model
-from ..renderers import Cancellation
+from ..renderers import Cancellation, TaskCancelled
 from ..service import Service
 from ..service.idempotency import IDEMPOTENT_METHODS, KEY_HEADER, REPLAYED_HEADER, Answer, fingerprint
 from ..settings import ASSET_LIMIT, JSON_LIMIT, UPLOAD_LIMIT, Settings
@@ -166,7 +165,7 @@ class OperationHandler(EnvelopeHandler):
             self.uploads.release(self._counted)
             self._counted = 0
 
-    def data_received(self, chunk: bytes) -> asyncio.Future | None:
+    def data_received(self, chunk: bytes) -> Future[None] | None:
         self._size += len(chunk)
         if self._refusal is not None or self.operation is None or self._size > self._limit():
             if self._upload is not None:
@@ -275,7 +274,8 @@ class OperationHandler(EnvelopeHandler):
                 raise validation("the body must be a JSON object")
             call.body = parse_model(operation.body, raw_body, "body")
         if operation.multipart is not None:
-            assert self._upload is not None  # made in prepare() for every multipart request not refused
+            if self._upload is None:  # made in prepare(), and ended since: the client is gone
+                raise TaskCancelled()
             call.file, call.form = await self._upload.result()
         return call
 

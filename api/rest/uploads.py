@@ -13,7 +13,7 @@ stored), and one that would pass the bound is refused at once with a 503 and Ret
 
 from __future__ import annotations
 
-import asyncio
+from asyncio import Future
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -90,7 +90,7 @@ class MultipartBody:
         self._headers: dict[str, bytes] = {}
         self._target: Any = None  # where the current part's bytes go: the FilePart, a field, or nowhere
         self._ended = False
-        self._writing: asyncio.Future | None = None
+        self._writing: Future[None] | None = None
         _, options = parse_options_header(content_type)
         boundary = options.get(b"boundary", b"")
         if not boundary:
@@ -163,7 +163,7 @@ class MultipartBody:
 
     # The request's side
 
-    def feed(self, chunk: bytes) -> asyncio.Future | None:
+    def feed(self, chunk: bytes) -> Future[None] | None:
         """Parse a chunk of the body; a future when a batch of the file is being written to disk
         (Tornado reads no more of the body until it is done: the disk sets the pace)."""
         if self._failure is not None:
@@ -178,7 +178,7 @@ class MultipartBody:
             return self._write_out()
         return None
 
-    def _write_out(self) -> asyncio.Future:
+    def _write_out(self) -> Future[None]:
         assert self.file is not None
         self._writing = IOLoop.current().run_in_executor(self.bodies.writers, self._write, self.file.take_waiting())
         return self._writing
