@@ -42,6 +42,8 @@ EXTENSIONS = {v: k for k, v in CONTENT_TYPES.items()}
 KEY_PATTERN = re.compile(r"^[0-9a-f]{64}\.(pdf|png|jpg|webp|svg|zip)$")
 REF_PATTERN = re.compile(r"^[0-9a-f]{64}$")
 CHUNK = 1024 * 1024  # what a stream yields at a time, and what hashing a file reads at a time
+# Parts of one file uploaded to S3 at once (boto3's default is 10): 4 x 8 MB in memory at most.
+S3_PARTS_AT_ONCE = 4
 
 
 class BlobNotFound(FileNotFoundError):
@@ -114,6 +116,11 @@ class Blobs(ABC):
     @abstractmethod
     def put_file(self, file: IO[bytes], content_type: str) -> str:
         """Store a seekable file's bytes (from its position) under their hash, read in chunks."""
+
+    @abstractmethod
+    def put_path(self, path: Path, content_type: str, sha256: str, durable: bool = False) -> str:
+        """Store a file's bytes, whose SHA-256 (hex) the caller counted as it wrote them (an
+        upload spooled to disk, api.spool), read from the file in chunks; returns the key."""
 
     @abstractmethod
     def stream(self, key: str, chunk_size: int = CHUNK) -> BlobStream:
@@ -190,6 +197,27 @@ class LocalBlobs(Blobs):
             key = blob_key(digest.hexdigest(), content_type)
             target = self.path(key)
             target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(temp, target)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+        return key
+
+    def put_path(self, path: Path, content_type: str, sha256: str, durable: bool = False) -> str:
+        # Copied beside its target, then renamed, as `put` writes; never read whole into memory.
+        key = blob_key(sha256, content_type)
+        target = self.path(key)
+        if target.exists():
+            return key
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as handle, path.open("rb") as source:
+                while chunk := source.read(CHUNK):
+                    handle.write(chunk)
+                if durable:
+                    handle.flush()
+                    os.fsync(handle.fileno())
             os.replace(temp, target)
         except BaseException:
             Path(temp).unlink(missing_ok=True)
@@ -320,6 +348,23 @@ class S3Blobs(Blobs):
         key = blob_key(_hash_file(file), content_type)
         if not self.exists(key):
             self.client.upload_fileobj(file, self.bucket, self.name(key), ExtraArgs={"ContentType": content_type})
+        return key
+
+    def put_path(self, path: Path, content_type: str, sha256: str, durable: bool = False) -> str:
+        # Uploaded from the file in parts by boto3's transfer manager (multipart past its 8 MB
+        # threshold), a few parts in memory at a time, never the whole file. S3 keeps what it
+        # acknowledged: `durable` asks nothing more of it.
+        from boto3.s3.transfer import TransferConfig
+
+        key = blob_key(sha256, content_type)
+        if not self.exists(key):
+            self.client.upload_file(
+                str(path),
+                self.bucket,
+                self.name(key),
+                ExtraArgs={"ContentType": content_type},
+                Config=TransferConfig(max_concurrency=S3_PARTS_AT_ONCE),
+            )
         return key
 
     def stream(self, key: str, chunk_size: int = CHUNK) -> BlobStream:

@@ -15,7 +15,9 @@ Every series is counted in the web process, which is where every outcome is know
   last retry), counted by the process that sent the attempt once its outcome is committed, with
   a histogram of how long an attempt took (10 s at most, extensions.md 8);
 - the batch queue's depth (unsettled jobs and their rows not yet done), read from the
-  database when scraped: the same figure in every web process.
+  database when scraped: the same figure in every web process;
+- the upload bodies this process is receiving and checking, and their bytes (api.rest.uploads
+  bounds them), read when scraped.
 
 Every label comes from a closed set, whatever a request sends (issue 31: invented HTTP methods
 once added a series each, and /metrics grew to hundreds of MB): a method outside RFC 9110's
@@ -79,6 +81,20 @@ class _QueueDepth(Collector):
         )
 
 
+class _UploadsInFlight(Collector):
+    """Read when scraped: the upload bodies being received, checked or stored now, and their bytes."""
+
+    def __init__(self, in_flight: Callable[[], tuple[int, int]]):
+        self.in_flight = in_flight
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        count, size = self.in_flight()
+        yield GaugeMetricFamily("docbench_upload_bodies_in_flight", "Upload bodies being received or checked", count)
+        yield GaugeMetricFamily(
+            "docbench_upload_body_bytes_in_flight", "Bytes of the upload bodies being received or checked", size
+        )
+
+
 class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
@@ -123,6 +139,10 @@ class Metrics:
 
     def watch_queue(self, depth: Callable[[], tuple[int, int]]) -> None:
         self.registry.register(_QueueDepth(depth))
+
+    def watch_uploads(self, in_flight: Callable[[], tuple[int, int]]) -> None:
+        """Upload bodies in flight in this process (api.rest.uploads): (how many, their bytes)."""
+        self.registry.register(_UploadsInFlight(in_flight))
 
     def request(self, route: str, method: str, status: int, seconds: float) -> None:
         """One answered request; `route` is an operation's name or one of the fixed routes

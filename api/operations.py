@@ -6,6 +6,7 @@ the faces (REST handlers, MCP tools) only parse, call and wrap.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -22,14 +23,27 @@ from .renderers import Cancellation
 from .service import Service, Workspace
 from .service.signing import PASSWORD_MAX_LENGTH
 from .settings import ASSET_LIMIT, CERTIFICATE_LIMIT, UPLOAD_LIMIT
+from .spool import SpooledFile
 
 
 @dataclass
 class UploadedFile:
-    """A file a caller sent (a multipart part, base64 in an MCP argument, bytes in the notebook)."""
+    """A file a caller sent (a multipart part, base64 in an MCP argument, bytes in the notebook).
+    A large multipart part arrives on disk instead (api.spool, issue 48): `spooled`, `data` empty."""
 
     data: bytes
     filename: str | None
+    spooled: SpooledFile | None = None
+    sha256: str | None = None  # of the bytes, when counted as they arrived (hex)
+
+    @property
+    def content(self) -> bytes | SpooledFile:
+        """The bytes, or the spool file holding them: what the media service takes."""
+        return self.spooled if self.spooled is not None else self.data
+
+    def digest(self) -> str:
+        """The SHA-256 of the file (hex): counted as it arrived, or now."""
+        return self.sha256 or hashlib.sha256(self.data).hexdigest()
 
 
 @dataclass
@@ -137,21 +151,21 @@ def _sheets(service: Service, ws: Workspace, call: Call) -> dict:
 
 def _upload(service: Service, ws: Workspace, call: Call) -> dict:
     assert call.file is not None
-    return service.media.create_upload(ws, call.file.data, call.file.filename, call.form.get("name"))
+    return service.media.create_upload(ws, call.file.content, call.file.filename, call.form.get("name"))
 
 
 def _asset(service: Service, ws: Workspace, call: Call) -> dict:
     assert call.file is not None
-    return service.media.create_asset(ws, call.file.data, call.file.filename, call.form.get("name"))
+    return service.media.create_asset(ws, call.file.content, call.file.filename, call.form.get("name"))
 
 
 def _replace(service: Service, ws: Workspace, call: Call) -> dict:
     assert call.file is not None
-    return service.media.replace_asset_content(ws, call.params["assetId"], call.file.data)
+    return service.media.replace_asset_content(ws, call.params["assetId"], call.file.content)
 
 
 def _signing_certificate(service: Service, ws: Workspace, call: Call) -> dict:
-    assert call.file is not None
+    assert call.file is not None and call.file.spooled is None  # 256 KB at most: never spooled (api.spool)
     return service.signing.upload(ws, call.file.data, call.form.get("password"))
 
 

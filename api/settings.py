@@ -47,6 +47,9 @@ class Settings:
     # --max-upload-mb N (DOCBENCH_MAX_UPLOAD_MB): every file upload may be N MB, where the spec's
     # limit is lower (extensions.md 12: a letterhead or a form PDF is often past 1 MB).
     max_upload_mb: int | None = field(default_factory=lambda: max_upload_mb_from_env())
+    # --uploads-in-flight-mb N (DOCBENCH_UPLOADS_IN_FLIGHT_MB): the bytes of upload bodies one
+    # process receives and checks at once (api.rest.uploads); None: four of the largest it accepts.
+    uploads_in_flight_mb: int | None = field(default_factory=lambda: uploads_in_flight_mb_from_env())
 
     def file_limit(self, spec_limit: int) -> int:
         """The bytes an upload whose spec limit is `spec_limit` may have on this server."""
@@ -115,6 +118,16 @@ def max_upload_mb_from_env() -> int | None:
         raise ValueError(
             f"DOCBENCH_MAX_UPLOAD_MB must be a whole number of megabytes, 1 to {MAX_UPLOAD_MB}, not {raw!r}"
         )
+    return int(raw)
+
+
+def uploads_in_flight_mb_from_env() -> int | None:
+    """DOCBENCH_UPLOADS_IN_FLIGHT_MB: a whole number of megabytes, at least 1; blank: the default."""
+    raw = os.environ.get("DOCBENCH_UPLOADS_IN_FLIGHT_MB")
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"DOCBENCH_UPLOADS_IN_FLIGHT_MB must be a whole number of megabytes (1 or more), not {raw!r}")
     return int(raw)
 
 

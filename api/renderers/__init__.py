@@ -158,6 +158,13 @@ class Renderers:
         """An upload checked and (SVG) rasterised in a render process: an api.images.processing.ProcessedImage."""
         return self._call("process_image", (data, max_bytes), owner, self.limits.image_seconds, None, "the image")
 
+    def image_file(self, owner: str, path: Path, max_bytes: int) -> Any:
+        """An upload spooled to disk (api.spool) checked as `image` checks bytes, read from its path
+        by the render process: its ProcessedImage carries none of the file's bytes back (`original`
+        empty, `render` empty where it is the original), which the caller stores from the file."""
+        args = (str(path), max_bytes)
+        return self._call("process_image_file", args, owner, self.limits.image_seconds, None, "the image")
+
     def design_from_pdf(self, owner: str, key: str, ref: str, title: str) -> tuple[str, list[str]]:
         """The design (tree JSON) of the uploaded PDF stored under `key`, read in a render
         process (extensions.md 12, basePdf), and the notes of what of its form was left out."""

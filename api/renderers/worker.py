@@ -128,6 +128,19 @@ def process_image(data: bytes, max_bytes: int):  # noqa: ANN201
     return process(data, max_bytes)
 
 
+def process_image_file(path: str, max_bytes: int):  # noqa: ANN201
+    """An upload spooled to disk checked as process_image checks bytes. The file is read here,
+    once (the engine's checks take bytes), and none of it goes back through the pipe: the
+    web process stores the original from the file (api.service.media)."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from ..images.processing import process_image as process
+
+    image = process(Path(path).read_bytes(), max_bytes)
+    return replace(image, original=b"", render=b"" if image.render is image.original else image.render)
+
+
 def design_from_pdf(key: str, ref: str, title: str, blob_root: str) -> tuple[str, list[str]]:
     """The design (its tree as JSON) of an uploaded PDF (extensions.md 12, basePdf), and what of
     its form was left out: read here, not in the web process, as every upload is (its bytes were
@@ -183,6 +196,7 @@ TASKS = {
     "render_pdf": render_pdf,
     "render_png": render_png,
     "process_image": process_image,
+    "process_image_file": process_image_file,
     "design_from_pdf": design_from_pdf,
     "open_certificate": open_certificate,
     "render_row": render_row,

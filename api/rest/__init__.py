@@ -12,7 +12,7 @@ from ..service import Service
 from .files import FileHandler
 from .meta import HealthHandler, MetricsHandler, OpenApiHandler
 from .missing import NotFoundHandler
-from .operation import OperationHandler, max_body_size
+from .operation import OperationHandler, max_body_size, upload_bodies
 
 PREFIX = "/api/v1"
 
@@ -27,6 +27,8 @@ def routes(service: Service, executors: Executors) -> list[URLSpec]:
         by_path.setdefault(operation.path, {})[operation.method] = operation
     # Literal segments before parameters: /assets/placeholder must not be read as an asset id.
     ordered = sorted(by_path, key=lambda p: ("{" in p, p))
+    uploads = upload_bodies(service.settings)
+    service.metrics.watch_uploads(lambda: (uploads.count, uploads.bytes))
     specs = [
         URLSpec(PREFIX + "/health$", HealthHandler, {"service": service}),
         URLSpec("/metrics$", MetricsHandler, {"service": service}),
@@ -35,7 +37,7 @@ def routes(service: Service, executors: Executors) -> list[URLSpec]:
             URLSpec(
                 _pattern(path),
                 OperationHandler,
-                {"service": service, "executors": executors, "operations": by_path[path]},
+                {"service": service, "executors": executors, "operations": by_path[path], "uploads": uploads},
             )
             for path in ordered
         ],

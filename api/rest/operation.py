@@ -1,6 +1,7 @@
 """One Tornado handler per path, dispatching each method to its declared Operation.
 
-Bodies are streamed so size limits are enforced before a large body is buffered;
+Bodies are streamed so size limits are enforced before a large body is buffered, and an
+upload's body is parsed as it arrives, its file written to disk past 4 MB (api.rest.uploads);
 parsing and authentication happen here, the plan and business rules in the service.
 The work runs on a thread (renders on threads of their own) so the event loop stays
 free while a document renders.
@@ -10,19 +11,20 @@ from __future__ import annotations
 
 import functools
 import json
+from asyncio import Future
 
-from tornado.httputil import HTTPFile, HTTPInputError, parse_body_arguments
 from tornado.ioloop import IOLoop
 from tornado.web import stream_request_body
 
 from ..blocking import WouldWait, without_waiting
 from ..errors import ApiError, unreachable, validation
 from ..http import EnvelopeHandler, envelope, error_envelope
-from ..operations import Call, Executors, Operation, UploadedFile, parse_model
-from ..renderers import Cancellation
+from ..operations import Call, Executors, Operation, parse_model
+from ..renderers import Cancellation, TaskCancelled
 from ..service import Service
 from ..service.idempotency import IDEMPOTENT_METHODS, KEY_HEADER, REPLAYED_HEADER, Answer, fingerprint
 from ..settings import ASSET_LIMIT, JSON_LIMIT, UPLOAD_LIMIT, Settings
+from .uploads import RETRY_AFTER_SECONDS, MultipartBody, UploadBodies
 
 MULTIPART_SLACK = 64 * 1024  # headers and boundaries around the file part
 HARD_LIMIT_FACTOR = 2  # past twice a limit the connection is dropped instead of drained
@@ -35,6 +37,12 @@ def max_body_size(settings: Settings) -> int:
     )
 
 
+def upload_bodies(settings: Settings) -> UploadBodies:
+    """The spool and the bound on upload bodies in flight that one server's handlers share."""
+    largest = max(settings.file_limit(ASSET_LIMIT), settings.file_limit(UPLOAD_LIMIT)) + MULTIPART_SLACK
+    return UploadBodies.for_server(settings, largest)
+
+
 def _too_large(operation: Operation, size: int, limit: int) -> ApiError:
     if operation.multipart is not None:
         shown = f"{limit / (1024 * 1024):g} MB" if limit >= 1024 * 1024 else f"{limit // 1024} KB"
@@ -44,16 +52,32 @@ def _too_large(operation: Operation, size: int, limit: int) -> ApiError:
 
 @stream_request_body
 class OperationHandler(EnvelopeHandler):
-    def initialize(self, service: Service, executors: Executors, operations: dict[str, Operation]) -> None:
+    def initialize(
+        self, service: Service, executors: Executors, operations: dict[str, Operation], uploads: UploadBodies
+    ) -> None:
         self.service = service
         self.executors = executors
         self.operations = operations
+        self.uploads = uploads
         self.cancel = Cancellation()
+        self._upload: MultipartBody | None = None
+        self._counted = 0  # bytes of this request's body counted in `uploads` (api.rest.uploads)
+        self._dispatched = False
+        self._retry_after: int | None = None
+
+    def set_default_headers(self) -> None:
+        super().set_default_headers()
+        if getattr(self, "_retry_after", None):  # kept by the clear() that answering an error does
+            self.set_header("Retry-After", str(self._retry_after))
 
     def on_connection_close(self) -> None:
         # The client went away: a render still queued or running for it is stopped, and
         # a generation it would have paid for is not charged (the manual, "Limits").
         self.cancel.cancel()
+        if not self._dispatched:
+            # Gone while its body arrived: nothing else will end this request. Once dispatched,
+            # the work may still read the spool file; the dispatch's own end removes it.
+            self._end_upload()
         super().on_connection_close()
 
     def allowed_methods(self) -> list[str]:
@@ -88,6 +112,10 @@ class OperationHandler(EnvelopeHandler):
         try:
             await self.admit(self.service, self.executors.light)
             self._check_content_type()
+            if self.operation.multipart is not None:
+                # A body sent in chunks declares no length: it is counted at its limit.
+                sent_length = "Content-Length" in self.request.headers and declared.isdigit()
+                self._start_upload(int(declared) if sent_length else limit)
         except ApiError as refusal:
             self._refusal = refusal
         except unreachable() as outage:
@@ -117,19 +145,58 @@ class OperationHandler(EnvelopeHandler):
         if self.operation.body and content_type != "application/json":
             raise ApiError("UNSUPPORTED_MEDIA_TYPE", "send the body as JSON with Content-Type: application/json")
 
-    def data_received(self, chunk: bytes) -> None:
+    def _start_upload(self, size: int) -> None:
+        """Count the body in (or refuse it: too many in flight) and parse it as it arrives."""
+        assert self.operation is not None and self.operation.multipart is not None
+        upload = MultipartBody(self.request.headers.get("Content-Type", ""), self.operation.multipart, self.uploads)
+        try:
+            self.uploads.admit(size)
+        except ApiError:
+            self._retry_after = RETRY_AFTER_SECONDS
+            raise
+        self._upload, self._counted = upload, size
+
+    def _end_upload(self) -> None:
+        """The body's spool file removed and its bytes counted out: once, however the request ends."""
+        if self._upload is not None:
+            self._upload.close()
+            self._upload = None
+        if self._counted:
+            self.uploads.release(self._counted)
+            self._counted = 0
+
+    def data_received(self, chunk: bytes) -> Future[None] | None:
         self._size += len(chunk)
-        if self._refusal is None and self.operation is not None and self._size <= self._limit():
-            self._chunks.append(chunk)
+        if self._refusal is not None or self.operation is None or self._size > self._limit():
+            if self._upload is not None:
+                self._upload.close()  # the disk space back now; the rest is drained
+            return None
+        if self._upload is not None:
+            return self._upload.feed(chunk)
+        self._chunks.append(chunk)
+        return None
+
+    def finish(self, chunk: str | bytes | dict | None = None) -> Future[None]:
+        # Every answer, an error's too, comes once the work is done: the spool file goes (and
+        # the body is counted out) before the client can see the answer and send the next.
+        self._end_upload()
+        return super().finish(chunk)
 
     async def _dispatch(self, **params: str) -> None:
+        self._dispatched = True
+        try:
+            await self._answer_request(params)
+        finally:
+            self._end_upload()  # already done by finish(), unless the client is gone
+
+    async def _answer_request(self, params: dict[str, str]) -> None:
         if self._refusal is not None:
             raise self._refusal
         operation = self.operation
         assert operation is not None
         if self._size > self._limit():
             raise _too_large(operation, self._size, self._file_limit())
-        call = self._parse(operation, params)
+        call = await self._parse(operation, params)
         call.cancel = self.cancel
         key = self.request.headers.get(KEY_HEADER) if operation.method in IDEMPOTENT_METHODS else None
         if key is None:
@@ -176,11 +243,12 @@ class OperationHandler(EnvelopeHandler):
 
     def _identity(self, call: Call) -> bytes:
         """The body as it identifies a request: a multipart body's boundary is random per
-        send, so an upload is identified by its file and fields instead."""
+        send, so an upload is identified by its fields and its file's SHA-256 instead (counted
+        as it arrived: a spooled file is never read back for it)."""
         if call.file is None:
             return b"".join(self._chunks)
         fields = json.dumps({"filename": call.file.filename, "form": call.form}, sort_keys=True).encode()
-        return fields + b"\n" + call.file.data
+        return fields + b"\n" + call.file.digest().encode()
 
     def _replay(self, answer: Answer) -> None:
         self.set_status(answer.status)
@@ -189,7 +257,7 @@ class OperationHandler(EnvelopeHandler):
         self.set_header(REPLAYED_HEADER, "true")
         self.finish(answer.body)
 
-    def _parse(self, operation: Operation, params: dict[str, str]) -> Call:
+    async def _parse(self, operation: Operation, params: dict[str, str]) -> Call:
         call = Call(params=params)
         body = b"".join(self._chunks)
         if operation.query is not None:
@@ -206,29 +274,9 @@ class OperationHandler(EnvelopeHandler):
                 raise validation("the body must be a JSON object")
             call.body = parse_model(operation.body, raw_body, "body")
         if operation.multipart is not None:
-            call.file, call.form = self._multipart(operation, body)
+            if self._upload is None:  # made in prepare(), and ended since: the client is gone
+                raise TaskCancelled()
+            call.file, call.form = await self._upload.result()
         return call
-
-    def _multipart(self, operation: Operation, body: bytes) -> tuple[UploadedFile, dict[str, str]]:
-        assert operation.multipart is not None
-        arguments: dict[str, list[bytes]] = {}
-        files: dict[str, list[HTTPFile]] = {}
-        try:
-            parse_body_arguments(self.request.headers.get("Content-Type", ""), body, arguments, files)
-        except (HTTPInputError, UnicodeDecodeError):
-            raise validation("the multipart body is malformed: send one 'file' part with a filename") from None
-        if not files.get("file"):
-            raise validation(
-                f"the 'file' field is missing: send the {operation.multipart.file} as multipart form field 'file'"
-            )
-        unknown = set(arguments) - set(operation.multipart.fields) | set(files) - {"file"}
-        if unknown:
-            raise validation(f"unknown form field(s): {', '.join(sorted(unknown))}")
-        part = files["file"][0]
-        form: dict[str, str] = {}
-        for name, values in arguments.items():
-            text = values[0].decode("utf-8", "replace")
-            form[name] = text if name in operation.multipart.secrets else text.strip()
-        return UploadedFile(part.body, part.filename or None), form
 
     get = post = put = patch = delete = head = options = _dispatch

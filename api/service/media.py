@@ -24,6 +24,7 @@ from ..images.processing import ProcessedImage, draw_placeholder
 from ..models import NAME_MAX_LENGTH, ListQuery, PlaceholderBody
 from ..renderers import Renderers
 from ..settings import ASSET_LIMIT, UPLOAD_LIMIT, URL_LIFETIME, Settings
+from ..spool import SpooledFile
 from ..store import Store
 from .common import Workspace, checked_name, iso, new_id, newest_first, now
 from .remembered import Remembered
@@ -112,9 +113,16 @@ class Media:
             return {"uploadId": media_id, **record}
         return {"id": media_id, **record, "isPlaceholder": bool(placeholder)}
 
-    def _store_blobs(self, image: ProcessedImage) -> tuple[str, str, str]:
-        original = self.blobs.put(image.original, image.mime_type, durable=True)
-        render = original if image.render is image.original else self.blobs.put(image.render, image.render_mime_type)
+    def _store_blobs(self, image: ProcessedImage, spooled: SpooledFile | None = None) -> tuple[str, str, str]:
+        if spooled is not None:
+            # Copied (uploaded) from the spool file under the hash counted as it arrived; the
+            # image checked from it carries `render` only where that is not the original (SVG).
+            original = self.blobs.put_path(spooled.path, image.mime_type, spooled.sha256, durable=True)
+            same = not image.render
+        else:
+            original = self.blobs.put(image.original, image.mime_type, durable=True)
+            same = image.render is image.original
+        render = original if same else self.blobs.put(image.render, image.render_mime_type)
         return original, render, self.blobs.put(image.thumbnail, "image/png")
 
     def _insert(
@@ -127,7 +135,9 @@ class Media:
         image: ProcessedImage,
         keys: tuple[str, str, str],
         placeholder: bool = False,
+        size: int | None = None,
     ) -> None:
+        """`size`: the original's bytes, when `image` does not hold them (a spooled upload)."""
         moment = now()
         cursor.execute(
             "INSERT INTO media (id, workspace_id, kind, name, mime_type, file_size, width, height, original_key, "
@@ -139,7 +149,7 @@ class Media:
                 kind,
                 name,
                 image.mime_type,
-                len(image.original),
+                len(image.original) if size is None else size,
                 image.width,
                 image.height,
                 *keys,
@@ -155,31 +165,38 @@ class Media:
             f"SELECT {COLUMNS} FROM media WHERE id = ? AND workspace_id = ? AND kind = ?", [media_id, ws.id, kind]
         )
 
-    def _process(self, ws: Workspace, data: bytes, limit: int) -> ProcessedImage:
+    def _process(self, ws: Workspace, data: bytes | SpooledFile, limit: int) -> ProcessedImage:
         """Checked, rasterised and thumbnailed in a render process: a hostile SVG, raster or PDF
-        costs that process, bounded in time and memory, never the server (the manual, "Limits")."""
+        costs that process, bounded in time and memory, never the server (the manual, "Limits").
+        A spooled file is read there from its path: its bytes never pass through this process."""
+        if isinstance(data, SpooledFile):
+            return self.renderers.image_file(ws.id, data.path, limit)
         return self.renderers.image(ws.id, data, limit)
 
     # Uploads (spec 4.9)
 
-    def create_upload(self, ws: Workspace, data: bytes, filename: str | None, name: str | None) -> dict:
+    def create_upload(self, ws: Workspace, data: bytes | SpooledFile, filename: str | None, name: str | None) -> dict:
+        """`data`: the file's bytes, or a large one's spool file (api.spool)."""
         name = _name(name, filename, "upload")  # before any blob is stored
         image = self._process(ws, data, self.settings.file_limit(UPLOAD_LIMIT))
         media_id = new_id("upl")
-        keys = self._store_blobs(image)
+        spooled = data if isinstance(data, SpooledFile) else None
+        keys = self._store_blobs(image, spooled)
         with self.store.transaction() as cursor:
-            self._insert(cursor, ws, media_id, "upload", name, image, keys)
+            self._insert(cursor, ws, media_id, "upload", name, image, keys, size=spooled.size if spooled else None)
         return self._record(self._row(ws, "upload", media_id))
 
     # Assets (spec 4.10)
 
-    def create_asset(self, ws: Workspace, data: bytes, filename: str | None, name: str | None) -> dict:
+    def create_asset(self, ws: Workspace, data: bytes | SpooledFile, filename: str | None, name: str | None) -> dict:
+        """`data`: the file's bytes, or a large one's spool file (api.spool)."""
         name = _name(name, filename, "asset")  # before any blob is stored
         image = self._process(ws, data, self.settings.file_limit(ASSET_LIMIT))
         media_id = new_id("ast")
-        keys = self._store_blobs(image)
+        spooled = data if isinstance(data, SpooledFile) else None
+        keys = self._store_blobs(image, spooled)
         with self.store.transaction() as cursor:
-            self._insert(cursor, ws, media_id, "asset", name, image, keys)
+            self._insert(cursor, ws, media_id, "asset", name, image, keys, size=spooled.size if spooled else None)
         return self.get_asset(ws, media_id)
 
     def create_placeholder(self, ws: Workspace, body: PlaceholderBody) -> dict:
@@ -191,16 +208,19 @@ class Media:
             self._insert(cursor, ws, media_id, "asset", body.name, image, keys, placeholder=True)
         return self.get_asset(ws, media_id)
 
-    def replace_asset_content(self, ws: Workspace, asset_id: str, data: bytes) -> dict:
+    def replace_asset_content(self, ws: Workspace, asset_id: str, data: bytes | SpooledFile) -> dict:
+        """`data`: the file's bytes, or a large one's spool file (api.spool)."""
         self.get_asset(ws, asset_id)
         image = self._process(ws, data, self.settings.file_limit(ASSET_LIMIT))
-        keys = self._store_blobs(image)
+        spooled = data if isinstance(data, SpooledFile) else None
+        keys = self._store_blobs(image, spooled)
+        size = spooled.size if spooled else len(image.original)
         with self.store.transaction() as cursor:
             cursor.execute(
                 "UPDATE media SET mime_type = ?, file_size = ?, width = ?, height = ?, original_key = ?, "
                 "render_key = ?, thumbnail_key = ?, is_placeholder = false, modified_at = ?, page_count = ? "
                 "WHERE id = ?",
-                [image.mime_type, len(image.original), image.width, image.height, *keys, now(), image.pages, asset_id],
+                [image.mime_type, size, image.width, image.height, *keys, now(), image.pages, asset_id],
             )
             # Previews drawn with the old bytes are stale now, in every web process
             # (Designs.row_for_render reads this version with the design).

@@ -121,6 +121,11 @@ def serve(args: argparse.Namespace) -> int:
             print(f"docbench: --max-upload-mb must be 1 to {MAX_UPLOAD_MB} (megabytes)", file=sys.stderr)
             return 2
         settings.max_upload_mb = args.max_upload_mb
+    if args.uploads_in_flight_mb is not None:
+        if args.uploads_in_flight_mb < 1:
+            print("docbench: --uploads-in-flight-mb must be at least 1 (megabytes)", file=sys.stderr)
+            return 2
+        settings.uploads_in_flight_mb = args.uploads_in_flight_mb
     for gap in settings.unshared():  # works alone, but not beside the other processes on the database
         print(f"docbench: warning: {gap}; see README, Running at scale", file=sys.stderr, flush=True)
     service = Service(settings)
@@ -453,6 +458,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="every uploaded image or PDF may be N MB, where the spec's limit (uploads 1 MB, assets 10 MB) is lower "
         "(DOCBENCH_MAX_UPLOAD_MB)",
+    )
+    p.add_argument(
+        "--uploads-in-flight-mb",
+        type=int,
+        default=None,
+        metavar="N",
+        help="receive and check at most N MB of upload bodies at once; past it an upload answers 503 with "
+        "Retry-After (DOCBENCH_UPLOADS_IN_FLIGHT_MB; default: four of the largest upload this server accepts)",
     )
     p.add_argument(
         "--no-metrics", action="store_true", help="no GET /metrics (Prometheus) on this server (DOCBENCH_METRICS=0)"

@@ -120,6 +120,24 @@ def test_a_large_object_is_written_and_read_in_chunks(blobs):
     assert sum(sizes) == len(data) and max(sizes) <= CHUNK and len(sizes) >= 20
 
 
+def test_a_spooled_upload_is_stored_from_its_path_under_the_hash_counted_on_the_way(blobs, tmp_path):
+    data = os.urandom(20 * 1024 * 1024)
+    spooled = tmp_path / "upload-spooled"
+    spooled.write_bytes(data)
+    digest = hashlib.sha256(data).hexdigest()
+    key = blobs.put_path(spooled, "application/pdf", digest, durable=True)
+    assert key == digest + ".pdf" and blobs.get(key) == data
+    if isinstance(blobs, S3Blobs):
+        head = blobs.client.head_object(Bucket=blobs.bucket, Key=blobs.name(key))
+        assert "-" in head["ETag"], "a 20 MB file goes up as a multipart upload"
+        assert head["ContentType"] == "application/pdf"
+    else:
+        assert not list(blobs.root.glob("*/.tmp-*")), "no temporary file is left beside the blobs"
+    # Stored once: the same bytes again leave the blob as it is.
+    assert blobs.put_path(spooled, "application/pdf", digest) == key
+    assert sorted(blobs.keys()) == [key]
+
+
 def test_a_batch_zip_is_assembled_in_the_store(blobs):
     pdfs = [b"%PDF-1.7\n" + f"row {n}\n".encode() * 500 for n in range(3)]
     results = [RowResult(index=n, ok=True, blob_key=blobs.put(pdf, "application/pdf")) for n, pdf in enumerate(pdfs)]

@@ -187,3 +187,20 @@ def test_a_large_file_is_downloaded_in_chunks_with_its_length(api_server):
         assert response.headers["Content-Length"] == str(len(data))
         assert "batch.zip" in response.headers["Content-Disposition"]
         assert response.read() == data
+
+
+@pytest.mark.parametrize("api_server", ["s3"], indirect=True)
+def test_a_spooled_asset_goes_to_the_bucket_from_its_spool_file(api_server, tmp_path):
+    from ..test_upload_bodies import MB, MultipartFile, padded_pdf, send
+
+    key = api_server.workspaces["alpha"][1]
+    source = tmp_path / "cover.pdf"
+    digest = padded_pdf(source, 6 * MB, 7)  # past 4 MB: spooled to disk as it arrives
+    with api_server.client(key) as client:
+        asset = client.data(send(api_server, key, MultipartFile(source), path="/assets"), 201)
+        assert asset["fileSize"] == source.stat().st_size
+        url = client.data(client.post(f"/designs/{design(client)}/generate", json={"prepend": [asset["ref"]]}), 201)
+    assert f"{digest}.pdf" in set(open_blobs(api_server.blob_url).keys())
+    assert open_blobs(api_server.blob_url).get(f"{digest}.pdf") == source.read_bytes()
+    assert "Sample" in all_text(httpx.get(url["downloadUrl"]).content)
+    assert not list((api_server.data_dir / "spool").glob("*"))

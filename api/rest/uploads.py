@@ -1,0 +1,243 @@
+"""Upload bodies (multipart/form-data) read as they arrive (issue 48).
+
+python-multipart's streaming parser (Starlette's and FastAPI's) splits the body while it is
+received: the 'file' part goes to an api.spool.FilePart (memory up to 4 MB, a spool file past
+it, hashed on the way), the other fields (a name, a password: a few hundred bytes) are kept in
+memory, and nothing else is. Tornado's own parser needs the whole body in memory, and copies
+of it: three 500 MB uploads had taken the web process to 4.7 GB.
+
+Every server process also bounds the bytes of upload bodies in flight (UploadBodies): a body
+is counted from its headers until its request ends (received, checked in a render process,
+stored), and one that would pass the bound is refused at once with a 503 and Retry-After.
+"""
+
+from __future__ import annotations
+
+from asyncio import Future
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from python_multipart.exceptions import FormParserError
+from python_multipart.multipart import MultipartParser, parse_options_header
+from tornado.ioloop import IOLoop
+
+from ..errors import ApiError, validation
+from ..operations import Multipart, UploadedFile
+from ..settings import Settings
+from ..spool import WRITE_BATCH, FilePart, Spool
+
+MALFORMED = "the multipart body is malformed: send one 'file' part with a filename"
+FIELDS_LIMIT = 64 * 1024  # the form fields besides the file, together (a name is 200 characters)
+# How many bodies of the largest size this server accepts may be in flight at once by default.
+UPLOADS_AT_ONCE = 4
+RETRY_AFTER_SECONDS = 5  # a large body takes seconds to arrive and be checked
+SPOOL_WRITERS = 2  # threads that write spool files: the disk, not the threads, bounds them
+
+
+class UploadBodies:
+    """What the upload requests of one server process share: the spool, the threads that write
+    to it, and the bound on the bytes of upload bodies in flight. Used on the event loop only."""
+
+    def __init__(self, spool: Spool, limit: int):
+        self.spool = spool
+        self.limit = limit
+        self.bytes = 0  # of the bodies in flight, as their Content-Length declared (or their limit)
+        self.count = 0
+        self.writers = ThreadPoolExecutor(max_workers=SPOOL_WRITERS, thread_name_prefix="docbench-spool")
+
+    @classmethod
+    def for_server(cls, settings: Settings, largest_body: int) -> UploadBodies:
+        """`--uploads-in-flight-mb` (DOCBENCH_UPLOADS_IN_FLIGHT_MB), or room for UPLOADS_AT_ONCE
+        bodies of the largest size this server accepts; spool files under the data dir."""
+        configured = settings.uploads_in_flight_mb
+        limit = configured * 1024 * 1024 if configured else UPLOADS_AT_ONCE * largest_body
+        spool = Spool(settings.data_dir / "spool")
+        spool.sweep()
+        return cls(spool, limit)
+
+    def admit(self, size: int) -> None:
+        """Count a body of `size` bytes in, or refuse it: 503 SERVICE_UNAVAILABLE, Retry-After. A
+        body alone is always let in (a bound set below the largest body means one at a time)."""
+        if self.count and self.bytes + size > self.limit:
+            raise ApiError(
+                "SERVICE_UNAVAILABLE",
+                f"too many uploads are being received at once (at most {self.limit / (1024 * 1024):g} MB of upload "
+                f"bodies on this server); send it again in {RETRY_AFTER_SECONDS} s (Retry-After)",
+            )
+        self.bytes += size
+        self.count += 1
+
+    def release(self, size: int) -> None:
+        self.bytes -= size
+        self.count -= 1
+
+
+class MultipartBody:
+    """One upload body parsed as it arrives. `feed` each chunk on the event loop (it answers a
+    future to wait for when a batch of the file goes to disk), then `result()`; `close()`
+    when the request ends, however it ends (it removes the spool file)."""
+
+    def __init__(self, content_type: str, multipart: Multipart, bodies: UploadBodies):
+        self.multipart = multipart
+        self.bodies = bodies
+        self.file: FilePart | None = None
+        self.filename: str | None = None
+        self.fields: dict[str, bytearray] = {}
+        self.unknown: set[str] = set()
+        self._fields_size = 0
+        self._failure: ApiError | None = None  # once set, the rest of the body is only drained
+        self._header: tuple[bytearray, bytearray] = (bytearray(), bytearray())
+        self._headers: dict[str, bytes] = {}
+        self._target: Any = None  # where the current part's bytes go: the FilePart, a field, or nowhere
+        self._ended = False
+        self._writing: Future[None] | None = None
+        _, options = parse_options_header(content_type)
+        boundary = options.get(b"boundary", b"")
+        if not boundary:
+            raise validation("the multipart Content-Type has no boundary parameter")
+        try:
+            self._parser = MultipartParser(boundary, self._callbacks())
+        except FormParserError:
+            raise validation(MALFORMED) from None
+
+    def _callbacks(self) -> Any:
+        return {
+            "on_part_begin": self._part_begins,
+            "on_header_field": lambda data, start, end: self._header[0].extend(data[start:end]),
+            "on_header_value": lambda data, start, end: self._header[1].extend(data[start:end]),
+            "on_header_end": self._header_ends,
+            "on_headers_finished": self._headers_finished,
+            "on_part_data": self._part_data,
+            "on_end": self._end,
+        }
+
+    # The parser's callbacks
+
+    def _part_begins(self) -> None:
+        self._headers = {}
+        self._header = (bytearray(), bytearray())
+        self._target = None
+
+    def _header_ends(self) -> None:
+        name, value = self._header
+        self._headers[name.decode("latin-1").strip().lower()] = bytes(value).strip()
+        self._header = (bytearray(), bytearray())
+
+    def _headers_finished(self) -> None:
+        disposition = self._headers.get("content-disposition")
+        if disposition is None:
+            raise _Malformed()
+        try:
+            disposition.decode("utf-8")  # what Tornado's parser asked too: a name or filename is UTF-8
+        except UnicodeDecodeError:
+            raise _Malformed() from None
+        # Parsed as Latin-1, each byte one character, so the values come back as the bytes sent.
+        kind, options = parse_options_header(disposition)
+        name = options.get(b"name", b"").decode("utf-8")
+        if kind != b"form-data" or not name:
+            raise _Malformed()
+        filename = options.get(b"filename", b"").decode("utf-8")
+        if filename and name == "file":
+            if self.file is None:  # a second 'file' part is ignored, as Tornado's parser did
+                self.file = self._target = FilePart(self.bodies.spool)
+                self.filename = filename
+        elif filename or name not in self.multipart.fields:
+            self.unknown.add(name)
+        elif name not in self.fields:  # a field sent twice counts once, its first value
+            self.fields[name] = self._target = bytearray()
+
+    def _part_data(self, data: bytes, start: int, end: int) -> None:
+        if self._target is None:
+            return
+        piece = data[start:end]
+        if isinstance(self._target, FilePart):
+            self._target.add(piece)
+            return
+        self._fields_size += len(piece)
+        if self._fields_size > FIELDS_LIMIT:
+            raise _Refused(validation(f"the form fields besides the file hold more than {FIELDS_LIMIT // 1024} KB"))
+        self._target.extend(piece)
+
+    def _end(self) -> None:
+        self._ended = True
+
+    # The request's side
+
+    def feed(self, chunk: bytes) -> Future[None] | None:
+        """Parse a chunk of the body; a future when a batch of the file is being written to disk
+        (Tornado reads no more of the body until it is done: the disk sets the pace)."""
+        if self._failure is not None:
+            return None
+        try:
+            self._parser.write(chunk)
+        except _Refused as refused:
+            self._fail(refused.error)
+        except (_Malformed, FormParserError, UnicodeDecodeError):
+            self._fail(validation(MALFORMED))
+        if self.file is not None and self.file.on_disk and self.file.waiting_bytes >= WRITE_BATCH:
+            return self._write_out()
+        return None
+
+    def _write_out(self) -> Future[None]:
+        assert self.file is not None
+        self._writing = IOLoop.current().run_in_executor(self.bodies.writers, self._write, self.file.take_waiting())
+        return self._writing
+
+    def _write(self, chunks: list[bytes]) -> None:
+        assert self.file is not None
+        try:
+            self.file.write(chunks)
+        except OSError:
+            # A full disk (or a spool directory gone) is the server's problem, not the request's.
+            self._failure = ApiError(
+                "SERVICE_UNAVAILABLE", "the server has no room to receive the file right now; try again later"
+            )
+
+    def _fail(self, failure: ApiError) -> None:
+        self._failure = failure
+        if self.file is not None:
+            self.file.discard()  # the disk space back now, not when the rest has been drained
+
+    async def result(self) -> tuple[UploadedFile, dict[str, str]]:
+        """The file and the form fields, once the whole body has been fed; or the refusal."""
+        if self._failure is None and self.file is not None and self.file.on_disk:
+            await self._write_out()
+        if self._failure is not None:
+            raise self._failure
+        if not self._ended:
+            raise validation(MALFORMED)
+        if self.file is None:
+            raise validation(
+                f"the 'file' field is missing: send the {self.multipart.file} as multipart form field 'file'"
+            )
+        if self.unknown:
+            raise validation(f"unknown form field(s): {', '.join(sorted(self.unknown))}")
+        form: dict[str, str] = {}
+        for name, value in self.fields.items():
+            text = value.decode("utf-8", "replace")
+            form[name] = text if name in self.multipart.secrets else text.strip()
+        if self.file.on_disk:
+            spooled = self.file.spooled()
+            return UploadedFile(b"", self.filename, spooled=spooled, sha256=spooled.sha256), form
+        return UploadedFile(self.file.in_memory(), self.filename, sha256=self.file.sha256), form
+
+    def close(self) -> None:
+        """Remove the spool file: now, or once a write to it in progress has ended."""
+        if self.file is None:
+            return
+        if self._writing is not None and not self._writing.done():
+            self._writing.add_done_callback(lambda _: self.file.discard() if self.file else None)
+            return
+        self.file.discard()
+
+
+class _Malformed(Exception):
+    """Raised in a parser callback: the body is not the multipart it claims to be."""
+
+
+class _Refused(Exception):
+    """Raised in a parser callback: the body is well formed, and refused."""
+
+    def __init__(self, error: ApiError):
+        super().__init__(error.message)
+        self.error = error

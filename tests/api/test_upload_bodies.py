@@ -1,0 +1,339 @@
+"""Upload bodies (issue 48): a large file is written to disk as it arrives, never held in the
+web process's memory, and the bytes of upload bodies received at once are bounded."""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import io
+import json
+import os
+import random
+import re
+import socket
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pikepdf
+import pytest
+
+from tests.server import Server, create_workspace, wait_until
+
+MB = 1024 * 1024
+BOUNDARY = "docbench-test-boundary-7f3a"
+
+
+def padded_pdf(path: Path, size: int, seed: int) -> str:
+    """A valid one-page PDF of about `size` bytes (a stream of noise no page uses makes up the
+    rest), written to `path` a megabyte at a time, never whole in this process; its SHA-256."""
+    noise = random.Random(seed).randbytes(MB)
+    digest = hashlib.sha256()
+    offsets: list[int] = []
+    with path.open("wb") as out:
+
+        def write(data: bytes) -> None:
+            digest.update(data)
+            out.write(data)
+
+        def obj(body: bytes) -> None:
+            offsets.append(out.tell())
+            write(f"{len(offsets)} 0 obj\n".encode() + body + b"\nendobj\n")
+
+        write(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+        obj(b"<< /Type /Catalog /Pages 2 0 R >>")
+        obj(b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+        obj(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Contents 4 0 R /Resources << >> >>")
+        drawing = b"0 0 1 rg 20 20 260 160 re f"
+        obj(b"<< /Length %d >>\nstream\n" % len(drawing) + drawing + b"\nendstream")
+        padding = max(0, size - 1024) // MB * MB
+        offsets.append(out.tell())
+        write(b"5 0 obj\n<< /Length %d >>\nstream\n" % padding)
+        for index in range(padding // MB):
+            write(index.to_bytes(8, "big") + noise[8:])  # no two megabytes alike
+        write(b"\nendstream\nendobj\n")
+        xref = out.tell()
+        write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(offsets) + 1))
+        for offset in offsets:
+            write(b"%010d 00000 n \n" % offset)
+        write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(offsets) + 1, xref))
+    return digest.hexdigest()
+
+
+class MultipartFile:
+    """A multipart/form-data body holding `path` as its 'file' part (after `fields`, and before
+    `after`), read from disk a chunk at a time as it is sent."""
+
+    def __init__(self, path: Path, fields: dict[str, str] | None = None, after: dict[str, str] | None = None):
+        self.path = path
+        self.head = (
+            _fields(fields)
+            + (
+                f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="{path.name}"\r\n'
+                "Content-Type: application/octet-stream\r\n\r\n"
+            ).encode()
+        )
+        self.tail = b"\r\n" + _fields(after) + f"--{BOUNDARY}--\r\n".encode()
+        self.length = len(self.head) + path.stat().st_size + len(self.tail)
+
+    def headers(self, **extra: str) -> dict[str, str]:
+        return {
+            "Content-Type": f"multipart/form-data; boundary={BOUNDARY}",
+            "Content-Length": str(self.length),
+            **extra,
+        }
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield self.head
+        with self.path.open("rb") as file:
+            while chunk := file.read(256 * 1024):
+                yield chunk
+        yield self.tail
+
+
+def _fields(fields: dict[str, str] | None) -> bytes:
+    return b"".join(
+        f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+        for name, value in (fields or {}).items()
+    )
+
+
+def send(server: Server, key: str, body: MultipartFile, path: str = "/uploads", **headers: str) -> httpx.Response:
+    with httpx.Client(base_url=server.api, headers={"X-API-Key": key}, timeout=300) as client:
+        return client.post(path, content=iter(body), headers=body.headers(**headers))
+
+
+class HeldUpload:
+    """An upload sent by hand over a socket: its headers and the first `first` bytes of its body
+    at once, the rest on `finish()` (or never: `abandon()` closes the connection)."""
+
+    def __init__(self, server: Server, key: str, body: MultipartFile, first: int):
+        self.pieces = b"".join(body)  # small files only
+        self.socket = socket.create_connection(("127.0.0.1", server.port), timeout=60)
+        headers = {"Host": f"127.0.0.1:{server.port}", "X-API-Key": key, **body.headers()}
+        request = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        self.socket.sendall(f"POST /api/v1/uploads HTTP/1.1\r\n{request}\r\n".encode() + self.pieces[:first])
+        self.sent = first
+
+    def finish(self) -> tuple[int, dict]:
+        self.socket.sendall(self.pieces[self.sent :])
+        answer = http.client.HTTPResponse(self.socket)
+        answer.begin()
+        body = json.loads(answer.read())
+        self.socket.close()
+        return answer.status, body
+
+    def abandon(self) -> None:
+        self.socket.close()
+
+
+def in_flight(server: Server) -> tuple[int, int]:
+    """This server's upload bodies in flight, and their bytes, as GET /metrics shows them."""
+    text = httpx.get(f"{server.url}/metrics").text
+    count = re.search(r"^docbench_upload_bodies_in_flight (\S+)$", text, re.M)
+    size = re.search(r"^docbench_upload_body_bytes_in_flight (\S+)$", text, re.M)
+    assert count and size, text
+    return int(float(count.group(1))), int(float(size.group(1)))
+
+
+def spool_files(data_dir: Path) -> list[Path]:
+    return sorted((data_dir / "spool").glob("*"))
+
+
+def memory(pid: int, field: str) -> int:
+    """A field of /proc/<pid>/status in bytes (VmRSS, VmHWM)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError(f"no {field} for process {pid}")
+
+
+def reset_peak(pid: int) -> None:
+    """Start VmHWM again from the process's resident size now (proc(5): clear_refs, 5)."""
+    Path(f"/proc/{pid}/clear_refs").write_text("5")
+
+
+@pytest.mark.slow
+@pytest.mark.alone
+def test_three_concurrent_200_mb_uploads_stay_out_of_the_web_process_memory(tmp_path):
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    digests = [padded_pdf(sources / f"big-{n}.pdf", 200 * MB, n) for n in range(3)]
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    _, key = create_workspace(data_dir, "big", credits=5)
+    server = Server(data_dir, args=("--max-upload-mb", "256")).start()
+    try:
+        pid = server.process.pid
+        idle = memory(pid, "VmRSS")
+        reset_peak(pid)
+        with ThreadPoolExecutor(3) as pool:
+            answers = list(pool.map(lambda n: send(server, key, MultipartFile(sources / f"big-{n}.pdf")), range(3)))
+        peak = memory(pid, "VmHWM")
+        for n, answer in enumerate(answers):
+            assert answer.status_code == 201, answer.text
+            upload = answer.json()["data"]
+            assert upload["mimeType"] == "application/pdf" and upload["pages"] == 1
+            assert upload["fileSize"] == (sources / f"big-{n}.pdf").stat().st_size
+            # Stored whole, under the hash of what was sent.
+            assert (data_dir / "blobs" / digests[n][:2] / f"{digests[n]}.pdf").stat().st_size == upload["fileSize"]
+        print(f"web process: idle {idle / MB:.0f} MB, peak {peak / MB:.0f} MB (+{(peak - idle) / MB:.0f} MB)")
+        assert peak - idle < 150 * MB, f"the web process grew by {(peak - idle) / MB:.0f} MB"
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def raised(tmp_path_factory):
+    """A server taking uploads of up to 16 MB (a 6 MB file is spooled), with a workspace's key."""
+    data_dir = tmp_path_factory.mktemp("raised")
+    _, key = create_workspace(data_dir, "spooled", credits=20)
+    server = Server(data_dir, args=("--max-upload-mb", "16")).start()
+    yield server, key
+    server.stop()
+
+
+def test_a_spooled_upload_is_stored_under_its_hash_once_and_replayed_by_its_key(raised, tmp_path):
+    server, key = raised
+    first, other = tmp_path / "first.pdf", tmp_path / "other.pdf"
+    digest = padded_pdf(first, 6 * MB, 1)
+    padded_pdf(other, 6 * MB, 2)
+    blob = server.data_dir / "blobs" / digest[:2] / f"{digest}.pdf"
+    idempotency = {"Idempotency-Key": str(uuid.uuid4())}
+
+    # The name field after the file part: fields are read wherever they come in the body.
+    answer = send(server, key, MultipartFile(first, after={"name": "  Terms  "}), **idempotency)
+    upload = server.client(key).data(answer, 201)
+    assert upload["name"] == "Terms" and upload["fileSize"] == first.stat().st_size and upload["pages"] == 1
+    assert blob.read_bytes() == first.read_bytes()
+
+    again = send(server, key, MultipartFile(first, after={"name": "  Terms  "}), **idempotency)
+    assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
+    assert again.json() == answer.json()
+    # The key with another file: the fingerprint holds the file's hash, counted as it arrived.
+    refused = send(server, key, MultipartFile(other, after={"name": "  Terms  "}), **idempotency)
+    server.client(key).error(refused, 422, "IDEMPOTENCY_KEY_REUSED")
+
+    # The same bytes again without the key: another upload, the same blob.
+    copy = server.client(key).data(send(server, key, MultipartFile(first)), 201)
+    assert copy["uploadId"] != upload["uploadId"] and copy["name"] == "first.pdf"
+    assert sorted(path.name for path in (server.data_dir / "blobs").glob("??/*.pdf")) == [blob.name]
+
+    # What was stored is the PDF: appended to a generation, its page follows ours.
+    client = server.client(key)
+    design_id = client.data(client.post("/designs", json={"name": "Cover"}), 201)["designId"]
+    generated = client.data(client.post(f"/designs/{design_id}/generate", json={"append": [upload["ref"]]}), 201)
+    with pikepdf.open(io.BytesIO(httpx.get(generated["downloadUrl"]).content)) as pdf:
+        assert len(pdf.pages) == 2
+    assert spool_files(server.data_dir) == []
+
+
+def test_a_spooled_svg_is_drawn_from_its_rasterised_copy(raised, tmp_path):
+    server, key = raised
+    client = server.client(key)
+    picture = tmp_path / "mark.svg"
+    with picture.open("wb") as out:  # 5 MB of comment around one red square
+        out.write(b'<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><!--')
+        out.write(b"x" * (5 * MB))
+        out.write(b'--><rect width="40" height="40" fill="#d00"/></svg>')
+    asset = client.data(send(server, key, MultipartFile(picture), path="/assets"), 201)
+    # Its dimensions are the PNG it is drawn from (rasterised at twice its size).
+    assert asset["mimeType"] == "image/svg+xml" and asset["dimensions"] == {"width": 80, "height": 80}
+    assert asset["fileSize"] == picture.stat().st_size
+    design_id = client.data(client.post("/designs", json={"name": "Mark"}), 201)["designId"]
+    element = {"type": "image", "name": "mark", "position": {"x": 60, "y": 60, "w": 80, "h": 80}}
+    element["data"] = {"src": asset["ref"]}
+    client.data(
+        client.patch(f"/designs/{design_id}/tree", json={"actions": [{"type": "add_element", "args": element}]}), 200
+    )
+    generated = client.data(client.post(f"/designs/{design_id}/generate", json={}), 201)
+    with pikepdf.open(io.BytesIO(httpx.get(generated["downloadUrl"]).content)) as pdf:
+        assert pdf.pages[0].get_images(), "the SVG's PNG was not drawn"
+
+
+def test_a_spooled_upload_refused_after_its_file_leaves_no_spool_file(raised, tmp_path):
+    server, key = raised
+    big = tmp_path / "big.pdf"
+    padded_pdf(big, 6 * MB, 3)
+    refused = send(server, key, MultipartFile(big, after={"colour": "red"}))
+    assert "unknown form field(s): colour" in server.client(key).error(refused, 400, "VALIDATION_ERROR")
+    assert spool_files(server.data_dir) == []
+
+
+def test_a_client_gone_mid_upload_leaves_no_spool_file(raised, tmp_path):
+    server, key = raised
+    big = tmp_path / "gone.pdf"
+    padded_pdf(big, 8 * MB, 4)
+    held = HeldUpload(server, key, MultipartFile(big), first=6 * MB)
+    # Past 4 MB the body is on disk as it arrives, not in the server's memory ...
+    wait_until(
+        lambda: any(path.stat().st_size > 4 * MB for path in spool_files(server.data_dir)),
+        what="the body written to the spool",
+    )
+    assert in_flight(server) == (1, MultipartFile(big).length)
+    held.abandon()
+    # ... and a client that goes away takes it with it.
+    wait_until(lambda: not spool_files(server.data_dir), what="the spool file removed")
+    wait_until(lambda: in_flight(server) == (0, 0), what="the body counted out")
+
+
+@pytest.mark.parametrize(
+    "args,size,held",
+    [
+        # By default four bodies of the largest size taken (16 MB and the multipart's slack):
+        # of files of 14.7 MB, four fit and a fifth does not.
+        (("--max-upload-mb", "16"), 15 * MB, 4),
+        (("--max-upload-mb", "8", "--uploads-in-flight-mb", "12"), 5 * MB, 2),
+    ],
+    ids=["default", "uploads-in-flight-mb"],
+)
+def test_uploads_past_the_bytes_in_flight_bound_wait_for_a_retry(tmp_path, args, size, held):
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    _, key = create_workspace(data_dir, "busy", credits=5)
+    server = Server(data_dir, args=args).start()
+    try:
+        files = [tmp_path / f"part-{n}.pdf" for n in range(held + 1)]
+        for n, path in enumerate(files):
+            padded_pdf(path, size, 10 + n)
+        bodies = [MultipartFile(path) for path in files]
+        waiting = [HeldUpload(server, key, body, first=MB) for body in bodies[:held]]
+        wait_until(lambda: in_flight(server)[0] == held, what=f"{held} uploads in flight")
+        # One more would pass the bound. Its body is read (and dropped) before the answer, so
+        # the client sees the answer.
+        refused = send(server, key, bodies[held])
+        message = server.client(key).error(refused, 503, "SERVICE_UNAVAILABLE")
+        assert "too many uploads" in message and refused.headers["Retry-After"] == "5"
+        assert in_flight(server) == (held, sum(body.length for body in bodies[:held]))
+        for upload in waiting:
+            status, answer = upload.finish()
+            assert status == 201, answer
+        assert in_flight(server) == (0, 0)
+        server.client(key).data(send(server, key, bodies[held]), 201)  # sent again, it is taken
+        assert spool_files(data_dir) == []
+    finally:
+        server.stop()
+
+
+def test_a_spool_file_left_by_a_killed_server_is_removed_when_it_starts_again(tmp_path):
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    _, key = create_workspace(data_dir, "killed", credits=5)
+    big = tmp_path / "big.pdf"
+    padded_pdf(big, 8 * MB, 5)
+    server = Server(data_dir, args=("--max-upload-mb", "16")).start()
+    try:
+        held = HeldUpload(server, key, MultipartFile(big), first=6 * MB)
+        wait_until(lambda: spool_files(data_dir), what="the body written to the spool")
+        server.kill()  # kill -9: nothing of the server runs to remove it
+        held.abandon()
+        assert spool_files(data_dir)
+        # Another live server's file on the same data dir is left alone.
+        other = data_dir / "spool" / f"upload-{os.getpid()}-in-use"
+        other.write_bytes(b"%PDF-")
+        server.start()
+        assert spool_files(data_dir) == [other]
+    finally:
+        server.stop()
