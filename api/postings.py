@@ -285,7 +285,10 @@ class Journal:
         if self._file is not None:
             if unlink:
                 self._path(self.number).unlink(missing_ok=True)
-            self._retired.append(self._file)
+            if self._synced == self._written:  # no flush under way (one waits for a line not yet flushed)
+                os.close(self._file)
+            else:
+                self._retired.append(self._file)
             self._file, self._size = None, 0
         self.number += 1
 
