@@ -406,10 +406,10 @@ def _keep_newest(paths: list[Path], count: int) -> None:
 
 def _damaged_message(path: Path, number: int, count: int, damage: ValueError) -> str:
     return (
-        f"the postings journal {path} is damaged at line {number} of {count}: {damage}. The lines "
-        "after it were answered, so the server will not start until the journal reads back whole "
-        "(nothing has been applied or deleted). Restore the journal folder from a backup taken with "
-        "the database, or repair or delete that line by hand (a line is the CRC-32 of its JSON in 8 "
-        "hex digits, a space, and the posting's JSON); a line deleted is a charge and a generation "
-        "record lost. Then start the server again."
+        f"the postings journal {path} is damaged at line {number} of {count}: {damage}. It is not the "
+        "journal's last line, so it was answered (a charge and a generation record), and the server "
+        "will not start until the journal reads back whole; nothing has been applied or deleted. "
+        "Restore the journal folder from a backup taken with the database, or repair or delete that "
+        "line by hand (a line is the CRC-32 of its JSON in 8 hex digits, a space, and the posting's "
+        "JSON; a line deleted is that charge and record lost), then start the server again."
     )
