@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import quote, urlsplit
 
-from .errors import ApiError, BlobStoreUnavailable
+from .errors import ApiError, BlobStoreUnavailable, disk_write_failed
 
 CONTENT_TYPES = {
     "pdf": "application/pdf",
@@ -111,7 +111,9 @@ class Blobs(ABC):
     @abstractmethod
     def put(self, data: bytes, content_type: str, durable: bool = False) -> str:
         """Store bytes under their hash; returns the key. `durable` also survives a power cut,
-        which originals need and derived files (PDFs, previews, ZIPs) can do without."""
+        which originals and a generation's file need (an answer names it, and a record and a
+        charge stay with it), and files made again on demand (previews) can do without. A write
+        the disk does not take is a 503 (api.errors.disk_write_failed), and leaves nothing."""
 
     @abstractmethod
     def put_file(self, file: IO[bytes], content_type: str) -> str:
@@ -155,6 +157,15 @@ class Blobs(ABC):
             return b"".join(stream)
 
 
+def _flush_to_disk(path: Path) -> None:
+    """A file's data (fdatasync: what reading it back needs), or a folder's names, on disk."""
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        (os.fsync if path.is_dir() else os.fdatasync)(descriptor)
+    finally:
+        os.close(descriptor)
+
+
 class LocalBlobs(Blobs):
     """Files under a directory (the data dir's `blobs/`), spread over 256 subdirectories."""
 
@@ -174,15 +185,31 @@ class LocalBlobs(Blobs):
         # Write-then-rename: a reader never sees half a file and a crashed process leaves none.
         key = blob_key(hashlib.sha256(data).hexdigest(), content_type)
         target = self.path(key)
-        if not target.exists():
+        try:
+            if target.exists():
+                if durable:  # written before, perhaps not flushed (a batch's row of the same bytes)
+                    _flush_to_disk(target)
+                    _flush_to_disk(target.parent)
+                return key
+            folder_made = not target.parent.exists()
             target.parent.mkdir(parents=True, exist_ok=True)
             fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                if durable:
-                    handle.flush()
-                    os.fsync(handle.fileno())
-            os.replace(temp, target)
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(data)
+                    if durable:
+                        handle.flush()
+                        os.fdatasync(handle.fileno())  # the data (and the size it needs read back)
+                os.replace(temp, target)
+            except BaseException:
+                Path(temp).unlink(missing_ok=True)
+                raise
+            if durable:  # the rename itself: the file's name in its folder (and the folder's, if new)
+                _flush_to_disk(target.parent)
+                if folder_made:
+                    _flush_to_disk(self.root)
+        except OSError as failure:
+            raise disk_write_failed(failure, "the file was not saved, and nothing was charged") from None
         return key
 
     def put_file(self, file: IO[bytes], content_type: str) -> str:
@@ -198,8 +225,10 @@ class LocalBlobs(Blobs):
             target = self.path(key)
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(temp, target)
-        except BaseException:
+        except BaseException as failure:
             Path(temp).unlink(missing_ok=True)
+            if isinstance(failure, OSError):
+                raise disk_write_failed(failure, "the file was not saved, and nothing was charged") from None
             raise
         return key
 
@@ -259,11 +288,18 @@ class LocalBlobs(Blobs):
 
     def put_ref(self, name: str, key: str) -> None:
         target = self._ref_path(name)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
-        with os.fdopen(fd, "w") as handle:
-            handle.write(check_key(key))
-        os.replace(temp, target)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+            try:
+                with os.fdopen(fd, "w") as handle:
+                    handle.write(check_key(key))
+                os.replace(temp, target)
+            except BaseException:
+                Path(temp).unlink(missing_ok=True)
+                raise
+        except OSError as failure:
+            raise disk_write_failed(failure, "the file was not saved, and nothing was charged") from None
 
     def get_ref(self, name: str) -> str | None:
         try:

@@ -6,6 +6,7 @@ Raised anywhere in the service, mapped to the response envelope in exactly one p
 
 from __future__ import annotations
 
+import errno
 import functools
 
 STATUS_BY_CODE = {
@@ -48,6 +49,29 @@ def validation(message: str) -> ApiError:
 
 def design_not_found(design_id: str) -> ApiError:
     return ApiError("DESIGN_NOT_FOUND", f"no design '{design_id}' in this workspace")
+
+
+# What a write into a full file system, or past the user's quota, fails with.
+DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+# How the embedded DuckDB words the same two (its errors carry text, not an errno).
+DISK_FULL_WORDS = ("No space left on device", "Disk quota exceeded")
+
+
+def disk_write_failed(error: OSError, outcome: str) -> ApiError:
+    """A write to the server's own disk failed (a blob, the postings journal): a 503 the client
+    may send again once space is freed, never a 500. `outcome` says what happened to the
+    request ("nothing was saved or charged"); the path stays in the server's log."""
+    if error.errno in DISK_FULL_ERRNOS:
+        return ApiError("SERVICE_UNAVAILABLE", f"the server's disk is full: {outcome}; try again once space is freed")
+    reason = error.strerror or type(error).__name__
+    return ApiError("SERVICE_UNAVAILABLE", f"the server could not write to its disk ({reason}): {outcome}; try again")
+
+
+def says_disk_full(error: BaseException) -> bool:
+    """Whether an error (an OSError, or DuckDB's own, which carries only text) means a full disk."""
+    if isinstance(error, OSError) and error.errno in DISK_FULL_ERRNOS:
+        return True
+    return any(words in str(error) for words in DISK_FULL_WORDS)
 
 
 class BlobStoreUnavailable(OSError):

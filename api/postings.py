@@ -23,10 +23,14 @@ and on PostgreSQL one commit's disk flush per PDF. So postings are committed in 
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import json
 import logging
 import os
+import re
+import shutil
 import threading
+import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -162,75 +166,250 @@ class GroupCommit:
             waiting.outcome, waiting.done = outcome, True
 
 
+class JournalDamaged(RuntimeError):
+    """A line of the postings journal that is not its last does not read back as written: the
+    store will not open (what it holds was answered, so it can be neither dropped nor guessed)."""
+
+
+def journal_line(posting: Posting) -> bytes:
+    """A posting as one journal line: the CRC-32 of its JSON (8 hex digits), a space, the JSON."""
+    payload = posting.to_json().encode()
+    return b"%08x " % zlib.crc32(payload) + payload + b"\n"
+
+
+def read_journal_line(line: bytes) -> Posting:
+    """The posting of one journal line (without its line end); ValueError if it is damaged. A line
+    that starts with "[" was written before lines carried a checksum: read as it was then."""
+    if line.startswith(b"["):
+        payload = line
+    else:
+        checksum, space, payload = line[:8], line[8:9], line[9:]
+        if space != b" " or not re.fullmatch(rb"[0-9a-f]{8}", checksum):
+            raise ValueError("no checksum at its start")
+        if int(checksum, 16) != zlib.crc32(payload):
+            raise ValueError("its checksum does not match its content")
+    try:
+        return Posting.from_json(payload.decode())
+    except (ValueError, UnicodeDecodeError, TypeError) as exc:
+        raise ValueError(f"it is not a posting ({exc})") from None
+
+
+def _write_whole(descriptor: int, data: bytes) -> None:
+    """Every byte of `data`, or OSError: a write may take only part (a disk filling up)."""
+    view = memoryview(data)
+    while view:
+        written = os.write(descriptor, view)
+        if written == 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        view = view[written:]
+
+
 class Journal:
     """Postings made durable by an append to a file flushed to disk, before they are applied to
-    the tables (module docstring). Files are numbered; `take` starts a new one and hands back
-    what the older ones hold, which `applied` then deletes."""
+    the tables (module docstring). Files are numbered; `rotate` starts a new one, and `applied`
+    moves the older ones to `applied/` once their postings are in the tables.
+
+    A line is written whole or not at all: a write the disk cannot take (full) is cut back off
+    the file, which keeps only whole lines, and raises. Each line carries a checksum, so a line
+    that does not read back as written is noticed at the next start (`recorded`). A file is
+    created by its first line, so failed attempts leave no empty files."""
 
     SUFFIX = ".postings"
+    # Applied files are kept (moved, not copied: no more room taken than before) for a look
+    # after the fact, the newest APPLIED_KEPT of them; those a start found left by a process that
+    # stopped, as they were found (cut lines and all), in recovered/<time>/, the newest
+    # RECOVERIES_KEPT starts' worth. docs/operations/limits.md.
+    APPLIED = "applied"
+    APPLIED_KEPT = 32
+    RECOVERED = "recovered"
+    RECOVERIES_KEPT = 8
 
     def __init__(self, folder: Path):
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
-        numbers = [int(p.stem) for p in folder.glob(f"*{self.SUFFIX}") if p.stem.isdigit()]
-        self.number = max(numbers, default=0) + 1  # the file appended to
-        self._file = self._open()
+        # Numbers go on from the kept files too: a file never takes the name of one kept.
+        seen = [*folder.glob(f"*{self.SUFFIX}"), *(folder / self.APPLIED).glob(f"*{self.SUFFIX}")]
+        self.number = max((int(p.stem) for p in seen if p.stem.isdigit()), default=0) + 1  # the file appended to
+        self._file: int | None = None  # its descriptor, once its first line is written
+        self._size = 0  # bytes of whole lines in it
+        # Files that take no more lines (`_close_current`), flushed and closed by the next `sync`
+        # or `rotate`: closed under a flush of another thread, a descriptor could be reused.
+        self._retired: list[int] = []
         # Lines are numbered as written; one flush to disk makes every line before it durable,
         # so postings made at once share one (a group commit of the journal itself).
         self._written = 0
         self._synced = 0
-        self._lock = threading.Lock()  # the file and the count of lines written
+        # Lines after the first and up to the second whose flush failed: whether they reached the
+        # disk is unknown (a flush after a failed one may succeed without them), so their `sync`
+        # fails even once a later flush has succeeded.
+        self._doubtful = (0, 0)
+        self._lock = threading.Lock()  # the files and the count of lines written
         self._syncing = threading.Lock()  # one flush at a time; the others wait and usually find theirs done
 
-    def _open(self) -> Any:
-        return open(self.folder / f"{self.number:08d}{self.SUFFIX}", "ab", buffering=0)  # noqa: SIM115
+    def _path(self, number: int) -> Path:
+        return self.folder / f"{number:08d}{self.SUFFIX}"
 
     def write(self, posting: Posting) -> int:
-        """Append the posting (not yet durable); its line's number, for `sync`."""
-        line = posting.to_json().encode() + b"\n"
+        """Append the posting (not yet durable); its line's number, for `sync`. OSError if the
+        disk did not take the whole line; the file then holds what it held before."""
+        line = journal_line(posting)
         with self._lock:
-            self._file.write(line)
+            if self._file is None:
+                self._file = os.open(self._path(self.number), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            try:
+                _write_whole(self._file, line)
+            except OSError:
+                self._cut_back()
+                raise
+            self._size += len(line)
             self._written += 1
             return self._written
 
+    def _cut_back(self) -> None:
+        """After a failed write: the file back to its last whole line (the lock held)."""
+        assert self._file is not None
+        try:
+            os.ftruncate(self._file, self._size)
+        except OSError:
+            # What was written of the line stays, cut short: it must stay its file's last line
+            # (read back as a cut write, `recorded`), so the next line goes to a new file.
+            log.exception("the postings journal %s could not be cut back after a failed write", self._path(self.number))
+            self._close_current()
+            return
+        if self._size == 0:  # made for this line: no empty file left behind per attempt
+            self._close_current(unlink=True)
+
+    def _close_current(self, unlink: bool = False) -> None:
+        """The file takes no more lines (removed, if `unlink`: it is empty); the next line
+        starts the next number's. The lock held."""
+        if self._file is not None:
+            if unlink:
+                self._path(self.number).unlink(missing_ok=True)
+            if self._synced == self._written:  # no flush under way (one waits for a line not yet flushed)
+                os.close(self._file)
+            else:
+                self._retired.append(self._file)
+            self._file, self._size = None, 0
+        self.number += 1
+
+    def _flush(self, descriptors: list[int], close: list[int]) -> None:
+        """Flush `descriptors` to disk and close those in `close` (however the flush went)."""
+        try:
+            for descriptor in descriptors:
+                os.fdatasync(descriptor)
+        finally:
+            for descriptor in close:
+                os.close(descriptor)
+
     def sync(self, line: int) -> None:
-        """Return once line number `line` is on disk."""
+        """Return once line number `line` is on disk; OSError if its flush failed (the line may
+        or may not be there: it is in the file, whole, and stays there)."""
         with self._syncing:
+            self._check_flushed(line)
             if self._synced >= line:
                 return  # another thread's flush covered it
             with self._lock:
-                upto, descriptor = self._written, self._file.fileno()
-            os.fdatasync(descriptor)
-            self._synced = upto
+                upto, retired, self._retired = self._written, self._retired, []
+                current = [self._file] if self._file is not None else []
+            self._flush_upto(upto, retired + current, retired)
 
     def rotate(self) -> int:
         """Start a new file (the old one flushed first: a line waiting for `sync` is durable);
         the number of the file now closed."""
         with self._syncing, self._lock:
-            os.fdatasync(self._file.fileno())
-            self._synced = self._written
-            self._file.close()
             closed = self.number
-            self.number += 1
-            self._file = self._open()
+            self._close_current()
+            retired, self._retired = self._retired, []
+            self._flush_upto(self._written, retired, retired)
             return closed
 
+    def _flush_upto(self, upto: int, descriptors: list[int], close: list[int]) -> None:
+        """Lines up to `upto` flushed (`_syncing` held), or OSError with them marked doubtful."""
+        try:
+            self._flush(descriptors, close)
+        except OSError:
+            start = self._synced if self._doubtful == (0, 0) else min(self._doubtful[0], self._synced)
+            self._doubtful = (start, upto)
+            raise
+        self._synced = upto
+
+    def _check_flushed(self, line: int) -> None:
+        first, last = self._doubtful
+        if first < line <= last:
+            raise OSError(errno.EIO, "a flush of the postings journal to disk failed")
+
     def applied(self, upto: int) -> None:
-        """The postings of files numbered up to `upto` are in the tables: delete them."""
-        for path in self.folder.glob(f"*{self.SUFFIX}"):
-            if path.stem.isdigit() and int(path.stem) <= upto:
+        """The postings of files numbered up to `upto` are in the tables: move them to
+        `applied/`, where the newest APPLIED_KEPT are kept."""
+        done = [p for p in self.folder.glob(f"*{self.SUFFIX}") if p.stem.isdigit() and int(p.stem) <= upto]
+        self._keep(done, self.folder / self.APPLIED)
+        _keep_newest(sorted((self.folder / self.APPLIED).glob(f"*{self.SUFFIX}")), self.APPLIED_KEPT)
+
+    def recovered(self, upto: int) -> None:
+        """As `applied`, for the files a start found and applied: kept as found in
+        `recovered/<time>/`, the newest RECOVERIES_KEPT starts' worth."""
+        done = [p for p in self.folder.glob(f"*{self.SUFFIX}") if p.stem.isdigit() and int(p.stem) <= upto]
+        if not any(p.stat().st_size for p in done):
+            return self.applied(upto)
+        moment = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+        self._keep(done, self.folder / self.RECOVERED / moment)
+        _keep_newest(sorted((self.folder / self.RECOVERED).iterdir()), self.RECOVERIES_KEPT)
+
+    def _keep(self, paths: list[Path], into: Path) -> None:
+        into.mkdir(parents=True, exist_ok=True)
+        for path in paths:
+            if path.stat().st_size:
+                path.replace(into / path.name)
+            else:  # an empty file (left by a version that made them ahead of their first line)
                 path.unlink(missing_ok=True)
 
     def recorded(self) -> Iterable[Posting]:
-        """Every posting of the closed and current files, oldest first. A last line cut short by
-        a crash was never answered (its flush had not returned) and is left out."""
-        for path in sorted(self.folder.glob(f"*{self.SUFFIX}")):
-            for line in path.read_bytes().splitlines():
+        """Every posting of the closed and current files, oldest first.
+
+        A line that does not read back as written (JournalDamaged otherwise) is skipped, with a
+        warning, when it is the last line of the last file (a write cut short by a crash or a
+        power cut, whose flush had not returned: never answered), or when it is cut short (no
+        line end) at the end of an earlier file (a write the disk did not take and that could
+        not be cut back off, `_cut_back`). Anywhere else it was answered: JournalDamaged."""
+        paths = sorted(p for p in self.folder.glob(f"*{self.SUFFIX}") if p.stem.isdigit())
+        for index, path in enumerate(paths):
+            lines = path.read_bytes().split(b"\n")
+            ended = lines[-1] == b""  # the file ends with a line end
+            if ended:
+                lines.pop()
+            for number, line in enumerate(lines, start=1):
                 try:
-                    yield Posting.from_json(line.decode())
-                except (ValueError, UnicodeDecodeError, TypeError):
-                    log.warning("skipped an incomplete line of the postings journal %s", path.name)
+                    yield read_journal_line(line)
+                except ValueError as damage:
+                    last = number == len(lines)
+                    if last and (not ended or index == len(paths) - 1):
+                        log.warning("skipped the last line of the postings journal %s: a write cut short "
+                                    "by a crash, never answered (%s)", path, damage)  # fmt: skip
+                        continue
+                    raise JournalDamaged(_damaged_message(path, number, len(lines), damage)) from None
 
     def close(self) -> None:
         with self._syncing, self._lock:
-            self._file.close()
+            self._close_current()
+            retired, self._retired = self._retired, []
+            self._flush(retired, retired)
+
+
+def _keep_newest(paths: list[Path], count: int) -> None:
+    """Delete all but the last `count` of `paths` (sorted oldest first): files or folders."""
+    for path in paths[: max(0, len(paths) - count)]:
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+
+
+def _damaged_message(path: Path, number: int, count: int, damage: ValueError) -> str:
+    return (
+        f"the postings journal {path} is damaged at line {number} of {count}: {damage}. It is not the "
+        "journal's last line, so it was answered (a charge and a generation record), and the server "
+        "will not start until the journal reads back whole; nothing has been applied or deleted. "
+        "Restore the journal folder from a backup taken with the database, or repair or delete that "
+        "line by hand (a line is the CRC-32 of its JSON in 8 hex digits, a space, and the posting's "
+        "JSON; a line deleted is that charge and record lost), then start the server again."
+    )

@@ -45,6 +45,7 @@ next try.
 
 from __future__ import annotations
 
+import errno
 import functools
 import logging
 import re
@@ -58,7 +59,8 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from .blocking import may_wait
-from .postings import POSTED_TABLES, BalanceShort, GroupCommit, Journal, Posting, write_postings
+from .errors import ApiError, disk_write_failed, says_disk_full
+from .postings import POSTED_TABLES, BalanceShort, GroupCommit, Journal, JournalDamaged, Posting, write_postings
 
 if TYPE_CHECKING:
     from .settings import Settings
@@ -356,9 +358,14 @@ class DuckDBStore(Store):
         self._apply_seconds = apply_seconds
         self._wake = threading.Event()
         self._closing = False
-        with self.transaction() as cursor:
-            _apply_migrations(cursor)
-        self._recover()
+        self._disk_full_logged = False  # the background apply says so once, not every try
+        try:
+            with self.transaction() as cursor:
+                _apply_migrations(cursor)
+            self._recover()
+        except JournalDamaged:
+            self._connection.close()  # refused to start: the journal is left as found
+            raise
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         cursor = getattr(self._local, "cursor", None)
@@ -422,13 +429,23 @@ class DuckDBStore(Store):
             available = self._kept_balance(posting.workspace_id)
             if available + posting.delta < 0:
                 raise BalanceShort(available)
-            line = self._journal.write(posting)
+            try:
+                line = self._journal.write(posting)
+            except OSError as failure:  # a full disk: the line was not written (api.postings.Journal)
+                log.error("the postings journal %s did not take a posting: %s", self._journal.folder, failure)
+                raise disk_write_failed(failure, "nothing was recorded or charged") from None
             self._balances[posting.workspace_id] = available + posting.delta
             self._pending.append(posting)
             waiting = len(self._pending)
         # Durable once on disk: flushed outside the write lock, so postings made meanwhile share
         # the flush. Until it returns, nobody is answered for this posting.
-        self._journal.sync(line)
+        try:
+            self._journal.sync(line)
+        except OSError as failure:
+            # Written whole but not known to be on disk: it is applied like the others (the
+            # books agree), and its client is told it may have been recorded.
+            log.error("the postings journal %s could not be flushed to disk: %s", self._journal.folder, failure)
+            raise disk_write_failed(failure, "it may or may not have been recorded and charged") from None
         if self._applier is None:
             self._start_applier()
         if waiting >= self.APPLY_AT:
@@ -446,12 +463,23 @@ class DuckDBStore(Store):
         Postings go on meanwhile; the commit and their leaving the waiting list are one step
         for a balance read (`_kept_balance`). On failure they stay waiting (and in the journal):
         the next read or start tries again."""
-        with self._post_lock:
-            if not self._pending:
-                return
-            group, upto = list(self._pending), self._journal.rotate()
-        self._write_postings(group, lambda: self._applied(group))
-        self._journal.applied(upto)
+        try:
+            with self._post_lock:
+                if not self._pending:
+                    return
+                group, upto = list(self._pending), self._journal.rotate()
+            self._write_postings(group, lambda: self._applied(group))
+        except (OSError, duckdb.Error) as failure:
+            if isinstance(failure, duckdb.Error) and not says_disk_full(failure):
+                raise  # not the disk: a bug, answered 500 with its traceback logged
+            # The disk is full (or failing): the postings stay waiting, and in the journal.
+            error = failure if isinstance(failure, OSError) else OSError(errno.ENOSPC, str(failure))
+            raise disk_write_failed(error, "the database cannot take the latest writes, so this request was not "
+                                           "carried out") from failure  # fmt: skip
+        try:
+            self._journal.applied(upto)
+        except OSError as failure:  # applied already: moved aside next time (a start skips them by ledger id)
+            log.warning("the applied postings journal files could not be moved to %s: %s", Journal.APPLIED, failure)
 
     def _applied(self, group: list[Posting]) -> None:
         del self._pending[: len(group)]
@@ -479,7 +507,7 @@ class DuckDBStore(Store):
             if missing:
                 log.warning("applied %d posting(s) left in the journal by a process that stopped", len(missing))
                 self._write_postings(missing)
-        self._journal.applied(self._journal.rotate())
+        self._journal.recovered(self._journal.rotate())
 
     def _start_applier(self) -> None:
         with self._post_lock:
@@ -497,7 +525,13 @@ class DuckDBStore(Store):
             try:
                 with self._write_lock:
                     self._apply_pending()
-            except Exception:  # a full disk, say: the postings wait in the journal for the next try
+                self._disk_full_logged = False
+            except ApiError as full:  # the postings wait in the journal for the next try
+                if not self._disk_full_logged:
+                    log.error("applying postings to the database failed (%s); they are kept in its journal "
+                              "and applied once space is freed", full.__cause__)  # fmt: skip
+                    self._disk_full_logged = True
+            except Exception:
                 log.exception("applying postings to the database failed; they are kept in its journal")
 
     def close(self) -> None:
@@ -506,9 +540,14 @@ class DuckDBStore(Store):
         if self._applier is not None:
             self._applier.join(timeout=10)
         with self._write_lock, self._post_lock:
-            self._apply_pending()
+            try:
+                self._apply_pending()
+            except ApiError as full:  # they stay in the journal: the next start applies them
+                log.error("postings could not be applied before stopping (%s); kept in %s", full.__cause__,
+                          self._journal.folder)  # fmt: skip
             self._journal.close()
-            self._journal.applied(self._journal.number)
+            if not self._pending:
+                self._journal.applied(self._journal.number)
         self._connection.close()
 
 

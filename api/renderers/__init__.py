@@ -36,6 +36,7 @@ from .pool import (
     TaskLimitExceeded,
     TaskProcessDied,
     TaskRefused,
+    TaskUnavailable,
 )
 
 # What to do past a limit: (past the time, past the memory).
@@ -208,6 +209,8 @@ class Renderers:
             raise validation(prefix + message) from None
         except PoolClosed:
             raise ApiError("SERVICE_UNAVAILABLE", "the server is restarting; try again shortly") from None
+        except TaskUnavailable as exc:  # the disk is full (api.blobs), said in the render process
+            raise ApiError("SERVICE_UNAVAILABLE", exc.message) from None
         except TaskProcessDied:
             # Killed from outside mid-render (the OOM killer, an operator): nothing was saved or
             # charged, and a fresh process already replaces it, so the same request may well succeed.

@@ -87,6 +87,14 @@ class TaskCancelled(Exception):
     """Nobody waited for the result any more; the task was dropped or its worker killed."""
 
 
+class TaskUnavailable(Exception):
+    """The worker cannot do the task now (its disk is full): a 503 with the worker's message."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
 class TaskFailed(Exception):
     """A bug or a crash in the worker (logged there); not the caller's fault."""
 
@@ -273,6 +281,9 @@ class ProcessPool:
                 raise TaskRefused(value)
             if status == "memory":
                 raise TaskLimitExceeded("memory")
+            if status == "unavailable":
+                reusable = True
+                raise TaskUnavailable(value)
             reusable = True
             raise TaskFailed(value)
         finally:
@@ -383,4 +394,5 @@ __all__ = [
     "TaskLimitExceeded",
     "TaskProcessDied",
     "TaskRefused",
+    "TaskUnavailable",
 ]

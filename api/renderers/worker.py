@@ -4,7 +4,8 @@ Reads `(task, args, seconds)` from the pipe on FD, answers `(status, value)`:
 `ok` with the task's result, `refused` with a message for the client (the input was
 refused: an EngineError, an image we do not accept), `memory` when the task ran out of
 the address space it may use (the process then exits: its heap may be in any state),
-`error` for a bug (logged here with its traceback, never sent to a client).
+`unavailable` when the server cannot do it now (its disk is full: a 503 the client may send
+again), `error` for a bug (logged here with its traceback, never sent to a client).
 
 It touches only the engine and the blob store, never the database.
 """
@@ -21,6 +22,7 @@ import time
 from multiprocessing.connection import Connection
 from typing import Any
 
+from ..errors import ApiError
 from .pool import MEMORY_EXIT, STARTED
 
 log = logging.getLogger("docbench.renderers")
@@ -62,7 +64,8 @@ def render_pdf(
     pdf = signed(pdf, profile, finishing, signing)
     check_pdf_size(pdf, max_bytes)
     data, content_type = delivered(pdf, output, max_bytes)
-    return blobs.put(data, content_type), len(data)
+    # On disk before the answer: a power cut must not keep the record and charge and lose the file.
+    return blobs.put(data, content_type, durable=True), len(data)
 
 
 def render_png(
@@ -267,7 +270,9 @@ def serve(connection: Connection) -> None:
             answer = ("memory", None)
         except Exception as exc:  # every failure is an answer; a bug is logged with its traceback here
             message = _refusal(exc)
-            if message is None:
+            if isinstance(exc, ApiError) and exc.code == "SERVICE_UNAVAILABLE":
+                answer = ("unavailable", exc.message)  # the disk is full (api.blobs): not a bug
+            elif message is None:
                 log.exception("render task %s failed", task)
                 answer = ("error", f"{type(exc).__name__} in {task}")
             else:

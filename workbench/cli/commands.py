@@ -15,6 +15,7 @@ from typing import get_args
 
 from api.errors import ApiError
 from api.plans import PLANS
+from api.postings import JournalDamaged
 from api.service import Service
 from api.service.revocations import ANSWER_WAIT, request_revocation
 from api.settings import MAX_UPLOAD_MB, Settings, without_password
@@ -622,7 +623,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (DatabaseLocked, DatabaseUnavailable) as exc:
+    except (DatabaseLocked, DatabaseUnavailable, JournalDamaged) as exc:
         print(f"docbench: {exc}", file=sys.stderr)
         return 2
     except ApiError as exc:

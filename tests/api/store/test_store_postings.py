@@ -64,11 +64,11 @@ def test_postings_answered_before_a_crash_are_in_the_tables_when_the_database_is
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "posted", done.stderr
     journal = database.with_name(f"{database.name}.journal")
-    assert sum(len(p.read_bytes().splitlines()) for p in journal.iterdir()) == 5  # only there so far
+    assert sum(len(p.read_bytes().splitlines()) for p in journal.glob("*.postings")) == 5  # only there so far
     store = DuckDBStore(database)
     try:
         assert _ledger(store, workspace_id) == (15, 15, 5)
-        assert not any(p.read_bytes() for p in journal.iterdir())  # applied, so let go of
+        assert not list(journal.glob("*.postings"))  # applied, so let go of (a copy kept in recovered/)
     finally:
         store.close()
 
@@ -80,8 +80,8 @@ def test_a_journal_whose_postings_reached_the_tables_is_not_applied_twice(tmp_pa
     store = DuckDBStore(database, apply_seconds=3600)
     for _ in range(3):
         store.post(_posting(workspace_id))
-    kept = {p.name: p.read_bytes() for p in journal.iterdir()}
-    store.close()  # applies them and deletes the journal
+    kept = {p.name: p.read_bytes() for p in journal.glob("*.postings")}
+    store.close()  # applies them and moves the journal's files aside (applied/)
     # A crash between the commit and the deletion leaves the journal behind, and one more line
     # cut short by the crash (never answered: its flush had not returned).
     for name, content in kept.items():
