@@ -383,14 +383,17 @@ class DuckDBStore(Store):
             cursor.execute("BEGIN TRANSACTION")
             try:
                 yield cursor
-            except BaseException:
-                cursor.execute("ROLLBACK")
+                cursor.execute("COMMIT")
+            except BaseException as failure:
+                _roll_back(cursor)
+                if isinstance(failure, duckdb.Error) and says_disk_full(failure):  # a 503, not a 500
+                    full = OSError(errno.ENOSPC, str(failure))
+                    raise disk_write_failed(full, "nothing was saved") from None
                 raise
             finally:
                 # It may have moved credits (a grant, a batch's debit or refund): the balances
                 # kept for postings are read again.
                 self._balances.clear()
-            cursor.execute("COMMIT")
             self._version += 1
 
     def all(self, sql: str, params: list[Any] | tuple = ()) -> list[tuple]:
@@ -549,6 +552,14 @@ class DuckDBStore(Store):
             if not self._pending:
                 self._journal.applied(self._journal.number)
         self._connection.close()
+
+
+def _roll_back(cursor: duckdb.DuckDBPyConnection) -> None:
+    """End the transaction unsaved; a COMMIT that failed may have ended it already."""
+    try:
+        cursor.execute("ROLLBACK")
+    except duckdb.TransactionException:
+        pass  # no transaction was active: the failed COMMIT rolled it back
 
 
 # --- PostgreSQL -------------------------------------------------------------------------

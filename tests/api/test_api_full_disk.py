@@ -152,3 +152,32 @@ def test_every_generation_answered_on_a_filling_disk_is_kept_and_charged_after_a
         assert credits == summed == STARTING_CREDITS - len(answered)
         assert debited == generations and generations >= set(answered[1:])
         assert len(generations) == len(answered)
+
+
+def test_a_design_saved_on_a_full_disk_answers_503_and_keeps_its_tree(tmp_path):
+    with small_disk(tmp_path / "disk", "64m") as disk:
+        server = _serve(disk, tmp_path).start()
+        try:
+            with server.client(server.read_key()) as client:
+                design_id = _design(client)
+                before = client.get(f"/designs/{design_id}/tree").json()
+                filler = fill(disk)
+                # Each patch is a revision of its own, written to the database's log: the disk refuses one soon.
+                rename = {"type": "update_element", "args": {"name": "recipient", "data": {"content": "y" * 20_000}}}
+                refused = None
+                for _ in range(50):
+                    response = client.patch(f"/designs/{design_id}/tree", json={"actions": [rename]})
+                    if response.status_code != 200:
+                        refused = response
+                        break
+                assert refused is not None, "the full disk took every patch"
+                message = client.error(refused, 503, "SERVICE_UNAVAILABLE")
+                assert message.startswith("the server's disk is full") and "nothing was saved" in message
+                assert client.data(client.get("/me"), 200)["credits"] == STARTING_CREDITS
+                filler.unlink()
+                saved = client.data(client.patch(f"/designs/{design_id}/tree", json={"actions": [rename]}), 200)
+                tree = client.get(f"/designs/{design_id}/tree").json()
+                assert tree["nodes"] != before["nodes"] and saved["revision"] > 2
+        finally:
+            server.stop()
+        assert "Traceback" not in server.output()
