@@ -34,7 +34,7 @@ samples: $(call installed,run)
 	$(PY) -m workbench.samples --out out
 
 test: $(call installed,test)
-	@scripts/provision.sh redis-server postgresql chromium poppler-utils mupdf-tools $(NODE_PACKAGE)
+	@scripts/provision.sh redis-server postgresql chromium poppler-utils mupdf-tools strace $(NODE_PACKAGE)
 	$(VENV)/bin/ruff check engine api workbench tests benchmarks docs/hooks
 	scripts/check_js.sh
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir $$(mktemp -d)
