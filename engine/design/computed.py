@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,6 +118,16 @@ class Resolutions:
         return self._nodes[name]
 
 
+def _exactly(value: Any) -> Any:
+    """Values as they are shown, for `Resolutions` to compare: 1.50 and 1.5 are equal numbers
+    but show differently, and so do 1 and true."""
+    if isinstance(value, Mapping):
+        return tuple((key, _exactly(item)) for key, item in value.items())
+    if isinstance(value, list | tuple):
+        return tuple(_exactly(item) for item in value)
+    return type(value).__name__, str(value)
+
+
 def _resolved_once(
     remembered: dict[str, tuple[Any, Any]] | None, tree: DesignTree, node: Any, resolve_node: Any, scope: Scope
 ) -> Any:
@@ -138,7 +148,7 @@ def resolve(tree: DesignTree, today: dt.date | None = None, memo: Resolutions | 
     known = names(tree)
     variables = _variable_values(tree, known)
     scope = Scope(known, expressions.Env(variables=variables, today=today))
-    remembered = memo.pass_reading("tables", (known, variables, today)) if memo is not None else None
+    remembered = memo.pass_reading("tables", (known, _exactly(variables), today)) if memo is not None else None
     nodes = dict(tree.nodes)
     tables: dict[str, Any] = {}
     # Tables first: texts and conditions elsewhere read their columns (items.amount).
@@ -149,7 +159,10 @@ def resolve(tree: DesignTree, today: dt.date | None = None, memo: Resolutions | 
             nodes[node.id] = _resolved_once(remembered, tree, nodes[node.id], computing.resolve, scope)
             tables[name] = computing.column_values(nodes[node.id])
     scope = Scope(known, dataclasses.replace(scope.env, tables=tables))
-    remembered = memo.pass_reading("nodes", (known, variables, tables, today)) if memo is not None else None
+    # The tables' columns come from their resolved nodes: the same nodes, the same columns.
+    table_nodes = tuple(nodes[tree.variables[name].nodeId] for name in tables)
+    reads = (known, _exactly(variables), table_nodes, today)
+    remembered = memo.pass_reading("nodes", reads) if memo is not None else None
     for node_id, node in tree.nodes.items():
         computing = ELEMENT_TYPES[node.type].computing
         if computing is not None and nodes[node_id] is node and computing.uses(node):

@@ -340,3 +340,34 @@ def test_a_division_by_zero_at_generation_names_the_row_and_the_column():
         render_pdf(tree, {"lines": [{"item": "a", "qty": 1, "price": "1"}, {"item": "b", "qty": 0, "price": "1"}]})
     message = caught.value.message
     assert "'lines'" in message and "row 2" in message and "'amount'" in message and "division" in message.lower()
+
+
+def _content(tree, name: str) -> str:
+    return tree.node_by_name(name).data.content
+
+
+@pytest.mark.parametrize("moved_first", [False, True])
+def test_a_computed_text_shows_a_new_sample_however_the_actions_are_batched(moved_first):
+    """Within one batch each check reuses what earlier checks resolved (issue 48): a sample that
+    changes only how it is written (1.50 to 1.5, equal numbers) still shows anew."""
+    base = build([
+        add("text", "x", {"x": 40, "y": 40}, {"content": "1.50", "dataType": "number"}),
+        action("bind_variable", name="x"),
+        add("text", "shown", {"x": 40, "y": 100}, {"expression": "x", "dataType": "number"}),
+    ])  # fmt: skip
+    assert _content(base, "shown") == "1.50"
+    moved = [action("update_element", name="shown", position={"x": 41})] if moved_first else []
+    tree, _ = apply(base, [*moved, action("update_element", name="x", data={"content": "1.5"})])
+    assert _content(tree, "shown") == "1.5"
+
+
+def test_a_batch_of_computed_texts_shows_each_result_as_applied_one_by_one():
+    expression = "+".join(["sum(lines.qty)"] * 20)
+    texts = [add("text", f"t{n}", {"x": 20, "y": 400}, {"expression": expression}) for n in range(30)]
+    base = build([lines_table(), action("bind_variable", name="lines")])
+    batched, _ = apply(base, texts)
+    one_by_one = base
+    for text in texts:
+        one_by_one, _ = apply(one_by_one, [text])
+    shown = [_content(batched, f"t{n}") for n in range(30)]
+    assert shown == [_content(one_by_one, f"t{n}") for n in range(30)] == ["40"] * 30  # 20 x sum(2)
