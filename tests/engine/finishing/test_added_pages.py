@@ -13,7 +13,7 @@ from engine import Encryption, EngineError, Finishing, LimitExceeded, render_pdf
 from engine.finishing.added_pages import AddedPdf
 from engine.finishing.added_pages import page_numbers as numbers
 from tests import pdf_sources
-from tests.pdf_probes import pdf_text
+from tests.pdf_probes import active_content, pdf_text
 
 from ...conftest import add, build
 
@@ -89,3 +89,42 @@ def test_pdf_a_refuses_an_added_page_with_a_blend_mode_pdf_a_forbids_naming_the_
         render_pdf(letter(), {}, resolver, "pdf-a", finishing=finishing)
     assert f"append[0] ({TERMS}): page 1 carries transparency with the blend mode /Foo" in refused.value.message
     assert len(pdf_text(render_pdf(letter(), {}, resolver, "standard", finishing=finishing))) == 3
+
+
+def tagged_with_a_role_named_like_an_action() -> bytes:
+    """The hostile PDF (tests.pdf_sources) with one more structure element, of a role of its own
+    named like an action (/Sound, mapped to P) and indirect, and also named by the page where a
+    reader runs an action: an action's /Next."""
+    with pikepdf.open(io.BytesIO(pdf_sources.hostile_pdf())) as document:
+        root = document.Root.StructTreeRoot
+        top = root.K
+        element = document.make_indirect(
+            pikepdf.Dictionary(Type=pikepdf.Name.StructElem, S=pikepdf.Name.Sound, P=top, K=pikepdf.Array())
+        )
+        top.K.append(element)
+        root.RoleMap = pikepdf.Dictionary(Sound=pikepdf.Name.P)
+        page = document.pages[0].obj
+        page.Chain = pikepdf.Dictionary(Next=element)
+        out = io.BytesIO()
+        document.save(out)
+        return out.getvalue()
+
+
+def test_a_structure_element_whose_role_is_named_like_an_action_stays_in_the_structure_only():
+    data = tagged_with_a_role_named_like_an_action()
+    finishing = Finishing(append=[TERMS])
+    pdf = render_pdf(letter(), {}, lambda ref: data, "accessible", finishing=finishing)
+    assert active_content(pdf) == []
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        roles = []
+        waiting = [document.Root.StructTreeRoot.K]
+        while waiting:
+            item = waiting.pop()
+            if isinstance(item, pikepdf.Array):
+                waiting += list(item)
+            elif isinstance(item, pikepdf.Dictionary) and "/S" in item:
+                roles.append(str(item.S))
+                waiting.append(item.get("/K"))
+        assert "/Sound" in roles  # a role, kept
+        # Where a reader would run it as an action, it is not.
+        assert "/Next" not in document.pages[1].obj.get("/Chain", pikepdf.Dictionary())
