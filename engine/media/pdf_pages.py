@@ -256,8 +256,8 @@ def _prepared(pdf: pikepdf.Pdf, page_number: int, digest: str, label: str) -> Pl
         objects = tuple((key, _joined(pieces)) for key, pieces in (("form", root), *writer.written(pdf)))
         fonts = tuple(sorted(set(_unembedded_fonts(form))))
         problems = tuple(dict.fromkeys(_pdf_a_problems(form)))
-    except PdfPageError:
-        raise
+    except (PdfPageError, MemoryError):
+        raise  # out of memory: the render process's failure (api.renderers.worker recycles it), not the PDF's
     except Exception:  # a damaged or malformed object somewhere in what the page reaches
         raise PdfPageError(
             f"page {page_number} of {label} could not be read to be placed (an object it uses is damaged): "
@@ -468,15 +468,22 @@ _DO = re.compile(rb"/([^\x00\t\n\x0c\r ()<>\[\]{}/%]+)\s+Do(?![^\x00\t\n\x0c\r (
 _ESCAPE = re.compile(rb"#([0-9A-Fa-f]{2})")
 
 
-def _drawn_forms(form: pikepdf.Object, resources: Any) -> list[pikepdf.Stream]:
-    """The form XObjects `form`'s content draws (`/Name Do`), found in `resources`."""
+def _drawn_names(form: pikepdf.Object) -> list[str]:
+    """The XObject names `form`'s content draws (`/Name Do`), each once, as keys."""
+    content = form.read_bytes() if isinstance(form, pikepdf.Stream) else b""
+    return [
+        "/" + _ESCAPE.sub(lambda m: bytes([int(m.group(1), 16)]), name).decode("utf-8", "surrogateescape")
+        for name in dict.fromkeys(_DO.findall(content))
+    ]
+
+
+def _drawn_forms(names: list[str], resources: Any) -> list[pikepdf.Stream]:
+    """The form XObjects the `names` are in `resources`."""
     xobjects = resources.get("/XObject") if isinstance(resources, pikepdf.Dictionary) else None
     if not isinstance(xobjects, pikepdf.Dictionary):
         return []
-    content = form.read_bytes() if isinstance(form, pikepdf.Stream) else b""
     drawn = []
-    for name in dict.fromkeys(_DO.findall(content)):
-        key = "/" + _ESCAPE.sub(lambda m: bytes([int(m.group(1), 16)]), name).decode("utf-8", "surrogateescape")
+    for key in names:
         item = xobjects.get(key)
         if isinstance(item, pikepdf.Stream) and item.get("/Subtype") == Name.Form:
             drawn.append(item)
@@ -485,32 +492,53 @@ def _drawn_forms(form: pikepdf.Object, resources: Any) -> list[pikepdf.Stream]:
 
 def _refuse_drawing_loop(form: pikepdf.Object, page_number: int) -> None:
     """PdfPageError when a form XObject the page draws draws itself, through any number of
-    others: a loop with no end, which readers cut short somewhere of their own choosing."""
-    state: dict[tuple[int, int], bool] = {}  # False: being drawn (on the path), True: done
-    # Each entry: a form's objgen (None for the page) and the forms it draws, still to look at.
-    path: list[tuple[tuple[int, int] | None, Any, list[pikepdf.Stream]]] = [
-        (None, form.get("/Resources"), _drawn_forms(form, form.get("/Resources")))
+    others: a loop with no end, which readers cut short somewhere of their own choosing.
+
+    A form without resources of its own draws with those of what draws it (PDF 1.1 files do), so
+    what it draws depends on them: such a form is followed once per resource dictionary it is
+    drawn with, a form with its own once."""
+    names: dict[tuple[int, int], list[str]] = {}  # what each form's content draws, read once
+
+    def drawn_by(child: pikepdf.Stream) -> list[str]:
+        if child.objgen not in names:
+            names[child.objgen] = _drawn_names(child)
+        return names[child.objgen]
+
+    # Which resources a form draws with: an indirect dictionary by its object, a direct one by
+    # the object it is written in (the form's own, or the page's: None).
+    Drawing = tuple[tuple[int, int], tuple[int, int] | None]
+    state: dict[Drawing, bool] = {}  # False: being drawn (on the path), True: done
+    page_resources = form.get("/Resources")
+    page_key = (
+        page_resources.objgen if isinstance(page_resources, pikepdf.Dictionary) and page_resources.is_indirect else None
+    )
+    # Each entry: the drawing (None for the page), its resources and their key, the forms it draws still to look at.
+    path: list[tuple[Drawing | None, Any, tuple[int, int] | None, list[pikepdf.Stream]]] = [
+        (None, page_resources, page_key, _drawn_forms(_drawn_names(form), page_resources))
     ]
     while path:
-        _, resources, waiting = path[-1]
+        _, resources, resources_key, waiting = path[-1]
         if not waiting:
             done = path.pop()[0]
             if done is not None:
                 state[done] = True
             continue
         child = waiting.pop()
-        seen = state.get(child.objgen)
+        own = child.get("/Resources")
+        if isinstance(own, pikepdf.Dictionary):
+            child_resources, child_key = own, own.objgen if own.is_indirect else child.objgen
+        else:
+            child_resources, child_key = resources, resources_key
+        drawing = (child.objgen, child_key)
+        seen = state.get(drawing)
         if seen is False:
             raise PdfPageError(
                 f"page {page_number} of the PDF draws a form XObject (object {child.objgen[0]}) inside itself, a "
                 "loop that never ends: re-export the PDF (print it to PDF, say) and upload that"
             )
         if seen is None:
-            state[child.objgen] = False
-            own = child.get("/Resources")
-            # A form without resources uses those of what draws it (PDF 1.1 files do).
-            child_resources = own if isinstance(own, pikepdf.Dictionary) else resources
-            path.append((child.objgen, child_resources, _drawn_forms(child, child_resources)))
+            state[drawing] = False
+            path.append((drawing, child_resources, child_key, _drawn_forms(drawn_by(child), child_resources)))
 
 
 def conformance(page: pikepdf.Page) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
