@@ -9,8 +9,9 @@ a chain of decoders each handing on at most a megabyte at a time:
 - Flate, ASCIIHex and ASCII85 with zlib, binascii and numpy, at any size;
 - LZW and RunLength in Python, a few MB of their input per PDF at most (LZW_RUNLENGTH_INPUT,
   some 3 s); past that the PDF is refused, which no current producer's files are (they use Flate);
-- a predictor (DecodeParms /Predictor) is left applied, which changes the size by a byte a row
-  at most, unless another filter follows it: such a chain is refused;
+- a predictor (DecodeParms /Predictor) is not undone, which changes the size by a byte a row at
+  most; but the next filter would read predicted bytes, so a predictor followed by another
+  filter is refused;
 - an image codec (DCT, JPX, JBIG2, CCITT) or an unknown filter ends the chain: what is left is
   counted as it is (a reader decodes it as an image, row by row, downsampled).
 """
@@ -200,7 +201,7 @@ def _run_length(chunks: Iterable[bytes]) -> Iterator[bytes]:
         yield bytes(out)
 
 
-def _lzw(chunks: Iterable[bytes], early: bool) -> Iterator[bytes]:
+def _lzw(chunks: Iterable[bytes], early: bool = True) -> Iterator[bytes]:
     """ISO 32000-1 7.4.4: codes of 9 to 12 bits, 256 clears the table, 257 ends the data; with
     `early` (EarlyChange 1, the default) the code grows one code sooner."""
     table: list[bytes] = [bytes([n]) for n in range(256)] + [b"", b""]
@@ -302,7 +303,7 @@ _DECODERS: dict[str, Decoder] = {
     "/A85": _ascii85,
     "/RunLengthDecode": _run_length,
     "/RL": _run_length,
-    "/LZWDecode": _lzw,  # called with its EarlyChange (decoded_size)
+    "/LZWDecode": _lzw,  # with the stream's EarlyChange (decoded_size)
     "/LZW": _lzw,
 }
 
