@@ -22,6 +22,7 @@ from . import fonts
 from .design import colors, expressions
 from .elements import barcode, chart, qr, table, table_rows, text
 from .finishing import einvoice
+from .finishing.added_pages import CLEANED
 from .fonts import form_font
 from .fonts.embedding import SUBSETS
 from .media import icons
@@ -133,6 +134,7 @@ def _function_info(function: Any, holds: str) -> CacheInfo:
 def caches() -> list[CacheInfo]:
     """Every process-wide cache, its bound and its figures now."""
     forms, subsets, formatted = FORMS.stats(), SUBSETS.stats(), len(structure_tree.FORMATTED)
+    cleaned = CLEANED.stats()
     return [
         *(_function_info(function, holds) for function, holds in FUNCTIONS),
         CacheInfo(
@@ -152,6 +154,15 @@ def caches() -> list[CacheInfo]:
             subsets["bytes"],
             subsets["hits"],
             subsets["misses"],
+        ),
+        CacheInfo(
+            "engine.finishing.added_pages.CLEANED",
+            "appended and prepended PDFs cleaned and checked, per content, pages and profile",
+            CLEANED.capacity,
+            "bytes",
+            cleaned["bytes"],
+            cleaned["hits"],
+            cleaned["misses"],
         ),
         CacheInfo(
             "engine.media.images.ImageLibrary",

@@ -989,7 +989,9 @@ def drawn_paths(pdf: bytes, page: int = 0) -> list[dict]:
 
 
 # What a PDF docbench writes never carries from another PDF's pages (engine.media.foreign_pages).
-_ACTIVE_KEYS = ("/JS", "/JavaScript", "/AA", "/OpenAction", "/EmbeddedFiles", "/EF", "/AF", "/RichMediaContent")
+_ACTIVE_KEYS = (
+    "/JS", "/JavaScript", "/AA", "/OpenAction", "/EmbeddedFiles", "/EF", "/AF", "/RichMediaContent", "/PresSteps"
+)  # fmt: skip
 _ACTIVE_ANNOTATIONS = ("/FileAttachment", "/RichMedia", "/Screen", "/Movie", "/Sound", "/3D")
 _KEPT_SCHEMES = ("http:", "https:", "mailto:")
 _ACTIONS = frozenset(
@@ -1003,9 +1005,11 @@ _ACTIONS = frozenset(
 
 def active_content(pdf: bytes) -> list[str]:
     """Everything active anywhere in the PDF's objects (reachable or not), as findings: keys that
-    hold scripts, additional actions or files; actions other than URI (http, https, mailto) and
-    GoTo, or chained (/Next); annotations that play or attach; embedded files; widgets that are
-    not fields of the document's AcroForm. Empty for a PDF with nothing active."""
+    hold scripts, additional actions, presentation steps or files; actions other than URI (http,
+    https, mailto) and GoTo, or chained (/Next); annotations that play or attach; embedded files;
+    widgets that are not fields of the document's AcroForm. An action is any dictionary whose /S
+    names one, whatever its /Type, /P or /K: only an element of the structure tree (reached from
+    its root) has an /S that is a role. Empty for a PDF with nothing active."""
     findings: list[str] = []
     with pikepdf.open(io.BytesIO(pdf)) as document:
         fields: set[tuple[int, int]] = set()
@@ -1016,29 +1020,69 @@ def active_content(pdf: bytes) -> list[str]:
             if isinstance(field, pikepdf.Dictionary) and field.objgen not in fields:
                 fields.add(field.objgen)
                 waiting += list(field.get("/Kids", []))
+        elements = _structure_elements(document)
         for obj in document.objects:
             where = f"object {obj.objgen[0]}"
-            for item in _direct_parts(obj):
-                findings += [f"{where}: {finding}" for finding in _active_in(item, fields)]
+            for item, element in _direct_parts(obj, obj.objgen in elements):
+                findings += [f"{where}: {finding}" for finding in _active_in(item, fields, element)]
     return findings
 
 
-def _direct_parts(obj: pikepdf.Object) -> list[pikepdf.Object]:
-    """The dictionaries and streams of `obj`: itself and those written inside it (not indirect)."""
-    parts, waiting = [], [obj]
+def _structure_elements(document: pikepdf.Pdf) -> set[tuple[int, int]]:
+    """The indirect structure elements: those the structure tree's /K reaches, and the values
+    of its ParentTree."""
+    root = document.Root.get("/StructTreeRoot")
+    if not isinstance(root, pikepdf.Dictionary):
+        return set()
+    found: set[tuple[int, int]] = set()
+    waiting = [root.get("/K")]
+    nodes, visited = [root.get("/ParentTree")], set()
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, pikepdf.Dictionary) and node.objgen not in visited:
+            visited.add(node.objgen)
+            nodes += list(node.get("/Kids", []))
+            waiting += list(node.get("/Nums", []))[1::2]
     while waiting:
         item = waiting.pop()
+        if isinstance(item, pikepdf.Array):
+            waiting += list(item)
+        elif isinstance(item, pikepdf.Dictionary) and not _is_reference(item):
+            if item.is_indirect:
+                if item.objgen in found:
+                    continue
+                found.add(item.objgen)
+            waiting.append(item.get("/K"))
+    return found
+
+
+def _direct_parts(obj: pikepdf.Object, element: bool) -> list[tuple[pikepdf.Object, bool]]:
+    """The dictionaries and streams of `obj`: itself and those written inside it (not indirect),
+    each with whether it is a structure element (`element`: `obj` is; a direct one is an element
+    when its parent element's /K holds it)."""
+    parts, waiting = [], [(obj, element)]
+    while waiting:
+        item, is_element = waiting.pop()
+        children: list[tuple[object, bool]] = []
         if isinstance(item, pikepdf.Dictionary | pikepdf.Stream):
-            parts.append(item)
-            children = [item[key] for key in item.keys()]
-        else:
-            children = list(item) if isinstance(item, pikepdf.Array) else []
+            is_element = is_element and not _is_reference(item)
+            parts.append((item, is_element))
+            children = [(item[key], is_element and key == "/K") for key in item.keys()]
+        elif isinstance(item, pikepdf.Array):
+            children = [(child, is_element) for child in item]
         # An indirect one is an object of its own, looked at as such.
-        waiting += [child for child in children if isinstance(child, pikepdf.Object) and not child.is_indirect]
+        waiting += [
+            (child, kid) for child, kid in children if isinstance(child, pikepdf.Object) and not child.is_indirect
+        ]
     return parts
 
 
-def _active_in(item: pikepdf.Object, fields: set[tuple[int, int]]) -> list[str]:
+def _is_reference(item: pikepdf.Object) -> bool:
+    """A structure element's reference to marked content or an object, not an element."""
+    return isinstance(item, pikepdf.Dictionary) and item.get("/Type") in ("/MCR", "/OBJR")
+
+
+def _active_in(item: pikepdf.Object, fields: set[tuple[int, int]], element: bool = False) -> list[str]:
     found = [key for key in _ACTIVE_KEYS if key in item]
     if item.get("/Type") == "/EmbeddedFile":
         found.append("an embedded file")
@@ -1048,7 +1092,7 @@ def _active_in(item: pikepdf.Object, fields: set[tuple[int, int]]) -> list[str]:
     if subtype == "/Widget" and not (item.is_indirect and item.objgen in fields):
         found.append("a widget of no field of the AcroForm")
     kind = str(item.get("/S", ""))
-    if kind not in _ACTIONS or item.get("/Type", pikepdf.Name.Action) != pikepdf.Name.Action:
+    if kind not in _ACTIONS or element:
         return found  # a structure element's /S is its role
     if kind not in ("/URI", "/GoTo"):
         found.append(f"a {kind} action")

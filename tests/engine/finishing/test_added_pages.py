@@ -10,10 +10,10 @@ import pikepdf
 import pytest
 
 from engine import Encryption, EngineError, Finishing, LimitExceeded, render_pdf
-from engine.finishing.added_pages import AddedPdf
+from engine.finishing.added_pages import CLEANED, AddedPdf, _Cleaned, _CleanedCache
 from engine.finishing.added_pages import page_numbers as numbers
 from tests import pdf_sources
-from tests.pdf_probes import pdf_text
+from tests.pdf_probes import active_content, pdf_text
 
 from ...conftest import add, build
 
@@ -89,3 +89,77 @@ def test_pdf_a_refuses_an_added_page_with_a_blend_mode_pdf_a_forbids_naming_the_
         render_pdf(letter(), {}, resolver, "pdf-a", finishing=finishing)
     assert f"append[0] ({TERMS}): page 1 carries transparency with the blend mode /Foo" in refused.value.message
     assert len(pdf_text(render_pdf(letter(), {}, resolver, "standard", finishing=finishing))) == 3
+
+
+def tagged_with_a_role_named_like_an_action() -> bytes:
+    """The hostile PDF (tests.pdf_sources) with one more structure element, of a role of its own
+    named like an action (/Sound, mapped to P) and indirect, and also named by the page where a
+    reader runs an action: an action's /Next."""
+    with pikepdf.open(io.BytesIO(pdf_sources.hostile_pdf())) as document:
+        root = document.Root.StructTreeRoot
+        top = root.K
+        element = document.make_indirect(
+            pikepdf.Dictionary(Type=pikepdf.Name.StructElem, S=pikepdf.Name.Sound, P=top, K=pikepdf.Array())
+        )
+        top.K.append(element)
+        root.RoleMap = pikepdf.Dictionary(Sound=pikepdf.Name.P)
+        page = document.pages[0].obj
+        page.Chain = pikepdf.Dictionary(Next=element)
+        out = io.BytesIO()
+        document.save(out)
+        return out.getvalue()
+
+
+def test_a_structure_element_whose_role_is_named_like_an_action_stays_in_the_structure_only():
+    data = tagged_with_a_role_named_like_an_action()
+    finishing = Finishing(append=[TERMS])
+    pdf = render_pdf(letter(), {}, lambda ref: data, "accessible", finishing=finishing)
+    assert active_content(pdf) == []
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        roles = []
+        waiting = [document.Root.StructTreeRoot.K]
+        while waiting:
+            item = waiting.pop()
+            if isinstance(item, pikepdf.Array):
+                waiting += list(item)
+            elif isinstance(item, pikepdf.Dictionary) and "/S" in item:
+                roles.append(str(item.S))
+                waiting.append(item.get("/K"))
+        assert "/Sound" in roles  # a role, kept
+        # Where a reader would run it as an action, it is not.
+        assert "/Next" not in document.pages[1].obj.get("/Chain", pikepdf.Dictionary())
+
+
+def test_an_added_pdf_is_cleaned_once_per_content_pages_and_profile():
+    """Cleaning a 200-page PDF of 8,000 links took 0.5 s on every render, every batch row
+    (issue 48 review): now once per process. Each render opens its own copy of the cleaned PDF,
+    so grafting its structure tree (which changes the source) leaves the next render's alone."""
+    CLEANED.clear()
+    data = pdf_sources.hostile_pdf()
+
+    def generated(profile: str, pages: str | None = None) -> bytes:
+        finishing = Finishing(append=[{"ref": TERMS, "pages": pages}])
+        return render_pdf(letter(), {}, lambda ref: data, profile, finishing=finishing)
+
+    first = generated("accessible")
+    assert (CLEANED.stats()["misses"], CLEANED.stats()["hits"]) == (1, 0)
+    assert generated("accessible") == first and generated("accessible") == first
+    assert (CLEANED.stats()["misses"], CLEANED.stats()["hits"]) == (1, 2)
+    assert active_content(first) == []
+    # Another profile or other pages are cleaned for themselves.
+    standard = generated("standard")
+    generated("standard", "1")
+    generated("standard", " 1 ")  # the same pages
+    assert (CLEANED.stats()["misses"], CLEANED.stats()["hits"]) == (3, 3)
+    assert active_content(standard) == [] and generated("standard") == standard
+    assert 0 < CLEANED.stats()["bytes"] <= CLEANED.capacity
+
+
+def test_the_cleaned_pdfs_kept_stay_within_their_bytes():
+    kept = _CleanedCache(capacity=1000)
+    for number in range(10):
+        kept.put((f"digest{number}", None, "standard"), _Cleaned(b"x" * 300, (1,), True))
+    assert kept.stats()["entries"] == 3 and kept.size == 900
+    assert kept.get(("digest9", None, "standard")) is not None and kept.get(("digest0", None, "standard")) is None
+    kept.put(("large", None, "standard"), _Cleaned(b"x" * 1001, (1,), True))  # more than all it holds
+    assert kept.get(("large", None, "standard")) is None and kept.size == 900
