@@ -110,6 +110,8 @@ def _process_svg(data: bytes) -> ProcessedImage:
     try:
         image = Image.open(io.BytesIO(png))
         image.load()
+    except MemoryError:
+        raise
     except Exception:
         raise ImageRejected("the SVG could not be drawn: re-export it and upload again") from None
     if is_blank(image):
@@ -140,6 +142,8 @@ def _process_pdf(data: bytes) -> ProcessedImage:
         png = rasterize(data, 0, max(1.0, 2 * THUMBNAIL_SIDE * 72 / side))
     except PdfPageError as exc:
         raise ImageRejected(str(exc)) from None
+    except MemoryError:
+        raise  # past the render process's memory: its worker answers so, and the process is replaced
     except Exception:  # PDFium could not draw what pikepdf could open
         raise ImageRejected("the PDF's first page could not be drawn: re-export the PDF and upload again") from None
     return ProcessedImage(
