@@ -3,8 +3,11 @@
 python-multipart's streaming parser (Starlette's and FastAPI's) splits the body while it is
 received: the 'file' part goes to an api.spool.FilePart (memory up to 4 MB, a spool file past
 it, hashed on the way), the other fields (a name, a password: a few hundred bytes) are kept in
-memory, and nothing else is. Tornado's own parser needs the whole body in memory, and copies
-of it: three 500 MB uploads had taken the web process to 4.7 GB.
+memory, and nothing else is: a part of another name refuses the body at once (the rest is only
+drained), so thousands of parts with long names are never gathered either. Tornado's own parser
+needs the whole body in memory, and copies of it: three 500 MB uploads had taken the web process
+to 4.7 GB. A part's headers are bounded by the parser (8 of at most 4 KB each, python-multipart
+0.0.27 on).
 
 Every server process also bounds the bytes of upload bodies in flight (UploadBodies): a body
 is counted from its headers until its request ends (received, checked in a render process,
@@ -21,7 +24,7 @@ from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
 from tornado.ioloop import IOLoop
 
-from ..errors import ApiError, validation
+from ..errors import ApiError, disk_write_failed, validation
 from ..operations import Multipart, UploadedFile
 from ..settings import Settings
 from ..spool import WRITE_BATCH, FilePart, Spool
@@ -83,7 +86,6 @@ class MultipartBody:
         self.file: FilePart | None = None
         self.filename: str | None = None
         self.fields: dict[str, bytearray] = {}
-        self.unknown: set[str] = set()
         self._fields_size = 0
         self._failure: ApiError | None = None  # once set, the rest of the body is only drained
         self._header: tuple[bytearray, bytearray] = (bytearray(), bytearray())
@@ -142,9 +144,19 @@ class MultipartBody:
                 self.file = self._target = FilePart(self.bodies.spool)
                 self.filename = filename
         elif filename or name not in self.multipart.fields:
-            self.unknown.add(name)
+            # Refused at once, and the rest of the body only drained: nothing of it is kept.
+            raise _Refused(self._unknown_field(name, filename))
         elif name not in self.fields:  # a field sent twice counts once, its first value
             self.fields[name] = self._target = bytearray()
+
+    def _unknown_field(self, name: str, filename: str) -> ApiError:
+        allowed = ", ".join(f"'{field}'" for field in ("file", *self.multipart.fields))
+        shown = name if len(name) <= 100 else name[:100] + "…"
+        if filename and name in self.multipart.fields:
+            return validation(f"the form field '{shown}' is sent as a file; only 'file' may carry a filename")
+        if name == "file":
+            return validation(f"the 'file' part has no filename: send the {self.multipart.file} with one")
+        return validation(f"unknown form field '{shown}': this endpoint takes the form fields {allowed}")
 
     def _part_data(self, data: bytes, start: int, end: int) -> None:
         if self._target is None:
@@ -174,6 +186,8 @@ class MultipartBody:
             self._fail(refused.error)
         except (_Malformed, FormParserError, UnicodeDecodeError):
             self._fail(validation(MALFORMED))
+        except OSError as error:  # the spool file could not be made (a full disk, a read-only folder)
+            self._fail(_spool_failed(error))
         if self.file is not None and self.file.on_disk and self.file.waiting_bytes >= WRITE_BATCH:
             return self._write_out()
         return None
@@ -187,11 +201,8 @@ class MultipartBody:
         assert self.file is not None
         try:
             self.file.write(chunks)
-        except OSError:
-            # A full disk (or a spool directory gone) is the server's problem, not the request's.
-            self._failure = ApiError(
-                "SERVICE_UNAVAILABLE", "the server has no room to receive the file right now; try again later"
-            )
+        except OSError as error:
+            self._failure = _spool_failed(error)
 
     def _fail(self, failure: ApiError) -> None:
         self._failure = failure
@@ -210,8 +221,6 @@ class MultipartBody:
             raise validation(
                 f"the 'file' field is missing: send the {self.multipart.file} as multipart form field 'file'"
             )
-        if self.unknown:
-            raise validation(f"unknown form field(s): {', '.join(sorted(self.unknown))}")
         form: dict[str, str] = {}
         for name, value in self.fields.items():
             text = value.decode("utf-8", "replace")
@@ -229,6 +238,12 @@ class MultipartBody:
             self._writing.add_done_callback(lambda _: self.file.discard() if self.file else None)
             return
         self.file.discard()
+
+
+def _spool_failed(error: OSError) -> ApiError:
+    """The spool file refused (a full disk, a spool folder gone or read-only): the server's
+    problem, not the request's, a 503 to send again (api.errors.disk_write_failed)."""
+    return disk_write_failed(error, "the file was not received, and nothing was saved")
 
 
 class _Malformed(Exception):

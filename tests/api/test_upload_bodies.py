@@ -11,6 +11,7 @@ import os
 import random
 import re
 import socket
+import subprocess
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -20,7 +21,9 @@ import httpx
 import pikepdf
 import pytest
 
+from api.spool import Spool
 from tests.server import Server, create_workspace, wait_until
+from tests.small_disk import small_disk
 
 MB = 1024 * 1024
 BOUNDARY = "docbench-test-boundary-7f3a"
@@ -258,8 +261,62 @@ def test_a_spooled_upload_refused_after_its_file_leaves_no_spool_file(raised, tm
     big = tmp_path / "big.pdf"
     padded_pdf(big, 6 * MB, 3)
     refused = send(server, key, MultipartFile(big, after={"colour": "red"}))
-    assert "unknown form field(s): colour" in server.client(key).error(refused, 400, "VALIDATION_ERROR")
+    message = server.client(key).error(refused, 400, "VALIDATION_ERROR")
+    assert message == "unknown form field 'colour': this endpoint takes the form fields 'file', 'name'"
     assert spool_files(server.data_dir) == []
+
+
+def test_a_body_of_unknown_parts_is_refused_at_the_first_and_none_of_it_is_kept(raised):
+    server, key = raised
+    pid = server.process.pid
+    # 15 MB of parts whose names (4 KB each, the most a part's header may hold) are all unknown.
+    parts = [
+        f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{n:05d}{"x" * 4000}"\r\n\r\nv\r\n'.encode()
+        for n in range(3700)
+    ]
+    file_part = (
+        f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n%PDF-1.7\r\n'
+        f"--{BOUNDARY}--\r\n"
+    ).encode()
+    body = b"".join(parts) + file_part
+    headers = {"X-API-Key": key, "Content-Type": f"multipart/form-data; boundary={BOUNDARY}"}
+    httpx.post(f"{server.api}/uploads", content=parts[0] + file_part, headers=headers)  # the code paths loaded
+    reset_peak(pid)
+    before = memory(pid, "VmRSS")
+    refused = httpx.post(f"{server.api}/uploads", content=body, headers=headers, timeout=60)
+    grown = memory(pid, "VmHWM") - before
+    print(f"the web process grew by {grown / MB:.1f} MB reading {len(body) / MB:.1f} MB of unknown parts")
+    assert grown < 8 * MB, f"the web process grew by {grown / MB:.1f} MB reading {len(body) / MB:.0f} MB of names"
+    # The first part is named, with what the endpoint takes; the others were never gathered.
+    message = server.client(key).error(refused, 400, "VALIDATION_ERROR")
+    assert message.startswith("unknown form field '00000xxx") and len(message) < 300, message[:300]
+    assert message.endswith("this endpoint takes the form fields 'file', 'name'")
+
+
+@pytest.mark.parametrize("disk", ["read-only", "full"])
+def test_a_spool_folder_that_refuses_the_file_answers_503_and_keeps_nothing(tmp_path, disk):
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    _, key = create_workspace(data_dir, "spool", credits=5)
+    big = tmp_path / "big.pdf"
+    padded_pdf(big, 6 * MB, 6)
+    with small_disk(data_dir / "spool", "1m") as spool:
+        if disk == "read-only":  # the spool file cannot even be made (Spool.create, on the event loop)
+            subprocess.run(["mount", "-o", "remount,ro", str(spool)], check=True)
+        server = Server(data_dir, args=("--max-upload-mb", "16")).start()
+        try:
+            refused = send(server, key, MultipartFile(big))
+            message = server.client(key).error(refused, 503, "SERVICE_UNAVAILABLE")
+            reason = "could not write to its disk (Read-only file system)" if disk == "read-only" else "disk is full"
+            assert reason in message and "nothing was saved" in message, message
+            assert spool_files(data_dir) == [] and in_flight(server) == (0, 0)
+            # A file small enough to stay in memory is taken as ever.
+            small = tmp_path / "small.pdf"
+            padded_pdf(small, 100_000, 7)
+            server.client(key).data(send(server, key, MultipartFile(small)), 201)
+            assert "Traceback" not in server.output()
+        finally:
+            server.stop()
 
 
 def test_a_client_gone_mid_upload_leaves_no_spool_file(raised, tmp_path):
@@ -330,10 +387,33 @@ def test_a_spool_file_left_by_a_killed_server_is_removed_when_it_starts_again(tm
         server.kill()  # kill -9: nothing of the server runs to remove it
         held.abandon()
         assert spool_files(data_dir)
-        # Another live server's file on the same data dir is left alone.
-        other = data_dir / "spool" / f"upload-{os.getpid()}-in-use"
-        other.write_bytes(b"%PDF-")
-        server.start()
-        assert spool_files(data_dir) == [other]
+        # Another live server's file on the same data dir is left alone: it holds it (its lock).
+        descriptor, other = Spool(data_dir / "spool").create()
+        try:
+            server.start()
+            assert spool_files(data_dir) == [other]
+        finally:
+            os.close(descriptor)
     finally:
         server.stop()
+
+
+def test_a_spool_file_of_a_live_server_in_another_pid_namespace_is_left_alone(tmp_path):
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    # A server in another container on the same volume: the PID its file is named after means
+    # nothing here (one past the highest PID this kernel gives, so no process here has it), and
+    # the server holds its file as every server does.
+    spool = Spool(data_dir / "spool")
+    descriptor, path = spool.create()
+    foreign = path.with_name(f"upload-{int(Path('/proc/sys/kernel/pid_max').read_text()) + 1}-{path.name[-8:]}")
+    path.rename(foreign)
+    left = data_dir / "spool" / f"upload-{os.getpid()}-left"  # nobody holds this one, whatever its name says
+    left.write_bytes(b"%PDF-")
+    server = Server(data_dir).start()
+    try:
+        assert spool_files(data_dir) == [foreign]
+    finally:
+        server.stop()
+        os.close(descriptor)  # that server stops: the next start removes what it left
+    assert spool.sweep() == 1 and spool_files(data_dir) == []
