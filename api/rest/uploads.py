@@ -11,22 +11,26 @@ to 4.7 GB. A part's headers are bounded by the parser (8 of at most 4 KB each, p
 
 Every server process also bounds the bytes of upload bodies in flight (UploadBodies): a body
 is counted from its headers until its request ends (received, checked in a render process,
-stored), and one that would pass the bound is refused at once with a 503 and Retry-After.
+stored), and one that would pass the bound, or its workspace's half of it, is refused at once
+with a 503 and Retry-After. A body counted in must keep arriving (BodyPace), or it is answered
+408 and its connection closed.
 """
 
 from __future__ import annotations
 
 from asyncio import Future
+from collections import deque
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
-from tornado.ioloop import IOLoop
+from tornado.ioloop import IOLoop, PeriodicCallback
 
 from ..errors import ApiError, disk_write_failed, validation
 from ..operations import Multipart, UploadedFile
-from ..settings import Settings
+from ..settings import UPLOAD_STALL_SECONDS, Settings
 from ..spool import WRITE_BATCH, FilePart, Spool
 
 MALFORMED = "the multipart body is malformed: send one 'file' part with a filename"
@@ -35,17 +39,28 @@ FIELDS_LIMIT = 64 * 1024  # the form fields besides the file, together (a name i
 UPLOADS_AT_ONCE = 4
 RETRY_AFTER_SECONDS = 5  # a large body takes seconds to arrive and be checked
 SPOOL_WRITERS = 2  # threads that write spool files: the disk, not the threads, bounds them
+# A workspace may hold 1/WORKSPACE_SHARE of the bound: one tenant's slow uploads never take it all.
+WORKSPACE_SHARE = 2
+# What an upload body must bring, on average over every window of UPLOAD_STALL_SECONDS (30 s,
+# DOCBENCH_UPLOAD_STALL_SECONDS): 8 KB/s, a sixteenth of a 1 Mbit/s link (125 KB/s), which still
+# sends the largest file a server takes (1 GB) in 2.4 hours without coming near it. A body that
+# stalls is cut off within 1.2 windows (36 s).
+MIN_BODY_RATE = 8 * 1024
+PACE_CHECKS = 5
 
 
 class UploadBodies:
     """What the upload requests of one server process share: the spool, the threads that write
-    to it, and the bound on the bytes of upload bodies in flight. Used on the event loop only."""
+    to it, and the bound on the bytes of upload bodies in flight, of which one workspace may hold
+    half (WORKSPACE_SHARE). Used on the event loop only."""
 
-    def __init__(self, spool: Spool, limit: int):
+    def __init__(self, spool: Spool, limit: int, stall_seconds: float = UPLOAD_STALL_SECONDS):
         self.spool = spool
         self.limit = limit
+        self.stall_seconds = stall_seconds  # BodyPace's window
         self.bytes = 0  # of the bodies in flight, as their Content-Length declared (or their limit)
         self.count = 0
+        self._workspaces: dict[str, tuple[int, int]] = {}  # workspace id: (its bodies in flight, their bytes)
         self.writers = ThreadPoolExecutor(max_workers=SPOOL_WRITERS, thread_name_prefix="docbench-spool")
 
     @classmethod
@@ -56,23 +71,82 @@ class UploadBodies:
         limit = configured * 1024 * 1024 if configured else UPLOADS_AT_ONCE * largest_body
         spool = Spool(settings.data_dir / "spool")
         spool.sweep()
-        return cls(spool, limit)
+        return cls(spool, limit, settings.upload_stall_seconds)
 
-    def admit(self, size: int) -> None:
+    @property
+    def workspace_limit(self) -> int:
+        return self.limit // WORKSPACE_SHARE
+
+    def admit(self, workspace: str, size: int) -> None:
         """Count a body of `size` bytes in, or refuse it: 503 SERVICE_UNAVAILABLE, Retry-After. A
-        body alone is always let in (a bound set below the largest body means one at a time)."""
+        body alone is always let in (a bound set below the largest body means one at a time), and
+        so is a workspace's first body while the bound has room for it: whatever one workspace
+        sends, the others keep half of the bound."""
+        count, size_in_flight = self._workspaces.get(workspace, (0, 0))
+        if count and size_in_flight + size > self.workspace_limit:
+            raise ApiError(
+                "SERVICE_UNAVAILABLE",
+                f"this workspace is sending too many uploads at once (at most {_mb(self.workspace_limit)} of its "
+                f"upload bodies on this server, half of what it receives at once); send it again in "
+                f"{RETRY_AFTER_SECONDS} s (Retry-After), or once one of its uploads has been answered",
+            )
         if self.count and self.bytes + size > self.limit:
             raise ApiError(
                 "SERVICE_UNAVAILABLE",
-                f"too many uploads are being received at once (at most {self.limit / (1024 * 1024):g} MB of upload "
+                f"too many uploads are being received at once (at most {_mb(self.limit)} of upload "
                 f"bodies on this server); send it again in {RETRY_AFTER_SECONDS} s (Retry-After)",
             )
         self.bytes += size
         self.count += 1
+        self._workspaces[workspace] = (count + 1, size_in_flight + size)
 
-    def release(self, size: int) -> None:
+    def release(self, workspace: str, size: int) -> None:
         self.bytes -= size
         self.count -= 1
+        count, size_in_flight = self._workspaces.pop(workspace)
+        if count > 1:
+            self._workspaces[workspace] = (count - 1, size_in_flight - size)
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1024 * 1024):g} MB"
+
+
+class BodyPace:
+    """Whether an upload body keeps arriving: at least MIN_BODY_RATE bytes a second over every
+    `window` seconds (checked PACE_CHECKS times a window, on the event loop), or `on_stalled`
+    is called, once. A body counted in the bound holds room others may need: one that trickles
+    in (a byte a minute) would hold it for as long as its client likes.
+
+    Time spent waiting for this server's own disk (a batch of the file being written to the
+    spool, during which no more of the body is read) is not held against the client."""
+
+    def __init__(self, window: float, on_stalled: Callable[[], None], writing: Callable[[], bool]):
+        self.window = window
+        self.received = 0  # bytes of the body so far
+        self._on_stalled = on_stalled
+        self._writing = writing
+        self._marks: deque[tuple[float, int]] = deque()  # (when, bytes received then), oldest first
+        self._timer = PeriodicCallback(self._check, window / PACE_CHECKS * 1000)
+
+    def start(self) -> None:
+        self._marks.append((IOLoop.current().time(), 0))
+        self._timer.start()
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def _check(self) -> None:
+        now = IOLoop.current().time()
+        if self._writing():  # the disk sets the pace now, not the client: measured again from here
+            self._marks.clear()
+        self._marks.append((now, self.received))
+        while len(self._marks) > 1 and self._marks[1][0] <= now - self.window:
+            self._marks.popleft()  # the oldest mark kept is the last one a whole window ago
+        since, then = self._marks[0]
+        if now - since >= self.window and self.received - then < MIN_BODY_RATE * self.window:
+            self.stop()
+            self._on_stalled()
 
 
 class MultipartBody:
@@ -191,6 +265,11 @@ class MultipartBody:
         if self.file is not None and self.file.on_disk and self.file.waiting_bytes >= WRITE_BATCH:
             return self._write_out()
         return None
+
+    @property
+    def writing(self) -> bool:
+        """Whether a batch of the file is being written to the spool (no more of the body is read meanwhile)."""
+        return self._writing is not None and not self._writing.done()
 
     def _write_out(self) -> Future[None]:
         assert self.file is not None

@@ -12,6 +12,7 @@ import random
 import re
 import socket
 import subprocess
+import time
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -122,11 +123,15 @@ class HeldUpload:
 
     def finish(self) -> tuple[int, dict]:
         self.socket.sendall(self.pieces[self.sent :])
+        status, body = self.answer()
+        self.socket.close()
+        return status, body
+
+    def answer(self) -> tuple[int, dict]:
+        """The server's answer, whatever was sent (waiting for it at most the socket's timeout)."""
         answer = http.client.HTTPResponse(self.socket)
         answer.begin()
-        body = json.loads(answer.read())
-        self.socket.close()
-        return answer.status, body
+        return answer.status, json.loads(answer.read())
 
     def abandon(self) -> None:
         self.socket.close()
@@ -350,13 +355,15 @@ def test_uploads_past_the_bytes_in_flight_bound_wait_for_a_retry(tmp_path, args,
     data_dir = tmp_path / "data"
     data_dir.mkdir()
     _, key = create_workspace(data_dir, "busy", credits=5)
+    # The held uploads each from a workspace of its own: a workspace may hold only half the bound.
+    keys = [create_workspace(data_dir, f"busy-{n}", credits=5)[1] for n in range(held)]
     server = Server(data_dir, args=args).start()
     try:
         files = [tmp_path / f"part-{n}.pdf" for n in range(held + 1)]
         for n, path in enumerate(files):
             padded_pdf(path, size, 10 + n)
         bodies = [MultipartFile(path) for path in files]
-        waiting = [HeldUpload(server, key, body, first=MB) for body in bodies[:held]]
+        waiting = [HeldUpload(server, keys[n], body, first=MB) for n, body in enumerate(bodies[:held])]
         wait_until(lambda: in_flight(server)[0] == held, what=f"{held} uploads in flight")
         # One more would pass the bound. Its body is read (and dropped) before the answer, so
         # the client sees the answer.
@@ -372,6 +379,98 @@ def test_uploads_past_the_bytes_in_flight_bound_wait_for_a_retry(tmp_path, args,
         assert spool_files(data_dir) == []
     finally:
         server.stop()
+
+
+def test_one_workspace_holding_slow_uploads_leaves_room_for_another(tmp_path):
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    _, slow = create_workspace(data_dir, "slow", credits=5)
+    _, other = create_workspace(data_dir, "other", credits=5)
+    # Room for four bodies of 16 MB; a workspace may hold two of them.
+    server = Server(data_dir, args=("--max-upload-mb", "16")).start()
+    try:
+        files = [tmp_path / f"part-{n}.pdf" for n in range(5)]
+        for n, path in enumerate(files):
+            padded_pdf(path, 15 * MB, 20 + n)
+        bodies = [MultipartFile(path) for path in files]
+        held = [HeldUpload(server, slow, body, first=MB) for body in bodies[:2]]
+        wait_until(lambda: in_flight(server)[0] == 2, what="two uploads of one workspace in flight")
+        # The slow workspace's third waits for its own to end, however much room is left ...
+        refused = send(server, slow, bodies[2])
+        message = server.client(slow).error(refused, 503, "SERVICE_UNAVAILABLE")
+        assert message.startswith("this workspace is sending too many uploads at once (at most 32.125 MB")
+        assert refused.headers["Retry-After"] == "5"
+        # ... and another workspace's uploads are taken meanwhile, two at once.
+        with ThreadPoolExecutor(2) as pool:
+            answers = list(pool.map(lambda body: send(server, other, body), bodies[3:]))
+        for answer in answers:
+            server.client(other).data(answer, 201)
+        for upload in held:
+            status, answer = upload.finish()
+            assert status == 201, answer
+        assert in_flight(server) == (0, 0) and spool_files(data_dir) == []
+    finally:
+        server.stop()
+
+
+STALL_SECONDS = 1.0  # DOCBENCH_UPLOAD_STALL_SECONDS for the tests below (30 s by default)
+
+
+@pytest.fixture(scope="module")
+def impatient(tmp_path_factory):
+    """A server cutting off upload bodies that bring less than 8 KB/s over STALL_SECONDS."""
+    data_dir = tmp_path_factory.mktemp("impatient")
+    _, key = create_workspace(data_dir, "impatient", credits=20)
+    server = Server(
+        data_dir, env={"DOCBENCH_UPLOAD_STALL_SECONDS": str(STALL_SECONDS)}, args=("--max-upload-mb", "16")
+    ).start()
+    yield server, key
+    server.stop()
+
+
+@pytest.mark.parametrize("first", [0, 64 * 1024, 6 * MB], ids=["nothing", "in memory", "spooled"])
+def test_an_upload_body_that_stops_arriving_is_answered_408_and_cut_off(impatient, tmp_path, first):
+    server, key = impatient
+    big = tmp_path / "stalled.pdf"
+    padded_pdf(big, 8 * MB, 30)
+    held = HeldUpload(server, key, MultipartFile(big), first=first)
+    stalled = time.monotonic()
+    held.socket.settimeout(STALL_SECONDS * 10)  # the deadline: an answer long before it
+    status, answer = held.answer()
+    waited = time.monotonic() - stalled
+    assert status == 408 and answer["error"]["code"] == "REQUEST_TIMEOUT", answer
+    assert answer["error"]["message"] == (
+        "the upload body arrived at less than 8 KB/s for 1 s; send it again over a steadier connection"
+    )
+    # Cut off within 1.2 windows of the stall (and scheduling's slack), never before a whole one.
+    assert STALL_SECONDS <= waited < STALL_SECONDS * 1.2 + 1, waited
+    assert held.socket.recv(1) == b"", "the server closed the connection"
+    held.abandon()
+    wait_until(lambda: in_flight(server) == (0, 0), what="the body counted out")
+    wait_until(lambda: spool_files(server.data_dir) == [], what="the spool file removed")
+    assert "Traceback" not in server.output()
+
+
+def test_an_upload_body_arriving_at_a_slow_links_pace_is_taken(impatient, tmp_path):
+    server, key = impatient
+    picture = tmp_path / "slow.svg"
+    with picture.open("wb") as out:  # 400 KB of comment around one red square
+        out.write(b'<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><!--')
+        out.write(b"x" * 400_000)
+        out.write(b'--><rect width="40" height="40" fill="#d00"/></svg>')
+    body = MultipartFile(picture)
+    pieces = b"".join(body)
+
+    def paced() -> Iterator[bytes]:
+        # A 1 Mbit/s link: 125 KB/s, in pieces of 12.5 KB ten times a second (about 3.3 s in all).
+        for start in range(0, len(pieces), 12_500):
+            yield pieces[start : start + 12_500]
+            time.sleep(0.1)  # the link's pace, not a wait for the server
+
+    with httpx.Client(base_url=server.api, headers={"X-API-Key": key}, timeout=60) as client:
+        answer = client.post("/assets", content=paced(), headers=body.headers())
+    asset = server.client(key).data(answer, 201)
+    assert asset["fileSize"] == picture.stat().st_size
 
 
 def test_a_spool_file_left_by_a_killed_server_is_removed_when_it_starts_again(tmp_path):
