@@ -79,7 +79,7 @@ class Spool:
         removed = 0
         for path in self.files():
             try:
-                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
             except OSError:
                 continue  # removed by its writer meanwhile (or not a spool file of ours)
             try:

@@ -24,7 +24,7 @@ from ..renderers import Cancellation, TaskCancelled
 from ..service import Service
 from ..service.idempotency import IDEMPOTENT_METHODS, KEY_HEADER, REPLAYED_HEADER, Answer, fingerprint
 from ..settings import ASSET_LIMIT, JSON_LIMIT, UPLOAD_LIMIT, Settings
-from .uploads import MIN_BODY_RATE, RETRY_AFTER_SECONDS, BodyPace, MultipartBody, UploadBodies
+from .uploads import RETRY_AFTER_SECONDS, BodyPace, MultipartBody, UploadBodies
 
 MULTIPART_SLACK = 64 * 1024  # headers and boundaries around the file part
 HARD_LIMIT_FACTOR = 2  # past twice a limit the connection is dropped instead of drained
@@ -157,20 +157,10 @@ class OperationHandler(EnvelopeHandler):
             self._retry_after = RETRY_AFTER_SECONDS
             raise
         self._upload, self._counted = upload, size
-        self._pace = BodyPace(self.uploads.stall_seconds, self._body_stalled, lambda: upload.writing)
+        # A body that stops arriving is answered (408) at once, and its connection closed once the
+        # answer is sent (Tornado reads no more of it), so its room in the bounds is free again.
+        self._pace = BodyPace(self.uploads.stall_seconds, self.fail, lambda: upload.writing)
         self._pace.start()
-
-    def _body_stalled(self) -> None:
-        """The body stopped arriving (or trickles in): answered 408 now, and the connection closed
-        once the answer is sent (Tornado reads no more of the body), so its room is free again."""
-        window = self.uploads.stall_seconds
-        self.fail(
-            ApiError(
-                "REQUEST_TIMEOUT",
-                f"the upload body arrived at less than {MIN_BODY_RATE // 1024} KB/s for {window:g} s; "
-                "send it again over a steadier connection",
-            )
-        )
 
     def _end_upload(self) -> None:
         """The body's spool file removed and its bytes counted out: once, however the request ends."""

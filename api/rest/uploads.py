@@ -115,13 +115,13 @@ def _mb(size: int) -> str:
 class BodyPace:
     """Whether an upload body keeps arriving: at least MIN_BODY_RATE bytes a second over every
     `window` seconds (checked PACE_CHECKS times a window, on the event loop), or `on_stalled`
-    is called, once. A body counted in the bound holds room others may need: one that trickles
+    is called, once, with the 408 to answer. A body counted in the bound holds room others may need: one that trickles
     in (a byte a minute) would hold it for as long as its client likes.
 
     Time spent waiting for this server's own disk (a batch of the file being written to the
     spool, during which no more of the body is read) is not held against the client."""
 
-    def __init__(self, window: float, on_stalled: Callable[[], None], writing: Callable[[], bool]):
+    def __init__(self, window: float, on_stalled: Callable[[ApiError], None], writing: Callable[[], bool]):
         self.window = window
         self.received = 0  # bytes of the body so far
         self._on_stalled = on_stalled
@@ -146,7 +146,13 @@ class BodyPace:
         since, then = self._marks[0]
         if now - since >= self.window and self.received - then < MIN_BODY_RATE * self.window:
             self.stop()
-            self._on_stalled()
+            self._on_stalled(
+                ApiError(
+                    "REQUEST_TIMEOUT",
+                    f"the upload body arrived at less than {MIN_BODY_RATE // 1024} KB/s for {self.window:g} s; "
+                    "send it again over a steadier connection",
+                )
+            )
 
 
 class MultipartBody:
