@@ -11,7 +11,7 @@ to 4.7 GB. A part's headers are bounded by the parser (8 of at most 4 KB each, p
 
 Every server process also bounds the bytes of upload bodies in flight (UploadBodies): a body
 is counted from its headers until its request ends (received, checked in a render process,
-stored), and one that would pass the bound, or its workspace's half of it, is refused at once
+stored), and one that would pass the bound, or its workspace's share of it, is refused at once
 with a 503 and Retry-After. A body counted in must keep arriving (BodyPace), or it is answered
 408 and its connection closed.
 """
@@ -39,8 +39,6 @@ FIELDS_LIMIT = 64 * 1024  # the form fields besides the file, together (a name i
 UPLOADS_AT_ONCE = 4
 RETRY_AFTER_SECONDS = 5  # a large body takes seconds to arrive and be checked
 SPOOL_WRITERS = 2  # threads that write spool files: the disk, not the threads, bounds them
-# A workspace may hold 1/WORKSPACE_SHARE of the bound: one tenant's slow uploads never take it all.
-WORKSPACE_SHARE = 2
 # What an upload body must bring, on average over every window of UPLOAD_STALL_SECONDS (30 s,
 # DOCBENCH_UPLOAD_STALL_SECONDS): 8 KB/s, a sixteenth of a 1 Mbit/s link (125 KB/s), which still
 # sends the largest file a server takes (1 GB) in 2.4 hours without coming near it. A body that
@@ -52,11 +50,15 @@ PACE_CHECKS = 5
 class UploadBodies:
     """What the upload requests of one server process share: the spool, the threads that write
     to it, and the bound on the bytes of upload bodies in flight, of which one workspace may hold
-    half (WORKSPACE_SHARE). Used on the event loop only."""
+    all but room for one body of the largest size (`workspace_limit`). Used on the event loop only."""
 
-    def __init__(self, spool: Spool, limit: int, stall_seconds: float = UPLOAD_STALL_SECONDS):
+    def __init__(self, spool: Spool, limit: int, largest_body: int, stall_seconds: float = UPLOAD_STALL_SECONDS):
         self.spool = spool
         self.limit = limit
+        # Whatever one workspace sends, the others keep room for a body of the largest size: its
+        # slow uploads never make theirs wait, and a server with one workspace loses one body of
+        # four (by default), not half.
+        self.workspace_limit = max(limit - largest_body, 0)
         self.stall_seconds = stall_seconds  # BodyPace's window
         self.bytes = 0  # of the bodies in flight, as their Content-Length declared (or their limit)
         self.count = 0
@@ -71,23 +73,18 @@ class UploadBodies:
         limit = configured * 1024 * 1024 if configured else UPLOADS_AT_ONCE * largest_body
         spool = Spool(settings.data_dir / "spool")
         spool.sweep()
-        return cls(spool, limit, settings.upload_stall_seconds)
-
-    @property
-    def workspace_limit(self) -> int:
-        return self.limit // WORKSPACE_SHARE
+        return cls(spool, limit, largest_body, settings.upload_stall_seconds)
 
     def admit(self, workspace: str, size: int) -> None:
         """Count a body of `size` bytes in, or refuse it: 503 SERVICE_UNAVAILABLE, Retry-After. A
         body alone is always let in (a bound set below the largest body means one at a time), and
-        so is a workspace's first body while the bound has room for it: whatever one workspace
-        sends, the others keep half of the bound."""
+        so is a workspace's first body while the bound has room for it."""
         count, size_in_flight = self._workspaces.get(workspace, (0, 0))
         if count and size_in_flight + size > self.workspace_limit:
             raise ApiError(
                 "SERVICE_UNAVAILABLE",
                 f"this workspace is sending too many uploads at once (at most {_mb(self.workspace_limit)} of its "
-                f"upload bodies on this server, half of what it receives at once); send it again in "
+                f"upload bodies on this server, leaving room for other workspaces'); send it again in "
                 f"{RETRY_AFTER_SECONDS} s (Retry-After), or once one of its uploads has been answered",
             )
         if self.count and self.bytes + size > self.limit:

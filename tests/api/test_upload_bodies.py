@@ -386,25 +386,22 @@ def test_one_workspace_holding_slow_uploads_leaves_room_for_another(tmp_path):
     data_dir.mkdir()
     _, slow = create_workspace(data_dir, "slow", credits=5)
     _, other = create_workspace(data_dir, "other", credits=5)
-    # Room for four bodies of 16 MB; a workspace may hold two of them.
+    # Room for four bodies of 16 MB; a workspace may hold all but one of them.
     server = Server(data_dir, args=("--max-upload-mb", "16")).start()
     try:
         files = [tmp_path / f"part-{n}.pdf" for n in range(5)]
         for n, path in enumerate(files):
             padded_pdf(path, 15 * MB, 20 + n)
         bodies = [MultipartFile(path) for path in files]
-        held = [HeldUpload(server, slow, body, first=MB) for body in bodies[:2]]
-        wait_until(lambda: in_flight(server)[0] == 2, what="two uploads of one workspace in flight")
-        # The slow workspace's third waits for its own to end, however much room is left ...
-        refused = send(server, slow, bodies[2])
+        held = [HeldUpload(server, slow, body, first=MB) for body in bodies[:3]]
+        wait_until(lambda: in_flight(server)[0] == 3, what="three uploads of one workspace in flight")
+        # The slow workspace's fourth waits for its own to end, though the server has room for it ...
+        refused = send(server, slow, bodies[3])
         message = server.client(slow).error(refused, 503, "SERVICE_UNAVAILABLE")
-        assert message.startswith("this workspace is sending too many uploads at once (at most 32.125 MB")
+        assert message.startswith("this workspace is sending too many uploads at once (at most 48.1875 MB")
         assert refused.headers["Retry-After"] == "5"
-        # ... and another workspace's uploads are taken meanwhile, two at once.
-        with ThreadPoolExecutor(2) as pool:
-            answers = list(pool.map(lambda body: send(server, other, body), bodies[3:]))
-        for answer in answers:
-            server.client(other).data(answer, 201)
+        # ... which another workspace's upload is given meanwhile.
+        server.client(other).data(send(server, other, bodies[4]), 201)
         for upload in held:
             status, answer = upload.finish()
             assert status == 201, answer
