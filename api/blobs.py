@@ -22,7 +22,7 @@ import secrets
 import tempfile
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any
@@ -122,7 +122,8 @@ class Blobs(ABC):
     @abstractmethod
     def put_path(self, path: Path, content_type: str, sha256: str, durable: bool = False) -> str:
         """Store a file's bytes, whose SHA-256 (hex) the caller counted as it wrote them (an
-        upload spooled to disk, api.spool), read from the file in chunks; returns the key."""
+        upload spooled to disk, api.spool), read from the file in chunks; returns the key.
+        `durable` and a refused write as for `put`."""
 
     @abstractmethod
     def stream(self, key: str, chunk_size: int = CHUNK) -> BlobStream:
@@ -182,34 +183,8 @@ class LocalBlobs(Blobs):
             raise BlobStoreUnavailable(f"the blob directory {self.root} is not writable by this user")
 
     def put(self, data: bytes, content_type: str, durable: bool = False) -> str:
-        # Write-then-rename: a reader never sees half a file and a crashed process leaves none.
         key = blob_key(hashlib.sha256(data).hexdigest(), content_type)
-        target = self.path(key)
-        try:
-            if target.exists():
-                if durable:  # written before, perhaps not flushed (a batch's row of the same bytes)
-                    _flush_to_disk(target)
-                    _flush_to_disk(target.parent)
-                return key
-            folder_made = not target.parent.exists()
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(data)
-                    if durable:
-                        handle.flush()
-                        os.fdatasync(handle.fileno())  # the data (and the size it needs read back)
-                os.replace(temp, target)
-            except BaseException:
-                Path(temp).unlink(missing_ok=True)
-                raise
-            if durable:  # the rename itself: the file's name in its folder (and the folder's, if new)
-                _flush_to_disk(target.parent)
-                if folder_made:
-                    _flush_to_disk(self.root)
-        except OSError as failure:
-            raise disk_write_failed(failure, "the file was not saved, and nothing was charged") from None
+        self._store(key, lambda handle: handle.write(data), durable)
         return key
 
     def put_file(self, file: IO[bytes], content_type: str) -> str:
@@ -233,25 +208,49 @@ class LocalBlobs(Blobs):
         return key
 
     def put_path(self, path: Path, content_type: str, sha256: str, durable: bool = False) -> str:
-        # Copied beside its target, then renamed, as `put` writes; never read whole into memory.
-        key = blob_key(sha256, content_type)
-        target = self.path(key)
-        if target.exists():
-            return key
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(fd, "wb") as handle, path.open("rb") as source:
+        # Copied a chunk at a time, never read whole into memory.
+        def copy(handle: IO[bytes]) -> None:
+            with path.open("rb") as source:
                 while chunk := source.read(CHUNK):
                     handle.write(chunk)
-                if durable:
-                    handle.flush()
-                    os.fsync(handle.fileno())
-            os.replace(temp, target)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
+
+        key = blob_key(sha256, content_type)
+        self._store(key, copy, durable)
         return key
+
+    def _store(self, key: str, write: Callable[[IO[bytes]], object], durable: bool) -> None:
+        """The blob `key` made by `write` into a temporary file beside it, renamed once whole:
+        a reader never sees half a file and a crashed process leaves none. `durable`: the bytes
+        are flushed before the rename and the name after it (the folder's too, if new), and a
+        blob already there is flushed as well (written before, perhaps not flushed: a batch's
+        row of the same bytes). What the disk refuses is a 503 (disk_write_failed), and leaves
+        no temporary file."""
+        target = self.path(key)
+        try:
+            if target.exists():
+                if durable:
+                    _flush_to_disk(target)
+                    _flush_to_disk(target.parent)
+                return
+            folder_made = not target.parent.exists()
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    write(handle)
+                    if durable:
+                        handle.flush()
+                        os.fdatasync(handle.fileno())  # the data (and the size it needs read back)
+                os.replace(temp, target)
+            except BaseException:
+                Path(temp).unlink(missing_ok=True)
+                raise
+            if durable:  # the rename itself: the file's name in its folder (and the folder's, if new)
+                _flush_to_disk(target.parent)
+                if folder_made:
+                    _flush_to_disk(self.root)
+        except OSError as failure:
+            raise disk_write_failed(failure, "the file was not saved, and nothing was charged") from None
 
     def stream(self, key: str, chunk_size: int = CHUNK) -> BlobStream:
         try:

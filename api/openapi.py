@@ -106,6 +106,8 @@ def _operation(operation: Operation, schemas: dict) -> dict:
     codes = ["VALIDATION_ERROR", "UNAUTHORIZED", "INSUFFICIENT_PERMISSIONS", "RATE_LIMITED", *operation.errors]
     if operation.body is not None or operation.multipart is not None:
         codes += ["UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE"]
+    if operation.multipart is not None:  # a body that stops arriving; too many in flight, a full disk
+        codes += ["REQUEST_TIMEOUT", "SERVICE_UNAVAILABLE"]
     success: dict[str, Any] = {
         "description": operation.summary,
         "content": {"application/json": {"schema": _success_schema(operation)}},
@@ -121,7 +123,7 @@ def _operation(operation: Operation, schemas: dict) -> dict:
     success["headers"] = {**success.get("headers", {}), **RATE_LIMIT_HEADERS}
     responses: dict[str, Any] = {str(operation.status): success}
     by_status: dict[int, list[str]] = {}
-    for code in codes:
+    for code in dict.fromkeys(codes):  # each once, in order
         by_status.setdefault(STATUS_BY_CODE[code], []).append(code)
     for status, grouped in sorted(by_status.items()):
         responses[str(status)] = _error_response(grouped)

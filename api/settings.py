@@ -12,6 +12,7 @@ ASSET_LIMIT = 10 * 1024 * 1024  # spec 4.10
 CERTIFICATE_LIMIT = 256 * 1024  # a PKCS#12 with its chain is a few kilobytes (extensions.md 9)
 JSON_LIMIT = 10 * 1024 * 1024  # decisions.md: 413 past this
 URL_LIFETIME = 3600  # seconds (spec 8)
+UPLOAD_STALL_SECONDS = 30.0  # api.rest.uploads.BodyPace
 
 
 @dataclass
@@ -50,6 +51,11 @@ class Settings:
     # --uploads-in-flight-mb N (DOCBENCH_UPLOADS_IN_FLIGHT_MB): the bytes of upload bodies one
     # process receives and checks at once (api.rest.uploads); None: four of the largest it accepts.
     uploads_in_flight_mb: int | None = field(default_factory=lambda: uploads_in_flight_mb_from_env())
+    # DOCBENCH_UPLOAD_STALL_SECONDS: an upload body bringing less than 8 KB a second over this
+    # long is cut off (api.rest.uploads.BodyPace); tests set a second rather than wait half a minute.
+    upload_stall_seconds: float = field(
+        default_factory=lambda: positive_seconds_from_env("DOCBENCH_UPLOAD_STALL_SECONDS", UPLOAD_STALL_SECONDS)
+    )
 
     def file_limit(self, spec_limit: int) -> int:
         """The bytes an upload whose spec limit is `spec_limit` may have on this server."""

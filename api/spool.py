@@ -9,13 +9,18 @@ about WRITE_BATCH of a body at a time, whatever its size: three 500 MB uploads h
 copies it from the file (S3: uploads it from the file), and the file is removed when its
 request ends, however it ends.
 
-Spool files are named after the process that writes them (`upload-<pid>-…`): a server started
-again after a kill -9 removes what the dead one left (Spool.sweep), and leaves alone the files
-of another live server on the same data dir.
+A spool file is held open and locked (flock) by the process that writes it from its creation
+until its request ends: a server started again after a kill -9 removes the files nobody holds
+any more, what the dead one left (Spool.sweep), and leaves alone the files of another live server
+on the same data dir. A lock says so wherever that server runs: a PID in a file's name would
+mean nothing to a server in another PID namespace (another container on the same volume), and
+might name a process of its own. The kernel lets a lock go when its process dies, however it
+dies. (The name still carries the writer's PID, for whoever looks at the folder.)
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import tempfile
@@ -39,16 +44,6 @@ class SpooledFile:
     sha256: str
 
 
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process: alive
-        return True
-    return True
-
-
 class Spool:
     """The directory spooled uploads are written to: `<data dir>/spool`."""
 
@@ -57,22 +52,45 @@ class Spool:
         directory.mkdir(parents=True, exist_ok=True)
 
     def create(self) -> tuple[int, Path]:
-        """A new, empty spool file of this process, open for writing: (its descriptor, its path)."""
-        fd, name = tempfile.mkstemp(dir=self.directory, prefix=f"upload-{os.getpid()}-")
-        return fd, Path(name)
+        """A new, empty spool file of this process, open for writing and locked until the
+        descriptor is closed: (its descriptor, its path). OSError if the disk refuses it."""
+        while True:
+            fd, name = tempfile.mkstemp(dir=self.directory, prefix=f"upload-{os.getpid()}-")
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                taken = os.fstat(fd).st_nlink > 0
+            except BlockingIOError:
+                taken = False  # another server's sweep holds it, and removes it
+            except BaseException:
+                os.close(fd)
+                Path(name).unlink(missing_ok=True)
+                raise
+            if taken:
+                return fd, Path(name)
+            os.close(fd)  # swept between its creation and its lock (a server starting): another one
 
     def files(self) -> list[Path]:
         return sorted(self.directory.glob("upload-*"))
 
     def sweep(self) -> int:
-        """Remove the spool files of processes that no longer run (a server killed mid-upload);
-        how many were removed."""
+        """Remove the spool files no process holds (left by a server killed mid-upload); how
+        many were removed. A file is removed only while this process holds its lock, so its
+        writer, were it alive after all, could not have it (Spool.create checks)."""
         removed = 0
         for path in self.files():
-            pid = path.name.split("-")[1]
-            if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
-                path.unlink(missing_ok=True)
-                removed += 1
+            try:
+                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            except OSError:
+                continue  # removed by its writer meanwhile (or not a spool file of ours)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                if os.path.samestat(os.fstat(fd), os.stat(path, follow_symlinks=False)):
+                    path.unlink()
+                    removed += 1
+            except (BlockingIOError, FileNotFoundError):
+                pass  # held by a live process (this one or another, in whatever PID namespace), or gone
+            finally:
+                os.close(fd)
         return removed
 
 
@@ -96,6 +114,8 @@ class FilePart:
         self.path: Path | None = None  # the spool file, once past the threshold
 
     def add(self, data: bytes) -> None:
+        """Count `data` in; past the threshold, the spool file is created (OSError if the disk
+        refuses it: nothing is left behind)."""
         self._digest.update(data)
         self.size += len(data)
         self._waiting.append(data)
@@ -125,10 +145,9 @@ class FilePart:
         return b"".join(self.take_waiting())
 
     def spooled(self) -> SpooledFile:
-        """The spool file, closed for writing, once every byte was written."""
+        """The spool file, once every byte was written. It stays open (and locked: no other
+        server's sweep takes it) while it is read, until `discard`."""
         assert self.path is not None and self._fd is not None and not self._waiting
-        os.close(self._fd)
-        self._fd = None
         return SpooledFile(self.path, self.size, self._digest.hexdigest())
 
     @property
@@ -138,8 +157,8 @@ class FilePart:
     def discard(self) -> None:
         """Forget the bytes and remove the spool file (the request ended, or was refused)."""
         self._waiting, self.waiting_bytes = [], 0
+        if self.path is not None:  # removed before its lock goes, so no sweep ever sees it unlocked
+            self.path.unlink(missing_ok=True)
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
-        if self.path is not None:
-            self.path.unlink(missing_ok=True)

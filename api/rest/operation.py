@@ -24,7 +24,7 @@ from ..renderers import Cancellation, TaskCancelled
 from ..service import Service
 from ..service.idempotency import IDEMPOTENT_METHODS, KEY_HEADER, REPLAYED_HEADER, Answer, fingerprint
 from ..settings import ASSET_LIMIT, JSON_LIMIT, UPLOAD_LIMIT, Settings
-from .uploads import RETRY_AFTER_SECONDS, MultipartBody, UploadBodies
+from .uploads import RETRY_AFTER_SECONDS, BodyPace, MultipartBody, UploadBodies
 
 MULTIPART_SLACK = 64 * 1024  # headers and boundaries around the file part
 HARD_LIMIT_FACTOR = 2  # past twice a limit the connection is dropped instead of drained
@@ -62,6 +62,7 @@ class OperationHandler(EnvelopeHandler):
         self.cancel = Cancellation()
         self._upload: MultipartBody | None = None
         self._counted = 0  # bytes of this request's body counted in `uploads` (api.rest.uploads)
+        self._pace: BodyPace | None = None  # while a body counted in arrives
         self._dispatched = False
         self._retry_after: int | None = None
 
@@ -146,27 +147,37 @@ class OperationHandler(EnvelopeHandler):
             raise ApiError("UNSUPPORTED_MEDIA_TYPE", "send the body as JSON with Content-Type: application/json")
 
     def _start_upload(self, size: int) -> None:
-        """Count the body in (or refuse it: too many in flight) and parse it as it arrives."""
+        """Count the body in (or refuse it: too many in flight, on this server or of this
+        workspace) and parse it as it arrives, as long as it keeps arriving."""
         assert self.operation is not None and self.operation.multipart is not None
         upload = MultipartBody(self.request.headers.get("Content-Type", ""), self.operation.multipart, self.uploads)
         try:
-            self.uploads.admit(size)
+            self.uploads.admit(self.workspace.id, size)
         except ApiError:
             self._retry_after = RETRY_AFTER_SECONDS
             raise
         self._upload, self._counted = upload, size
+        # A body that stops arriving is answered (408) at once, and its connection closed once the
+        # answer is sent (Tornado reads no more of it), so its room in the bounds is free again.
+        self._pace = BodyPace(self.uploads.stall_seconds, self.fail, lambda: upload.writing)
+        self._pace.start()
 
     def _end_upload(self) -> None:
         """The body's spool file removed and its bytes counted out: once, however the request ends."""
+        if self._pace is not None:
+            self._pace.stop()
+            self._pace = None
         if self._upload is not None:
             self._upload.close()
             self._upload = None
         if self._counted:
-            self.uploads.release(self._counted)
+            self.uploads.release(self.workspace.id, self._counted)
             self._counted = 0
 
     def data_received(self, chunk: bytes) -> Future[None] | None:
         self._size += len(chunk)
+        if self._pace is not None:
+            self._pace.received += len(chunk)
         if self._refusal is not None or self.operation is None or self._size > self._limit():
             if self._upload is not None:
                 self._upload.close()  # the disk space back now; the rest is drained
@@ -184,6 +195,8 @@ class OperationHandler(EnvelopeHandler):
 
     async def _dispatch(self, **params: str) -> None:
         self._dispatched = True
+        if self._pace is not None:  # the whole body is here
+            self._pace.stop()
         try:
             await self._answer_request(params)
         finally:

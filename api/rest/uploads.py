@@ -3,27 +3,34 @@
 python-multipart's streaming parser (Starlette's and FastAPI's) splits the body while it is
 received: the 'file' part goes to an api.spool.FilePart (memory up to 4 MB, a spool file past
 it, hashed on the way), the other fields (a name, a password: a few hundred bytes) are kept in
-memory, and nothing else is. Tornado's own parser needs the whole body in memory, and copies
-of it: three 500 MB uploads had taken the web process to 4.7 GB.
+memory, and nothing else is: a part of another name refuses the body at once (the rest is only
+drained), so thousands of parts with long names are never gathered either. Tornado's own parser
+needs the whole body in memory, and copies of it: three 500 MB uploads had taken the web process
+to 4.7 GB. A part's headers are bounded by the parser (8 of at most 4 KB each, python-multipart
+0.0.27 on).
 
 Every server process also bounds the bytes of upload bodies in flight (UploadBodies): a body
 is counted from its headers until its request ends (received, checked in a render process,
-stored), and one that would pass the bound is refused at once with a 503 and Retry-After.
+stored), and one that would pass the bound, or its workspace's share of it, is refused at once
+with a 503 and Retry-After. A body counted in must keep arriving (BodyPace), or it is answered
+408 and its connection closed.
 """
 
 from __future__ import annotations
 
 from asyncio import Future
+from collections import deque
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
-from tornado.ioloop import IOLoop
+from tornado.ioloop import IOLoop, PeriodicCallback
 
-from ..errors import ApiError, validation
+from ..errors import ApiError, disk_write_failed, validation
 from ..operations import Multipart, UploadedFile
-from ..settings import Settings
+from ..settings import UPLOAD_STALL_SECONDS, Settings
 from ..spool import WRITE_BATCH, FilePart, Spool
 
 MALFORMED = "the multipart body is malformed: send one 'file' part with a filename"
@@ -32,17 +39,30 @@ FIELDS_LIMIT = 64 * 1024  # the form fields besides the file, together (a name i
 UPLOADS_AT_ONCE = 4
 RETRY_AFTER_SECONDS = 5  # a large body takes seconds to arrive and be checked
 SPOOL_WRITERS = 2  # threads that write spool files: the disk, not the threads, bounds them
+# What an upload body must bring, on average over every window of UPLOAD_STALL_SECONDS (30 s,
+# DOCBENCH_UPLOAD_STALL_SECONDS): 8 KB/s, a sixteenth of a 1 Mbit/s link (125 KB/s), which still
+# sends the largest file a server takes (1 GB) in 2.4 hours without coming near it. A body that
+# stalls is cut off within 1.2 windows (36 s).
+MIN_BODY_RATE = 8 * 1024
+PACE_CHECKS = 5
 
 
 class UploadBodies:
     """What the upload requests of one server process share: the spool, the threads that write
-    to it, and the bound on the bytes of upload bodies in flight. Used on the event loop only."""
+    to it, and the bound on the bytes of upload bodies in flight, of which one workspace may hold
+    all but room for one body of the largest size (`workspace_limit`). Used on the event loop only."""
 
-    def __init__(self, spool: Spool, limit: int):
+    def __init__(self, spool: Spool, limit: int, largest_body: int, stall_seconds: float = UPLOAD_STALL_SECONDS):
         self.spool = spool
         self.limit = limit
+        # Whatever one workspace sends, the others keep room for a body of the largest size: its
+        # slow uploads never make theirs wait, and a server with one workspace loses one body of
+        # four (by default), not half.
+        self.workspace_limit = max(limit - largest_body, 0)
+        self.stall_seconds = stall_seconds  # BodyPace's window
         self.bytes = 0  # of the bodies in flight, as their Content-Length declared (or their limit)
         self.count = 0
+        self._workspaces: dict[str, tuple[int, int]] = {}  # workspace id: (its bodies in flight, their bytes)
         self.writers = ThreadPoolExecutor(max_workers=SPOOL_WRITERS, thread_name_prefix="docbench-spool")
 
     @classmethod
@@ -53,23 +73,83 @@ class UploadBodies:
         limit = configured * 1024 * 1024 if configured else UPLOADS_AT_ONCE * largest_body
         spool = Spool(settings.data_dir / "spool")
         spool.sweep()
-        return cls(spool, limit)
+        return cls(spool, limit, largest_body, settings.upload_stall_seconds)
 
-    def admit(self, size: int) -> None:
+    def admit(self, workspace: str, size: int) -> None:
         """Count a body of `size` bytes in, or refuse it: 503 SERVICE_UNAVAILABLE, Retry-After. A
-        body alone is always let in (a bound set below the largest body means one at a time)."""
+        body alone is always let in (a bound set below the largest body means one at a time), and
+        so is a workspace's first body while the bound has room for it."""
+        count, size_in_flight = self._workspaces.get(workspace, (0, 0))
+        if count and size_in_flight + size > self.workspace_limit:
+            raise ApiError(
+                "SERVICE_UNAVAILABLE",
+                f"this workspace is sending too many uploads at once (at most {_mb(self.workspace_limit)} of its "
+                f"upload bodies on this server, leaving room for other workspaces'); send it again in "
+                f"{RETRY_AFTER_SECONDS} s (Retry-After), or once one of its uploads has been answered",
+            )
         if self.count and self.bytes + size > self.limit:
             raise ApiError(
                 "SERVICE_UNAVAILABLE",
-                f"too many uploads are being received at once (at most {self.limit / (1024 * 1024):g} MB of upload "
+                f"too many uploads are being received at once (at most {_mb(self.limit)} of upload "
                 f"bodies on this server); send it again in {RETRY_AFTER_SECONDS} s (Retry-After)",
             )
         self.bytes += size
         self.count += 1
+        self._workspaces[workspace] = (count + 1, size_in_flight + size)
 
-    def release(self, size: int) -> None:
+    def release(self, workspace: str, size: int) -> None:
         self.bytes -= size
         self.count -= 1
+        count, size_in_flight = self._workspaces.pop(workspace)
+        if count > 1:
+            self._workspaces[workspace] = (count - 1, size_in_flight - size)
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1024 * 1024):g} MB"
+
+
+class BodyPace:
+    """Whether an upload body keeps arriving: at least MIN_BODY_RATE bytes a second over every
+    `window` seconds (checked PACE_CHECKS times a window, on the event loop), or `on_stalled`
+    is called, once, with the 408 to answer. A body counted in the bound holds room others may need: one that trickles
+    in (a byte a minute) would hold it for as long as its client likes.
+
+    Time spent waiting for this server's own disk (a batch of the file being written to the
+    spool, during which no more of the body is read) is not held against the client."""
+
+    def __init__(self, window: float, on_stalled: Callable[[ApiError], None], writing: Callable[[], bool]):
+        self.window = window
+        self.received = 0  # bytes of the body so far
+        self._on_stalled = on_stalled
+        self._writing = writing
+        self._marks: deque[tuple[float, int]] = deque()  # (when, bytes received then), oldest first
+        self._timer = PeriodicCallback(self._check, window / PACE_CHECKS * 1000)
+
+    def start(self) -> None:
+        self._marks.append((IOLoop.current().time(), 0))
+        self._timer.start()
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def _check(self) -> None:
+        now = IOLoop.current().time()
+        if self._writing():  # the disk sets the pace now, not the client: measured again from here
+            self._marks.clear()
+        self._marks.append((now, self.received))
+        while len(self._marks) > 1 and self._marks[1][0] <= now - self.window:
+            self._marks.popleft()  # the oldest mark kept is the last one a whole window ago
+        since, then = self._marks[0]
+        if now - since >= self.window and self.received - then < MIN_BODY_RATE * self.window:
+            self.stop()
+            self._on_stalled(
+                ApiError(
+                    "REQUEST_TIMEOUT",
+                    f"the upload body arrived at less than {MIN_BODY_RATE // 1024} KB/s for {self.window:g} s; "
+                    "send it again over a steadier connection",
+                )
+            )
 
 
 class MultipartBody:
@@ -83,7 +163,6 @@ class MultipartBody:
         self.file: FilePart | None = None
         self.filename: str | None = None
         self.fields: dict[str, bytearray] = {}
-        self.unknown: set[str] = set()
         self._fields_size = 0
         self._failure: ApiError | None = None  # once set, the rest of the body is only drained
         self._header: tuple[bytearray, bytearray] = (bytearray(), bytearray())
@@ -142,9 +221,19 @@ class MultipartBody:
                 self.file = self._target = FilePart(self.bodies.spool)
                 self.filename = filename
         elif filename or name not in self.multipart.fields:
-            self.unknown.add(name)
+            # Refused at once, and the rest of the body only drained: nothing of it is kept.
+            raise _Refused(self._unknown_field(name, filename))
         elif name not in self.fields:  # a field sent twice counts once, its first value
             self.fields[name] = self._target = bytearray()
+
+    def _unknown_field(self, name: str, filename: str) -> ApiError:
+        allowed = ", ".join(f"'{field}'" for field in ("file", *self.multipart.fields))
+        shown = name if len(name) <= 100 else name[:100] + "…"
+        if filename and name in self.multipart.fields:
+            return validation(f"the form field '{shown}' is sent as a file; only 'file' may carry a filename")
+        if name == "file":
+            return validation(f"the 'file' part has no filename: send the {self.multipart.file} with one")
+        return validation(f"unknown form field '{shown}': this endpoint takes the form fields {allowed}")
 
     def _part_data(self, data: bytes, start: int, end: int) -> None:
         if self._target is None:
@@ -174,9 +263,16 @@ class MultipartBody:
             self._fail(refused.error)
         except (_Malformed, FormParserError, UnicodeDecodeError):
             self._fail(validation(MALFORMED))
+        except OSError as error:  # the spool file could not be made (a full disk, a read-only folder)
+            self._fail(_spool_failed(error))
         if self.file is not None and self.file.on_disk and self.file.waiting_bytes >= WRITE_BATCH:
             return self._write_out()
         return None
+
+    @property
+    def writing(self) -> bool:
+        """Whether a batch of the file is being written to the spool (no more of the body is read meanwhile)."""
+        return self._writing is not None and not self._writing.done()
 
     def _write_out(self) -> Future[None]:
         assert self.file is not None
@@ -187,11 +283,8 @@ class MultipartBody:
         assert self.file is not None
         try:
             self.file.write(chunks)
-        except OSError:
-            # A full disk (or a spool directory gone) is the server's problem, not the request's.
-            self._failure = ApiError(
-                "SERVICE_UNAVAILABLE", "the server has no room to receive the file right now; try again later"
-            )
+        except OSError as error:
+            self._failure = _spool_failed(error)
 
     def _fail(self, failure: ApiError) -> None:
         self._failure = failure
@@ -210,8 +303,6 @@ class MultipartBody:
             raise validation(
                 f"the 'file' field is missing: send the {self.multipart.file} as multipart form field 'file'"
             )
-        if self.unknown:
-            raise validation(f"unknown form field(s): {', '.join(sorted(self.unknown))}")
         form: dict[str, str] = {}
         for name, value in self.fields.items():
             text = value.decode("utf-8", "replace")
@@ -229,6 +320,12 @@ class MultipartBody:
             self._writing.add_done_callback(lambda _: self.file.discard() if self.file else None)
             return
         self.file.discard()
+
+
+def _spool_failed(error: OSError) -> ApiError:
+    """The spool file refused (a full disk, a spool folder gone or read-only): the server's
+    problem, not the request's, a 503 to send again (api.errors.disk_write_failed)."""
+    return disk_write_failed(error, "the file was not received, and nothing was saved")
 
 
 class _Malformed(Exception):

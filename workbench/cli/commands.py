@@ -465,8 +465,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="receive and check at most N MB of upload bodies at once; past it an upload answers 503 with "
-        "Retry-After (DOCBENCH_UPLOADS_IN_FLIGHT_MB; default: four of the largest upload this server accepts)",
+        help="receive and check at most N MB of upload bodies at once, one workspace all but room for the largest "
+        "upload; past it an upload answers 503 with Retry-After (DOCBENCH_UPLOADS_IN_FLIGHT_MB; default: four of "
+        "the largest upload this server accepts)",
     )
     p.add_argument(
         "--no-metrics", action="store_true", help="no GET /metrics (Prometheus) on this server (DOCBENCH_METRICS=0)"

@@ -15,6 +15,7 @@ from api.errors import ApiError
 from api.jobs.runner import RowResult, assemble_zip
 
 from ...conftest import s3_blob_url
+from ...small_disk import small_disk
 
 PDF_BYTES = b"%PDF-1.7\n" + b"x" * 1000
 
@@ -250,3 +251,21 @@ def test_a_preview_drawn_by_one_process_is_found_by_the_next(where, tmp_path, re
         assert second.blobs.exists(key)
     finally:
         second.close()
+
+
+@pytest.mark.parametrize("how", ["put", "put_path"])
+def test_a_full_disk_is_a_503_that_leaves_no_temporary_file(how, tmp_path):
+    data = os.urandom(2 * 1024 * 1024)
+    spooled = tmp_path / "upload-spooled"  # off the small disk, as the spool may be
+    spooled.write_bytes(data)
+    with small_disk(tmp_path / "disk", "1m") as disk:
+        blobs = LocalBlobs(disk / "blobs")
+        for durable in (False, True):
+            with pytest.raises(ApiError) as refused:
+                if how == "put":
+                    blobs.put(data, "application/pdf", durable=durable)
+                else:
+                    blobs.put_path(spooled, "application/pdf", hashlib.sha256(data).hexdigest(), durable=durable)
+            assert refused.value.code == "SERVICE_UNAVAILABLE" and refused.value.status == 503
+            assert refused.value.message.startswith("the server's disk is full")
+            assert [path.name for path in blobs.root.rglob("*") if path.is_file()] == []

@@ -22,16 +22,17 @@ print(key)
 """
 
 
-def _traced_render(tmp_path: Path) -> tuple[str, list[str]]:
-    """A generation's render (the render process's task) under strace: its blob key, and the
-    flushes and renames it made, in order, each descriptor shown with its path (-y)."""
+def _traced(tmp_path: Path, script: str, *args: str) -> tuple[str, list[str]]:
+    """`script` run under strace with the blob folder `tmp_path/blobs` (and `args`): the last line
+    it printed (a blob key), and the flushes and renames it made, in order, each descriptor shown
+    with its path (-y)."""
     if shutil.which("strace") is None:
-        pytest.skip("strace is not installed: the flushes of a render cannot be watched")
+        pytest.skip("strace is not installed: the flushes of a write cannot be watched")
     trace = tmp_path / "trace"
     blobs = tmp_path / "blobs"
     done = subprocess.run(
         ["strace", "-f", "-y", "-qq", "-o", str(trace), "-e", "trace=fsync,fdatasync,rename,renameat,renameat2",
-         sys.executable, "-c", RENDER, str(blobs)],
+         sys.executable, "-c", script, str(blobs), *args],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     if done.returncode != 0 and "ptrace" in done.stderr:
@@ -41,7 +42,12 @@ def _traced_render(tmp_path: Path) -> tuple[str, list[str]]:
 
 
 def test_a_generations_pdf_is_flushed_and_named_on_disk_before_the_render_answers(tmp_path):
-    key, calls = _traced_render(tmp_path)
+    key, calls = _traced(tmp_path, RENDER)
+    _assert_flushed_then_named(tmp_path, key, calls)
+
+
+def _assert_flushed_then_named(tmp_path: Path, key: str, calls: list[str]) -> None:
+    """The blob's bytes flushed before the rename that names it, and its folder after it."""
     folder = tmp_path / "blobs" / key[:2]
     renamed = [i for i, call in enumerate(calls) if re.search(rf'rename\w*\(.*"{re.escape(str(folder / key))}"', call)]
     assert len(renamed) == 1, calls
@@ -50,3 +56,36 @@ def test_a_generations_pdf_is_flushed_and_named_on_disk_before_the_render_answer
     assert any(map(file_flush.match, calls[: renamed[0]])), f"the PDF was not flushed before it was named: {calls}"
     folder_flush = re.compile(rf"\d+ +f(data)?sync\(\d+<{re.escape(str(folder))}>")
     assert any(map(folder_flush.match, calls[renamed[0] :])), f"its name was not flushed after the rename: {calls}"
+
+
+PUT_PATH = """
+import hashlib, sys
+from pathlib import Path
+from api.blobs import LocalBlobs
+source = Path(sys.argv[2])
+blobs = LocalBlobs(Path(sys.argv[1]))
+digest = hashlib.sha256(source.read_bytes()).hexdigest()
+if sys.argv[3] == "stored before":
+    blobs.put_path(source, "application/pdf", digest)
+print(blobs.put_path(source, "application/pdf", digest, durable=True))
+"""
+
+
+def test_an_upload_stored_from_its_spool_file_is_flushed_and_named_on_disk(tmp_path):
+    # An uploaded original (api.service.media) is stored from its spool file, as durably as `put` stores.
+    source = tmp_path / "upload-spooled"
+    source.write_bytes(b"%PDF-1.7\n" + b"x" * 100_000)
+    key, calls = _traced(tmp_path, PUT_PATH, str(source), "new")
+    _assert_flushed_then_named(tmp_path, key, calls)
+
+
+def test_an_upload_whose_bytes_were_stored_before_without_flushing_is_flushed_now(tmp_path):
+    source = tmp_path / "upload-spooled"
+    source.write_bytes(b"%PDF-1.7\n" + b"y" * 100_000)
+    key, calls = _traced(tmp_path, PUT_PATH, str(source), "stored before")
+    blob, folder = tmp_path / "blobs" / key[:2] / key, tmp_path / "blobs" / key[:2]
+    renamed = [i for i, call in enumerate(calls) if re.search(rf'rename\w*\(.*"{re.escape(str(blob))}"', call)]
+    assert len(renamed) == 1, calls  # the first, plain store; the durable one finds the blob there
+    after = calls[renamed[0] :]
+    assert any(re.match(rf"\d+ +fdatasync\(\d+<{re.escape(str(blob))}>", call) for call in after), calls
+    assert any(re.match(rf"\d+ +f(data)?sync\(\d+<{re.escape(str(folder))}>", call) for call in after), calls
