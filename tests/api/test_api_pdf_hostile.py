@@ -18,10 +18,10 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from tests import pdf_sources
 from tests.batch_jobs import design, rows, wait_for_end, zip_of
 from tests.pdf_probes import active_content, link_targets, pdf_a_violations
+from tests.signing_pki import PASSWORD, Pki
 from tests.uploads import upload
 
 from ..conftest import add
-from .test_signing import PASSWORD, Pki
 
 PROFILES = ("standard", "pdf-a", "accessible")  # engine.render.document.Profile
 GOOD = set(pdf_sources.HOSTILE_GOOD_LINKS)

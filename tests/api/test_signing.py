@@ -21,18 +21,15 @@ from asn1crypto import algos as asn1_algos
 from asn1crypto import cms as asn1_cms
 from asn1crypto import core as asn1_core
 from asn1crypto import pkcs12 as asn1_pkcs12
-from asn1crypto import x509 as asn1_x509
 from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.hazmat.primitives.serialization import pkcs12
-from cryptography.x509.oid import NameOID
 from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
 from pyhanko.pdf_utils.reader import PdfFileReader
 from pyhanko.sign import fields, signers
 from pyhanko.sign.validation import validate_pdf_signature
 from pyhanko.sign.validation.status import PdfSignatureStatus
-from pyhanko_certvalidator import ValidationContext
 
 from engine import Finishing, render_pdf
 from engine.errors import EngineError
@@ -47,6 +44,7 @@ from engine.finishing.signing import (
 )
 from tests.mcp_calls import failed, ok, run
 from tests.pdf_probes import pdf_text
+from tests.signing_pki import PASSWORD, Pki
 from workbench import samples
 
 from ..conftest import store_database_url
@@ -55,90 +53,7 @@ from ..server import Server
 from ..validators import assert_passes_outloud, assert_valid_signed_pdf_a, outloud, signed_pdf_a_problems
 
 RUN_ON_BOTH_STORES = True
-# Spaces at both ends: a password is kept exactly as sent (a name would be trimmed).
-PASSWORD = "  Tr0ub4dor&3 signing pass  "
 DER = serialization.Encoding.DER
-
-
-# A test PKI: a CA and the certificates it issues, made with `cryptography`.
-
-
-def _name(common_name: str) -> x509.Name:
-    return x509.Name(
-        [
-            x509.NameAttribute(NameOID.COMMON_NAME, common_name),
-            x509.NameAttribute(NameOID.ORGANIZATION_NAME, "docbench tests"),
-        ]
-    )
-
-
-def _usage(signing: bool, ca: bool = False) -> x509.KeyUsage:
-    return x509.KeyUsage(
-        digital_signature=signing,
-        content_commitment=signing,
-        key_encipherment=not signing and not ca,
-        data_encipherment=False,
-        key_agreement=False,
-        key_cert_sign=ca,
-        crl_sign=ca,
-        encipher_only=False,
-        decipher_only=False,
-    )
-
-
-@dataclass
-class Pki:
-    ca_key: ec.EllipticCurvePrivateKey
-    ca: x509.Certificate
-
-    @classmethod
-    def make(cls, name: str = "docbench Test CA") -> Pki:
-        key = ec.generate_private_key(ec.SECP256R1())
-        now = dt.datetime.now(dt.UTC)
-        ca = (
-            x509.CertificateBuilder()
-            .subject_name(_name(name))
-            .issuer_name(_name(name))
-            .public_key(key.public_key())
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(now - dt.timedelta(days=1))
-            .not_valid_after(now + dt.timedelta(days=365))
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-            .add_extension(_usage(False, ca=True), critical=True)
-            .sign(key, hashes.SHA256())
-        )
-        return cls(key, ca)
-
-    def issue(
-        self,
-        key,  # noqa: ANN001 (any private key type)
-        name: str = "Signer of docbench",
-        starts: dt.timedelta = dt.timedelta(days=-1),
-        ends: dt.timedelta = dt.timedelta(days=30),
-        signing: bool = True,
-    ) -> x509.Certificate:
-        now = dt.datetime.now(dt.UTC).replace(microsecond=0)
-        return (
-            x509.CertificateBuilder()
-            .subject_name(_name(name))
-            .issuer_name(self.ca.subject)
-            .public_key(key.public_key())
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(now + starts)
-            .not_valid_after(now + ends)
-            .add_extension(_usage(signing), critical=True)
-            .sign(self.ca_key, hashes.SHA256())
-        )
-
-    def pkcs12(self, key, certificate: x509.Certificate, password: str | None = PASSWORD) -> bytes:  # noqa: ANN001
-        protection = (
-            serialization.BestAvailableEncryption(password.encode()) if password else serialization.NoEncryption()
-        )
-        return pkcs12.serialize_key_and_certificates(b"docbench signer", key, certificate, [self.ca], protection)
-
-    def context(self) -> ValidationContext:
-        """What a verifier trusting this CA (and nothing else) validates with."""
-        return ValidationContext(trust_roots=[asn1_x509.Certificate.load(self.ca.public_bytes(DER))])
 
 
 @dataclass

@@ -191,7 +191,7 @@ def test_a_large_file_is_downloaded_in_chunks_with_its_length(api_server):
 
 @pytest.mark.parametrize("api_server", ["s3"], indirect=True)
 def test_a_spooled_asset_goes_to_the_bucket_from_its_spool_file(api_server, tmp_path):
-    from ..test_upload_bodies import MB, MultipartFile, padded_pdf, send
+    from tests.uploads import MB, MultipartFile, padded_pdf, send
 
     key = api_server.workspaces["alpha"][1]
     source = tmp_path / "cover.pdf"

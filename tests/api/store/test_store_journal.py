@@ -15,9 +15,9 @@ import pytest
 from api.postings import Journal, JournalDamaged, journal_line, read_journal_line
 from api.service import Service, Settings
 from api.store import DuckDBStore
+from tests.postings import a_debit, a_workspace, books
 
 from ...small_disk import fill, small_disk
-from .test_store_postings import _ledger, _posting, _workspace
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -32,7 +32,7 @@ def _journal_of(tmp_path: Path, postings: int) -> Path:
     folder = tmp_path / "journal"
     journal = Journal(folder)
     for _ in range(postings):
-        journal.sync(journal.write(_posting("ws_journal")))
+        journal.sync(journal.write(a_debit("ws_journal")))
     journal.close()
     return folder
 
@@ -53,12 +53,12 @@ def _checksum_broken(line: bytes) -> bytes:
 def test_a_line_the_full_disk_cannot_take_is_refused_and_the_file_keeps_only_whole_lines(tmp_path):
     with small_disk(tmp_path / "disk", "64k") as disk:
         journal = Journal(disk / "journal")
-        written, refusals = [_posting("ws_full")], 0
+        written, refusals = [a_debit("ws_full")], 0
         journal.sync(journal.write(written[0]))  # the file's last page, part used
         filler = fill(disk)
         # What the file's last page still holds is taken line by line; then one reaches past it.
         for _ in range(100):
-            posting = _posting("ws_full")
+            posting = a_debit("ws_full")
             try:
                 journal.sync(journal.write(posting))
                 written.append(posting)
@@ -73,7 +73,7 @@ def test_a_line_the_full_disk_cannot_take_is_refused_and_the_file_keeps_only_who
             read_journal_line(line[:-1])
         assert [p.ledger_id for p in journal.recorded()] == [p.ledger_id for p in written]
         filler.unlink()  # space freed: the next line goes in whole after the last one
-        again = _posting("ws_full")
+        again = a_debit("ws_full")
         journal.sync(journal.write(again))
         assert [p.ledger_id for p in journal.recorded()] == [p.ledger_id for p in [*written, again]]
         journal.close()
@@ -87,7 +87,7 @@ def test_lines_refused_by_a_full_disk_leave_no_empty_files(tmp_path):
         descriptors = len(os.listdir("/proc/self/fd"))
         for attempt in range(20):  # as requests make them, with a background apply now and then
             with pytest.raises(OSError):
-                journal.write(_posting("ws_full"))
+                journal.write(a_debit("ws_full"))
             if attempt % 5 == 4:
                 journal.rotate()
         assert list(folder.glob("*.postings")) == []
@@ -96,8 +96,8 @@ def test_lines_refused_by_a_full_disk_leave_no_empty_files(tmp_path):
 
 
 def test_a_checksum_that_does_not_match_is_noticed():
-    line = _posting("ws_sum").to_json().encode()
-    whole = journal_line(_posting("ws_sum"))[:-1]
+    line = a_debit("ws_sum").to_json().encode()
+    whole = journal_line(a_debit("ws_sum"))[:-1]
     assert read_journal_line(whole).workspace_id == "ws_sum"
     with pytest.raises(ValueError, match="checksum does not match"):
         read_journal_line(_checksum_broken(whole))
@@ -120,7 +120,7 @@ def test_a_damaged_line_between_two_files_refuses_the_start_too(tmp_path):
     folder = _journal_of(tmp_path, 2)
     _edit_line(folder, 2, _checksum_broken)  # the last line of its file, but not of the journal
     later = Journal(folder)
-    later.sync(later.write(_posting("ws_journal")))
+    later.sync(later.write(a_debit("ws_journal")))
     later.close()
     with pytest.raises(JournalDamaged, match="line 2 of 2"):
         list(Journal(folder).recorded())
@@ -139,26 +139,26 @@ def test_a_cut_last_line_is_skipped_with_a_warning(tmp_path, caplog):
 
 
 def test_lines_written_before_checksums_are_applied_at_the_next_start(tmp_path):
-    workspace_id = _workspace(tmp_path, 10)
+    workspace_id = a_workspace(tmp_path, 10)
     database = tmp_path / "docbench.duckdb"
     folder = database.with_name(f"{database.name}.journal")
     folder.mkdir(exist_ok=True)
-    (folder / "00000001.postings").write_bytes(b"".join(_posting(workspace_id).to_json().encode() + b"\n"
+    (folder / "00000001.postings").write_bytes(b"".join(a_debit(workspace_id).to_json().encode() + b"\n"
                                                         for _ in range(2)))  # fmt: skip
     store = DuckDBStore(database)
     try:
-        assert _ledger(store, workspace_id) == (8, 8, 2)
+        assert books(store, workspace_id) == (8, 8, 2)
     finally:
         store.close()
 
 
 def test_the_store_and_the_cli_refuse_to_open_on_a_damaged_journal(tmp_path):
-    workspace_id = _workspace(tmp_path, 10)
+    workspace_id = a_workspace(tmp_path, 10)
     database = tmp_path / "docbench.duckdb"
     folder = database.with_name(f"{database.name}.journal")
     journal = Journal(folder)
     for _ in range(3):
-        journal.sync(journal.write(_posting(workspace_id)))
+        journal.sync(journal.write(a_debit(workspace_id)))
     journal.close()
     _edit_line(folder, 1, _checksum_broken)
     with pytest.raises(JournalDamaged, match="line 1 of 3"):
@@ -176,41 +176,41 @@ def test_the_store_and_the_cli_refuse_to_open_on_a_damaged_journal(tmp_path):
     _edit_line(folder, 1, lambda line: b"")
     store = DuckDBStore(database)
     try:
-        assert _ledger(store, workspace_id) == (8, 8, 2)
+        assert books(store, workspace_id) == (8, 8, 2)
     finally:
         store.close()
 
 
 def test_applied_journal_files_are_kept_aside_the_newest_few(tmp_path):
-    workspace_id = _workspace(tmp_path, 100)
+    workspace_id = a_workspace(tmp_path, 100)
     database = tmp_path / "docbench.duckdb"
     folder = database.with_name(f"{database.name}.journal")
     store = DuckDBStore(database, apply_seconds=3600)
     try:
-        store.post(_posting(workspace_id))
-        store.post(_posting(workspace_id))
-        assert _ledger(store, workspace_id) == (98, 98, 2)  # a read applies them
+        store.post(a_debit(workspace_id))
+        store.post(a_debit(workspace_id))
+        assert books(store, workspace_id) == (98, 98, 2)  # a read applies them
         assert list(folder.glob("*.postings")) == []
         (kept,) = (folder / Journal.APPLIED).glob("*.postings")
         assert [p.delta for p in map(read_journal_line, kept.read_bytes().splitlines())] == [-1, -1]
         for _ in range(Journal.APPLIED_KEPT + 3):
-            store.post(_posting(workspace_id))
-            _ledger(store, workspace_id)
+            store.post(a_debit(workspace_id))
+            books(store, workspace_id)
         assert len(list((folder / Journal.APPLIED).glob("*.postings"))) == Journal.APPLIED_KEPT
     finally:
         store.close()
 
 
 def test_a_journal_left_by_a_process_that_stopped_is_kept_as_found_once_applied(tmp_path):
-    workspace_id = _workspace(tmp_path, 20)
+    workspace_id = a_workspace(tmp_path, 20)
     database = tmp_path / "docbench.duckdb"
     script = (
         "import os\n"
         "from pathlib import Path\n"
         "from api.store import DuckDBStore\n"
-        "from tests.api.store.test_store_postings import _posting\n"
+        "from tests.postings import a_debit\n"
         f"store = DuckDBStore(Path({str(database)!r}), apply_seconds=3600)\n"
-        f"for _ in range(3): store.post(_posting({workspace_id!r}))\n"
+        f"for _ in range(3): store.post(a_debit({workspace_id!r}))\n"
         "os._exit(0)\n"
     )
     subprocess.run([sys.executable, "-c", script], cwd=ROOT, check=True, timeout=60)
@@ -218,7 +218,7 @@ def test_a_journal_left_by_a_process_that_stopped_is_kept_as_found_once_applied(
     left = {p.name: p.read_bytes() for p in folder.glob("*.postings")}
     service = Service(Settings(data_dir=tmp_path, render_processes=1))
     try:
-        assert _ledger(service.store, workspace_id) == (17, 17, 3)
+        assert books(service.store, workspace_id) == (17, 17, 3)
     finally:
         service.close()
     (recovery,) = (folder / Journal.RECOVERED).iterdir()
