@@ -20,8 +20,10 @@ import os
 import re
 import secrets
 import tempfile
+import threading
 import time
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -170,10 +172,30 @@ def _flush_to_disk(path: Path) -> None:
 class LocalBlobs(Blobs):
     """Files under a directory (the data dir's `blobs/`), spread over 256 subdirectories."""
 
+    # How many blobs this process remembers it flushed (a file's identity each: about 100 bytes).
+    FLUSHED_REMEMBERED = 4096
+
     def __init__(self, root: Path):
         self.root = root
         self.location = str(root)
         root.mkdir(parents=True, exist_ok=True)
+        # Files this process made durable, by key -> their identity then (device, inode, change
+        # time): the same PDF made again is not flushed again (two flushes, most of a generate's
+        # added cost), unless it is another file by now (deleted and written again meanwhile).
+        self._flushed: OrderedDict[str, tuple[int, int, int]] = OrderedDict()
+        self._flushed_lock = threading.Lock()
+
+    def _remember_flushed(self, key: str, target: Path) -> None:
+        found = os.stat(target)
+        with self._flushed_lock:
+            self._flushed[key] = (found.st_dev, found.st_ino, found.st_ctime_ns)
+            self._flushed.move_to_end(key)
+            while len(self._flushed) > self.FLUSHED_REMEMBERED:
+                self._flushed.popitem(last=False)
+
+    def _flushed_already(self, key: str, found: os.stat_result) -> bool:
+        with self._flushed_lock:
+            return self._flushed.get(key) == (found.st_dev, found.st_ino, found.st_ctime_ns)
 
     def path(self, key: str) -> Path:
         return self.root / check_key(key)[:2] / key
@@ -227,10 +249,15 @@ class LocalBlobs(Blobs):
         no temporary file."""
         target = self.path(key)
         try:
-            if target.exists():
-                if durable:
+            try:
+                found = os.stat(target)
+            except FileNotFoundError:
+                found = None
+            if found is not None:
+                if durable and not self._flushed_already(key, found):
                     _flush_to_disk(target)
                     _flush_to_disk(target.parent)
+                    self._remember_flushed(key, target)
                 return
             folder_made = not target.parent.exists()
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -249,6 +276,7 @@ class LocalBlobs(Blobs):
                 _flush_to_disk(target.parent)
                 if folder_made:
                     _flush_to_disk(self.root)
+                self._remember_flushed(key, target)
         except OSError as failure:
             raise disk_write_failed(failure, "the file was not saved, and nothing was charged") from None
 

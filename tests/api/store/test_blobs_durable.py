@@ -89,3 +89,25 @@ def test_an_upload_whose_bytes_were_stored_before_without_flushing_is_flushed_no
     after = calls[renamed[0] :]
     assert any(re.match(rf"\d+ +fdatasync\(\d+<{re.escape(str(blob))}>", call) for call in after), calls
     assert any(re.match(rf"\d+ +f(data)?sync\(\d+<{re.escape(str(folder))}>", call) for call in after), calls
+
+
+RENDER_TWICE = """
+import sys
+from engine import new_design
+from api.renderers.worker import render_pdf
+for _ in range(2):
+    key, _ = render_pdf(new_design().model_dump_json(), {}, "standard", {}, sys.argv[1], 200, 50_000_000)
+print(key)
+"""
+
+
+def test_the_same_pdf_made_again_by_a_process_is_not_flushed_again(tmp_path):
+    # Content-addressed: the second render's PDF is the first's file, which this process flushed.
+    key, calls = _traced(tmp_path, RENDER_TWICE)
+    blob, folder = tmp_path / "blobs" / key[:2] / key, tmp_path / "blobs" / key[:2]
+    flushes = [
+        call for call in calls if re.match(rf"\d+ +f(data)?sync\(\d+<({re.escape(str(folder))}|\S+\.tmp-)", call)
+    ]
+    assert len([call for call in flushes if ".tmp-" in call]) == 1, calls  # its bytes, once
+    assert len([call for call in flushes if f"<{folder}>" in call]) == 1, calls  # its name, once
+    assert not any(f"<{blob}>" in call for call in calls), calls
