@@ -115,3 +115,55 @@ def text_cache[R](
 
 
 __all__ = ["CacheInfo", "TextCache", "digest", "text_cache", "weight"]
+
+
+class SizedLRU[K: Hashable, V]:
+    """An LRU bounded by the total size of its values (`size_of` each: bytes, say), shared by
+    the renders of a process under a lock (renders may run on threads). A value larger than all
+    it may hold is not kept."""
+
+    def __init__(self, capacity: int, size_of: Callable[[V], int]) -> None:
+        self.capacity = capacity
+        self.size = 0
+        self._size_of = size_of
+        self._entries: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: K) -> V | None:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                self.misses += 1
+                return None
+            self.hits += 1
+            self._entries.move_to_end(key)
+            return entry
+
+    def put(self, key: K, entry: V) -> None:
+        size = self._size_of(entry)
+        if size > self.capacity:
+            return
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self.size -= self._size_of(old)
+            self._entries[key] = entry
+            self.size += size
+            while self.size > self.capacity:
+                _, evicted = self._entries.popitem(last=False)
+                self.size -= self._size_of(evicted)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self.size = 0
+            self.hits = self.misses = 0
+
+    def stats(self) -> dict[str, int]:
+        with self._lock:
+            return {"entries": len(self._entries), "bytes": self.size, "hits": self.hits, "misses": self.misses}
+
+    def __len__(self) -> int:
+        return len(self._entries)

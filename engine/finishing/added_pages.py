@@ -15,8 +15,6 @@ from __future__ import annotations
 import hashlib
 import io
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -27,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from ..errors import EngineError
 from ..media.foreign_pages import ForeignPages
 from ..media.pdf_pages import PdfPageError, conformance, open_pdf
+from ..memo import SizedLRU
 
 _RANGES = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
 _RANGES_FIX = 'write pages as 1-based numbers and ranges separated by commas, e.g. "1-3,5"'
@@ -140,55 +139,11 @@ class _Cleaned:
     whole: bool
 
 
-class _CleanedCache:
-    """LRU by bytes of the cleaned added PDFs, per (content digest, pages, profile), shared by the
-    renders of a process (threads included): cleaning a 200-page PDF of 8,000 links takes about
-    0.5 s, which a batch would otherwise spend on every row."""
-
-    def __init__(self, capacity: int) -> None:
-        self.capacity = capacity
-        self.size = 0
-        self._entries: OrderedDict[tuple[str, str | None, str], _Cleaned] = OrderedDict()
-        self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
-
-    def get(self, key: tuple[str, str | None, str]) -> _Cleaned | None:
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None:
-                self.misses += 1
-                return None
-            self.hits += 1
-            self._entries.move_to_end(key)
-            return entry
-
-    def put(self, key: tuple[str, str | None, str], entry: _Cleaned) -> None:
-        if len(entry.data) > self.capacity:
-            return  # larger than all it may hold: cleaned again by every render
-        with self._lock:
-            old = self._entries.pop(key, None)
-            if old is not None:
-                self.size -= len(old.data)
-            self._entries[key] = entry
-            self.size += len(entry.data)
-            while self.size > self.capacity:
-                _, evicted = self._entries.popitem(last=False)
-                self.size -= len(evicted.data)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self.size = 0
-            self.hits = self.misses = 0
-
-    def stats(self) -> dict[str, int]:
-        with self._lock:
-            return {"entries": len(self._entries), "bytes": self.size, "hits": self.hits, "misses": self.misses}
-
-
 CLEANED_CAPACITY_BYTES = 64 * 1024 * 1024
-CLEANED = _CleanedCache(CLEANED_CAPACITY_BYTES)
+# The cleaned added PDFs, LRU by bytes, per (content digest, pages, profile), shared by the renders
+# of a process: cleaning a 200-page PDF of 8,000 links takes about 0.5 s, which a batch would
+# otherwise spend on every row.
+CLEANED: SizedLRU[tuple[str, str | None, str], _Cleaned] = SizedLRU(CLEANED_CAPACITY_BYTES, lambda kept: len(kept.data))
 
 
 def _opened(entry: AddedPdf, where: str, resolver: Callable[[str], bytes] | None, profile: str) -> _Source:

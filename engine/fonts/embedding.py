@@ -18,10 +18,9 @@ byte for byte what ReportLab writes for the same subsets (tests/engine/fonts/tes
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Hashable
 
+from ..memo import SizedLRU
 from ..pdf.reportlab_internals import Document, FontSubset, SubsetObjects, TrueTypeFont
 
 # Bytes of finished font objects kept across documents: a Latin subset of a text face is
@@ -31,55 +30,8 @@ CACHE_BYTES = 32 * 1024 * 1024
 EmbeddedSubset = SubsetObjects  # one subset's finished objects
 
 
-class _SubsetCache:
-    """LRU by bytes, shared by every render in the process (renders may run on threads)."""
-
-    def __init__(self, capacity: int) -> None:
-        self.capacity = capacity
-        self.size = 0
-        self._entries: OrderedDict[Hashable, EmbeddedSubset] = OrderedDict()
-        self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
-
-    def get(self, key: Hashable) -> EmbeddedSubset | None:
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None:
-                self.misses += 1
-                return None
-            self.hits += 1
-            self._entries.move_to_end(key)
-            return entry
-
-    def put(self, key: Hashable, entry: EmbeddedSubset) -> None:
-        if entry.size > self.capacity:
-            return
-        with self._lock:
-            old = self._entries.pop(key, None)
-            if old is not None:
-                self.size -= old.size
-            self._entries[key] = entry
-            self.size += entry.size
-            while self.size > self.capacity:
-                _, evicted = self._entries.popitem(last=False)
-                self.size -= evicted.size
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self.size = 0
-            self.hits = self.misses = 0
-
-    def stats(self) -> dict[str, int]:
-        with self._lock:
-            return {"entries": len(self._entries), "bytes": self.size, "hits": self.hits, "misses": self.misses}
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-
-SUBSETS = _SubsetCache(CACHE_BYTES)
+# Finished subsets, LRU by bytes, shared by every render in the process.
+SUBSETS: SizedLRU[Hashable, EmbeddedSubset] = SizedLRU(CACHE_BYTES, lambda subset: subset.size)
 
 
 class EmbeddedTTFont(TrueTypeFont):

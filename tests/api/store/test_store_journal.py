@@ -145,11 +145,7 @@ def test_lines_written_before_checksums_are_applied_at_the_next_start(tmp_path):
     folder.mkdir(exist_ok=True)
     (folder / "00000001.postings").write_bytes(b"".join(a_debit(workspace_id).to_json().encode() + b"\n"
                                                         for _ in range(2)))  # fmt: skip
-    store = DuckDBStore(database)
-    try:
-        assert books(store, workspace_id) == (8, 8, 2)
-    finally:
-        store.close()
+    assert _books_once_opened(database, workspace_id) == (8, 8, 2)
 
 
 def test_the_store_and_the_cli_refuse_to_open_on_a_damaged_journal(tmp_path):
@@ -174,11 +170,7 @@ def test_the_store_and_the_cli_refuse_to_open_on_a_damaged_journal(tmp_path):
     assert "docbench: the postings journal" in refused.stderr and "damaged at line 1 of 3" in refused.stderr
     # Repaired by deleting the line, as the message says: the two others are applied.
     _edit_line(folder, 1, lambda line: b"")
-    store = DuckDBStore(database)
-    try:
-        assert books(store, workspace_id) == (8, 8, 2)
-    finally:
-        store.close()
+    assert _books_once_opened(database, workspace_id) == (8, 8, 2)
 
 
 def test_applied_journal_files_are_kept_aside_the_newest_few(tmp_path):
@@ -223,3 +215,12 @@ def test_a_journal_left_by_a_process_that_stopped_is_kept_as_found_once_applied(
         service.close()
     (recovery,) = (folder / Journal.RECOVERED).iterdir()
     assert {p.name: p.read_bytes() for p in recovery.iterdir()} == left
+
+
+def _books_once_opened(database: Path, workspace_id: str) -> tuple[int, int, int]:
+    """The workspace's books as the store reads them once it has opened (and applied its journal)."""
+    store = DuckDBStore(database)
+    try:
+        return books(store, workspace_id)
+    finally:
+        store.close()

@@ -10,8 +10,9 @@ import pikepdf
 import pytest
 
 from engine import Encryption, EngineError, Finishing, LimitExceeded, render_pdf
-from engine.finishing.added_pages import CLEANED, AddedPdf, _Cleaned, _CleanedCache
+from engine.finishing.added_pages import CLEANED, AddedPdf, _Cleaned
 from engine.finishing.added_pages import page_numbers as numbers
+from engine.memo import SizedLRU
 from tests import pdf_sources
 from tests.pdf_probes import active_content, pdf_text
 
@@ -156,7 +157,7 @@ def test_an_added_pdf_is_cleaned_once_per_content_pages_and_profile():
 
 
 def test_the_cleaned_pdfs_kept_stay_within_their_bytes():
-    kept = _CleanedCache(capacity=1000)
+    kept = SizedLRU(1000, lambda cleaned: len(cleaned.data))  # as CLEANED is, with less room
     for number in range(10):
         kept.put((f"digest{number}", None, "standard"), _Cleaned(b"x" * 300, (1,), True))
     assert kept.stats()["entries"] == 3 and kept.size == 900

@@ -18,6 +18,7 @@ from reportlab.pdfgen.canvas import Canvas
 from engine import render_pdf
 from engine.fonts import embedding
 from engine.fonts.embedding import EmbeddedSubset, EmbeddedTTFont
+from engine.memo import SizedLRU
 from engine.pdf import reportlab_internals
 from engine.pdf.reportlab_internals import TrueTypeFont
 from engine.text import shaping
@@ -137,7 +138,7 @@ def _entry(size: int) -> EmbeddedSubset:
 
 
 def test_cache_is_bounded_by_bytes_and_drops_the_least_recently_used():
-    cache = embedding._SubsetCache(capacity=1000)
+    cache = SizedLRU(1000, lambda subset: subset.size)  # as embedding.SUBSETS is, with less room
     cache.put("a", _entry(400))
     cache.put("b", _entry(400))
     assert cache.get("a") is not None  # a is now the most recently used
