@@ -127,24 +127,24 @@ def max_upload_mb_from_env() -> int | None:
     return int(raw)
 
 
-def uploads_in_flight_mb_from_env() -> int | None:
-    """DOCBENCH_UPLOADS_IN_FLIGHT_MB: a whole number of megabytes, at least 1; blank: the default."""
-    raw = os.environ.get("DOCBENCH_UPLOADS_IN_FLIGHT_MB")
+def _whole_number_from_env(name: str, unit: str) -> int | None:
+    """Environment variable `name`: a whole number of `unit`, at least 1; blank: None (the default)."""
+    raw = os.environ.get(name)
     if not raw:
         return None
     if not raw.isdigit() or int(raw) < 1:
-        raise ValueError(f"DOCBENCH_UPLOADS_IN_FLIGHT_MB must be a whole number of megabytes (1 or more), not {raw!r}")
+        raise ValueError(f"{name} must be a whole number of {unit} (1 or more), not {raw!r}")
     return int(raw)
+
+
+def uploads_in_flight_mb_from_env() -> int | None:
+    """DOCBENCH_UPLOADS_IN_FLIGHT_MB: megabytes of upload bodies in flight; blank: the default."""
+    return _whole_number_from_env("DOCBENCH_UPLOADS_IN_FLIGHT_MB", "megabytes")
 
 
 def rate_limit_from_env() -> int | None:
-    """DOCBENCH_RATE_LIMIT: a whole number of requests per second, at least 1; blank: no limit."""
-    raw = os.environ.get("DOCBENCH_RATE_LIMIT")
-    if not raw:
-        return None
-    if not raw.isdigit() or int(raw) < 1:
-        raise ValueError(f"DOCBENCH_RATE_LIMIT must be a whole number of requests per second (1 or more), not {raw!r}")
-    return int(raw)
+    """DOCBENCH_RATE_LIMIT: requests per second; blank: no limit."""
+    return _whole_number_from_env("DOCBENCH_RATE_LIMIT", "requests per second")
 
 
 def without_password(url: str) -> str:
